@@ -1,0 +1,102 @@
+//! `kubectl maintain sandbox`: serve a scenario until SIGINT or SIGTERM.
+
+use anyhow::Context;
+
+use crate::cli::SandboxArgs;
+use crate::exit::{self, Exit};
+use crate::sandbox::{Options, Sandbox, SandboxConfig, generate, scenario};
+
+fn apply_flags(config: &mut SandboxConfig, args: &SandboxArgs) -> Result<(), Exit> {
+    if let Some(v) = &args.kube_version {
+        let ok = v
+            .split_once('.')
+            .is_some_and(|(major, minor)| major == "1" && minor.parse::<u32>().is_ok());
+        if !ok {
+            return Err(Exit::usage(format!(
+                "--kube-version {v:?}: expected 1.MINOR, such as 1.33"
+            )));
+        }
+        config.kube_version.clone_from(v);
+    }
+    if let Some(n) = args.watch_history {
+        config.watch_history = n;
+    }
+    let f = &mut config.faults;
+    for (flag, value, slot) in [
+        ("--fault-500", args.fault_500, &mut f.error500),
+        ("--fault-503", args.fault_503, &mut f.error503),
+        ("--fault-429", args.fault_429, &mut f.throttle429),
+    ] {
+        if let Some(v) = value {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(Exit::usage(format!("{flag} {v}: a share between 0 and 1")));
+            }
+            *slot = v;
+        }
+    }
+    if let Some(v) = args.latency_ms {
+        f.latency_ms = v;
+    }
+    if let Some(v) = args.watch_cut_after {
+        f.watch_cut_after = v;
+    }
+    if let Some(v) = args.fault_seed {
+        f.seed = v;
+    }
+    Ok(())
+}
+
+pub async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
+    let (objects, mut config) = match (&args.scenario, args.synthetic_nodes) {
+        (Some(path), _) => {
+            let s = scenario::load_file(path).map_err(|e| Exit::usage(e.to_string()))?;
+            (s.objects, s.config.unwrap_or_default())
+        }
+        (None, Some(nodes)) => {
+            let spec = generate::ClusterSpec {
+                nodes,
+                pods_per_node: args.pods_per_node,
+                ..generate::ClusterSpec::default()
+            };
+            (generate::cluster(&spec), SandboxConfig::default())
+        }
+        (None, None) => unreachable!("clap requires a source"),
+    };
+    apply_flags(&mut config, &args)?;
+    let sandbox = Sandbox::start(
+        objects,
+        Options {
+            listen: args.listen,
+            config,
+            request_log: args.request_log.clone(),
+        },
+    )
+    .await
+    .context("starting the sandbox")?;
+    if let Some(path) = &args.kubeconfig_out {
+        sandbox.write_kubeconfig(path)?;
+    }
+    let kubeconfig = args
+        .kubeconfig_out
+        .as_ref()
+        .map(|p| format!(" (kubeconfig: {})", p.display()))
+        .unwrap_or_default();
+    println!("sandbox listening on {}{kubeconfig}", sandbox.url());
+    wait_for_signal().await;
+    sandbox.stop();
+    Ok(exit::OK)
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,173 @@
+//! The sandbox: a simulated cluster behind a real HTTP server on loopback
+//! that speaks the Kubernetes API well enough that the real kubectl cannot
+//! tell it from a kube-apiserver for what a drain does. See docs/sandbox.md.
+
+pub mod api;
+pub mod clock;
+pub mod config;
+pub mod deletion;
+pub mod disruption;
+pub mod eviction;
+pub mod generate;
+pub mod patch;
+pub mod pods;
+pub mod query;
+pub mod request_log;
+pub mod resources;
+pub mod scenario;
+mod server;
+pub mod sim;
+pub mod state;
+pub mod status;
+pub mod store;
+pub mod table;
+pub mod watch;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::watch as tokio_watch;
+
+pub use config::SandboxConfig;
+use resources::Resource;
+use state::Shared;
+use store::Store;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SandboxError {
+    #[error(transparent)]
+    Scenario(#[from] scenario::ScenarioError),
+    #[error("scenario: {0}")]
+    Objects(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// How to start a sandbox.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub listen: SocketAddr,
+    pub config: SandboxConfig,
+    pub request_log: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            config: SandboxConfig::default(),
+            request_log: None,
+        }
+    }
+}
+
+/// A running sandbox. Dropping it stops the server and the simulation.
+pub struct Sandbox {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: tokio_watch::Sender<bool>,
+}
+
+impl Sandbox {
+    /// Loads `objects` and starts serving them. Must run inside a tokio runtime.
+    pub async fn start(
+        objects: Vec<(Resource, Value)>,
+        opts: Options,
+    ) -> Result<Sandbox, SandboxError> {
+        let mut store = Store::new(opts.config.watch_history);
+        scenario::populate(&mut store, objects, opts.config.minor())
+            .map_err(SandboxError::Objects)?;
+        let log =
+            match &opts.request_log {
+                Some(p) => Some(request_log::RequestLog::create(p).map_err(|source| {
+                    SandboxError::Write {
+                        path: p.clone(),
+                        source,
+                    }
+                })?),
+                None => None,
+            };
+        let shared = Arc::new(Shared::new(store, opts.config, log));
+        let listener = server::bind(opts.listen)
+            .await
+            .map_err(|source| SandboxError::Listen {
+                addr: opts.listen,
+                source,
+            })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| SandboxError::Listen {
+                addr: opts.listen,
+                source,
+            })?;
+        let (shutdown, rx) = tokio_watch::channel(false);
+        sim::spawn(&shared, rx.clone());
+        tokio::spawn(server::serve(listener, shared.clone(), rx));
+        Ok(Sandbox {
+            addr,
+            shared,
+            shutdown,
+        })
+    }
+
+    /// Loads a scenario file; its `Sandbox` document's settings win over `opts.config`.
+    pub async fn from_file(path: &Path, mut opts: Options) -> Result<Sandbox, SandboxError> {
+        let s = scenario::load_file(path)?;
+        if let Some(c) = s.config {
+            opts.config = c;
+        }
+        Sandbox::start(s.objects, opts).await
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Direct access to the simulated cluster's state (tests, benchmarks, demo).
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// A kubeconfig that points at this sandbox, as YAML.
+    pub fn kubeconfig(&self) -> String {
+        kubeconfig_yaml(&self.url())
+    }
+
+    pub fn write_kubeconfig(&self, path: &Path) -> Result<(), SandboxError> {
+        std::fs::write(path, self.kubeconfig()).map_err(|source| SandboxError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    pub fn stop(&self) {
+        let _ = self.shutdown.send(true);
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+pub fn kubeconfig_yaml(server: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster:\n    server: {server}\ncontexts:\n- name: sandbox\n  context:\n    cluster: sandbox\n    user: sandbox\ncurrent-context: sandbox\nusers:\n- name: sandbox\n  user: {{}}\npreferences: {{}}\n"
+    )
+}

@@ -1,0 +1,341 @@
+//! The control plane and kubelets the sandbox simulates. One task hears of
+//! every write to the store, works out which objects are now out of date,
+//! and reconciles them; kubelet work that takes time is a timer.
+
+mod daemonset;
+mod job;
+pub mod kubelet;
+mod replicaset;
+pub mod scheduler;
+mod statefulset;
+mod template;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use super::disruption;
+use super::pods;
+use super::resources::Resource;
+use super::state::Shared;
+use super::store::{Change, Key, Store, key_of};
+
+#[derive(Debug)]
+enum Timer {
+    Start { key: Key, uid: String, ready: bool },
+    Complete { key: Key, uid: String },
+    Stop { key: Key, uid: String },
+}
+
+/// Reconciles owed after a batch of changes, each object once.
+#[derive(Default)]
+struct Dirty {
+    owners: BTreeSet<(Resource, Key)>,
+    pdbs: BTreeSet<Key>,
+    unscheduled: BTreeSet<Key>,
+    all_daemonsets: bool,
+    retry_pending: bool,
+    gc: Vec<String>,
+}
+
+pub struct Sim {
+    shared: Arc<Shared>,
+    timers: mpsc::UnboundedSender<Timer>,
+    /// Pods the scheduler could not place, tried again when nodes change.
+    pending: BTreeSet<Key>,
+}
+
+impl Sim {
+    fn after(&self, delay: Duration, t: Timer) {
+        let tx = self.timers.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let _ = tx.send(t);
+        });
+    }
+
+    /// Timers a pod's new state calls for.
+    fn pod_timers(&self, old: Option<&Value>, new: &Value) {
+        let key = key_of(new);
+        let uid = new["metadata"]["uid"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let was_bound = old.is_some_and(|o| pods::node_name(o).is_some());
+        if kubelet::needs_start(new) && !was_bound {
+            match kubelet::ready_delay(new, self.shared.config.ready_seconds) {
+                Some(d) => self.after(
+                    d,
+                    Timer::Start {
+                        key: key.clone(),
+                        uid: uid.clone(),
+                        ready: true,
+                    },
+                ),
+                None => self.after(
+                    Duration::from_millis(100),
+                    Timer::Start {
+                        key: key.clone(),
+                        uid: uid.clone(),
+                        ready: false,
+                    },
+                ),
+            }
+        }
+        let started =
+            old.is_some_and(|o| pods::phase(o) != "Running") && pods::phase(new) == "Running";
+        if started && let Some(d) = kubelet::completion_delay(new) {
+            self.after(
+                d,
+                Timer::Complete {
+                    key: key.clone(),
+                    uid: uid.clone(),
+                },
+            );
+        }
+        let grace = |p: &Value| p["metadata"]["deletionGracePeriodSeconds"].as_i64();
+        let newly_terminating = pods::is_terminating(new)
+            && old.is_none_or(|o| !pods::is_terminating(o) || grace(o) != grace(new));
+        if newly_terminating {
+            self.after(kubelet::shutdown_delay(new), Timer::Stop { key, uid });
+        }
+    }
+
+    fn note_change(&self, store: &Store, c: &Change, dirty: &mut Dirty) {
+        let obj = c
+            .new
+            .as_deref()
+            .or(c.old.as_deref())
+            .expect("a change has an object");
+        let key = key_of(obj);
+        match c.resource {
+            Resource::Pods => {
+                if let Some(new) = c.new.as_deref() {
+                    self.pod_timers(c.old.as_deref(), new);
+                    if pods::node_name(new).is_none() && !pods::is_terminating(new) {
+                        dirty.unscheduled.insert(key.clone());
+                    }
+                } else {
+                    // A pod left: room on its node for a pending one.
+                    dirty.retry_pending = true;
+                }
+                for p in [c.old.as_deref(), c.new.as_deref()].into_iter().flatten() {
+                    if let Some(owner) = pods::controller_of(p)
+                        && let Some(res) = owner_resource(&owner.kind)
+                    {
+                        dirty.owners.insert((res, (key.0.clone(), owner.name)));
+                    }
+                    dirty.pdbs.extend(disruption::pdbs_for_pod(store, p));
+                }
+            }
+            Resource::Nodes => {
+                dirty.all_daemonsets = true;
+                dirty.retry_pending = true;
+            }
+            Resource::PodDisruptionBudgets => {
+                let stale = c.new.as_deref().is_some_and(|p| {
+                    p.pointer("/status/observedGeneration")
+                        .and_then(Value::as_i64)
+                        != p.pointer("/metadata/generation").and_then(Value::as_i64)
+                });
+                if stale {
+                    dirty.pdbs.insert(key);
+                }
+            }
+            Resource::ReplicaSets
+            | Resource::Deployments
+            | Resource::StatefulSets
+            | Resource::DaemonSets
+            | Resource::Jobs => {
+                if c.new.is_some() {
+                    dirty.owners.insert((c.resource, key.clone()));
+                }
+                if let Some(owner) = c
+                    .old
+                    .as_deref()
+                    .or(c.new.as_deref())
+                    .and_then(pods::controller_of)
+                    && let Some(res) = owner_resource(&owner.kind)
+                {
+                    dirty.owners.insert((res, (key.0.clone(), owner.name)));
+                }
+            }
+            Resource::Namespaces | Resource::Events => {}
+        }
+        if c.new.is_none()
+            && let Some(uid) = obj["metadata"]["uid"].as_str()
+        {
+            dirty.gc.push(uid.to_string());
+        }
+    }
+
+    fn reconcile(&mut self, store: &mut Store, dirty: Dirty) {
+        // Background garbage collection: dependents of a deleted owner go too.
+        for uid in &dirty.gc {
+            for (res, key) in store.dependents_of(uid) {
+                let _ = super::deletion::delete(
+                    store,
+                    res,
+                    &key,
+                    &super::deletion::DeleteOptions::default(),
+                );
+            }
+        }
+        if dirty.all_daemonsets {
+            let keys: Vec<Key> = store
+                .iter(Resource::DaemonSets, None, None)
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in keys {
+                daemonset::reconcile(store, &k);
+            }
+        }
+        for (res, key) in &dirty.owners {
+            match res {
+                Resource::ReplicaSets => replicaset::reconcile_replicaset(store, key),
+                Resource::Deployments => replicaset::reconcile_deployment(store, key),
+                Resource::StatefulSets => statefulset::reconcile(store, key),
+                Resource::DaemonSets => daemonset::reconcile(store, key),
+                Resource::Jobs => job::reconcile(store, key),
+                _ => {}
+            }
+        }
+        for key in &dirty.pdbs {
+            disruption::reconcile(store, key);
+        }
+        self.pending.extend(dirty.unscheduled);
+        if dirty.retry_pending || !self.pending.is_empty() {
+            let pending = std::mem::take(&mut self.pending);
+            for key in pending {
+                if !scheduler::schedule(store, &key) {
+                    self.pending.insert(key);
+                }
+            }
+        }
+    }
+
+    fn fire(store: &mut Store, t: Timer) {
+        match t {
+            Timer::Start { key, uid, ready } => kubelet::start(store, &key, &uid, ready),
+            Timer::Complete { key, uid } => kubelet::complete(store, &key, &uid),
+            Timer::Stop { key, uid } => kubelet::finish_termination(store, &key, &uid),
+        }
+    }
+}
+
+/// Merges `fields` into an object's status and writes it if anything changed.
+pub(crate) fn update_status(store: &mut Store, res: Resource, key: &Key, fields: &Value) {
+    let Some(obj) = store.get(res, key) else {
+        return;
+    };
+    let mut merged = obj
+        .get("status")
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({}));
+    for (k, v) in fields.as_object().expect("status fields") {
+        merged[k] = v.clone();
+    }
+    if obj.get("status") != Some(&merged) {
+        let _ = store.modify(res, key, |o| o["status"] = merged);
+    }
+}
+
+fn owner_resource(kind: &str) -> Option<Resource> {
+    match kind {
+        "ReplicaSet" => Some(Resource::ReplicaSets),
+        "Deployment" => Some(Resource::Deployments),
+        "StatefulSet" => Some(Resource::StatefulSets),
+        "DaemonSet" => Some(Resource::DaemonSets),
+        "Job" => Some(Resource::Jobs),
+        _ => None,
+    }
+}
+
+/// Wires the store to a new simulator and runs it until `shutdown` fires.
+/// The first pass reconciles everything the scenario loaded.
+pub fn spawn(
+    shared: &Arc<Shared>,
+    mut shutdown: watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let (changes_tx, mut changes) = mpsc::unbounded_channel::<Change>();
+    let (timers_tx, mut timers) = mpsc::unbounded_channel::<Timer>();
+    let mut sim = Sim {
+        shared: shared.clone(),
+        timers: timers_tx,
+        pending: BTreeSet::new(),
+    };
+    {
+        let mut store = shared.store();
+        store.set_change_listener(changes_tx);
+        let mut dirty = Dirty {
+            all_daemonsets: true,
+            ..Dirty::default()
+        };
+        for res in [
+            Resource::Deployments,
+            Resource::ReplicaSets,
+            Resource::StatefulSets,
+            Resource::Jobs,
+        ] {
+            dirty
+                .owners
+                .extend(store.iter(res, None, None).map(|(k, _)| (res, k.clone())));
+        }
+        dirty.pdbs.extend(
+            store
+                .iter(Resource::PodDisruptionBudgets, None, None)
+                .map(|(k, _)| k.clone()),
+        );
+        let loaded: Vec<Arc<Value>> = store
+            .iter(Resource::Pods, None, None)
+            .map(|(_, p)| p.clone())
+            .collect();
+        for pod in loaded {
+            sim.pod_timers(None, &pod);
+            if pods::node_name(&pod).is_none()
+                && !pods::is_terminating(&pod)
+                && !pods::is_terminal(&pod)
+            {
+                dirty.unscheduled.insert(key_of(&pod));
+            }
+        }
+        sim.reconcile(&mut store, dirty);
+    }
+    tokio::spawn(async move {
+        loop {
+            let mut batch = Vec::new();
+            let mut fired = Vec::new();
+            tokio::select! {
+                Some(c) = changes.recv() => batch.push(c),
+                Some(t) = timers.recv() => fired.push(t),
+                _ = shutdown.changed() => return,
+            }
+            // Take whatever else is queued, so a burst of writes costs one pass.
+            while let Ok(t) = timers.try_recv() {
+                fired.push(t);
+            }
+            let shared = sim.shared.clone();
+            let mut store = shared.store();
+            for t in fired {
+                Sim::fire(&mut store, t);
+            }
+            // Reconciling writes again; loop until the store is quiet.
+            loop {
+                while let Ok(c) = changes.try_recv() {
+                    batch.push(c);
+                }
+                if batch.is_empty() {
+                    break;
+                }
+                let mut dirty = Dirty::default();
+                for c in batch.drain(..) {
+                    sim.note_change(&store, &c, &mut dirty);
+                }
+                sim.reconcile(&mut store, dirty);
+            }
+        }
+    })
+}

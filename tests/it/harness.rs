@@ -1,0 +1,200 @@
+//! A sandbox per test, the real kubectl and our binary pointed at it, and
+//! waits on observable state with deadlines (never sleep-and-hope).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kubectl_maintain::sandbox::request_log::{self, Entry};
+use kubectl_maintain::sandbox::resources::Resource;
+use kubectl_maintain::sandbox::store::Store;
+use kubectl_maintain::sandbox::{Options, Sandbox, SandboxConfig, pods, scenario};
+use serde_json::Value;
+
+/// A directory removed when the test ends.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("km-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+pub struct Cluster {
+    // Field order matters: the sandbox stops before its runtime goes.
+    pub sandbox: Sandbox,
+    rt: tokio::runtime::Runtime,
+    pub dir: TempDir,
+    pub kubeconfig: PathBuf,
+    pub log: PathBuf,
+}
+
+/// The kubectl the tests run: on PATH, or named by `KUBECTL`.
+pub fn kubectl_path() -> PathBuf {
+    std::env::var_os("KUBECTL").map_or_else(|| PathBuf::from("kubectl"), PathBuf::from)
+}
+
+impl Cluster {
+    /// Starts a sandbox serving `scenario_yaml` as Kubernetes `1.<minor>`.
+    pub fn start(scenario_yaml: &str, minor: u32) -> Self {
+        Self::start_with(scenario_yaml, minor, |_| {})
+    }
+
+    pub fn start_with(scenario_yaml: &str, minor: u32, tweak: impl FnOnce(&mut SandboxConfig)) -> Self {
+        let dir = TempDir::new("it");
+        let parsed = scenario::parse(Path::new("scenario.yaml"), scenario_yaml).expect("test scenario parses");
+        let mut config = parsed.config.unwrap_or_default();
+        config.kube_version = format!("1.{minor}");
+        tweak(&mut config);
+        let log = dir.path().join("requests.jsonl");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let sandbox = rt
+            .block_on(Sandbox::start(
+                parsed.objects,
+                Options {
+                    config,
+                    request_log: Some(log.clone()),
+                    ..Options::default()
+                },
+            ))
+            .expect("sandbox starts");
+        let kubeconfig = dir.path().join("kubeconfig");
+        sandbox.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+        std::fs::create_dir_all(dir.path().join("home")).expect("home");
+        Cluster {
+            sandbox,
+            rt,
+            dir,
+            kubeconfig,
+            log,
+        }
+    }
+
+    pub fn runtime(&self) -> &tokio::runtime::Runtime {
+        &self.rt
+    }
+
+    fn command(&self, program: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
+        // Hermetic: no inherited kubeconfig, cache or terminal.
+        cmd.args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path().join("home"))
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("KUBECACHEDIR", self.dir.path().join("cache"))
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    fn run(mut cmd: Command, limit: Duration) -> Run {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("command starts");
+        let deadline = Instant::now() + limit;
+        loop {
+            if child.try_wait().expect("wait").is_some() {
+                break;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// The real kubectl against this sandbox (killed after 60 s).
+    pub fn kubectl(&self, args: &[&str]) -> Run {
+        let cache = self.dir.path().join("cache");
+        let mut all = vec!["--cache-dir", cache.to_str().expect("utf-8 path")];
+        all.extend_from_slice(args);
+        Self::run(self.command(&kubectl_path(), &all), Duration::from_secs(60))
+    }
+
+    /// Our binary against this sandbox (killed after 60 s).
+    #[allow(dead_code)]
+    pub fn maintain(&self, args: &[&str]) -> Run {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
+        Self::run(self.command(&bin, args), Duration::from_secs(60))
+    }
+
+    pub fn with_store<T>(&self, f: impl FnOnce(&Store) -> T) -> T {
+        f(&self.sandbox.shared().store())
+    }
+
+    pub fn get(&self, res: Resource, ns: &str, name: &str) -> Option<Arc<Value>> {
+        self.with_store(|s| s.get(res, &(ns.to_string(), name.to_string())))
+    }
+
+    pub fn pods(&self) -> Vec<Arc<Value>> {
+        self.with_store(|s| s.iter(Resource::Pods, None, None).map(|(_, p)| p.clone()).collect())
+    }
+
+    /// Pods on a node, by `namespace/name`.
+    pub fn pods_on(&self, node: &str) -> Vec<String> {
+        self.pods()
+            .iter()
+            .filter(|p| pods::node_name(p) == Some(node))
+            .map(|p| format!("{}/{}", p["metadata"]["namespace"].as_str().unwrap_or_default(), p["metadata"]["name"].as_str().unwrap_or_default()))
+            .collect()
+    }
+
+    /// Waits until `cond` holds on the sandbox's state, or panics with `what`.
+    pub fn wait_for(&self, what: &str, limit: Duration, cond: impl Fn(&Cluster) -> bool) {
+        let deadline = Instant::now() + limit;
+        while !cond(self) {
+            assert!(Instant::now() < deadline, "timed out after {limit:?} waiting for {what}");
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    /// Waits until every pod is Running and Ready and nothing is terminating.
+    pub fn wait_settled(&self) {
+        self.wait_for("all pods Ready", Duration::from_secs(20), |c| {
+            let pods = c.pods();
+            !pods.is_empty() && pods.iter().all(|p| pods::is_ready(p) && !pods::is_terminating(p))
+        });
+    }
+
+    pub fn requests(&self) -> Vec<Entry> {
+        request_log::read(&self.log).expect("request log")
+    }
+}

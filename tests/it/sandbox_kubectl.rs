@@ -1,0 +1,212 @@
+//! The real kubectl (1.27 and 1.33, chosen by the sandbox's /version)
+//! cannot tell the sandbox from a kube-apiserver for what a drain does.
+
+use std::time::Duration;
+
+use kubectl_maintain::sandbox::pods;
+use kubectl_maintain::sandbox::resources::Resource;
+
+use crate::harness::Cluster;
+
+const SMALL: &str = include_str!("../../examples/scenarios/small.yaml");
+
+/// A second PDB over the web pods: their evictions must fail with a 500.
+const SECOND_WEB_PDB: &str = "
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: web-too
+  namespace: shop
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels: {app: web}
+";
+
+fn node_of(c: &Cluster, ns: &str, name: &str) -> String {
+    let pod = c.get(Resource::Pods, ns, name).expect("pod exists");
+    pods::node_name(&pod).expect("bound").to_string()
+}
+
+fn web_pod_on(c: &Cluster, node: &str) -> Option<String> {
+    c.pods_on(node).into_iter().find(|p| p.starts_with("shop/web-"))
+}
+
+/// A worker with a web pod and neither the StatefulSet pod nor the bare pod.
+fn free_worker(c: &Cluster) -> String {
+    let db = node_of(c, "shop", "db-0");
+    ["worker-1", "worker-2", "worker-3"]
+        .into_iter()
+        .find(|n| *n != db && *n != "worker-1" && web_pod_on(c, n).is_some())
+        .expect("a free worker")
+        .to_string()
+}
+
+fn get_shows_usual_columns(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    c.wait_settled();
+    let nodes = c.kubectl(&["get", "nodes"]);
+    assert_eq!(nodes.code, 0, "{nodes:?}");
+    let lines: Vec<&str> = nodes.stdout.lines().collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(header, ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]);
+    let cp: Vec<&str> = lines.iter().find(|l| l.starts_with("control-plane")).expect("row").split_whitespace().collect();
+    assert_eq!(cp[1..3], ["Ready", "control-plane"]);
+    assert_eq!(cp[4], format!("v1.{minor}.0"));
+    assert_eq!(lines.len(), 5, "{nodes:?}");
+
+    let wide = c.kubectl(&["get", "pods", "-A", "-o", "wide"]);
+    assert_eq!(wide.code, 0, "{wide:?}");
+    let header = wide.stdout.lines().next().expect("header");
+    for col in ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"] {
+        assert!(header.contains(col), "missing {col} in {header}");
+    }
+    let db_node = node_of(&c, "shop", "db-0");
+    let row: Vec<&str> = wide.stdout.lines().find(|l| l.contains(" db-0 ")).expect("db-0 row").split_whitespace().collect();
+    assert_eq!(row[0], "shop");
+    assert_eq!(row[2..4], ["1/1", "Running"]);
+    assert_eq!(row[7], db_node);
+    assert_eq!(wide.stdout.lines().count(), 1 + c.pods().len());
+
+    // The dispatcher ran the kubectl the sandbox's /version asked for.
+    let ua = format!("kubectl/v1.{minor}.");
+    assert!(c.requests().iter().any(|r| r.path == "/api/v1/nodes" && r.user_agent.starts_with(&ua)), "no request from {ua}");
+}
+
+#[test]
+fn get_shows_usual_columns_1_27() {
+    get_shows_usual_columns(27);
+}
+
+#[test]
+fn get_shows_usual_columns_1_33() {
+    get_shows_usual_columns(33);
+}
+
+fn cordon_and_uncordon(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    let unschedulable = |c: &Cluster| {
+        c.get(Resource::Nodes, "", "worker-2").expect("node").pointer("/spec/unschedulable").and_then(serde_json::Value::as_bool) == Some(true)
+    };
+    let out = c.kubectl(&["cordon", "worker-2"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("node/worker-2 cordoned"), "{out:?}");
+    assert!(unschedulable(&c));
+    let again = c.kubectl(&["cordon", "worker-2"]);
+    assert!(again.stdout.contains("already cordoned"), "{again:?}");
+    let out = c.kubectl(&["uncordon", "worker-2"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!unschedulable(&c));
+    let node = c.get(Resource::Nodes, "", "worker-2").expect("node");
+    assert!(node.pointer("/spec/unschedulable").is_none(), "uncordon deletes the key: {node}");
+    // Cordoning is a strategic-merge PATCH, and an already cordoned node got none.
+    let patches = c.requests().into_iter().filter(|r| r.method == "PATCH" && r.path == "/api/v1/nodes/worker-2").count();
+    assert_eq!(patches, 2);
+}
+
+#[test]
+fn cordon_and_uncordon_1_27() {
+    cordon_and_uncordon(27);
+}
+
+#[test]
+fn cordon_and_uncordon_1_33() {
+    cordon_and_uncordon(33);
+}
+
+fn drain_free_node(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    c.wait_settled();
+    let node = free_worker(&c);
+    let web = web_pod_on(&c, &node).expect("web pod");
+    let ds_pod = c.pods_on(&node).into_iter().find(|p| p.starts_with("monitoring/")).expect("daemonset pod");
+    let out = c.kubectl(&["drain", &node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout", "30s"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains(&format!("node/{node} drained")), "{out:?}");
+    let n = c.get(Resource::Nodes, "", &node).expect("node");
+    assert_eq!(n["spec"]["unschedulable"], true);
+    // The evicted web pod is gone and the ReplicaSet made a replacement elsewhere.
+    assert!(!c.pods_on(&node).contains(&web));
+    c.wait_for("three web pods Ready again", Duration::from_secs(10), |c| {
+        let web: Vec<_> = c.pods().into_iter().filter(|p| p["metadata"]["labels"]["app"] == "web").collect();
+        web.len() == 3 && web.iter().all(|p| pods::is_ready(p) && pods::node_name(p) != Some(&node))
+    });
+    // The DaemonSet pod stays.
+    assert!(c.pods_on(&node).contains(&ds_pod), "{:?}", c.pods_on(&node));
+    // Through the eviction subresource, as kubectl does when discovery offers it.
+    assert!(c.requests().iter().any(|r| r.method == "POST" && r.path.ends_with("/eviction") && r.status == 201));
+}
+
+#[test]
+fn drain_free_node_1_27() {
+    drain_free_node(27);
+}
+
+#[test]
+fn drain_free_node_1_33() {
+    drain_free_node(33);
+}
+
+fn drain_blocked_by_pdb(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    c.wait_settled();
+    let node = node_of(&c, "shop", "db-0");
+    let out = c.kubectl(&["drain", &node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout", "3s"]);
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains(r#"error when evicting pods/"db-0" -n "shop" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."#),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("global timeout reached: 3s"), "{out:?}");
+    let db = c.get(Resource::Pods, "shop", "db-0").expect("db-0 stays");
+    assert!(!pods::is_terminating(&db));
+    let refusals = c.requests().into_iter().filter(|r| r.path == "/api/v1/namespaces/shop/pods/db-0/eviction").collect::<Vec<_>>();
+    assert!(!refusals.is_empty() && refusals.iter().all(|r| r.status == 429), "{refusals:?}");
+}
+
+#[test]
+fn drain_blocked_by_pdb_1_27() {
+    drain_blocked_by_pdb(27);
+}
+
+#[test]
+fn drain_blocked_by_pdb_1_33() {
+    drain_blocked_by_pdb(33);
+}
+
+fn two_pdbs_are_an_error(minor: u32) {
+    let c = Cluster::start(&format!("{SMALL}{SECOND_WEB_PDB}"), minor);
+    c.wait_settled();
+    let node = free_worker(&c);
+    let web = web_pod_on(&c, &node).expect("web pod");
+    let out = c.kubectl(&["drain", &node, "--ignore-daemonsets", "--timeout", "10s"]);
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."),
+        "{out:?}"
+    );
+    assert!(c.pods_on(&node).contains(&web), "the pod stays");
+}
+
+#[test]
+fn two_pdbs_are_an_error_1_27() {
+    two_pdbs_are_an_error(27);
+}
+
+#[test]
+fn two_pdbs_are_an_error_1_33() {
+    two_pdbs_are_an_error(33);
+}
+
+#[test]
+fn unknown_field_selector_is_a_bad_request() {
+    let c = Cluster::start(SMALL, 33);
+    let out = c.kubectl(&["get", "pods", "-A", "--field-selector", "spec.bogus=x"]);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("field label not supported: spec.bogus"), "{out:?}");
+    let ok = c.kubectl(&["get", "pods", "-A", "--field-selector", "spec.nodeName=worker-1", "-o", "name"]);
+    assert_eq!(ok.code, 0, "{ok:?}");
+    assert!(ok.stdout.contains("pod/debug-shell"), "{ok:?}");
+    assert_eq!(ok.stdout.lines().count(), c.pods_on("worker-1").len());
+}

@@ -1,0 +1,128 @@
+//! Watches through the kube crate: events in order, and recovery from a
+//! 410 Expired when the sandbox's history no longer reaches back.
+
+use std::time::Duration;
+
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
+use kube::runtime::{WatchStreamExt, reflector, watcher};
+use serde_json::json;
+
+use crate::harness::Cluster;
+
+const ONE_NODE: &str = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n";
+
+async fn client(c: &Cluster) -> kube::Client {
+    let kubeconfig = kube::config::Kubeconfig::read_from(&c.kubeconfig).expect("kubeconfig");
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &kube::config::KubeConfigOptions::default())
+        .await
+        .expect("config");
+    kube::Client::try_from(config).expect("client")
+}
+
+fn pod(name: &str) -> Pod {
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "namespace": "default",
+            "annotations": {"sandbox.kubectl-maintain.io/shutdown-seconds": "0"}},
+        "spec": {"nodeName": "n1", "terminationGracePeriodSeconds": 0, "containers": [{"name": "c", "image": "x"}]}
+    }))
+    .expect("pod")
+}
+
+#[test]
+fn watch_sees_added_modified_deleted_in_order() {
+    let c = Cluster::start(ONE_NODE, 33);
+    c.runtime().block_on(async {
+        let api: Api<Pod> = Api::namespaced(client(&c).await, "default");
+        let list = api.list(&Default::default()).await.expect("list");
+        let rv = list.metadata.resource_version.expect("list has a resourceVersion");
+        assert!(!rv.is_empty());
+        let mut stream = api.watch(&WatchParams::default().timeout(30), &rv).await.expect("watch").boxed();
+        api.create(&PostParams::default(), &pod("w")).await.expect("create");
+        api.patch("w", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})))
+            .await
+            .expect("patch");
+        api.delete("w", &DeleteParams::default()).await.expect("delete");
+
+        let mut seen = Vec::new();
+        let mut last_rv = 0u64;
+        while seen.len() < 5 {
+            let event = tokio::time::timeout(Duration::from_secs(10), stream.try_next())
+                .await
+                .expect("event in time")
+                .expect("no stream error")
+                .expect("stream open");
+            let (kind, p) = match event {
+                WatchEvent::Added(p) => ("ADDED", p),
+                WatchEvent::Modified(p) => ("MODIFIED", p),
+                WatchEvent::Deleted(p) => ("DELETED", p),
+                WatchEvent::Bookmark(_) => continue,
+                WatchEvent::Error(e) => panic!("watch error {e:?}"),
+            };
+            let rv: u64 = p.metadata.resource_version.as_deref().expect("rv").parse().expect("numeric rv");
+            assert!(rv > last_rv, "resourceVersions rise");
+            last_rv = rv;
+            seen.push(kind);
+            if kind == "DELETED" {
+                break;
+            }
+        }
+        // The kubelet's own status write (Running, Ready) is a MODIFIED too.
+        assert_eq!(seen.first(), Some(&"ADDED"));
+        assert_eq!(seen.last(), Some(&"DELETED"));
+        assert!(seen.contains(&"MODIFIED"));
+    });
+}
+
+#[test]
+fn watcher_relists_after_expired_and_misses_nothing() {
+    // Streams are cut after three events, so the watcher keeps resuming
+    // from its last version; halfway the sandbox drops its history (as etcd
+    // compaction does), so that version is too old and it must list again.
+    let c = Cluster::start_with(ONE_NODE, 33, |cfg| {
+        cfg.faults.watch_cut_after = 3;
+    });
+    c.runtime().block_on(async {
+        let api: Api<Pod> = Api::namespaced(client(&c).await, "default");
+        let (reader, writer) = reflector::store::<Pod>();
+        let stream = reflector(writer, watcher(api.clone(), watcher::Config::default()))
+            .default_backoff()
+            .applied_objects();
+        let handle = tokio::spawn(async move {
+            futures::pin_mut!(stream);
+            while stream.next().await.is_some() {}
+        });
+        reader.wait_until_ready().await.expect("reflector ready");
+        for i in 0..12 {
+            api.create(&PostParams::default(), &pod(&format!("p{i}"))).await.expect("create");
+            if i == 5 {
+                c.sandbox.shared().store().compact();
+            }
+        }
+        for i in 0..12 {
+            if i % 3 == 0 {
+                api.delete(&format!("p{i}"), &DeleteParams::default()).await.expect("delete");
+            }
+        }
+        let want: std::collections::BTreeSet<String> =
+            (0..12).filter(|i| i % 3 != 0).map(|i| format!("p{i}")).collect();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let have: std::collections::BTreeSet<String> =
+                reader.state().iter().filter_map(|p| p.metadata.name.clone()).collect();
+            if have == want {
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "reflector has {have:?}, want {want:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        handle.abort();
+    });
+    let lists = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/v1/namespaces/default/pods" && r.method == "GET" && !r.query.contains("watch=true"))
+        .count();
+    assert!(lists >= 2, "the watcher listed again after 410 Expired ({lists} lists): {:#?}", c.requests().iter().map(|r| format!("{} {}?{} {}", r.method, r.path, r.query, r.status)).collect::<Vec<_>>());
+}
