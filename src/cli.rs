@@ -20,6 +20,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)
+    #[command(after_help = DRAIN_EXAMPLES)]
+    Drain(DrainArgs),
+    /// Show which pods each wave would evict, and what would be refused, without changing anything
+    #[command(after_help = PLAN_EXAMPLES)]
+    Plan(DrainArgs),
     /// Serve a simulated cluster on loopback, for rehearsals and tests
     #[command(after_help = SANDBOX_EXAMPLES)]
     Sandbox(SandboxArgs),
@@ -85,4 +91,122 @@ pub struct SandboxArgs {
     /// Seed for the fault dice, to repeat a run
     #[arg(long, value_name = "N")]
     pub fault_seed: Option<u64>,
+}
+
+const DRAIN_EXAMPLES: &str = "\
+Examples:
+  # Drain a node as kubectl drain would, with waves, progress and a report
+  kubectl maintain drain node-1 --ignore-daemonsets --delete-emptydir-data
+
+  # Drain a node pool two nodes at a time, giving up after 20 minutes
+  kubectl maintain drain -l pool=blue --max-parallel 2 --timeout 20m --ignore-daemonsets
+
+  # Follow a drain plan, and print the report as JSON for a script
+  kubectl maintain drain node-1 --plan plan.yaml -o json
+
+Exit codes: 0 drained, 1 API or unexpected failure, 2 invalid input (nothing changed),
+3 not drained (blocked, refused or timed out; the report says why), 130 interrupted.";
+
+const PLAN_EXAMPLES: &str = "\
+Examples:
+  # Which pods go in which wave, and what kubectl's filters would refuse
+  kubectl maintain plan node-1 --ignore-daemonsets
+
+  # Also ask the API server which evictions its PodDisruptionBudgets refuse right now
+  kubectl maintain plan node-1 --ignore-daemonsets --dry-run=server";
+
+/// Where the cluster is, as kubectl finds it.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ClusterArgs {
+    /// Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)
+    #[arg(long, value_name = "FILE", global = true)]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use
+    #[arg(long, value_name = "NAME", global = true)]
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DryRunArg {
+    None,
+    Client,
+    Server,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+    Yaml,
+}
+
+/// kubectl's boolean flags take `--flag`, `--flag=true` and `--flag=false`.
+macro_rules! kubectl_bool {
+    () => {
+        clap::ArgAction::Set
+    };
+}
+
+#[derive(Debug, Args)]
+pub struct DrainArgs {
+    /// Nodes to drain
+    #[arg(value_name = "NODE")]
+    pub nodes: Vec<String>,
+    /// Select the nodes by label instead of naming them
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Continue even if there are pods that do not declare a controller
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    pub force: bool,
+    /// Ignore DaemonSet-managed pods
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    pub ignore_daemonsets: bool,
+    /// Continue even if there are pods using emptyDir (their data is deleted)
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    pub delete_emptydir_data: bool,
+    /// Seconds each pod gets to terminate; negative uses the pod's own
+    #[arg(long, value_name = "SECONDS", default_value_t = -1, allow_negative_numbers = true)]
+    pub grace_period: i64,
+    /// Give up after this long (0: never), e.g. 5m
+    #[arg(long, value_name = "DURATION", default_value = "0s")]
+    pub timeout: String,
+    /// Only pods matching this label selector are drained
+    #[arg(long, value_name = "SELECTOR", default_value = "")]
+    pub pod_selector: String,
+    /// Delete pods instead of evicting them, bypassing PodDisruptionBudgets
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    pub disable_eviction: bool,
+    /// Pods terminating for longer than this many seconds are not waited for (0: wait)
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
+    pub skip_wait_for_delete_timeout: i64,
+    /// List pods in pages of this many (0: all at once)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 500,
+        allow_negative_numbers = true
+    )]
+    pub chunk_size: i64,
+    /// none, client (show the plan) or server (also ask the API server); no changes are made
+    #[arg(long, value_enum, value_name = "MODE", default_value = "none", num_args = 0..=1, default_missing_value = "client", require_equals = true)]
+    pub dry_run: DryRunArg,
+    /// A DrainPlan file: waves and rules (docs/plan.md)
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Nodes drained at the same time
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub max_parallel: usize,
+    /// Report format on stdout
+    #[arg(short = 'o', long, value_enum, default_value = "table")]
+    pub output: OutputFormat,
+    /// Do not ask for confirmation
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }

@@ -1,8 +1,15 @@
 //! kubectl-maintain: node drains in priority waves, PDB-aware, with a report
 //! of what blocks; and the sandbox cluster it is tested against.
 
+pub mod classify;
 pub mod cli;
+pub mod client;
 pub mod commands;
+pub mod drain;
+pub mod duration;
 pub mod exit;
+pub mod log;
+pub mod plan;
+pub mod report;
 pub mod sandbox;
 pub mod selector;

@@ -51,12 +51,15 @@ impl Default for Selector {
 
 impl Requirement {
     fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        let value = labels.get(&self.key);
+        self.matches_value(labels.get(&self.key).map(String::as_str))
+    }
+
+    fn matches_value(&self, value: Option<&str>) -> bool {
         match &self.op {
-            Op::Equals(v) => value == Some(v),
-            Op::NotEquals(v) => value != Some(v),
-            Op::In(vs) => value.is_some_and(|x| vs.contains(x)),
-            Op::NotIn(vs) => value.is_none_or(|x| !vs.contains(x)),
+            Op::Equals(v) => value == Some(v.as_str()),
+            Op::NotEquals(v) => value != Some(v.as_str()),
+            Op::In(vs) => value.is_some_and(|x| vs.iter().any(|v| v == x)),
+            Op::NotIn(vs) => value.is_none_or(|x| !vs.iter().any(|v| v == x)),
             Op::Exists => value.is_some(),
             Op::DoesNotExist => value.is_none(),
             Op::Gt(n) => value
@@ -85,12 +88,19 @@ impl Selector {
         }
     }
 
-    /// Matches the `metadata.labels` of a JSON object.
+    /// Matches the `metadata.labels` of a JSON object, without copying them.
     pub fn matches_object(&self, object: &Value) -> bool {
         match self {
             Selector::Nothing => false,
-            Selector::All(reqs) if reqs.is_empty() => true,
-            Selector::All(_) => self.matches(&labels_of(object)),
+            Selector::All(reqs) => {
+                let labels = object
+                    .pointer("/metadata/labels")
+                    .and_then(Value::as_object);
+                reqs.iter().all(|r| {
+                    let value = labels.and_then(|l| l.get(&r.key)).and_then(Value::as_str);
+                    r.matches_value(value)
+                })
+            }
         }
     }
 

@@ -44,7 +44,11 @@ pub struct Run {
 
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+        write!(
+            f,
+            "exit {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
     }
 }
 
@@ -68,9 +72,14 @@ impl Cluster {
         Self::start_with(scenario_yaml, minor, |_| {})
     }
 
-    pub fn start_with(scenario_yaml: &str, minor: u32, tweak: impl FnOnce(&mut SandboxConfig)) -> Self {
+    pub fn start_with(
+        scenario_yaml: &str,
+        minor: u32,
+        tweak: impl FnOnce(&mut SandboxConfig),
+    ) -> Self {
         let dir = TempDir::new("it");
-        let parsed = scenario::parse(Path::new("scenario.yaml"), scenario_yaml).expect("test scenario parses");
+        let parsed = scenario::parse(Path::new("scenario.yaml"), scenario_yaml)
+            .expect("test scenario parses");
         let mut config = parsed.config.unwrap_or_default();
         config.kube_version = format!("1.{minor}");
         tweak(&mut config);
@@ -165,7 +174,11 @@ impl Cluster {
     }
 
     pub fn pods(&self) -> Vec<Arc<Value>> {
-        self.with_store(|s| s.iter(Resource::Pods, None, None).map(|(_, p)| p.clone()).collect())
+        self.with_store(|s| {
+            s.iter(Resource::Pods, None, None)
+                .map(|(_, p)| p.clone())
+                .collect()
+        })
     }
 
     /// Pods on a node, by `namespace/name`.
@@ -173,7 +186,13 @@ impl Cluster {
         self.pods()
             .iter()
             .filter(|p| pods::node_name(p) == Some(node))
-            .map(|p| format!("{}/{}", p["metadata"]["namespace"].as_str().unwrap_or_default(), p["metadata"]["name"].as_str().unwrap_or_default()))
+            .map(|p| {
+                format!(
+                    "{}/{}",
+                    p["metadata"]["namespace"].as_str().unwrap_or_default(),
+                    p["metadata"]["name"].as_str().unwrap_or_default()
+                )
+            })
             .collect()
     }
 
@@ -181,7 +200,10 @@ impl Cluster {
     pub fn wait_for(&self, what: &str, limit: Duration, cond: impl Fn(&Cluster) -> bool) {
         let deadline = Instant::now() + limit;
         while !cond(self) {
-            assert!(Instant::now() < deadline, "timed out after {limit:?} waiting for {what}");
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {limit:?} waiting for {what}"
+            );
             std::thread::sleep(Duration::from_millis(25));
         }
     }
@@ -190,7 +212,10 @@ impl Cluster {
     pub fn wait_settled(&self) {
         self.wait_for("all pods Ready", Duration::from_secs(20), |c| {
             let pods = c.pods();
-            !pods.is_empty() && pods.iter().all(|p| pods::is_ready(p) && !pods::is_terminating(p))
+            !pods.is_empty()
+                && pods
+                    .iter()
+                    .all(|p| pods::is_ready(p) && !pods::is_terminating(p))
         });
     }
 

@@ -30,7 +30,9 @@ fn node_of(c: &Cluster, ns: &str, name: &str) -> String {
 }
 
 fn web_pod_on(c: &Cluster, node: &str) -> Option<String> {
-    c.pods_on(node).into_iter().find(|p| p.starts_with("shop/web-"))
+    c.pods_on(node)
+        .into_iter()
+        .find(|p| p.starts_with("shop/web-"))
 }
 
 /// A worker with a web pod and neither the StatefulSet pod nor the bare pod.
@@ -51,7 +53,12 @@ fn get_shows_usual_columns(minor: u32) {
     let lines: Vec<&str> = nodes.stdout.lines().collect();
     let header: Vec<&str> = lines[0].split_whitespace().collect();
     assert_eq!(header, ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]);
-    let cp: Vec<&str> = lines.iter().find(|l| l.starts_with("control-plane")).expect("row").split_whitespace().collect();
+    let cp: Vec<&str> = lines
+        .iter()
+        .find(|l| l.starts_with("control-plane"))
+        .expect("row")
+        .split_whitespace()
+        .collect();
     assert_eq!(cp[1..3], ["Ready", "control-plane"]);
     assert_eq!(cp[4], format!("v1.{minor}.0"));
     assert_eq!(lines.len(), 5, "{nodes:?}");
@@ -59,11 +66,28 @@ fn get_shows_usual_columns(minor: u32) {
     let wide = c.kubectl(&["get", "pods", "-A", "-o", "wide"]);
     assert_eq!(wide.code, 0, "{wide:?}");
     let header = wide.stdout.lines().next().expect("header");
-    for col in ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"] {
+    for col in [
+        "NAMESPACE",
+        "NAME",
+        "READY",
+        "STATUS",
+        "RESTARTS",
+        "AGE",
+        "IP",
+        "NODE",
+        "NOMINATED NODE",
+        "READINESS GATES",
+    ] {
         assert!(header.contains(col), "missing {col} in {header}");
     }
     let db_node = node_of(&c, "shop", "db-0");
-    let row: Vec<&str> = wide.stdout.lines().find(|l| l.contains(" db-0 ")).expect("db-0 row").split_whitespace().collect();
+    let row: Vec<&str> = wide
+        .stdout
+        .lines()
+        .find(|l| l.contains(" db-0 "))
+        .expect("db-0 row")
+        .split_whitespace()
+        .collect();
     assert_eq!(row[0], "shop");
     assert_eq!(row[2..4], ["1/1", "Running"]);
     assert_eq!(row[7], db_node);
@@ -71,7 +95,12 @@ fn get_shows_usual_columns(minor: u32) {
 
     // The dispatcher ran the kubectl the sandbox's /version asked for.
     let ua = format!("kubectl/v1.{minor}.");
-    assert!(c.requests().iter().any(|r| r.path == "/api/v1/nodes" && r.user_agent.starts_with(&ua)), "no request from {ua}");
+    assert!(
+        c.requests()
+            .iter()
+            .any(|r| r.path == "/api/v1/nodes" && r.user_agent.starts_with(&ua)),
+        "no request from {ua}"
+    );
 }
 
 #[test]
@@ -87,7 +116,11 @@ fn get_shows_usual_columns_1_33() {
 fn cordon_and_uncordon(minor: u32) {
     let c = Cluster::start(SMALL, minor);
     let unschedulable = |c: &Cluster| {
-        c.get(Resource::Nodes, "", "worker-2").expect("node").pointer("/spec/unschedulable").and_then(serde_json::Value::as_bool) == Some(true)
+        c.get(Resource::Nodes, "", "worker-2")
+            .expect("node")
+            .pointer("/spec/unschedulable")
+            .and_then(serde_json::Value::as_bool)
+            == Some(true)
     };
     let out = c.kubectl(&["cordon", "worker-2"]);
     assert_eq!(out.code, 0, "{out:?}");
@@ -99,9 +132,16 @@ fn cordon_and_uncordon(minor: u32) {
     assert_eq!(out.code, 0, "{out:?}");
     assert!(!unschedulable(&c));
     let node = c.get(Resource::Nodes, "", "worker-2").expect("node");
-    assert!(node.pointer("/spec/unschedulable").is_none(), "uncordon deletes the key: {node}");
+    assert!(
+        node.pointer("/spec/unschedulable").is_none(),
+        "uncordon deletes the key: {node}"
+    );
     // Cordoning is a strategic-merge PATCH, and an already cordoned node got none.
-    let patches = c.requests().into_iter().filter(|r| r.method == "PATCH" && r.path == "/api/v1/nodes/worker-2").count();
+    let patches = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "PATCH" && r.path == "/api/v1/nodes/worker-2")
+        .count();
     assert_eq!(patches, 2);
 }
 
@@ -120,22 +160,47 @@ fn drain_free_node(minor: u32) {
     c.wait_settled();
     let node = free_worker(&c);
     let web = web_pod_on(&c, &node).expect("web pod");
-    let ds_pod = c.pods_on(&node).into_iter().find(|p| p.starts_with("monitoring/")).expect("daemonset pod");
-    let out = c.kubectl(&["drain", &node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout", "30s"]);
+    let ds_pod = c
+        .pods_on(&node)
+        .into_iter()
+        .find(|p| p.starts_with("monitoring/"))
+        .expect("daemonset pod");
+    let out = c.kubectl(&[
+        "drain",
+        &node,
+        "--ignore-daemonsets",
+        "--delete-emptydir-data",
+        "--timeout",
+        "30s",
+    ]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains(&format!("node/{node} drained")), "{out:?}");
+    assert!(
+        out.stdout.contains(&format!("node/{node} drained")),
+        "{out:?}"
+    );
     let n = c.get(Resource::Nodes, "", &node).expect("node");
     assert_eq!(n["spec"]["unschedulable"], true);
     // The evicted web pod is gone and the ReplicaSet made a replacement elsewhere.
     assert!(!c.pods_on(&node).contains(&web));
     c.wait_for("three web pods Ready again", Duration::from_secs(10), |c| {
-        let web: Vec<_> = c.pods().into_iter().filter(|p| p["metadata"]["labels"]["app"] == "web").collect();
-        web.len() == 3 && web.iter().all(|p| pods::is_ready(p) && pods::node_name(p) != Some(&node))
+        let web: Vec<_> = c
+            .pods()
+            .into_iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "web")
+            .collect();
+        web.len() == 3
+            && web
+                .iter()
+                .all(|p| pods::is_ready(p) && pods::node_name(p) != Some(&node))
     });
     // The DaemonSet pod stays.
     assert!(c.pods_on(&node).contains(&ds_pod), "{:?}", c.pods_on(&node));
     // Through the eviction subresource, as kubectl does when discovery offers it.
-    assert!(c.requests().iter().any(|r| r.method == "POST" && r.path.ends_with("/eviction") && r.status == 201));
+    assert!(
+        c.requests()
+            .iter()
+            .any(|r| r.method == "POST" && r.path.ends_with("/eviction") && r.status == 201)
+    );
 }
 
 #[test]
@@ -152,7 +217,14 @@ fn drain_blocked_by_pdb(minor: u32) {
     let c = Cluster::start(SMALL, minor);
     c.wait_settled();
     let node = node_of(&c, "shop", "db-0");
-    let out = c.kubectl(&["drain", &node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout", "3s"]);
+    let out = c.kubectl(&[
+        "drain",
+        &node,
+        "--ignore-daemonsets",
+        "--delete-emptydir-data",
+        "--timeout",
+        "3s",
+    ]);
     assert_ne!(out.code, 0, "{out:?}");
     assert!(
         out.stderr.contains(r#"error when evicting pods/"db-0" -n "shop" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."#),
@@ -161,8 +233,15 @@ fn drain_blocked_by_pdb(minor: u32) {
     assert!(out.stderr.contains("global timeout reached: 3s"), "{out:?}");
     let db = c.get(Resource::Pods, "shop", "db-0").expect("db-0 stays");
     assert!(!pods::is_terminating(&db));
-    let refusals = c.requests().into_iter().filter(|r| r.path == "/api/v1/namespaces/shop/pods/db-0/eviction").collect::<Vec<_>>();
-    assert!(!refusals.is_empty() && refusals.iter().all(|r| r.status == 429), "{refusals:?}");
+    let refusals = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/v1/namespaces/shop/pods/db-0/eviction")
+        .collect::<Vec<_>>();
+    assert!(
+        !refusals.is_empty() && refusals.iter().all(|r| r.status == 429),
+        "{refusals:?}"
+    );
 }
 
 #[test]
@@ -204,8 +283,19 @@ fn unknown_field_selector_is_a_bad_request() {
     let c = Cluster::start(SMALL, 33);
     let out = c.kubectl(&["get", "pods", "-A", "--field-selector", "spec.bogus=x"]);
     assert_ne!(out.code, 0);
-    assert!(out.stderr.contains("field label not supported: spec.bogus"), "{out:?}");
-    let ok = c.kubectl(&["get", "pods", "-A", "--field-selector", "spec.nodeName=worker-1", "-o", "name"]);
+    assert!(
+        out.stderr.contains("field label not supported: spec.bogus"),
+        "{out:?}"
+    );
+    let ok = c.kubectl(&[
+        "get",
+        "pods",
+        "-A",
+        "--field-selector",
+        "spec.nodeName=worker-1",
+        "-o",
+        "name",
+    ]);
     assert_eq!(ok.code, 0, "{ok:?}");
     assert!(ok.stdout.contains("pod/debug-shell"), "{ok:?}");
     assert_eq!(ok.stdout.lines().count(), c.pods_on("worker-1").len());

@@ -15,9 +15,12 @@ const ONE_NODE: &str = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n";
 
 async fn client(c: &Cluster) -> kube::Client {
     let kubeconfig = kube::config::Kubeconfig::read_from(&c.kubeconfig).expect("kubeconfig");
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &kube::config::KubeConfigOptions::default())
-        .await
-        .expect("config");
+    let config = kube::Config::from_custom_kubeconfig(
+        kubeconfig,
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .expect("config");
     kube::Client::try_from(config).expect("client")
 }
 
@@ -35,15 +38,33 @@ fn watch_sees_added_modified_deleted_in_order() {
     let c = Cluster::start(ONE_NODE, 33);
     c.runtime().block_on(async {
         let api: Api<Pod> = Api::namespaced(client(&c).await, "default");
-        let list = api.list(&Default::default()).await.expect("list");
-        let rv = list.metadata.resource_version.expect("list has a resourceVersion");
-        assert!(!rv.is_empty());
-        let mut stream = api.watch(&WatchParams::default().timeout(30), &rv).await.expect("watch").boxed();
-        api.create(&PostParams::default(), &pod("w")).await.expect("create");
-        api.patch("w", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})))
+        let list = api
+            .list(&kube::api::ListParams::default())
             .await
-            .expect("patch");
-        api.delete("w", &DeleteParams::default()).await.expect("delete");
+            .expect("list");
+        let rv = list
+            .metadata
+            .resource_version
+            .expect("list has a resourceVersion");
+        assert!(!rv.is_empty());
+        let mut stream = api
+            .watch(&WatchParams::default().timeout(30), &rv)
+            .await
+            .expect("watch")
+            .boxed();
+        api.create(&PostParams::default(), &pod("w"))
+            .await
+            .expect("create");
+        api.patch(
+            "w",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})),
+        )
+        .await
+        .expect("patch");
+        api.delete("w", &DeleteParams::default())
+            .await
+            .expect("delete");
 
         let mut seen = Vec::new();
         let mut last_rv = 0u64;
@@ -60,7 +81,13 @@ fn watch_sees_added_modified_deleted_in_order() {
                 WatchEvent::Bookmark(_) => continue,
                 WatchEvent::Error(e) => panic!("watch error {e:?}"),
             };
-            let rv: u64 = p.metadata.resource_version.as_deref().expect("rv").parse().expect("numeric rv");
+            let rv: u64 = p
+                .metadata
+                .resource_version
+                .as_deref()
+                .expect("rv")
+                .parse()
+                .expect("numeric rv");
             assert!(rv > last_rv, "resourceVersions rise");
             last_rv = rv;
             seen.push(kind);
@@ -95,26 +122,38 @@ fn watcher_relists_after_expired_and_misses_nothing() {
         });
         reader.wait_until_ready().await.expect("reflector ready");
         for i in 0..12 {
-            api.create(&PostParams::default(), &pod(&format!("p{i}"))).await.expect("create");
+            api.create(&PostParams::default(), &pod(&format!("p{i}")))
+                .await
+                .expect("create");
             if i == 5 {
                 c.sandbox.shared().store().compact();
             }
         }
         for i in 0..12 {
             if i % 3 == 0 {
-                api.delete(&format!("p{i}"), &DeleteParams::default()).await.expect("delete");
+                api.delete(&format!("p{i}"), &DeleteParams::default())
+                    .await
+                    .expect("delete");
             }
         }
-        let want: std::collections::BTreeSet<String> =
-            (0..12).filter(|i| i % 3 != 0).map(|i| format!("p{i}")).collect();
+        let want: std::collections::BTreeSet<String> = (0..12)
+            .filter(|i| i % 3 != 0)
+            .map(|i| format!("p{i}"))
+            .collect();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         loop {
-            let have: std::collections::BTreeSet<String> =
-                reader.state().iter().filter_map(|p| p.metadata.name.clone()).collect();
+            let have: std::collections::BTreeSet<String> = reader
+                .state()
+                .iter()
+                .filter_map(|p| p.metadata.name.clone())
+                .collect();
             if have == want {
                 break;
             }
-            assert!(tokio::time::Instant::now() < deadline, "reflector has {have:?}, want {want:?}");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "reflector has {have:?}, want {want:?}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         handle.abort();
@@ -122,7 +161,18 @@ fn watcher_relists_after_expired_and_misses_nothing() {
     let lists = c
         .requests()
         .into_iter()
-        .filter(|r| r.path == "/api/v1/namespaces/default/pods" && r.method == "GET" && !r.query.contains("watch=true"))
+        .filter(|r| {
+            r.path == "/api/v1/namespaces/default/pods"
+                && r.method == "GET"
+                && !r.query.contains("watch=true")
+        })
         .count();
-    assert!(lists >= 2, "the watcher listed again after 410 Expired ({lists} lists): {:#?}", c.requests().iter().map(|r| format!("{} {}?{} {}", r.method, r.path, r.query, r.status)).collect::<Vec<_>>());
+    assert!(
+        lists >= 2,
+        "the watcher listed again after 410 Expired ({lists} lists): {:#?}",
+        c.requests()
+            .iter()
+            .map(|r| format!("{} {}?{} {}", r.method, r.path, r.query, r.status))
+            .collect::<Vec<_>>()
+    );
 }

@@ -1,0 +1,51 @@
+//! Kubernetes clients from a kubeconfig, as kubectl would pick it
+//! (`--kubeconfig`, `KUBECONFIG`, `~/.kube/config`; `--context`).
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+#[derive(Debug, Clone, Default)]
+pub struct Target {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+}
+
+/// Two clients to one cluster: `main` retries throttled requests itself;
+/// `evict` does not, because kube's built-in retry hides a PDB's 429 for
+/// minutes and the drain owns that loop.
+#[derive(Clone)]
+pub struct Clients {
+    pub main: kube::Client,
+    pub evict: kube::Client,
+}
+
+async fn config(target: &Target) -> anyhow::Result<kube::Config> {
+    let options = KubeConfigOptions {
+        context: target.context.clone(),
+        ..KubeConfigOptions::default()
+    };
+    match &target.kubeconfig {
+        Some(path) => {
+            let kc = Kubeconfig::read_from(path)
+                .with_context(|| format!("reading kubeconfig {}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kc, &options)
+                .await
+                .with_context(|| format!("loading kubeconfig {}", path.display()))
+        }
+        None => kube::Config::from_kubeconfig(&options)
+            .await
+            .context("loading the kubeconfig (KUBECONFIG or ~/.kube/config)"),
+    }
+}
+
+pub async fn connect(target: &Target) -> anyhow::Result<Clients> {
+    let config = config(target).await?;
+    let mut evict_config = config.clone();
+    evict_config.default_retry = false;
+    Ok(Clients {
+        main: kube::Client::try_from(config).context("building the Kubernetes client")?,
+        evict: kube::Client::try_from(evict_config).context("building the Kubernetes client")?,
+    })
+}

@@ -1,0 +1,154 @@
+//! `kubectl maintain drain` and `kubectl maintain plan`: check the input,
+//! run the engine, print the report, choose the exit code.
+
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+
+use crate::classify::FilterFlags;
+use crate::cli::{DrainArgs, DryRunArg};
+use crate::client::{self, Target};
+use crate::drain::outcome::{DrainOutcome, NodeStatus, PodResult};
+use crate::drain::prepare::NodeSelection;
+use crate::drain::{self, DryRun, Options};
+use crate::exit::{self, Exit};
+use crate::plan::{self, Plan};
+use crate::selector::Selector;
+use crate::{log, report};
+
+/// Everything checked before the first API call: any mistake here exits 2
+/// and changes nothing.
+pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Exit> {
+    let nodes = match (&args.selector, args.nodes.is_empty()) {
+        (Some(_), false) => {
+            return Err(Exit::usage("cannot specify both node names and --selector"));
+        }
+        (None, true) => {
+            return Err(Exit::usage(
+                "name at least one node, or select nodes with -l/--selector",
+            ));
+        }
+        (Some(sel), true) => {
+            Selector::parse(sel).map_err(|e| Exit::usage(format!("--selector: {e}")))?;
+            NodeSelection::Selector(sel.clone())
+        }
+        (None, false) => {
+            if let Some(bad) = args.nodes.iter().find(|n| n.is_empty() || n.contains('/')) {
+                return Err(Exit::usage(format!("{bad:?} is not a node name")));
+            }
+            NodeSelection::Names(args.nodes.clone())
+        }
+    };
+    if !args.pod_selector.is_empty() {
+        Selector::parse(&args.pod_selector)
+            .map_err(|e| Exit::usage(format!("--pod-selector: {e}")))?;
+    }
+    let timeout = crate::duration::parse(&args.timeout)
+        .map_err(|e| Exit::usage(format!("--timeout: {e}")))?;
+    if args.skip_wait_for_delete_timeout < 0 {
+        return Err(Exit::usage(
+            "--skip-wait-for-delete-timeout must be 0 or more seconds",
+        ));
+    }
+    if args.chunk_size < 0 || args.chunk_size > i64::from(u32::MAX) {
+        return Err(Exit::usage("--chunk-size must be 0 or more"));
+    }
+    if args.max_parallel == 0 {
+        return Err(Exit::usage("--max-parallel must be at least 1"));
+    }
+    let plan = match &args.plan {
+        Some(path) => plan::file::load(path).map_err(|e| Exit::usage(e.to_string()))?,
+        None => plan::defaults::plan(),
+    };
+    let dry_run = match (args.dry_run, plan_only) {
+        (DryRunArg::Server, _) => DryRun::Server,
+        (DryRunArg::Client, _) | (DryRunArg::None, true) => DryRun::Client,
+        (DryRunArg::None, false) => DryRun::None,
+    };
+    let options = Options {
+        nodes,
+        flags: FilterFlags {
+            force: args.force,
+            ignore_daemonsets: args.ignore_daemonsets,
+            delete_emptydir_data: args.delete_emptydir_data,
+            skip_wait_for_delete_timeout: args.skip_wait_for_delete_timeout as u64,
+        },
+        grace_period: (args.grace_period >= 0).then_some(args.grace_period),
+        timeout: (!timeout.is_zero()).then_some(timeout),
+        pod_selector: (!args.pod_selector.is_empty()).then(|| args.pod_selector.clone()),
+        disable_eviction: args.disable_eviction,
+        chunk_size: args.chunk_size as u32,
+        dry_run,
+        max_parallel: args.max_parallel,
+    };
+    Ok((plan, options))
+}
+
+/// The exit code a drain's outcome calls for.
+pub fn exit_code(outcome: &DrainOutcome) -> u8 {
+    let statuses: Vec<NodeStatus> = outcome.nodes.iter().map(|n| n.status).collect();
+    if statuses.contains(&NodeStatus::Interrupted) {
+        return exit::INTERRUPTED;
+    }
+    if statuses.contains(&NodeStatus::Failed) {
+        return exit::FAILURE;
+    }
+    let blocked_dry_run = outcome.nodes.iter().any(|n| {
+        n.status == NodeStatus::DryRun
+            && (n.message.is_some()
+                || n.pods
+                    .iter()
+                    .any(|p| matches!(p.result, PodResult::WouldBlock { .. })))
+    });
+    if blocked_dry_run
+        || statuses
+            .iter()
+            .any(|s| matches!(s, NodeStatus::Refused | NodeStatus::TimedOut))
+    {
+        return exit::INCOMPLETE;
+    }
+    exit::OK
+}
+
+/// Ctrl-C once: stop evicting, report, exit 130. Twice: exit at once.
+fn interrupt_on_ctrl_c() -> watch::Receiver<bool> {
+    let (tx, rx) = watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("interrupted: stopping new evictions (Ctrl-C again to quit at once)");
+            let _ = tx.send(true);
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(i32::from(exit::INTERRUPTED));
+            }
+        }
+    });
+    rx
+}
+
+pub async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
+    let (plan, options) = validate(&args, plan_only)?;
+    let target = Target {
+        kubeconfig: args.cluster.kubeconfig.clone(),
+        context: args.cluster.context.clone(),
+    };
+    let clients = client::connect(&target).await?;
+    let (events, rx) = mpsc::unbounded_channel();
+    let logger = tokio::spawn(log::run(rx));
+    let interrupt = interrupt_on_ctrl_c();
+    let result = drain::run(clients, plan.clone(), options, events, interrupt).await;
+    // The engine dropped its sender: the logger drains what is left and ends.
+    let _ = tokio::time::timeout(Duration::from_secs(2), logger).await;
+    let outcome = result.map_err(|e| {
+        let code = if e.is_usage() {
+            exit::USAGE
+        } else {
+            exit::FAILURE
+        };
+        Exit {
+            code,
+            message: e.to_string(),
+        }
+    })?;
+    print!("{}", report::render(&outcome, &plan, args.output)?);
+    Ok(exit_code(&outcome))
+}

@@ -1,0 +1,60 @@
+//! What the engine tells its listeners while it works. Progress displays
+//! and logs consume these; they never drive the work.
+
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    Cordoned {
+        node: String,
+        already: bool,
+    },
+    NodeStarted {
+        node: String,
+        pods: usize,
+    },
+    WaveStarted {
+        node: String,
+        wave: String,
+        pods: usize,
+    },
+    Evicted {
+        node: String,
+        pod: String,
+    },
+    /// A pod cannot go yet; `cause` says why, in the report's words.
+    Blocked {
+        node: String,
+        pod: String,
+        cause: String,
+    },
+    PodGone {
+        node: String,
+        pod: String,
+    },
+    WaveDone {
+        node: String,
+        wave: String,
+        elapsed: Duration,
+    },
+    NodeDone {
+        node: String,
+        status: String,
+        elapsed: Duration,
+    },
+    /// The API server is failing requests; the drain keeps retrying.
+    ApiTrouble {
+        node: String,
+        message: String,
+    },
+    Warning {
+        message: String,
+    },
+}
+
+pub type Sink = tokio::sync::mpsc::UnboundedSender<Event>;
+
+/// Sends an event; a listener that went away does not stop the drain.
+pub fn emit(sink: &Sink, e: Event) {
+    let _ = sink.send(e);
+}

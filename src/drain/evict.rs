@@ -1,0 +1,219 @@
+//! One eviction (or, with --disable-eviction, one delete) and what its
+//! answer means. The body is a typed policy/v1 Eviction with
+//! `deleteOptions`, because kube's `Api::evict` sends `delete_options`,
+//! which the apiserver ignores. The pod's uid is a precondition, so a pod
+//! recreated under the same name (a StatefulSet's) is never evicted by
+//! mistake: the answer is 409 and the old pod counts as gone.
+
+use std::time::Duration;
+
+use http::header::{CONTENT_TYPE, RETRY_AFTER};
+use kube::core::Status;
+use serde_json::json;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// The pod is being deleted.
+    Accepted,
+    /// The pod (with this uid) no longer exists.
+    Gone,
+    /// A PodDisruptionBudget refuses it now (429 with a DisruptionBudget cause).
+    PdbBlocked {
+        pdb: String,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    /// More than one PDB selects the pod (500).
+    MultiplePdbs(String),
+    /// Throttling or a server error: retry later.
+    Retry {
+        retry_after: Option<Duration>,
+        message: String,
+    },
+    /// RBAC: retrying will not help.
+    Forbidden(String),
+    /// Any other refusal that retrying will not change.
+    Failed(String),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub uid: &'a str,
+    pub grace_period: Option<i64>,
+    pub dry_run: bool,
+    /// DELETE the pod instead of evicting it (bypasses PDBs).
+    pub delete: bool,
+}
+
+fn delete_options(r: &Request<'_>) -> serde_json::Value {
+    let mut o = json!({"preconditions": {"uid": r.uid}});
+    if let Some(g) = r.grace_period {
+        o["gracePeriodSeconds"] = json!(g);
+    }
+    if r.dry_run {
+        o["dryRun"] = json!(["All"]);
+    }
+    o
+}
+
+pub fn http_request(r: &Request<'_>) -> http::Request<Vec<u8>> {
+    let pod_path = format!("/api/v1/namespaces/{}/pods/{}", r.namespace, r.name);
+    let (method, path, body) = if r.delete {
+        let mut o = delete_options(r);
+        o["kind"] = json!("DeleteOptions");
+        o["apiVersion"] = json!("v1");
+        ("DELETE", pod_path, o)
+    } else {
+        let body = json!({
+            "apiVersion": "policy/v1",
+            "kind": "Eviction",
+            "metadata": {"name": r.name, "namespace": r.namespace},
+            "deleteOptions": delete_options(r),
+        });
+        ("POST", format!("{pod_path}/eviction"), body)
+    };
+    http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header(CONTENT_TYPE, "application/json")
+        .body(serde_json::to_vec(&body).expect("serialisable"))
+        .expect("valid request")
+}
+
+fn pdb_name_from_cause(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("The disruption budget ")?;
+    rest.split_whitespace().next().map(str::to_string)
+}
+
+/// What an answer means. Pure, for tests.
+pub fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -> Answer {
+    let status: Option<Status> = serde_json::from_slice(body).ok();
+    let message = status
+        .as_ref()
+        .map(|s| s.message.clone())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| format!("HTTP {code}"));
+    let retry_after = retry_after.or_else(|| {
+        status
+            .as_ref()
+            .and_then(|s| s.details.as_ref())
+            .map(|d| d.retry_after_seconds)
+            .filter(|s| *s > 0)
+            .map(|s| Duration::from_secs(u64::from(s)))
+    });
+    match code {
+        200..=299 => Answer::Accepted,
+        404 => Answer::Gone,
+        // A uid precondition that fails: the pod we meant is gone.
+        409 if message.contains("Precondition failed: UID") => Answer::Gone,
+        429 => {
+            let cause = status
+                .as_ref()
+                .and_then(|s| s.details.as_ref())
+                .and_then(|d| d.causes.iter().find(|c| c.reason == "DisruptionBudget"));
+            match cause {
+                Some(c) => Answer::PdbBlocked {
+                    pdb: pdb_name_from_cause(&c.message).unwrap_or_default(),
+                    message: c.message.clone(),
+                    retry_after,
+                },
+                None => Answer::Retry {
+                    retry_after,
+                    message,
+                },
+            }
+        }
+        500 if message.contains("more than one PodDisruptionBudget") => {
+            Answer::MultiplePdbs(message)
+        }
+        403 => Answer::Forbidden(message),
+        500..=599 | 408 => Answer::Retry {
+            retry_after,
+            message,
+        },
+        _ => Answer::Failed(message),
+    }
+}
+
+/// Sends one eviction with a client that does not retry on its own.
+pub async fn send(client: &kube::Client, r: &Request<'_>) -> Answer {
+    let req = http_request(r).map(kube::client::Body::from);
+    let res = match client.send(req).await {
+        Ok(res) => res,
+        Err(e) => {
+            return Answer::Retry {
+                retry_after: None,
+                message: format!("{e}"),
+            };
+        }
+    };
+    let code = res.status().as_u16();
+    let retry_after = res
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_secs);
+    let body = res.into_body().collect_bytes().await.unwrap_or_default();
+    interpret(code, retry_after, &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pdb_refusals_are_told_from_throttling() {
+        let pdb = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Cannot evict pod as it would violate the pod's disruption budget.","reason":"TooManyRequests","details":{"causes":[{"reason":"DisruptionBudget","message":"The disruption budget db needs 1 healthy pods and has 1 currently"}]},"code":429}"#;
+        assert_eq!(
+            interpret(429, None, pdb),
+            Answer::PdbBlocked {
+                pdb: "db".into(),
+                message: "The disruption budget db needs 1 healthy pods and has 1 currently".into(),
+                retry_after: None
+            }
+        );
+        let apf = br#"{"kind":"Status","status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}"#;
+        assert!(
+            matches!(interpret(429, None, apf), Answer::Retry { retry_after: Some(d), .. } if d == Duration::from_secs(1))
+        );
+        assert_eq!(interpret(404, None, b"{}"), Answer::Gone);
+        assert!(
+            matches!(interpret(403, None, b"{\"message\":\"nope\"}"), Answer::Forbidden(m) if m == "nope")
+        );
+        let multi = br#"{"message":"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.","code":500}"#;
+        assert!(matches!(
+            interpret(500, None, multi),
+            Answer::MultiplePdbs(_)
+        ));
+        assert!(matches!(
+            interpret(503, Some(Duration::from_secs(2)), b""),
+            Answer::Retry { .. }
+        ));
+        let uid = br#"{"message":"Operation cannot be fulfilled on pods \"db-0\": Precondition failed: UID in precondition: a, UID in object meta: b","code":409}"#;
+        assert_eq!(interpret(409, None, uid), Answer::Gone);
+    }
+
+    #[test]
+    fn eviction_body_carries_delete_options() {
+        let r = Request {
+            namespace: "ns",
+            name: "p",
+            uid: "u1",
+            grace_period: Some(7),
+            dry_run: true,
+            delete: false,
+        };
+        let req = http_request(&r);
+        assert_eq!(req.uri().path(), "/api/v1/namespaces/ns/pods/p/eviction");
+        let body: serde_json::Value = serde_json::from_slice(req.body()).unwrap();
+        assert_eq!(body["deleteOptions"]["gracePeriodSeconds"], 7);
+        assert_eq!(body["deleteOptions"]["dryRun"], json!(["All"]));
+        assert_eq!(body["deleteOptions"]["preconditions"]["uid"], "u1");
+        assert!(body.get("delete_options").is_none());
+        let d = http_request(&Request { delete: true, ..r });
+        assert_eq!(d.method(), "DELETE");
+    }
+}

@@ -1,0 +1,264 @@
+//! The drain engine: select nodes, decide every pod's fate, cordon, then
+//! drain up to `--max-parallel` nodes at once, wave by wave.
+
+pub mod events;
+pub mod evict;
+mod node;
+pub mod outcome;
+pub mod pdb_watch;
+pub mod pod_watch;
+pub mod prepare;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+use serde_json::json;
+use tokio::sync::{Semaphore, watch};
+use tokio::time::Instant;
+
+use crate::client::Clients;
+use crate::plan::Plan;
+use events::{Event, Sink, emit};
+use outcome::{DrainOutcome, NodeOutcome, NodeStatus};
+use prepare::{Classifier, NodeSelection};
+
+/// Evictions in flight across all nodes at once.
+const GLOBAL_IN_FLIGHT: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DryRun {
+    #[default]
+    None,
+    Client,
+    Server,
+}
+
+impl DryRun {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DryRun::None => "none",
+            DryRun::Client => "client",
+            DryRun::Server => "server",
+        }
+    }
+}
+
+pub struct Options {
+    pub nodes: NodeSelection,
+    pub flags: crate::classify::FilterFlags,
+    /// `--grace-period`; `None` for the pod's own.
+    pub grace_period: Option<i64>,
+    /// `--timeout`; `None` for no limit.
+    pub timeout: Option<Duration>,
+    pub pod_selector: Option<String>,
+    pub disable_eviction: bool,
+    pub chunk_size: u32,
+    pub dry_run: DryRun,
+    pub max_parallel: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DrainError {
+    #[error("nodes not found: {}", .0.join(", "))]
+    NodesNotFound(Vec<String>),
+    #[error("no nodes match the selector {0:?}")]
+    NoNodesMatch(String),
+    #[error("{message}\n  the drain needs permission to {verb} {resource}{}", namespace.as_ref().map(|n| format!(" in namespace {n}")).unwrap_or_default())]
+    Forbidden {
+        verb: String,
+        resource: String,
+        namespace: Option<String>,
+        message: String,
+    },
+    #[error("{0}")]
+    Api(String),
+}
+
+impl DrainError {
+    /// Errors in what the user asked for (exit 2) versus failures (exit 1).
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            DrainError::NodesNotFound(_) | DrainError::NoNodesMatch(_)
+        )
+    }
+}
+
+/// What every node's drain shares.
+pub struct Engine {
+    pub clients: Clients,
+    pub classifier: Classifier,
+    pub options: Options,
+    pub pdbs: pdb_watch::PdbWatches,
+    pub slots: Arc<Semaphore>,
+    pub events: Sink,
+    pub deadline: Option<Instant>,
+    pub interrupt: watch::Receiver<bool>,
+}
+
+fn unschedulable(n: &Node) -> bool {
+    n.spec
+        .as_ref()
+        .and_then(|s| s.unschedulable)
+        .unwrap_or(false)
+}
+
+async fn cordon(client: &kube::Client, node: &Node, dry_run: bool) -> Result<(), DrainError> {
+    let name = node.metadata.name.as_deref().unwrap_or_default();
+    let api: Api<Node> = Api::all(client.clone());
+    let params = PatchParams {
+        dry_run,
+        ..PatchParams::default()
+    };
+    api.patch(
+        name,
+        &params,
+        &Patch::Strategic(json!({"spec": {"unschedulable": true}})),
+    )
+    .await
+    .map_err(|e| prepare::api_error("patch", "nodes", None, &e))?;
+    Ok(())
+}
+
+/// Runs a whole drain. Validation of flags and plan happened before.
+pub async fn run(
+    clients: Clients,
+    plan: Plan,
+    options: Options,
+    events: Sink,
+    interrupt: watch::Receiver<bool>,
+) -> Result<DrainOutcome, DrainError> {
+    let started = Instant::now();
+    let deadline = options
+        .timeout
+        .filter(|t| !t.is_zero())
+        .map(|t| started + t);
+    let nodes = prepare::resolve_nodes(&clients.main, &options.nodes).await?;
+
+    // Everything the filters need, for every node, before anything changes.
+    let mut listed = Vec::new();
+    for n in &nodes {
+        let name = n.metadata.name.clone().unwrap_or_default();
+        let pods = prepare::list_pods(
+            &clients.main,
+            &name,
+            options.pod_selector.as_deref(),
+            options.chunk_size,
+        )
+        .await?;
+        listed.push((n.clone(), name, pods));
+    }
+    let all_pods: Vec<&k8s_openapi::api::core::v1::Pod> =
+        listed.iter().flat_map(|(_, _, p)| p.iter()).collect();
+    let daemonsets = prepare::daemonsets(&clients.main, &all_pods).await?;
+    let namespace_labels = if plan.uses_namespace_selectors() {
+        prepare::namespace_labels(&clients.main).await?
+    } else {
+        std::collections::HashMap::default()
+    };
+    let engine = Arc::new(Engine {
+        pdbs: pdb_watch::PdbWatches::new(clients.main.clone()),
+        clients,
+        classifier: Classifier {
+            plan,
+            flags: options.flags.clone(),
+            namespace_labels,
+            daemonsets,
+        },
+        slots: Arc::new(Semaphore::new(GLOBAL_IN_FLIGHT)),
+        events,
+        deadline,
+        interrupt,
+        options,
+    });
+
+    if engine.options.dry_run == DryRun::Client || engine.options.dry_run == DryRun::Server {
+        let mut out = Vec::new();
+        for (node, name, pods) in listed {
+            if engine.options.dry_run == DryRun::Server {
+                cordon(&engine.clients.main, &node, true).await?;
+            }
+            out.push(
+                node::NodeRun::new(&engine, &name)
+                    .dry_run(pods, unschedulable(&node))
+                    .await,
+            );
+        }
+        return Ok(DrainOutcome {
+            dry_run: engine.options.dry_run.as_str().into(),
+            elapsed_ms: started.elapsed().as_millis() as u64,
+            nodes: out,
+        });
+    }
+
+    // Cordon every selected node first, as kubectl does.
+    let mut was_cordoned = Vec::new();
+    for (node, name, _) in &listed {
+        let already = unschedulable(node);
+        if !already {
+            cordon(&engine.clients.main, node, false).await?;
+        }
+        was_cordoned.push(already);
+        emit(
+            &engine.events,
+            Event::Cordoned {
+                node: name.clone(),
+                already,
+            },
+        );
+    }
+
+    let jobs = listed
+        .into_iter()
+        .zip(was_cordoned)
+        .map(|((_, name, _), was)| {
+            let engine = engine.clone();
+            async move { drain_one(&engine, &name, was).await }
+        });
+    // `buffered` keeps the order the nodes were given in.
+    let results: Vec<NodeOutcome> = futures::stream::iter(jobs)
+        .buffered(engine.options.max_parallel.max(1))
+        .collect()
+        .await;
+    Ok(DrainOutcome {
+        dry_run: "none".into(),
+        elapsed_ms: started.elapsed().as_millis() as u64,
+        nodes: results,
+    })
+}
+
+async fn drain_one(engine: &Arc<Engine>, name: &str, was_cordoned: bool) -> NodeOutcome {
+    let run = node::NodeRun::new(engine, name);
+    let mut watch = pod_watch::PodWatch::start(
+        engine.clients.main.clone(),
+        name,
+        engine.options.pod_selector.as_deref(),
+        engine.options.chunk_size,
+    );
+    let mut interrupt = engine.interrupt.clone();
+    let deadline = engine
+        .deadline
+        .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365));
+    let initial = tokio::select! {
+        r = watch.initial() => r,
+        () = tokio::time::sleep_until(deadline) => Err("timed out listing the node's pods".into()),
+        _ = interrupt.changed() => Err("interrupted".into()),
+    };
+    match initial {
+        Ok(pods) => run.run(watch, pods, was_cordoned).await,
+        Err(message) => NodeOutcome {
+            node: name.to_string(),
+            status: NodeStatus::Failed,
+            message: Some(message),
+            was_cordoned,
+            elapsed_ms: 0,
+            waves: Vec::new(),
+            pods: Vec::new(),
+        },
+    }
+}

@@ -1,0 +1,229 @@
+//! What a drain ended with, node by node and pod by pod: the data the report
+//! renders (docs/report.md documents it as JSON).
+
+use serde::Serialize;
+
+use crate::classify::{Refusal, SkipReason, WaitReason};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NodeStatus {
+    /// Every pod the plan evicts or waits for is gone.
+    Drained,
+    /// kubectl's filters refuse some pod; nothing on the node was evicted.
+    Refused,
+    /// A deadline passed with pods still there.
+    TimedOut,
+    /// Stopped by an error the drain cannot retry (permissions, API).
+    Failed,
+    Interrupted,
+    /// Nothing was changed: the plan of a dry run.
+    DryRun,
+}
+
+impl NodeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeStatus::Drained => "drained",
+            NodeStatus::Refused => "refused",
+            NodeStatus::TimedOut => "timed out",
+            NodeStatus::Failed => "failed",
+            NodeStatus::Interrupted => "interrupted",
+            NodeStatus::DryRun => "dry run",
+        }
+    }
+}
+
+/// Why a pod is still on its node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Cause {
+    /// The eviction API refused: the PDB allows no disruption now.
+    #[serde(rename_all = "camelCase")]
+    Pdb {
+        name: String,
+        disruptions_allowed: Option<i32>,
+        current_healthy: Option<i32>,
+        desired_healthy: Option<i32>,
+        expected_pods: Option<i32>,
+        message: String,
+    },
+    /// More than one PDB selects the pod; the eviction API refuses it.
+    MultiplePdbs { message: String },
+    /// A kubectl filter refuses the pod.
+    Refused { refusal: Refusal, message: String },
+    /// A rule or marker says to wait for the pod to finish on its own.
+    WaitingForCompletion { reason: WaitReason },
+    /// Its wave never started: an earlier wave did not finish.
+    WaitingForEarlierWave { wave: String },
+    /// Evicted; still terminating.
+    #[serde(rename_all = "camelCase")]
+    Terminating {
+        seconds: i64,
+        grace_period_seconds: Option<i64>,
+    },
+    /// Terminating and held by finalizers.
+    Finalizers { finalizers: Vec<String> },
+    /// The API server failed the eviction and retries ran out or time did.
+    ApiError { message: String },
+    /// RBAC refused a request the drain needs.
+    Forbidden { message: String },
+    /// Never sent an eviction (interrupted or out of time first).
+    NotStarted,
+}
+
+impl Cause {
+    /// One line for tables and logs.
+    pub fn summary(&self) -> String {
+        match self {
+            Cause::Pdb {
+                name,
+                disruptions_allowed,
+                current_healthy,
+                desired_healthy,
+                ..
+            } => match (current_healthy, desired_healthy) {
+                (Some(c), Some(d)) => format!(
+                    "PDB {name}: needs {d} healthy, has {c}, allows {} disruptions",
+                    disruptions_allowed.unwrap_or(0)
+                ),
+                _ => format!("PDB {name} allows no disruption"),
+            },
+            Cause::MultiplePdbs { .. } => {
+                "more than one PDB selects the pod; the eviction API refuses it".into()
+            }
+            Cause::Refused { message, .. } => message.clone(),
+            Cause::WaitingForCompletion { reason } => match reason {
+                WaitReason::Rule(r) => format!("waiting for it to complete (rule {r})"),
+                WaitReason::DrainLabel => {
+                    "waiting for it to complete (cluster.x-k8s.io/drain: wait-completed)".into()
+                }
+                WaitReason::DoNotDisrupt => {
+                    "waiting for it to complete (karpenter.sh/do-not-disrupt)".into()
+                }
+            },
+            Cause::WaitingForEarlierWave { wave } => format!("waiting for wave {wave} to finish"),
+            Cause::Terminating {
+                seconds,
+                grace_period_seconds,
+            } => match grace_period_seconds {
+                Some(g) if *seconds > *g => {
+                    format!("terminating for {seconds}s, past its {g}s grace period")
+                }
+                Some(g) => format!("terminating for {seconds}s (grace period {g}s)"),
+                None => format!("terminating for {seconds}s"),
+            },
+            Cause::Finalizers { finalizers } => {
+                format!("terminating, held by finalizers {}", finalizers.join(", "))
+            }
+            Cause::ApiError { message } => format!("API error: {message}"),
+            Cause::Forbidden { message } => format!("forbidden: {message}"),
+            Cause::NotStarted => "eviction not started".into(),
+        }
+    }
+
+    /// What the operator can do about it.
+    pub fn remedy(&self) -> &'static str {
+        match self {
+            Cause::Pdb { .. } => {
+                "wait for the budget's pods to be healthy elsewhere, scale the workload up, or relax the PDB"
+            }
+            Cause::MultiplePdbs { .. } => "make exactly one PDB select these pods",
+            Cause::Refused { refusal, .. } => match refusal {
+                Refusal::DaemonSet => {
+                    "rerun with --ignore-daemonsets, or add a DaemonSet wave to the plan"
+                }
+                Refusal::DaemonSetMissing(_) => "rerun with --force to delete the orphaned pod",
+                Refusal::LocalStorage => {
+                    "rerun with --delete-emptydir-data if the emptyDir data may be lost"
+                }
+                Refusal::Unmanaged => "rerun with --force, or add a skip rule for the pod",
+            },
+            Cause::WaitingForCompletion { .. } => "let it finish, or remove the rule or marker",
+            Cause::WaitingForEarlierWave { .. } => "resolve what blocks the earlier wave",
+            Cause::Terminating { .. } => {
+                "check the pod's preStop hooks and the kubelet on the node"
+            }
+            Cause::Finalizers { .. } => "find the controller that owns the finalizers",
+            Cause::ApiError { .. } => "check the API server's health and rerun; the drain resumes",
+            Cause::Forbidden { .. } => {
+                "grant the named verb and resource to the user running the drain"
+            }
+            Cause::NotStarted => "rerun the drain",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "state")]
+pub enum PodResult {
+    /// Evicted (or deleted) and gone.
+    Evicted,
+    /// Waited for and gone (finished or deleted by others).
+    Completed,
+    /// Gone before the drain evicted it.
+    GoneByItself,
+    /// Left alone by design.
+    Skipped { reason: SkipReason },
+    /// A dry run's verdict: would be evicted in this wave.
+    WouldEvict,
+    /// A server dry run refused it right now.
+    WouldBlock { cause: Cause },
+    /// Still on the node.
+    Remaining { cause: Cause },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodOutcome {
+    /// `namespace/name`.
+    pub pod: String,
+    pub priority: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wave: Option<String>,
+    pub result: PodResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaveOutcome {
+    pub name: String,
+    pub pods: usize,
+    /// Milliseconds from the node's start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeOutcome {
+    pub node: String,
+    pub status: NodeStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Was the node unschedulable before this drain?
+    pub was_cordoned: bool,
+    pub elapsed_ms: u64,
+    pub waves: Vec<WaveOutcome>,
+    pub pods: Vec<PodOutcome>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrainOutcome {
+    pub dry_run: String,
+    pub elapsed_ms: u64,
+    pub nodes: Vec<NodeOutcome>,
+}
+
+impl DrainOutcome {
+    pub fn all_drained(&self) -> bool {
+        self.nodes
+            .iter()
+            .all(|n| matches!(n.status, NodeStatus::Drained | NodeStatus::DryRun))
+    }
+}

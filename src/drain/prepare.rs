@@ -1,0 +1,171 @@
+//! Before anything changes: find the nodes, list their pods, read what the
+//! filters need, and decide every pod's fate.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use k8s_openapi::jiff::Timestamp;
+use kube::Api;
+use kube::api::ListParams;
+
+use super::DrainError;
+use crate::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
+use crate::plan::Plan;
+
+pub enum NodeSelection {
+    Names(Vec<String>),
+    Selector(String),
+}
+
+pub struct PreparedNode {
+    pub node: Node,
+    pub name: String,
+    pub pods: Vec<(Pod, Disposition)>,
+}
+
+pub fn api_error(
+    verb: &str,
+    resource: &str,
+    namespace: Option<&str>,
+    e: &kube::Error,
+) -> DrainError {
+    match e {
+        kube::Error::Api(s) if s.code == 403 => DrainError::Forbidden {
+            verb: verb.to_string(),
+            resource: resource.to_string(),
+            namespace: namespace.map(str::to_string),
+            message: s.message.clone(),
+        },
+        other => DrainError::Api(format!("{verb} {resource}: {other}")),
+    }
+}
+
+pub async fn resolve_nodes(
+    client: &kube::Client,
+    selection: &NodeSelection,
+) -> Result<Vec<Node>, DrainError> {
+    let api: Api<Node> = Api::all(client.clone());
+    match selection {
+        NodeSelection::Names(names) => {
+            let mut out = Vec::new();
+            let mut missing = Vec::new();
+            for n in names {
+                match api.get(n).await {
+                    Ok(node) => out.push(node),
+                    Err(kube::Error::Api(s)) if s.code == 404 => missing.push(n.clone()),
+                    Err(e) => return Err(api_error("get", "nodes", None, &e)),
+                }
+            }
+            if missing.is_empty() {
+                Ok(out)
+            } else {
+                Err(DrainError::NodesNotFound(missing))
+            }
+        }
+        NodeSelection::Selector(sel) => {
+            let list = api
+                .list(&ListParams::default().labels(sel))
+                .await
+                .map_err(|e| api_error("list", "nodes", None, &e))?;
+            if list.items.is_empty() {
+                return Err(DrainError::NoNodesMatch(sel.clone()));
+            }
+            Ok(list.items)
+        }
+    }
+}
+
+/// Every pod on a node, page by page as `--chunk-size` asks.
+pub async fn list_pods(
+    client: &kube::Client,
+    node: &str,
+    pod_selector: Option<&str>,
+    chunk: u32,
+) -> Result<Vec<Pod>, DrainError> {
+    let api: Api<Pod> = Api::all(client.clone());
+    let mut params = ListParams::default().fields(&format!("spec.nodeName={node}"));
+    if let Some(sel) = pod_selector.filter(|s| !s.is_empty()) {
+        params = params.labels(sel);
+    }
+    if chunk > 0 {
+        params = params.limit(chunk);
+    }
+    let mut pods = Vec::new();
+    loop {
+        let page = api
+            .list(&params)
+            .await
+            .map_err(|e| api_error("list", "pods", None, &e))?;
+        pods.extend(page.items);
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(pods),
+        }
+    }
+}
+
+/// kubectl GETs the DaemonSet of every DaemonSet pod; one GET per DaemonSet does.
+pub async fn daemonsets(client: &kube::Client, pods: &[&Pod]) -> Result<DaemonSets, DrainError> {
+    let wanted: BTreeSet<(String, String)> = pods
+        .iter()
+        .filter_map(|p| match controller_kind(p) {
+            Some(("DaemonSet", name)) => Some((
+                p.metadata.namespace.clone().unwrap_or_default(),
+                name.to_string(),
+            )),
+            _ => None,
+        })
+        .collect();
+    let mut out = HashMap::new();
+    for (ns, name) in wanted {
+        let api: Api<DaemonSet> = Api::namespaced(client.clone(), &ns);
+        let found = match api.get(&name).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 => Err(s.message.clone()),
+            Err(e) => return Err(api_error("get", "daemonsets.apps", Some(&ns), &e)),
+        };
+        out.insert((ns, name), found);
+    }
+    Ok(out)
+}
+
+pub async fn namespace_labels(
+    client: &kube::Client,
+) -> Result<HashMap<String, BTreeMap<String, String>>, DrainError> {
+    let api: Api<Namespace> = Api::all(client.clone());
+    let list = api
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| api_error("list", "namespaces", None, &e))?;
+    Ok(list
+        .items
+        .into_iter()
+        .map(|n| {
+            (
+                n.metadata.name.unwrap_or_default(),
+                n.metadata.labels.unwrap_or_default(),
+            )
+        })
+        .collect())
+}
+
+pub struct Classifier {
+    pub plan: Plan,
+    pub flags: FilterFlags,
+    pub namespace_labels: HashMap<String, BTreeMap<String, String>>,
+    pub daemonsets: DaemonSets,
+}
+
+impl Classifier {
+    pub fn classify(&self, pod: &Pod) -> Disposition {
+        Context {
+            plan: &self.plan,
+            flags: &self.flags,
+            namespace_labels: &self.namespace_labels,
+            daemonsets: &self.daemonsets,
+            now: Timestamp::now(),
+        }
+        .classify(pod)
+    }
+}
