@@ -60,11 +60,13 @@ fn delete_options(r: &Request<'_>) -> serde_json::Value {
 
 pub fn http_request(r: &Request<'_>) -> http::Request<Vec<u8>> {
     let pod_path = format!("/api/v1/namespaces/{}/pods/{}", r.namespace, r.name);
+    // In the query as well as the body, so request logs show a dry run.
+    let query = if r.dry_run { "?dryRun=All" } else { "" };
     let (method, path, body) = if r.delete {
         let mut o = delete_options(r);
         o["kind"] = json!("DeleteOptions");
         o["apiVersion"] = json!("v1");
-        ("DELETE", pod_path, o)
+        ("DELETE", format!("{pod_path}{query}"), o)
     } else {
         let body = json!({
             "apiVersion": "policy/v1",
@@ -72,11 +74,11 @@ pub fn http_request(r: &Request<'_>) -> http::Request<Vec<u8>> {
             "metadata": {"name": r.name, "namespace": r.namespace},
             "deleteOptions": delete_options(r),
         });
-        ("POST", format!("{pod_path}/eviction"), body)
+        ("POST", format!("{pod_path}/eviction{query}"), body)
     };
     http::Request::builder()
         .method(method)
-        .uri(path)
+        .uri(path.as_str())
         .header(CONTENT_TYPE, "application/json")
         .body(serde_json::to_vec(&body).expect("serialisable"))
         .expect("valid request")

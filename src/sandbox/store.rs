@@ -52,6 +52,8 @@ pub struct WatchEvent {
     /// The object before the change, so a watch can tell when a change moves
     /// an object into or out of its selector.
     pub old: Option<Arc<Value>>,
+    /// When the change happened (tests compare it with the request log).
+    pub at: std::time::SystemTime,
 }
 
 /// What the simulator hears about every write.
@@ -219,6 +221,7 @@ impl Store {
             kind,
             object,
             old,
+            at: std::time::SystemTime::now(),
         }));
         while self.history.len() > self.history_limit {
             if let Some(dropped) = self.history.pop_front() {

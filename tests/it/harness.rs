@@ -223,3 +223,97 @@ impl Cluster {
         request_log::read(&self.log).expect("request log")
     }
 }
+
+/// Milliseconds since the epoch of an RFC 3339 timestamp from the request log.
+pub fn log_ms(ts: &str) -> u128 {
+    let t: k8s_openapi::jiff::Timestamp = ts.parse().expect("RFC 3339");
+    t.as_millisecond() as u128
+}
+
+pub fn epoch_ms(t: std::time::SystemTime) -> u128 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .expect("after epoch")
+        .as_millis()
+}
+
+impl Cluster {
+    /// When each pod (`namespace/name`) was removed for good, from the
+    /// sandbox's change history.
+    pub fn deletion_times(&self) -> std::collections::HashMap<String, u128> {
+        use kubectl_maintain::sandbox::store::EventType;
+        self.with_store(|s| {
+            s.events_since(Resource::Pods, 0)
+                .expect("history")
+                .iter()
+                .filter(|e| e.kind == EventType::Deleted)
+                .map(|e| {
+                    let m = &e.object["metadata"];
+                    (
+                        format!(
+                            "{}/{}",
+                            m["namespace"].as_str().unwrap_or_default(),
+                            m["name"].as_str().unwrap_or_default()
+                        ),
+                        epoch_ms(e.at),
+                    )
+                })
+                .collect()
+        })
+    }
+
+    /// Times at which a pod first became Ready, by `namespace/name`, with its node.
+    pub fn ready_times(&self) -> Vec<(String, String, u128)> {
+        self.with_store(|s| {
+            let mut seen = std::collections::HashSet::new();
+            s.events_since(Resource::Pods, 0)
+                .expect("history")
+                .iter()
+                .filter(|e| {
+                    pods::is_ready(&e.object)
+                        && e.old.as_deref().is_some_and(|o| !pods::is_ready(o))
+                })
+                .filter_map(|e| {
+                    let m = &e.object["metadata"];
+                    let key = format!(
+                        "{}/{}",
+                        m["namespace"].as_str().unwrap_or_default(),
+                        m["name"].as_str().unwrap_or_default()
+                    );
+                    seen.insert(key.clone()).then(|| {
+                        (
+                            key,
+                            pods::node_name(&e.object).unwrap_or_default().to_string(),
+                            epoch_ms(e.at),
+                        )
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// Successful evictions from the request log: (`namespace/name`, ms).
+    pub fn evictions(&self) -> Vec<(String, u128)> {
+        self.requests()
+            .into_iter()
+            .filter(|r| {
+                r.method == "POST"
+                    && r.path.ends_with("/eviction")
+                    && r.status == 201
+                    && !r.query.contains("dryRun")
+            })
+            .map(|r| {
+                let parts: Vec<&str> = r.path.split('/').collect();
+                // /api/v1/namespaces/NS/pods/NAME/eviction
+                (format!("{}/{}", parts[4], parts[6]), log_ms(&r.ts))
+            })
+            .collect()
+    }
+
+    /// Requests that would change the cluster (dry runs excluded).
+    pub fn writes(&self) -> Vec<Entry> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.method != "GET" && !r.query.contains("dryRun=All"))
+            .collect()
+    }
+}

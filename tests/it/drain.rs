@@ -1,0 +1,538 @@
+//! `kubectl maintain drain` and `plan` through the real binary against the
+//! sandbox: waves, PDBs, rules, kubectl's filters, dry runs, bad input, and
+//! the same end state as kubectl drain.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use kubectl_maintain::sandbox::pods;
+use kubectl_maintain::sandbox::resources::Resource;
+
+use crate::harness::Cluster;
+
+/// `drain` spare node starts cordoned so the scenario's pods land on `n1`;
+/// tests uncordon it before draining `n1`.
+const NODES: &str = "
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+spec: {unschedulable: true}
+";
+
+fn deployment(name: &str, replicas: u32, extra_template_spec: &str, pod_labels: &str) -> String {
+    format!(
+        "
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: apps}}
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels: {{app: {name}}}
+  template:
+    metadata:
+      labels: {{app: {name}{pod_labels}}}
+      annotations:
+        sandbox.kubectl-maintain.io/ready-seconds: \"0.4\"
+        sandbox.kubectl-maintain.io/shutdown-seconds: \"0.3\"
+    spec:
+      containers: [{{name: c, image: app}}]{extra_template_spec}
+"
+    )
+}
+
+fn settle_on_n1(c: &Cluster) {
+    c.wait_settled();
+    // DaemonSets tolerate the cordon: their pods are on n2 as well.
+    let not_daemons = c
+        .pods()
+        .into_iter()
+        .filter(|p| pods::controller_of(p).is_none_or(|o| o.kind != "DaemonSet"));
+    assert!(
+        not_daemons
+            .into_iter()
+            .all(|p| pods::node_name(&p) == Some("n1")),
+        "every pod starts on n1"
+    );
+    let out = c.kubectl(&["uncordon", "n2"]);
+    assert_eq!(out.code, 0, "{out:?}");
+}
+
+fn app_of(key: &str) -> String {
+    // apps/web-xxxxxxxxxx-yyyyy -> web
+    let name = key.split('/').nth(1).unwrap_or_default();
+    name.split('-').next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn waves_run_in_priority_order() {
+    let scenario = format!(
+        "{NODES}{}{}{}",
+        deployment("user", 2, "", ""),
+        deployment(
+            "critical",
+            1,
+            "\n      priorityClassName: system-cluster-critical",
+            ""
+        ),
+        deployment(
+            "nodecritical",
+            1,
+            "\n      priorityClassName: system-node-critical",
+            ""
+        ),
+    );
+    let c = Cluster::start(&scenario, 33);
+    settle_on_n1(&c);
+    let out = c.maintain(&["drain", "n1", "-o", "json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("json report");
+    let waves: Vec<&str> = report["nodes"][0]["waves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(waves, ["user", "cluster-critical", "node-critical"]);
+
+    let gone = c.deletion_times();
+    let evictions = c.evictions();
+    assert_eq!(evictions.len(), 4, "{evictions:?}");
+    let order = ["user", "critical", "nodecritical"];
+    let rank = |key: &str| {
+        order
+            .iter()
+            .position(|a| *a == app_of(key))
+            .expect("known app")
+    };
+    for (pod, at) in &evictions {
+        // Every pod of an earlier wave was gone before this eviction was sent.
+        for (earlier, _) in evictions.iter().filter(|(p, _)| rank(p) < rank(pod)) {
+            let gone_at = gone
+                .get(earlier)
+                .unwrap_or_else(|| panic!("{earlier} was deleted"));
+            assert!(
+                gone_at <= at,
+                "{pod} evicted at {at} before {earlier} was gone at {gone_at}"
+            );
+        }
+    }
+}
+
+#[test]
+fn pdb_paced_drain_follows_readiness_not_a_timer() {
+    let scenario = format!(
+        "{NODES}{}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: web, namespace: apps}}
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels: {{app: web}}
+",
+        deployment("web", 3, "", "")
+    );
+    let c = Cluster::start(&scenario, 33);
+    settle_on_n1(&c);
+    let out = c.maintain(&["drain", "n1"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let evictions = c.evictions();
+    assert_eq!(
+        evictions.len(),
+        3,
+        "one successful eviction per pod: {evictions:?}"
+    );
+    c.wait_settled();
+    let ready_on_n2: Vec<u128> = c
+        .ready_times()
+        .into_iter()
+        .filter(|(_, n, _)| n == "n2")
+        .map(|(_, _, t)| t)
+        .collect();
+    assert_eq!(
+        ready_on_n2.len(),
+        3,
+        "three replacements became Ready on n2"
+    );
+    // One at a time: the budget allows one disruption, so each eviction after
+    // the first waits for a replacement to be Ready, and follows it promptly.
+    for w in evictions.windows(2) {
+        let (prev, next) = (w[0].1, w[1].1);
+        let ready = ready_on_n2
+            .iter()
+            .copied()
+            .filter(|t| *t >= prev && *t <= next + 5)
+            .max()
+            .expect("a replacement became Ready between evictions");
+        let lag = next.saturating_sub(ready);
+        assert!(
+            lag < 400,
+            "the next eviction came {lag} ms after the replacement was Ready"
+        );
+    }
+    // The refused attempts stay few: retries follow the budget's watch, not a timer.
+    let refused = c
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/eviction") && r.status == 429)
+        .count();
+    assert!(refused <= 6, "{refused} refused evictions");
+}
+
+#[test]
+fn skip_and_wait_completed_rules_hold() {
+    let scenario = format!(
+        "{NODES}{}{}{}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pinned
+  namespace: apps
+  labels: {{cluster.x-k8s.io/drain: skip}}
+spec:
+  nodeName: n1
+  containers: [{{name: c, image: x}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: report
+  namespace: apps
+  labels: {{app: report}}
+  annotations:
+    sandbox.kubectl-maintain.io/ready-seconds: \"0.1\"
+    sandbox.kubectl-maintain.io/complete-after-seconds: \"1.5\"
+spec:
+  nodeName: n1
+  restartPolicy: Never
+  containers: [{{name: c, image: x}}]
+",
+        deployment("web", 1, "", ""),
+        deployment("logging", 1, "", ""),
+        deployment("cache", 1, "", ""),
+    );
+    let plan = "apiVersion: kubectl-maintain.io/v1alpha1
+kind: DrainPlan
+spec:
+  rules:
+  - name: keep-logging
+    action: skip
+    podSelector: {matchLabels: {app: logging}}
+  - name: let-reports-finish
+    action: waitCompleted
+    podSelector: {matchLabels: {app: report}}
+";
+    let c = Cluster::start(&scenario, 33);
+    c.wait_for("report running", Duration::from_secs(10), |c| {
+        c.get(Resource::Pods, "apps", "report")
+            .is_some_and(|p| pods::is_ready(&p))
+    });
+    settle_on_n1(&c);
+    // The cache pod is marked do-not-disrupt after it started: wait, never evict.
+    let cache = c
+        .pods_on("n1")
+        .into_iter()
+        .find(|p| app_of(p) == "cache")
+        .expect("cache pod");
+    let out = c.kubectl(&[
+        "annotate",
+        "pod",
+        "-n",
+        "apps",
+        cache.split('/').nth(1).unwrap(),
+        "karpenter.sh/do-not-disrupt=true",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let plan_path = c.dir.path().join("plan.yaml");
+    std::fs::write(&plan_path, plan).unwrap();
+
+    // do-not-disrupt waits forever; a short timeout shows it held and what it waits for.
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--force",
+        "--plan",
+        plan_path.to_str().unwrap(),
+        "--timeout",
+        "4s",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 3, "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let pods_out = report["nodes"][0]["pods"].as_array().unwrap();
+    let result = |name: &str| {
+        pods_out
+            .iter()
+            .find(|p| p["pod"].as_str().unwrap().contains(name))
+            .unwrap_or_else(|| panic!("{name} in report"))["result"]
+            .clone()
+    };
+    assert_eq!(result("report")["state"], "completed", "{out:?}");
+    assert_eq!(result("pinned")["state"], "skipped");
+    assert_eq!(result("logging")["state"], "skipped");
+    assert_eq!(result("logging")["reason"]["detail"], "keep-logging");
+    assert_eq!(result("web")["state"], "evicted");
+    assert_eq!(result("cache")["state"], "remaining");
+    assert_eq!(result("cache")["cause"]["kind"], "waitingForCompletion");
+
+    let evicted: BTreeSet<String> = c.evictions().into_iter().map(|(p, _)| app_of(&p)).collect();
+    assert_eq!(
+        evicted,
+        BTreeSet::from(["web".to_string()]),
+        "only web was evicted"
+    );
+    let still: Vec<String> = c.pods_on("n1");
+    assert!(
+        still.iter().any(|p| p == "apps/pinned")
+            && still.iter().any(|p| app_of(p) == "logging")
+            && still.contains(&cache)
+    );
+}
+
+const FILTERED: &str = "
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bare
+  namespace: default
+  annotations: {sandbox.kubectl-maintain.io/ready-seconds: \"0.1\", sandbox.kubectl-maintain.io/shutdown-seconds: \"0.2\"}
+spec:
+  nodeName: n1
+  containers: [{name: c, image: x}]
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata:
+      labels: {app: agent}
+      annotations: {sandbox.kubectl-maintain.io/ready-seconds: \"0.1\", sandbox.kubectl-maintain.io/shutdown-seconds: \"0.1\"}
+    spec:
+      containers: [{name: c, image: x}]
+";
+
+fn filtered_scenario() -> String {
+    format!(
+        "{NODES}{}{}{FILTERED}",
+        deployment("web", 1, "", ""),
+        deployment(
+            "scratch",
+            1,
+            "\n      volumes: [{name: tmp, emptyDir: {}}]",
+            ""
+        )
+    )
+}
+
+#[test]
+fn kubectl_filters_refuse_what_kubectl_refuses() {
+    let kubectl_side = Cluster::start(&filtered_scenario(), 33);
+    let ours = Cluster::start(&filtered_scenario(), 33);
+    for c in [&kubectl_side, &ours] {
+        settle_on_n1(c);
+    }
+    let k = kubectl_side.kubectl(&["drain", "n1", "--timeout", "20s"]);
+    let m = ours.maintain(&["drain", "n1", "--timeout", "20s"]);
+    assert_ne!(k.code, 0, "{k:?}");
+    assert_eq!(m.code, 3, "{m:?}");
+    for msg in [
+        "cannot delete Pods that declare no controller (use --force to override): default/bare",
+        "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): kube-system/agent-",
+        "cannot delete Pods with local storage (use --delete-emptydir-data to override): apps/scratch-",
+    ] {
+        assert!(k.stderr.contains(msg), "kubectl says {msg}: {k:?}");
+        assert!(
+            m.stdout.contains(msg) || m.stderr.contains(msg),
+            "we say {msg}: {m:?}"
+        );
+    }
+    // Neither evicted anything; both left the node cordoned.
+    for c in [&kubectl_side, &ours] {
+        assert!(c.evictions().is_empty());
+        assert_eq!(
+            c.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"],
+            true
+        );
+    }
+    // With kubectl's override flags both go through.
+    let flags = [
+        "drain",
+        "n1",
+        "--force",
+        "--ignore-daemonsets",
+        "--delete-emptydir-data",
+        "--timeout",
+        "30s",
+    ];
+    let k = kubectl_side.kubectl(&flags);
+    let m = ours.maintain(&flags);
+    assert_eq!(k.code, 0, "{k:?}");
+    assert_eq!(m.code, 0, "{m:?}");
+}
+
+#[test]
+fn same_end_state_as_kubectl_drain() {
+    let kubectl_side = Cluster::start(&filtered_scenario(), 33);
+    let ours = Cluster::start(&filtered_scenario(), 33);
+    for c in [&kubectl_side, &ours] {
+        settle_on_n1(c);
+    }
+    let flags = [
+        "drain",
+        "n1",
+        "--force",
+        "--ignore-daemonsets",
+        "--delete-emptydir-data",
+        "--timeout",
+        "30s",
+    ];
+    let before = ours.requests().len();
+    let before_k = kubectl_side.requests().len();
+    assert_eq!(kubectl_side.kubectl(&flags).code, 0);
+    assert_eq!(ours.maintain(&flags).code, 0);
+    let end_state = |c: &Cluster| {
+        let on_n1: BTreeSet<String> = c.pods_on("n1").iter().map(|p| app_of(p)).collect();
+        let cordoned = c.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"] == true;
+        let bare = c.get(Resource::Pods, "default", "bare").is_some();
+        (on_n1, cordoned, bare)
+    };
+    // Wait for both clusters to settle (replacements Ready) before comparing.
+    for c in [&kubectl_side, &ours] {
+        c.wait_settled();
+    }
+    assert_eq!(end_state(&kubectl_side), end_state(&ours));
+    assert_eq!(
+        end_state(&ours).0,
+        BTreeSet::from(["agent".to_string()]),
+        "only the DaemonSet pod stays"
+    );
+
+    let evicted = ours.evictions().len() as f64;
+    let ours_requests = (ours.requests().len() - before) as f64;
+    let kubectl_requests = (kubectl_side.requests().len() - before_k) as f64;
+    eprintln!(
+        "requests for a 3-pod drain: kubectl-maintain {ours_requests} ({:.1} per evicted pod), kubectl drain {kubectl_requests} ({:.1} per evicted pod)",
+        ours_requests / evicted,
+        kubectl_requests / evicted
+    );
+}
+
+#[test]
+fn dry_runs_change_nothing() {
+    let scenario = format!(
+        "{NODES}{}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: web, namespace: apps}}
+spec:
+  minAvailable: 2
+  selector:
+    matchLabels: {{app: web}}
+",
+        deployment("web", 2, "", "")
+    );
+    let c = Cluster::start(&scenario, 33);
+    settle_on_n1(&c);
+    let before: Vec<String> = c
+        .pods()
+        .iter()
+        .map(|p| p["metadata"]["uid"].as_str().unwrap().to_string())
+        .collect();
+    let pdb_before = c
+        .get(Resource::PodDisruptionBudgets, "apps", "web")
+        .unwrap()["status"]
+        .clone();
+    let writes_before = c.writes().len();
+
+    let client = c.maintain(&["drain", "n1", "--dry-run=client"]);
+    assert_eq!(client.code, 0, "{client:?}");
+    assert!(client.stdout.contains("evict"), "{client:?}");
+    let server = c.maintain(&["plan", "n1", "--dry-run=server", "-o", "json"]);
+    assert_eq!(server.code, 3, "the PDB would block: {server:?}");
+    let report: serde_json::Value = serde_json::from_str(&server.stdout).unwrap();
+    let blocked = report["nodes"][0]["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["result"]["state"] == "wouldBlock")
+        .count();
+    assert_eq!(blocked, 2, "{server:?}");
+    assert!(
+        c.requests()
+            .iter()
+            .any(|r| r.path.ends_with("/eviction") && r.query.contains("dryRun=All"))
+    );
+
+    assert_eq!(
+        c.writes().len(),
+        writes_before,
+        "no request without dryRun changed anything: {:?}",
+        c.writes()
+    );
+    let after: Vec<String> = c
+        .pods()
+        .iter()
+        .map(|p| p["metadata"]["uid"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(before, after);
+    assert!(c.pods().iter().all(|p| !pods::is_terminating(p)));
+    assert!(
+        c.get(Resource::Nodes, "", "n1").unwrap()["spec"]
+            .get("unschedulable")
+            .is_none()
+    );
+    assert_eq!(
+        c.get(Resource::PodDisruptionBudgets, "apps", "web")
+            .unwrap()["status"],
+        pdb_before
+    );
+}
+
+#[test]
+fn invalid_input_makes_no_api_call() {
+    let c = Cluster::start(NODES, 33);
+    let bad_plan = c.dir.path().join("bad.yaml");
+    std::fs::write(&bad_plan, "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - podPriority: 10\n    podSelektor: {}\n").unwrap();
+    let before = c.requests().len();
+    let out = c.maintain(&["drain", "n1", "--plan", bad_plan.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains(&format!("{}:6:5", bad_plan.display())),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("unknown field"), "{out:?}");
+    for args in [
+        vec!["drain", "n1", "-l", "pool=a"],
+        vec!["drain"],
+        vec!["drain", "n1", "--timeout", "-5s"],
+        vec!["drain", "n1", "--skip-wait-for-delete-timeout", "-1"],
+        vec!["drain", "n1", "--pod-selector", "app in (a"],
+        vec!["drain", "n1", "--dry-run=maybe"],
+    ] {
+        let out = c.maintain(&args);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+    }
+    assert_eq!(
+        c.requests().len(),
+        before,
+        "no request reached the API server"
+    );
+    // A node that does not exist: exit 2, and nothing was changed.
+    let out = c.maintain(&["drain", "n1", "nope"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("nodes not found: nope"), "{out:?}");
+    assert!(c.writes().is_empty());
+}
