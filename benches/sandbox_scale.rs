@@ -58,8 +58,11 @@ fn main() {
             let s = sandbox.shared().store();
             (s.len(Resource::Pods), s.len(Resource::PodDisruptionBudgets))
         };
-        // Let the first simulation pass settle before measuring requests.
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        // The controllers' first pass writes statuses; let it settle.
+        let t = Instant::now();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        sandbox.wait_idle().await;
+        let settled = t.elapsed();
         let rss = rss_kib("VmRSS:");
 
         let kubeconfig =
@@ -100,6 +103,7 @@ fn main() {
         println!("pdbs                          {pdbs}");
         println!("generate objects              {generated:.2?}");
         println!("load and first reconcile      {loaded:.2?}");
+        println!("controllers settle            {settled:.2?}");
         println!(
             "resident memory after load    {} MiB (process grew by {} MiB)",
             rss / 1024,

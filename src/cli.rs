@@ -26,6 +26,8 @@ pub enum Command {
     /// Show which pods each wave would evict, and what would be refused, without changing anything
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(DrainArgs),
+    /// Drain a node of a simulated cluster, to see what kubectl maintain does
+    Demo(DemoArgs),
     /// Serve a simulated cluster on loopback, for rehearsals and tests
     #[command(after_help = SANDBOX_EXAMPLES)]
     Sandbox(SandboxArgs),
@@ -209,4 +211,14 @@ pub struct DrainArgs {
     pub yes: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Keep the sandbox serving after the drain, to look around with kubectl
+    #[arg(long)]
+    pub keep_running: bool,
+    /// Give up on the blocked pods after this long
+    #[arg(long, value_name = "DURATION", default_value = "12s")]
+    pub timeout: String,
 }

@@ -41,7 +41,19 @@ async fn config(target: &Target) -> anyhow::Result<kube::Config> {
 }
 
 pub async fn connect(target: &Target) -> anyhow::Result<Clients> {
-    let config = config(target).await?;
+    from_config(config(target).await?)
+}
+
+/// Clients for a kubeconfig held in memory (the demo's sandbox).
+pub async fn from_kubeconfig_yaml(yaml: &str) -> anyhow::Result<Clients> {
+    let kc = Kubeconfig::from_yaml(yaml).context("parsing the kubeconfig")?;
+    let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .context("loading the kubeconfig")?;
+    from_config(config)
+}
+
+fn from_config(config: kube::Config) -> anyhow::Result<Clients> {
     let mut evict_config = config.clone();
     evict_config.default_retry = false;
     Ok(Clients {

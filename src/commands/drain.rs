@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use crate::classify::FilterFlags;
-use crate::cli::{DrainArgs, DryRunArg};
+use crate::cli::{DrainArgs, DryRunArg, OutputFormat};
 use crate::client::{self, Target};
 use crate::drain::outcome::{DrainOutcome, NodeStatus, PodResult};
 use crate::drain::prepare::NodeSelection;
@@ -132,6 +132,16 @@ pub async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
         context: args.cluster.context.clone(),
     };
     let clients = client::connect(&target).await?;
+    execute(clients, plan, options, args.output).await
+}
+
+/// Runs a validated drain against a cluster and prints its report.
+pub async fn execute(
+    clients: client::Clients,
+    plan: Plan,
+    options: Options,
+    output: OutputFormat,
+) -> anyhow::Result<u8> {
     let (events, rx) = mpsc::unbounded_channel();
     let logger = tokio::spawn(log::run(rx));
     let interrupt = interrupt_on_ctrl_c();
@@ -149,6 +159,6 @@ pub async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
             message: e.to_string(),
         }
     })?;
-    print!("{}", report::render(&outcome, &plan, args.output)?);
+    print!("{}", report::render(&outcome, &plan, output)?);
     Ok(exit_code(&outcome))
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand; each takes its parsed arguments and returns
 //! the exit code.
 
+pub mod demo;
 pub mod drain;
 pub mod sandbox;
 
@@ -9,6 +10,7 @@ use crate::cli::{Cli, Command};
 pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Sandbox(args) => sandbox::run(args).await,
+        Command::Demo(args) => demo::run(args).await,
         Command::Drain(args) => drain::run(args, false).await,
         Command::Plan(args) => drain::run(args, true).await,
     }

@@ -77,6 +77,7 @@ pub struct Sandbox {
     addr: SocketAddr,
     shared: Arc<Shared>,
     shutdown: tokio_watch::Sender<bool>,
+    idle: tokio_watch::Receiver<bool>,
 }
 
 impl Sandbox {
@@ -112,12 +113,14 @@ impl Sandbox {
                 source,
             })?;
         let (shutdown, rx) = tokio_watch::channel(false);
-        sim::spawn(&shared, rx.clone());
+        let (idle_tx, idle) = tokio_watch::channel(false);
+        sim::spawn(&shared, rx.clone(), idle_tx);
         tokio::spawn(server::serve(listener, shared.clone(), rx));
         Ok(Sandbox {
             addr,
             shared,
             shutdown,
+            idle,
         })
     }
 
@@ -153,6 +156,13 @@ impl Sandbox {
             path: path.to_path_buf(),
             source,
         })
+    }
+
+    /// Waits until the simulation has nothing left to reconcile (timers
+    /// may still be pending: pods starting or stopping later).
+    pub async fn wait_idle(&self) {
+        let mut idle = self.idle.clone();
+        let _ = idle.wait_for(|i| *i).await;
     }
 
     pub fn stop(&self) {

@@ -23,6 +23,9 @@ use super::resources::Resource;
 use super::state::Shared;
 use super::store::{Change, Key, Store, key_of};
 
+/// Changes reconciled under one hold of the store's lock.
+const MAX_BATCH: usize = 2_000;
+
 #[derive(Debug)]
 enum Timer {
     Start { key: Key, uid: String, ready: bool },
@@ -259,6 +262,7 @@ fn owner_resource(kind: &str) -> Option<Resource> {
 pub fn spawn(
     shared: &Arc<Shared>,
     mut shutdown: watch::Receiver<bool>,
+    idle: watch::Sender<bool>,
 ) -> tokio::task::JoinHandle<()> {
     let (changes_tx, mut changes) = mpsc::unbounded_channel::<Change>();
     let (timers_tx, mut timers) = mpsc::unbounded_channel::<Timer>();
@@ -308,33 +312,46 @@ pub fn spawn(
         loop {
             let mut batch = Vec::new();
             let mut fired = Vec::new();
+            let _ = idle.send(true);
             tokio::select! {
                 Some(c) = changes.recv() => batch.push(c),
                 Some(t) = timers.recv() => fired.push(t),
                 _ = shutdown.changed() => return,
             }
+            let _ = idle.send(false);
             // Take whatever else is queued, so a burst of writes costs one pass.
             while let Ok(t) = timers.try_recv() {
                 fired.push(t);
             }
             let shared = sim.shared.clone();
-            let mut store = shared.store();
-            for t in fired {
-                Sim::fire(&mut store, t);
+            {
+                let mut store = shared.store();
+                for t in fired {
+                    Sim::fire(&mut store, t);
+                }
             }
-            // Reconciling writes again; loop until the store is quiet.
+            // Reconciling writes again; loop until the store is quiet. The
+            // lock is let go between rounds of at most MAX_BATCH changes, so
+            // API requests are answered while the simulation is busy.
             loop {
-                while let Ok(c) = changes.try_recv() {
-                    batch.push(c);
+                while batch.len() < MAX_BATCH {
+                    match changes.try_recv() {
+                        Ok(c) => batch.push(c),
+                        Err(_) => break,
+                    }
                 }
                 if batch.is_empty() {
                     break;
                 }
-                let mut dirty = Dirty::default();
-                for c in batch.drain(..) {
-                    sim.note_change(&store, &c, &mut dirty);
+                {
+                    let mut store = shared.store();
+                    let mut dirty = Dirty::default();
+                    for c in batch.drain(..) {
+                        sim.note_change(&store, &c, &mut dirty);
+                    }
+                    sim.reconcile(&mut store, dirty);
                 }
-                sim.reconcile(&mut store, dirty);
+                tokio::task::yield_now().await;
             }
         }
     })

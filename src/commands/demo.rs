@@ -1,0 +1,105 @@
+//! `kubectl maintain demo`: a small cluster in the embedded sandbox, one of
+//! its nodes drained with everything a real drain shows.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+use serde_json::json;
+
+use super::drain::execute;
+use crate::classify::FilterFlags;
+use crate::cli::{DemoArgs, OutputFormat};
+use crate::client;
+use crate::drain::prepare::NodeSelection;
+use crate::drain::{DryRun, Options};
+use crate::exit::{self, Exit};
+use crate::sandbox::{self, Sandbox, pods, resources::Resource, scenario};
+
+const SCENARIO: &str = include_str!("../../examples/scenarios/demo.yaml");
+const NODE: &str = "worker-1";
+
+pub async fn run(args: DemoArgs) -> anyhow::Result<u8> {
+    let timeout = crate::duration::parse(&args.timeout)
+        .map_err(|e| Exit::usage(format!("--timeout: {e}")))?;
+    let parsed = scenario::parse(std::path::Path::new("demo.yaml"), SCENARIO)
+        .context("the demo scenario")?;
+    let sandbox = Sandbox::start(parsed.objects, sandbox::Options::default())
+        .await
+        .context("starting the sandbox")?;
+    eprintln!("demo: a sandbox cluster is serving at {}", sandbox.url());
+    wait_settled(&sandbox).await;
+    let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
+
+    // Open the spare workers now that everything runs on worker-1.
+    let nodes: Api<Node> = Api::all(clients.main.clone());
+    for n in ["worker-2", "worker-3"] {
+        nodes
+            .patch(
+                n,
+                &PatchParams::default(),
+                &Patch::Strategic(json!({"spec": {"unschedulable": null}})),
+            )
+            .await?;
+    }
+    eprintln!(
+        "demo: draining {NODE}: kubectl maintain drain {NODE} --ignore-daemonsets --delete-emptydir-data --force --timeout {}",
+        args.timeout
+    );
+    eprintln!(
+        "demo: shop/db-0's PodDisruptionBudget allows no disruption, so the drain ends blocked and says why\n"
+    );
+    let options = Options {
+        nodes: NodeSelection::Names(vec![NODE.into()]),
+        flags: FilterFlags {
+            force: true,
+            ignore_daemonsets: true,
+            delete_emptydir_data: true,
+            skip_wait_for_delete_timeout: 0,
+        },
+        grace_period: None,
+        timeout: Some(timeout),
+        pod_selector: None,
+        disable_eviction: false,
+        chunk_size: 500,
+        dry_run: DryRun::None,
+        max_parallel: 1,
+    };
+    let code = execute(
+        clients,
+        crate::plan::defaults::plan(),
+        options,
+        OutputFormat::Table,
+    )
+    .await?;
+    eprintln!("\ndemo: the drain would exit {code} (3: not drained, the report above says why)");
+    if args.keep_running {
+        let path = std::env::temp_dir().join("kubectl-maintain-demo.kubeconfig");
+        sandbox.write_kubeconfig(&path)?;
+        eprintln!(
+            "demo: the sandbox keeps serving; try: KUBECONFIG={} kubectl get pods -A -o wide  (Ctrl-C to stop)",
+            path.display()
+        );
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    Ok(exit::OK)
+}
+
+/// Waits until every pod of the scenario runs and is Ready.
+async fn wait_settled(sandbox: &Sandbox) {
+    for _ in 0..200 {
+        let ready = {
+            let store = sandbox.shared().store();
+            store.len(Resource::Pods) > 0
+                && store
+                    .iter(Resource::Pods, None, None)
+                    .all(|(_, p)| pods::is_ready(p) && !pods::is_terminating(p))
+        };
+        if ready {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
