@@ -177,17 +177,28 @@ pub async fn run(
         options,
     });
 
-    if engine.options.dry_run == DryRun::Client || engine.options.dry_run == DryRun::Server {
+    // kubectl's filters, for every node, before anything changes: a refused
+    // pod anywhere stops the whole drain with nothing cordoned or evicted.
+    let refused = listed.iter().any(|(_, _, pods)| {
+        pods.iter().any(|p| {
+            matches!(
+                engine.classifier.classify(p),
+                crate::classify::Disposition::Refuse { .. }
+            )
+        })
+    });
+    if refused || engine.options.dry_run != DryRun::None {
         let mut out = Vec::new();
         for (node, name, pods) in listed {
             if engine.options.dry_run == DryRun::Server {
                 cordon(&engine.clients.main, &node, true).await?;
             }
-            out.push(
-                node::NodeRun::new(&engine, &name)
-                    .dry_run(pods, unschedulable(&node))
-                    .await,
-            );
+            let run = node::NodeRun::new(&engine, &name);
+            out.push(if engine.options.dry_run == DryRun::None {
+                run.refuse(pods, unschedulable(&node))
+            } else {
+                run.dry_run(pods, unschedulable(&node)).await
+            });
         }
         return Ok(DrainOutcome {
             dry_run: engine.options.dry_run.as_str().into(),

@@ -211,14 +211,16 @@ impl<'a> NodeRun<'a> {
         }
         self.others.sort_by(|a, b| a.pod.cmp(&b.pod));
         let elapsed = self.started.elapsed();
-        emit(
-            &self.engine.events,
-            Event::NodeDone {
-                node: self.node.clone(),
-                status: status.as_str().to_string(),
-                elapsed,
-            },
-        );
+        if status != NodeStatus::DryRun {
+            emit(
+                &self.engine.events,
+                Event::NodeDone {
+                    node: self.node.clone(),
+                    status: status.as_str().to_string(),
+                    elapsed,
+                },
+            );
+        }
         NodeOutcome {
             node: self.node,
             status,
@@ -266,6 +268,19 @@ impl<'a> NodeRun<'a> {
         }
         let message = (!refusals.is_empty()).then(|| refusals.join("; "));
         self.outcome(NodeStatus::DryRun, message, was_cordoned)
+    }
+
+    /// The outcome of a node when kubectl's filters refused some pod on
+    /// this or another node: nothing was changed.
+    pub fn refuse(mut self, pods: Vec<Pod>, was_cordoned: bool) -> NodeOutcome {
+        let refusals: Vec<String> = pods.into_iter().filter_map(|p| self.admit(p)).collect();
+        if refusals.is_empty() {
+            let message =
+                "not drained: kubectl's filters refuse pods on another selected node".to_string();
+            return self.outcome(NodeStatus::Refused, Some(message), was_cordoned);
+        }
+        let message = format!("cannot drain: {}", refusals.join("; "));
+        self.outcome(NodeStatus::Refused, Some(message), was_cordoned)
     }
 
     /// The cause an answer stands for, if it refuses the pod.

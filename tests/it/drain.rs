@@ -46,6 +46,34 @@ spec:
     )
 }
 
+/// A PodDisruptionBudget over `app`'s pods; `rule` is `minAvailable: 1` or the like.
+fn pdb(app: &str, rule: &str) -> String {
+    format!(
+        "
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: {app}, namespace: apps}}
+spec:
+  {rule}
+  selector:
+    matchLabels: {{app: {app}}}
+"
+    )
+}
+
+/// n1 running `replicas` web pods behind a PDB with `rule`, n2 open.
+fn web_on_n1(replicas: u32, rule: &str) -> Cluster {
+    let scenario = format!(
+        "{NODES}{}{}",
+        deployment("web", replicas, "", ""),
+        pdb("web", rule)
+    );
+    let c = Cluster::start(&scenario, 33);
+    settle_on_n1(&c);
+    c
+}
+
 fn settle_on_n1(c: &Cluster) {
     c.wait_settled();
     // DaemonSets tolerate the cordon: their pods are on n2 as well.
@@ -126,21 +154,7 @@ fn waves_run_in_priority_order() {
 
 #[test]
 fn pdb_paced_drain_follows_readiness_not_a_timer() {
-    let scenario = format!(
-        "{NODES}{}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {{name: web, namespace: apps}}
-spec:
-  maxUnavailable: 1
-  selector:
-    matchLabels: {{app: web}}
-",
-        deployment("web", 3, "", "")
-    );
-    let c = Cluster::start(&scenario, 33);
-    settle_on_n1(&c);
+    let c = web_on_n1(3, "maxUnavailable: 1");
     let out = c.maintain(&["drain", "n1"]);
     assert_eq!(out.code, 0, "{out:?}");
     let evictions = c.evictions();
@@ -358,14 +372,20 @@ fn kubectl_filters_refuse_what_kubectl_refuses() {
             "we say {msg}: {m:?}"
         );
     }
-    // Neither evicted anything; both left the node cordoned.
+    // Neither evicted anything. kubectl leaves the node cordoned; we check
+    // every node before changing anything, so ours is untouched.
     for c in [&kubectl_side, &ours] {
         assert!(c.evictions().is_empty());
-        assert_eq!(
-            c.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"],
-            true
-        );
     }
+    assert_eq!(
+        kubectl_side.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"],
+        true
+    );
+    assert!(
+        ours.writes().iter().all(|w| w.path != "/api/v1/nodes/n1"),
+        "{:?}",
+        ours.writes()
+    );
     // With kubectl's override flags both go through.
     let flags = [
         "drain",
@@ -431,21 +451,7 @@ fn same_end_state_as_kubectl_drain() {
 
 #[test]
 fn dry_runs_change_nothing() {
-    let scenario = format!(
-        "{NODES}{}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {{name: web, namespace: apps}}
-spec:
-  minAvailable: 2
-  selector:
-    matchLabels: {{app: web}}
-",
-        deployment("web", 2, "", "")
-    );
-    let c = Cluster::start(&scenario, 33);
-    settle_on_n1(&c);
+    let c = web_on_n1(2, "minAvailable: 2");
     let before: Vec<String> = c
         .pods()
         .iter()
@@ -535,4 +541,114 @@ fn invalid_input_makes_no_api_call() {
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("nodes not found: nope"), "{out:?}");
     assert!(c.writes().is_empty());
+}
+
+#[test]
+fn disable_eviction_deletes_with_the_grace_period_asked() {
+    let c = web_on_n1(2, "minAvailable: 2");
+    // The PDB allows nothing, but DELETE does not ask it.
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--disable-eviction",
+        "--grace-period",
+        "7",
+        "--timeout",
+        "20s",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let reqs = c.requests();
+    assert!(
+        !reqs.iter().any(|r| r.path.ends_with("/eviction")),
+        "no eviction requests"
+    );
+    let deletes = reqs
+        .iter()
+        .filter(|r| r.method == "DELETE" && r.path.starts_with("/api/v1/namespaces/apps/pods/"))
+        .count();
+    assert_eq!(deletes, 2);
+    // The grace period reached the API server.
+    let graces: Vec<i64> = c.with_store(|s| {
+        s.events_since(Resource::Pods, 0)
+            .unwrap()
+            .iter()
+            .filter_map(|e| {
+                e.object
+                    .pointer("/metadata/deletionGracePeriodSeconds")
+                    .and_then(serde_json::Value::as_i64)
+            })
+            .filter(|g| *g > 0)
+            .collect()
+    });
+    assert!(
+        !graces.is_empty() && graces.iter().all(|g| *g == 7),
+        "{graces:?}"
+    );
+}
+
+#[test]
+fn a_wave_timeout_stops_the_node_and_says_which_wave() {
+    let c = web_on_n1(1, "minAvailable: 1");
+    let plan = c.dir.path().join("plan.yaml");
+    std::fs::write(&plan, "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - name: apps\n    podPriority: 1000000000\n    timeout: 1s\n").unwrap();
+    let started = std::time::Instant::now();
+    let out = c.maintain(&["drain", "n1", "--plan", plan.to_str().unwrap()]);
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the wave timeout ended the drain"
+    );
+    assert!(
+        out.stdout
+            .contains("wave apps did not finish within its timeout"),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout
+            .contains("blocked by PodDisruptionBudget apps/web"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn several_nodes_by_selector_in_parallel() {
+    let scenario = "
+apiVersion: v1
+kind: Node
+metadata: {name: a1, labels: {pool: a}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: a2, labels: {pool: a}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b1, labels: {pool: b}}
+spec: {unschedulable: true}
+"
+    .to_string()
+        + &deployment("web", 4, "", "");
+    let c = Cluster::start(&scenario, 33);
+    c.wait_settled();
+    assert_eq!(c.kubectl(&["uncordon", "b1"]).code, 0);
+    let out = c.maintain(&["drain", "-l", "pool=a", "--max-parallel", "2", "-o", "json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let nodes: Vec<&str> = report["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(nodes, ["a1", "a2"]);
+    assert!(
+        report["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["status"] == "drained")
+    );
+    assert!(c.pods_on("a1").is_empty() && c.pods_on("a2").is_empty());
+    let out = c.maintain(&["drain", "-l", "pool=none"]);
+    assert_eq!(out.code, 2, "{out:?}");
 }

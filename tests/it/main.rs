@@ -4,5 +4,6 @@
 mod demo;
 mod drain;
 mod harness;
+mod sandbox_cli;
 mod sandbox_kubectl;
 mod sandbox_watch;
