@@ -28,6 +28,9 @@ pub enum Command {
     Plan(DrainArgs),
     /// Drain a node of a simulated cluster, to see what kubectl maintain does
     Demo(DemoArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell)
+    #[command(after_help = COMPLETION_HELP)]
+    Completion { shell: clap_complete::Shell },
     /// Serve a simulated cluster on loopback, for rehearsals and tests
     #[command(after_help = SANDBOX_EXAMPLES)]
     Sandbox(SandboxArgs),
@@ -222,3 +225,13 @@ pub struct DemoArgs {
     #[arg(long, value_name = "DURATION", default_value = "12s")]
     pub timeout: String,
 }
+
+const COMPLETION_HELP: &str = "\
+Examples:
+  # Completion for the kubectl-maintain executable
+  kubectl maintain completion bash > /etc/bash_completion.d/kubectl-maintain
+
+  # Through kubectl (1.26+): node names come from the cluster. Put this on PATH:
+  #   kubectl_complete-maintain  (shipped next to the binary; it runs
+  #   `kubectl-maintain __complete \"$@\"`)
+  kubectl maintain drain <TAB>";

@@ -1,13 +1,20 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use kubectl_maintain::{cli::Cli, commands, exit};
+use kubectl_maintain::{cli::Cli, commands, completion, exit};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
+    // kubectl's plugin completion: `kubectl_complete-maintain ARGS... PARTIAL`
+    // runs `kubectl-maintain __complete ARGS... PARTIAL`.
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("__complete") {
+        runtime.block_on(completion::run(&args[2..]));
+        return ExitCode::SUCCESS;
+    }
+    let cli = Cli::parse();
     exit::report(runtime.block_on(commands::run(cli)))
 }

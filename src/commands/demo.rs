@@ -72,6 +72,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         crate::plan::defaults::plan(),
         options,
         OutputFormat::Table,
+        true,
     )
     .await?;
     eprintln!("\ndemo: the drain would exit {code} (3: not drained, the report above says why)");

@@ -14,7 +14,7 @@ use crate::drain::{self, DryRun, Options};
 use crate::exit::{self, Exit};
 use crate::plan::{self, Plan};
 use crate::selector::Selector;
-use crate::{log, report};
+use crate::{confirm, log, progress, report};
 
 /// Everything checked before the first API call: any mistake here exits 2
 /// and changes nothing.
@@ -132,7 +132,20 @@ pub async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
         context: args.cluster.context.clone(),
     };
     let clients = client::connect(&target).await?;
-    execute(clients, plan, options, args.output).await
+    execute(clients, plan, options, args.output, args.yes).await
+}
+
+#[allow(clippy::needless_pass_by_value)] // used as map_err(drain_error)
+fn drain_error(e: drain::DrainError) -> Exit {
+    let code = if e.is_usage() {
+        exit::USAGE
+    } else {
+        exit::FAILURE
+    };
+    Exit {
+        code,
+        message: e.to_string(),
+    }
 }
 
 /// Runs a validated drain against a cluster and prints its report.
@@ -141,24 +154,33 @@ pub async fn execute(
     plan: Plan,
     options: Options,
     output: OutputFormat,
+    assume_yes: bool,
 ) -> anyhow::Result<u8> {
     let (events, rx) = mpsc::unbounded_channel();
-    let logger = tokio::spawn(log::run(rx));
+    let listener = if progress::wanted() {
+        tokio::spawn(progress::run(rx))
+    } else {
+        tokio::spawn(log::run(rx))
+    };
     let interrupt = interrupt_on_ctrl_c();
-    let result = drain::run(clients, plan.clone(), options, events, interrupt).await;
-    // The engine dropped its sender: the logger drains what is left and ends.
-    let _ = tokio::time::timeout(Duration::from_secs(2), logger).await;
-    let outcome = result.map_err(|e| {
-        let code = if e.is_usage() {
-            exit::USAGE
-        } else {
-            exit::FAILURE
-        };
-        Exit {
-            code,
-            message: e.to_string(),
+    let dry_run = options.dry_run;
+    let main_client = clients.main.clone();
+    let prepared = drain::prepare(clients, plan.clone(), options, events, interrupt)
+        .await
+        .map_err(drain_error)?;
+    if dry_run == DryRun::None && !assume_yes && !prepared.refused() && confirm::interactive() {
+        let preview = prepared.preview();
+        let tight = confirm::tight_budgets(&main_client, &prepared.pods()).await;
+        eprint!("{}", confirm::describe(&preview, &tight));
+        if !confirm::ask("Drain now?".into()).await {
+            eprintln!("nothing was changed");
+            return Ok(exit::INCOMPLETE);
         }
-    })?;
+    }
+    let result = prepared.execute().await;
+    // The engine dropped its sender: the listener drains what is left and ends.
+    let _ = tokio::time::timeout(Duration::from_secs(2), listener).await;
+    let outcome = result.map_err(drain_error)?;
     print!("{}", report::render(&outcome, &plan, output)?);
     Ok(exit_code(&outcome))
 }

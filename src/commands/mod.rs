@@ -11,6 +11,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Sandbox(args) => sandbox::run(args).await,
         Command::Demo(args) => demo::run(args).await,
+        Command::Completion { shell } => {
+            print!("{}", crate::completion::script(shell));
+            Ok(crate::exit::OK)
+        }
         Command::Drain(args) => drain::run(args, false).await,
         Command::Plan(args) => drain::run(args, true).await,
     }

@@ -9,7 +9,7 @@ pub mod pdb_watch;
 pub mod pod_watch;
 pub mod prepare;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -97,8 +97,19 @@ pub struct Engine {
     pub pdbs: pdb_watch::PdbWatches,
     pub slots: Arc<Semaphore>,
     pub events: Sink,
-    pub deadline: Option<Instant>,
+    /// When the drain began changing things; `--timeout` counts from here.
+    pub started: OnceLock<Instant>,
     pub interrupt: watch::Receiver<bool>,
+}
+
+impl Engine {
+    pub fn deadline(&self) -> Option<Instant> {
+        let start = *self.started.get()?;
+        self.options
+            .timeout
+            .filter(|t| !t.is_zero())
+            .map(|t| start + t)
+    }
 }
 
 fn unschedulable(n: &Node) -> bool {
@@ -125,21 +136,22 @@ async fn cordon(client: &kube::Client, node: &Node, dry_run: bool) -> Result<(),
     Ok(())
 }
 
-/// Runs a whole drain. Validation of flags and plan happened before.
-pub async fn run(
+/// Nodes found, pods listed and classified: everything decided, nothing
+/// changed yet.
+pub struct Prepared {
+    engine: Arc<Engine>,
+    listed: Vec<(Node, String, Vec<k8s_openapi::api::core::v1::Pod>)>,
+}
+
+/// Finds the nodes and lists and classifies their pods. Makes no change.
+pub async fn prepare(
     clients: Clients,
     plan: Plan,
     options: Options,
     events: Sink,
     interrupt: watch::Receiver<bool>,
-) -> Result<DrainOutcome, DrainError> {
-    let started = Instant::now();
-    let deadline = options
-        .timeout
-        .filter(|t| !t.is_zero())
-        .map(|t| started + t);
+) -> Result<Prepared, DrainError> {
     let nodes = prepare::resolve_nodes(&clients.main, &options.nodes).await?;
-
     // Everything the filters need, for every node, before anything changes.
     let mut listed = Vec::new();
     for n in &nodes {
@@ -172,75 +184,134 @@ pub async fn run(
         },
         slots: Arc::new(Semaphore::new(GLOBAL_IN_FLIGHT)),
         events,
-        deadline,
+        started: OnceLock::new(),
         interrupt,
         options,
     });
+    Ok(Prepared { engine, listed })
+}
 
-    // kubectl's filters, for every node, before anything changes: a refused
-    // pod anywhere stops the whole drain with nothing cordoned or evicted.
-    let refused = listed.iter().any(|(_, _, pods)| {
-        pods.iter().any(|p| {
-            matches!(
-                engine.classifier.classify(p),
-                crate::classify::Disposition::Refuse { .. }
-            )
+impl Prepared {
+    /// Every pod listed on the selected nodes.
+    pub fn pods(&self) -> Vec<k8s_openapi::api::core::v1::Pod> {
+        self.listed
+            .iter()
+            .flat_map(|(_, _, p)| p.iter().cloned())
+            .collect()
+    }
+
+    /// Does kubectl's filter refuse a pod on some selected node?
+    pub fn refused(&self) -> bool {
+        self.listed.iter().any(|(_, _, pods)| {
+            pods.iter().any(|p| {
+                matches!(
+                    self.engine.classifier.classify(p),
+                    crate::classify::Disposition::Refuse { .. }
+                )
+            })
         })
-    });
-    if refused || engine.options.dry_run != DryRun::None {
-        let mut out = Vec::new();
-        for (node, name, pods) in listed {
-            if engine.options.dry_run == DryRun::Server {
-                cordon(&engine.clients.main, &node, true).await?;
+    }
+
+    /// What the drain would do, from what was listed: no request is made.
+    pub fn preview(&self) -> DrainOutcome {
+        let nodes = self
+            .listed
+            .iter()
+            .map(|(node, name, pods)| {
+                node::NodeRun::new(&self.engine, name).plan(pods.clone(), unschedulable(node))
+            })
+            .collect();
+        DrainOutcome {
+            dry_run: "client".into(),
+            elapsed_ms: 0,
+            nodes,
+        }
+    }
+
+    /// Carries the drain out (or, for dry runs and refusals, reports).
+    pub async fn execute(self) -> Result<DrainOutcome, DrainError> {
+        let Prepared { engine, listed } = self;
+        let started = Instant::now();
+        let _ = engine.started.set(started);
+        let refused = listed.iter().any(|(_, _, pods)| {
+            pods.iter().any(|p| {
+                matches!(
+                    engine.classifier.classify(p),
+                    crate::classify::Disposition::Refuse { .. }
+                )
+            })
+        });
+        // kubectl's filters, for every node, before anything changes: a refused
+        // pod anywhere stops the whole drain with nothing cordoned or evicted.
+        if refused || engine.options.dry_run != DryRun::None {
+            let mut out = Vec::new();
+            for (node, name, pods) in listed {
+                let run = node::NodeRun::new(&engine, &name);
+                out.push(match engine.options.dry_run {
+                    DryRun::None => run.refuse(pods, unschedulable(&node)),
+                    DryRun::Client => run.plan(pods, unschedulable(&node)),
+                    DryRun::Server => {
+                        cordon(&engine.clients.main, &node, true).await?;
+                        run.dry_run_server(pods, unschedulable(&node)).await
+                    }
+                });
             }
-            let run = node::NodeRun::new(&engine, &name);
-            out.push(if engine.options.dry_run == DryRun::None {
-                run.refuse(pods, unschedulable(&node))
-            } else {
-                run.dry_run(pods, unschedulable(&node)).await
+            return Ok(DrainOutcome {
+                dry_run: engine.options.dry_run.as_str().into(),
+                elapsed_ms: started.elapsed().as_millis() as u64,
+                nodes: out,
             });
         }
-        return Ok(DrainOutcome {
-            dry_run: engine.options.dry_run.as_str().into(),
-            elapsed_ms: started.elapsed().as_millis() as u64,
-            nodes: out,
-        });
-    }
 
-    // Cordon every selected node first, as kubectl does.
-    let mut was_cordoned = Vec::new();
-    for (node, name, _) in &listed {
-        let already = unschedulable(node);
-        if !already {
-            cordon(&engine.clients.main, node, false).await?;
+        // Cordon every selected node first, as kubectl does.
+        let mut was_cordoned = Vec::new();
+        for (node, name, _) in &listed {
+            let already = unschedulable(node);
+            if !already {
+                cordon(&engine.clients.main, node, false).await?;
+            }
+            was_cordoned.push(already);
+            emit(
+                &engine.events,
+                Event::Cordoned {
+                    node: name.clone(),
+                    already,
+                },
+            );
         }
-        was_cordoned.push(already);
-        emit(
-            &engine.events,
-            Event::Cordoned {
-                node: name.clone(),
-                already,
-            },
-        );
-    }
 
-    let jobs = listed
-        .into_iter()
-        .zip(was_cordoned)
-        .map(|((_, name, _), was)| {
-            let engine = engine.clone();
-            async move { drain_one(&engine, &name, was).await }
-        });
-    // `buffered` keeps the order the nodes were given in.
-    let results: Vec<NodeOutcome> = futures::stream::iter(jobs)
-        .buffered(engine.options.max_parallel.max(1))
-        .collect()
-        .await;
-    Ok(DrainOutcome {
-        dry_run: "none".into(),
-        elapsed_ms: started.elapsed().as_millis() as u64,
-        nodes: results,
-    })
+        let jobs = listed
+            .into_iter()
+            .zip(was_cordoned)
+            .map(|((_, name, _), was)| {
+                let engine = engine.clone();
+                async move { drain_one(&engine, &name, was).await }
+            });
+        // `buffered` keeps the order the nodes were given in.
+        let results: Vec<NodeOutcome> = futures::stream::iter(jobs)
+            .buffered(engine.options.max_parallel.max(1))
+            .collect()
+            .await;
+        Ok(DrainOutcome {
+            dry_run: "none".into(),
+            elapsed_ms: started.elapsed().as_millis() as u64,
+            nodes: results,
+        })
+    }
+}
+
+/// Runs a whole drain. Validation of flags and plan happened before.
+pub async fn run(
+    clients: Clients,
+    plan: Plan,
+    options: Options,
+    events: Sink,
+    interrupt: watch::Receiver<bool>,
+) -> Result<DrainOutcome, DrainError> {
+    prepare(clients, plan, options, events, interrupt)
+        .await?
+        .execute()
+        .await
 }
 
 async fn drain_one(engine: &Arc<Engine>, name: &str, was_cordoned: bool) -> NodeOutcome {
@@ -253,7 +324,7 @@ async fn drain_one(engine: &Arc<Engine>, name: &str, was_cordoned: bool) -> Node
     );
     let mut interrupt = engine.interrupt.clone();
     let deadline = engine
-        .deadline
+        .deadline()
         .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365));
     let initial = tokio::select! {
         r = watch.initial() => r,

@@ -12,12 +12,12 @@ use k8s_openapi::jiff::Timestamp;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 
+use super::Engine;
 use super::events::{Event, emit};
 use super::evict::{self, Answer};
 use super::outcome::{Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome};
 use super::pdb_watch;
 use super::pod_watch::{Change, PodWatch, pod_key, uid};
-use super::{DryRun, Engine};
 use crate::classify::{Disposition, WaitReason, priority};
 
 /// Evictions a node keeps in flight at once.
@@ -232,18 +232,29 @@ impl<'a> NodeRun<'a> {
         }
     }
 
-    /// A dry run: the verdict for every pod, and with `--dry-run=server`
-    /// what the eviction API says right now. Nothing changes.
-    pub async fn dry_run(mut self, pods: Vec<Pod>, was_cordoned: bool) -> NodeOutcome {
+    /// The plan for this node: every pod's verdict, from classification alone.
+    pub fn plan(mut self, pods: Vec<Pod>, was_cordoned: bool) -> NodeOutcome {
         let refusals: Vec<String> = pods.into_iter().filter_map(|p| self.admit(p)).collect();
-        let server = self.engine.options.dry_run == DryRun::Server;
+        for m in self.members.values_mut() {
+            if !matches!(m.state, State::Waiting(_)) {
+                m.state = State::Done(PodResult::WouldEvict);
+            }
+        }
+        let message = (!refusals.is_empty()).then(|| refusals.join("; "));
+        self.outcome(NodeStatus::DryRun, message, was_cordoned)
+    }
+
+    /// `--dry-run=server`: the plan, and what the eviction API says to each
+    /// eviction right now (sent with `dryRun=All`). Nothing changes.
+    pub async fn dry_run_server(mut self, pods: Vec<Pod>, was_cordoned: bool) -> NodeOutcome {
+        let refusals: Vec<String> = pods.into_iter().filter_map(|p| self.admit(p)).collect();
         let keys: Vec<String> = self.members.keys().cloned().collect();
         for key in keys {
             let m = self.members.get(&key).expect("member");
             if matches!(m.state, State::Waiting(_)) {
                 continue;
             }
-            let result = if server {
+            let result = {
                 let (ns, name) = key.split_once('/').expect("ns/name");
                 let answer = evict::send(
                     &self.engine.clients.evict,
@@ -257,12 +268,13 @@ impl<'a> NodeRun<'a> {
                     },
                 )
                 .await;
+                if let Answer::PdbBlocked { pdb, .. } = &answer {
+                    self.engine.pdbs.fetch(&(ns.to_string(), pdb.clone())).await;
+                }
                 match self.blocked_cause(ns, answer) {
                     Some(cause) => PodResult::WouldBlock { cause },
                     None => PodResult::WouldEvict,
                 }
-            } else {
-                PodResult::WouldEvict
             };
             self.members.get_mut(&key).expect("member").state = State::Done(result);
         }
@@ -355,10 +367,13 @@ impl<'a> NodeRun<'a> {
                 finished_ms: None,
             });
             let wave_started = Instant::now();
-            let deadline = [self.engine.deadline, wave.timeout.map(|t| wave_started + t)]
-                .into_iter()
-                .flatten()
-                .min();
+            let deadline = [
+                self.engine.deadline(),
+                wave.timeout.map(|t| wave_started + t),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             match self.run_wave(wi, &mut watch, deadline).await {
                 End::Done => {
                     let now = self.ms();
@@ -771,7 +786,17 @@ impl<'a> NodeRun<'a> {
                     expected_pods: Some(budget.expected_pods),
                     message,
                 };
-                if let State::Blocked { cause, .. } = &mut m.state {
+                if let State::Blocked { cause, .. } = &mut m.state
+                    && cause.summary() != refreshed.summary()
+                {
+                    emit(
+                        &self.engine.events,
+                        Event::Blocked {
+                            node: self.node.clone(),
+                            pod: k.clone(),
+                            cause: refreshed.summary(),
+                        },
+                    );
                     *cause = refreshed;
                 }
             }

@@ -70,6 +70,17 @@ impl PdbWatches {
             .flatten()
     }
 
+    /// Reads a budget once (dry runs, which do not wait for changes).
+    pub async fn fetch(&self, key: &Key) {
+        let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);
+        if let Ok(pdb) = api.get(&key.1).await {
+            self.state
+                .lock()
+                .expect("pdb state")
+                .insert(key.clone(), Some(Budget::from_pdb(&pdb)));
+        }
+    }
+
     /// Starts watching this budget unless it is watched already.
     pub fn ensure(&self, key: &Key) {
         {

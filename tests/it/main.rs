@@ -4,6 +4,7 @@
 mod demo;
 mod drain;
 mod harness;
+mod operator;
 mod sandbox_cli;
 mod sandbox_kubectl;
 mod sandbox_watch;

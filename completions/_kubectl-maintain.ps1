@@ -1,0 +1,158 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'kubectl-maintain'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'kubectl-maintain' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show which pods each wave would evict, and what would be refused, without changing anything')
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Drain a node of a simulated cluster, to see what kubectl maintain does')
+            [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell)')
+            [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a simulated cluster on loopback, for rehearsals and tests')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-maintain;drain' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Continue even if there are pods that do not declare a controller')
+            [CompletionResult]::new('--ignore-daemonsets', '--ignore-daemonsets', [CompletionResultType]::ParameterName, 'Ignore DaemonSet-managed pods')
+            [CompletionResult]::new('--delete-emptydir-data', '--delete-emptydir-data', [CompletionResultType]::ParameterName, 'Continue even if there are pods using emptyDir (their data is deleted)')
+            [CompletionResult]::new('--grace-period', '--grace-period', [CompletionResultType]::ParameterName, 'Seconds each pod gets to terminate; negative uses the pod''s own')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up after this long (0: never), e.g. 5m')
+            [CompletionResult]::new('--pod-selector', '--pod-selector', [CompletionResultType]::ParameterName, 'Only pods matching this label selector are drained')
+            [CompletionResult]::new('--disable-eviction', '--disable-eviction', [CompletionResultType]::ParameterName, 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets')
+            [CompletionResult]::new('--skip-wait-for-delete-timeout', '--skip-wait-for-delete-timeout', [CompletionResultType]::ParameterName, 'Pods terminating for longer than this many seconds are not waited for (0: wait)')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'List pods in pages of this many (0: all at once)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'none, client (show the plan) or server (also ask the API server); no changes are made')
+            [CompletionResult]::new('--plan', '--plan', [CompletionResultType]::ParameterName, 'A DrainPlan file: waves and rules (docs/plan.md)')
+            [CompletionResult]::new('--max-parallel', '--max-parallel', [CompletionResultType]::ParameterName, 'Nodes drained at the same time')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-maintain;plan' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Continue even if there are pods that do not declare a controller')
+            [CompletionResult]::new('--ignore-daemonsets', '--ignore-daemonsets', [CompletionResultType]::ParameterName, 'Ignore DaemonSet-managed pods')
+            [CompletionResult]::new('--delete-emptydir-data', '--delete-emptydir-data', [CompletionResultType]::ParameterName, 'Continue even if there are pods using emptyDir (their data is deleted)')
+            [CompletionResult]::new('--grace-period', '--grace-period', [CompletionResultType]::ParameterName, 'Seconds each pod gets to terminate; negative uses the pod''s own')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up after this long (0: never), e.g. 5m')
+            [CompletionResult]::new('--pod-selector', '--pod-selector', [CompletionResultType]::ParameterName, 'Only pods matching this label selector are drained')
+            [CompletionResult]::new('--disable-eviction', '--disable-eviction', [CompletionResultType]::ParameterName, 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets')
+            [CompletionResult]::new('--skip-wait-for-delete-timeout', '--skip-wait-for-delete-timeout', [CompletionResultType]::ParameterName, 'Pods terminating for longer than this many seconds are not waited for (0: wait)')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'List pods in pages of this many (0: all at once)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'none, client (show the plan) or server (also ask the API server); no changes are made')
+            [CompletionResult]::new('--plan', '--plan', [CompletionResultType]::ParameterName, 'A DrainPlan file: waves and rules (docs/plan.md)')
+            [CompletionResult]::new('--max-parallel', '--max-parallel', [CompletionResultType]::ParameterName, 'Nodes drained at the same time')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-maintain;demo' {
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up on the blocked pods after this long')
+            [CompletionResult]::new('--keep-running', '--keep-running', [CompletionResultType]::ParameterName, 'Keep the sandbox serving after the drain, to look around with kubectl')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-maintain;completion' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-maintain;sandbox' {
+            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Scenario file: Kubernetes objects as YAML (several documents or a v1 List)')
+            [CompletionResult]::new('--synthetic-nodes', '--synthetic-nodes', [CompletionResultType]::ParameterName, 'Generate a synthetic cluster of this many nodes instead of reading a scenario')
+            [CompletionResult]::new('--pods-per-node', '--pods-per-node', [CompletionResultType]::ParameterName, 'Pods per node of the synthetic cluster (its DaemonSet pod included)')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address to listen on; port 0 picks a free port')
+            [CompletionResult]::new('--kubeconfig-out', '--kubeconfig-out', [CompletionResultType]::ParameterName, 'Write a kubeconfig pointing at the sandbox here once it is ready')
+            [CompletionResult]::new('--request-log', '--request-log', [CompletionResultType]::ParameterName, 'Log every request as one JSON object per line to this file')
+            [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'Kubernetes version served at /version (major.minor)')
+            [CompletionResult]::new('--watch-history', '--watch-history', [CompletionResultType]::ParameterName, 'Changes a watch can resume from before it gets 410 Expired')
+            [CompletionResult]::new('--fault-500', '--fault-500', [CompletionResultType]::ParameterName, 'Share of resource requests answered 500 (0 to 1)')
+            [CompletionResult]::new('--fault-503', '--fault-503', [CompletionResultType]::ParameterName, 'Share of resource requests answered 503 with Retry-After (0 to 1)')
+            [CompletionResult]::new('--fault-429', '--fault-429', [CompletionResultType]::ParameterName, 'Share of resource requests answered 429 TooManyRequests (0 to 1)')
+            [CompletionResult]::new('--latency-ms', '--latency-ms', [CompletionResultType]::ParameterName, 'Milliseconds added before every resource request is answered')
+            [CompletionResult]::new('--watch-cut-after', '--watch-cut-after', [CompletionResultType]::ParameterName, 'Close every watch stream after this many events')
+            [CompletionResult]::new('--fault-seed', '--fault-seed', [CompletionResultType]::ParameterName, 'Seed for the fault dice, to repeat a run')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-maintain;help' {
+            [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show which pods each wave would evict, and what would be refused, without changing anything')
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Drain a node of a simulated cluster, to see what kubectl maintain does')
+            [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell)')
+            [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a simulated cluster on loopback, for rehearsals and tests')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-maintain;help;drain' {
+            break
+        }
+        'kubectl-maintain;help;plan' {
+            break
+        }
+        'kubectl-maintain;help;demo' {
+            break
+        }
+        'kubectl-maintain;help;completion' {
+            break
+        }
+        'kubectl-maintain;help;sandbox' {
+            break
+        }
+        'kubectl-maintain;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,116 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_maintain_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_kubectl_maintain_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_maintain_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_maintain_using_subcommand
+    set -l cmd (__fish_kubectl_maintain_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l force -d 'Continue even if there are pods that do not declare a controller' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l ignore-daemonsets -d 'Ignore DaemonSet-managed pods' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l delete-emptydir-data -d 'Continue even if there are pods using emptyDir (their data is deleted)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l grace-period -d 'Seconds each pod gets to terminate; negative uses the pod\'s own' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l timeout -d 'Give up after this long (0: never), e.g. 5m' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l pod-selector -d 'Only pods matching this label selector are drained' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l chunk-size -d 'List pods in pages of this many (0: all at once)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t''
+client\t''
+server\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-parallel -d 'Nodes drained at the same time' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s y -l yes -d 'Do not ask for confirmation'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l force -d 'Continue even if there are pods that do not declare a controller' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l ignore-daemonsets -d 'Ignore DaemonSet-managed pods' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l delete-emptydir-data -d 'Continue even if there are pods using emptyDir (their data is deleted)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l grace-period -d 'Seconds each pod gets to terminate; negative uses the pod\'s own' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l timeout -d 'Give up after this long (0: never), e.g. 5m' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l pod-selector -d 'Only pods matching this label selector are drained' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l chunk-size -d 'List pods in pages of this many (0: all at once)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t''
+client\t''
+server\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-parallel -d 'Nodes drained at the same time' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s y -l yes -d 'Do not ask for confirmation'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -l timeout -d 'Give up on the blocked pods after this long' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -l keep-running -d 'Keep the sandbox serving after the drain, to look around with kubectl'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l scenario -d 'Scenario file: Kubernetes objects as YAML (several documents or a v1 List)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l synthetic-nodes -d 'Generate a synthetic cluster of this many nodes instead of reading a scenario' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l pods-per-node -d 'Pods per node of the synthetic cluster (its DaemonSet pod included)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l listen -d 'Address to listen on; port 0 picks a free port' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l kubeconfig-out -d 'Write a kubeconfig pointing at the sandbox here once it is ready' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l request-log -d 'Log every request as one JSON object per line to this file' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l kube-version -d 'Kubernetes version served at /version (major.minor)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l watch-history -d 'Changes a watch can resume from before it gets 410 Expired' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-500 -d 'Share of resource requests answered 500 (0 to 1)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-503 -d 'Share of resource requests answered 503 with Retry-After (0 to 1)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-429 -d 'Share of resource requests answered 429 TooManyRequests (0 to 1)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l latency-ms -d 'Milliseconds added before every resource request is answered' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l watch-cut-after -d 'Close every watch stream after this many events' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-seed -d 'Seed for the fault dice, to repeat a run' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
