@@ -147,6 +147,30 @@ fn summary(outcome: &DrainOutcome) -> String {
         }
     }
     out.push_str(&blockers(outcome));
+    out.push_str(&left_alone(outcome));
+    out
+}
+
+/// Pods that stay on their node by design (DaemonSet, static, rules), by reason.
+fn left_alone(outcome: &DrainOutcome) -> String {
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for n in &outcome.nodes {
+        for p in &n.pods {
+            if let PodResult::Skipped { reason } = &p.result {
+                groups
+                    .entry(crate::classify::describe_skip(reason))
+                    .or_default()
+                    .push(format!("{} on {}", p.pod, n.node));
+            }
+        }
+    }
+    if groups.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nLeft on the node by design:\n");
+    for (reason, pods) in groups {
+        let _ = writeln!(out, "* {reason} ({} pods): {}", pods.len(), pods.join(", "));
+    }
     out
 }
 
