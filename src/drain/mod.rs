@@ -168,11 +168,7 @@ pub async fn prepare(
     let all_pods: Vec<&k8s_openapi::api::core::v1::Pod> =
         listed.iter().flat_map(|(_, _, p)| p.iter()).collect();
     let daemonsets = prepare::daemonsets(&clients.main, &all_pods).await?;
-    let namespace_labels = if plan.uses_namespace_selectors() {
-        prepare::namespace_labels(&clients.main).await?
-    } else {
-        std::collections::HashMap::default()
-    };
+    let (namespace_labels, terminating_namespaces) = prepare::namespaces(&clients.main).await?;
     let engine = Arc::new(Engine {
         pdbs: pdb_watch::PdbWatches::new(clients.main.clone()),
         clients,
@@ -180,6 +176,7 @@ pub async fn prepare(
             plan,
             flags: options.flags.clone(),
             namespace_labels,
+            terminating_namespaces,
             daemonsets,
         },
         slots: Arc::new(Semaphore::new(GLOBAL_IN_FLIGHT)),

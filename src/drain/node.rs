@@ -194,6 +194,19 @@ impl<'a> NodeRun<'a> {
                 State::Waiting(reason) => PodResult::Remaining {
                     cause: Cause::WaitingForCompletion { reason },
                 },
+                State::Terminating
+                    if self
+                        .engine
+                        .classifier
+                        .terminating_namespaces
+                        .contains(key.split('/').next().unwrap_or_default()) =>
+                {
+                    PodResult::Remaining {
+                        cause: Cause::NamespaceTerminating {
+                            namespace: key.split('/').next().unwrap_or_default().to_string(),
+                        },
+                    }
+                }
                 State::Terminating => PodResult::Remaining {
                     cause: terminating_cause(&m.pod, now),
                 },

@@ -64,6 +64,9 @@ pub enum Cause {
     },
     /// Terminating and held by finalizers.
     Finalizers { finalizers: Vec<String> },
+    /// Its namespace is being deleted; the namespace controller and its
+    /// finalizers decide when the pod goes.
+    NamespaceTerminating { namespace: String },
     /// The API server failed the eviction and retries ran out or time did.
     ApiError { message: String },
     /// RBAC refused a request the drain needs.
@@ -116,6 +119,9 @@ impl Cause {
             Cause::Finalizers { finalizers } => {
                 format!("terminating, held by finalizers {}", finalizers.join(", "))
             }
+            Cause::NamespaceTerminating { namespace } => {
+                format!("namespace {namespace} is terminating")
+            }
             Cause::ApiError { message } => format!("API error: {message}"),
             Cause::Forbidden { message } => format!("forbidden: {message}"),
             Cause::NotStarted => "eviction not started".into(),
@@ -145,6 +151,9 @@ impl Cause {
                 "check the pod's preStop hooks and the kubelet on the node"
             }
             Cause::Finalizers { .. } => "find the controller that owns the finalizers",
+            Cause::NamespaceTerminating { .. } => {
+                "check what holds the namespace's deletion (kubectl get namespace NS -o yaml: status.conditions)"
+            }
             Cause::ApiError { .. } => "check the API server's health and rerun; the drain resumes",
             Cause::Forbidden { .. } => {
                 "grant the named verb and resource to the user running the drain"

@@ -130,30 +130,33 @@ pub async fn daemonsets(client: &kube::Client, pods: &[&Pod]) -> Result<DaemonSe
     Ok(out)
 }
 
-pub async fn namespace_labels(
+/// Every namespace's labels (for namespace selectors) and the names of
+/// those being deleted (their pods may hang in Terminating).
+pub async fn namespaces(
     client: &kube::Client,
-) -> Result<HashMap<String, BTreeMap<String, String>>, DrainError> {
+) -> Result<(HashMap<String, BTreeMap<String, String>>, BTreeSet<String>), DrainError> {
     let api: Api<Namespace> = Api::all(client.clone());
     let list = api
         .list(&ListParams::default())
         .await
         .map_err(|e| api_error("list", "namespaces", None, &e))?;
-    Ok(list
-        .items
-        .into_iter()
-        .map(|n| {
-            (
-                n.metadata.name.unwrap_or_default(),
-                n.metadata.labels.unwrap_or_default(),
-            )
-        })
-        .collect())
+    let mut labels = HashMap::new();
+    let mut terminating = BTreeSet::new();
+    for n in list.items {
+        let name = n.metadata.name.unwrap_or_default();
+        if n.status.and_then(|s| s.phase).as_deref() == Some("Terminating") {
+            terminating.insert(name.clone());
+        }
+        labels.insert(name, n.metadata.labels.unwrap_or_default());
+    }
+    Ok((labels, terminating))
 }
 
 pub struct Classifier {
     pub plan: Plan,
     pub flags: FilterFlags,
     pub namespace_labels: HashMap<String, BTreeMap<String, String>>,
+    pub terminating_namespaces: BTreeSet<String>,
     pub daemonsets: DaemonSets,
 }
 

@@ -652,3 +652,78 @@ spec: {unschedulable: true}
     let out = c.maintain(&["drain", "-l", "pool=none"]);
     assert_eq!(out.code, 2, "{out:?}");
 }
+
+#[test]
+fn terminating_pods_report_what_holds_them() {
+    let scenario = format!(
+        "{NODES}
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: leaving
+  deletionTimestamp: \"2026-01-01T00:00:00Z\"
+  finalizers: [kubernetes]
+status: {{phase: Terminating}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: held
+  namespace: apps
+  finalizers: [example.com/cleanup]
+  annotations: {{sandbox.kubectl-maintain.io/ready-seconds: \"0.1\", sandbox.kubectl-maintain.io/shutdown-seconds: \"0.1\"}}
+spec:
+  nodeName: n1
+  terminationGracePeriodSeconds: 1
+  containers: [{{name: c, image: x}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: stuck
+  namespace: leaving
+  finalizers: [example.com/cleanup]
+  annotations: {{sandbox.kubectl-maintain.io/ready-seconds: \"0.1\", sandbox.kubectl-maintain.io/shutdown-seconds: \"0.1\"}}
+spec:
+  nodeName: n1
+  terminationGracePeriodSeconds: 1
+  containers: [{{name: c, image: x}}]
+"
+    );
+    let c = Cluster::start(&scenario, 33);
+    c.wait_settled();
+    let out = c.maintain(&["drain", "n1", "--force", "--timeout", "4s", "-o", "json"]);
+    assert_eq!(out.code, 3, "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let cause = |pod: &str| {
+        report["nodes"][0]["pods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["pod"] == pod)
+            .unwrap()["result"]["cause"]
+            .clone()
+    };
+    assert_eq!(cause("apps/held")["kind"], "finalizers", "{out:?}");
+    assert_eq!(
+        cause("apps/held")["finalizers"],
+        serde_json::json!(["example.com/cleanup"])
+    );
+    assert_eq!(
+        cause("leaving/stuck")["kind"],
+        "namespaceTerminating",
+        "{out:?}"
+    );
+    let table = c.maintain(&["drain", "n1", "--force", "--timeout", "1s"]);
+    assert!(
+        table
+            .stdout
+            .contains("terminating, held by finalizers example.com/cleanup"),
+        "{table:?}"
+    );
+    assert!(
+        table.stdout.contains("namespace leaving is terminating"),
+        "{table:?}"
+    );
+}
