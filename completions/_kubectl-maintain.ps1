@@ -27,6 +27,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show which pods each wave would evict, and what would be refused, without changing anything')
+            [CompletionResult]::new('uncordon', 'uncordon', [CompletionResultType]::ParameterValue, 'Return nodes to service, undoing exactly what the drain changed')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List the nodes under maintenance: since when, why, what is still on them')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Drain a node of a simulated cluster, to see what kubectl maintain does')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell)')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a simulated cluster on loopback, for rehearsals and tests')
@@ -50,10 +52,15 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
             [CompletionResult]::new('--max-parallel', '--max-parallel', [CompletionResultType]::ParameterName, 'Nodes drained at the same time')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Report format on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--taint', '--taint', [CompletionResultType]::ParameterName, 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why: recorded on the node, shown by status')
+            [CompletionResult]::new('--max-unavailable', '--max-unavailable', [CompletionResultType]::ParameterName, 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('--allow-no-schedulable-nodes', '--allow-no-schedulable-nodes', [CompletionResultType]::ParameterName, 'Drain even if no schedulable node would be left')
+            [CompletionResult]::new('--allow-quorum-loss', '--allow-quorum-loss', [CompletionResultType]::ParameterName, 'Drain even if more than floor((n-1)/2) of n control-plane nodes would be unavailable')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -77,10 +84,37 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
             [CompletionResult]::new('--max-parallel', '--max-parallel', [CompletionResultType]::ParameterName, 'Nodes drained at the same time')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Report format on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--taint', '--taint', [CompletionResultType]::ParameterName, 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why: recorded on the node, shown by status')
+            [CompletionResult]::new('--max-unavailable', '--max-unavailable', [CompletionResultType]::ParameterName, 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('--allow-no-schedulable-nodes', '--allow-no-schedulable-nodes', [CompletionResultType]::ParameterName, 'Drain even if no schedulable node would be left')
+            [CompletionResult]::new('--allow-quorum-loss', '--allow-quorum-loss', [CompletionResultType]::ParameterName, 'Drain even if more than floor((n-1)/2) of n control-plane nodes would be unavailable')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-maintain;uncordon' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-maintain;status' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -127,6 +161,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
         'kubectl-maintain;help' {
             [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show which pods each wave would evict, and what would be refused, without changing anything')
+            [CompletionResult]::new('uncordon', 'uncordon', [CompletionResultType]::ParameterValue, 'Return nodes to service, undoing exactly what the drain changed')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'List the nodes under maintenance: since when, why, what is still on them')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Drain a node of a simulated cluster, to see what kubectl maintain does')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell)')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Serve a simulated cluster on loopback, for rehearsals and tests')
@@ -137,6 +173,12 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
             break
         }
         'kubectl-maintain;help;plan' {
+            break
+        }
+        'kubectl-maintain;help;uncordon' {
+            break
+        }
+        'kubectl-maintain;help;status' {
             break
         }
         'kubectl-maintain;help;demo' {

@@ -28,6 +28,8 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -s h -l 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "uncordon" -d 'Return nodes to service, undoing exactly what the drain changed'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "status" -d 'List the nodes under maintenance: since when, why, what is still on them'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
@@ -54,9 +56,14 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l taint -d 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l reason -d 'Why: recorded on the node, shown by status' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s y -l yes -d 'Do not ask for confirmation'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-no-schedulable-nodes -d 'Drain even if no schedulable node would be left'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-quorum-loss -d 'Drain even if more than floor((n-1)/2) of n control-plane nodes would be unavailable'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
@@ -81,11 +88,28 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l taint -d 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l reason -d 'Why: recorded on the node, shown by status' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s y -l yes -d 'Do not ask for confirmation'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-no-schedulable-nodes -d 'Drain even if no schedulable node would be left'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-quorum-loss -d 'Drain even if more than floor((n-1)/2) of n control-plane nodes would be unavailable'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -l timeout -d 'Give up on the blocked pods after this long' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -l keep-running -d 'Keep the sandbox serving after the drain, to look around with kubectl'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -s h -l help -d 'Print help'
@@ -108,9 +132,11 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbo
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-seed -d 'Seed for the fault dice, to repeat a run' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s V -l version -d 'Print version'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan demo completion sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "uncordon" -d 'Return nodes to service, undoing exactly what the drain changed'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "status" -d 'List the nodes under maintenance: since when, why, what is still on them'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

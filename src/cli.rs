@@ -26,6 +26,10 @@ pub enum Command {
     /// Show which pods each wave would evict, and what would be refused, without changing anything
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(DrainArgs),
+    /// Return nodes to service, undoing exactly what the drain changed
+    Uncordon(UncordonArgs),
+    /// List the nodes under maintenance: since when, why, what is still on them
+    Status(StatusArgs),
     /// Drain a node of a simulated cluster, to see what kubectl maintain does
     Demo(DemoArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell)
@@ -212,6 +216,42 @@ pub struct DrainArgs {
     /// Do not ask for confirmation
     #[arg(short = 'y', long)]
     pub yes: bool,
+    /// Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable
+    #[arg(long = "taint", value_name = "TAINT")]
+    pub taints: Vec<String>,
+    /// Why: recorded on the node, shown by status
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    /// Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned
+    #[arg(long, value_name = "N|P%")]
+    pub max_unavailable: Option<String>,
+    /// Drain even if no schedulable node would be left
+    #[arg(long)]
+    pub allow_no_schedulable_nodes: bool,
+    /// Drain even if more than floor((n-1)/2) of n control-plane nodes would be unavailable
+    #[arg(long)]
+    pub allow_quorum_loss: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UncordonArgs {
+    /// Nodes to return to service
+    #[arg(value_name = "NODE")]
+    pub nodes: Vec<String>,
+    /// Select the nodes by label instead of naming them
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Output format
+    #[arg(short = 'o', long, value_enum, default_value = "table")]
+    pub output: OutputFormat,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

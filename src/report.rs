@@ -25,7 +25,7 @@ struct Document<'a> {
 
 /// A table as `kubectl get` prints one: no borders, upper-case headers,
 /// columns three spaces apart.
-fn table(header: &[&str]) -> Table {
+pub fn kubectl_table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(presets::NOTHING);
     t.set_header(header.to_vec());
@@ -74,7 +74,7 @@ fn plan_table(outcome: &DrainOutcome, plan: &Plan) -> String {
             .and_then(|n| plan.waves.iter().position(|w| &w.name == n))
             .unwrap_or(usize::MAX)
     };
-    let mut t = table(&["NODE", "WAVE", "POD", "PRIORITY", "ACTION", "DETAIL"]);
+    let mut t = kubectl_table(&["NODE", "WAVE", "POD", "PRIORITY", "ACTION", "DETAIL"]);
     for n in &outcome.nodes {
         let mut pods: Vec<_> = n.pods.iter().collect();
         pods.sort_by_key(|p| (wave_index(&p.wave), p.pod.clone()));
@@ -107,7 +107,7 @@ fn plan_table(outcome: &DrainOutcome, plan: &Plan) -> String {
 }
 
 fn summary(outcome: &DrainOutcome) -> String {
-    let mut t = table(&[
+    let mut t = kubectl_table(&[
         "NODE",
         "STATUS",
         "WAVES",
@@ -210,7 +210,7 @@ fn blockers(outcome: &DrainOutcome) -> String {
         let _ = writeln!(out, "  what to do: {remedy}");
     }
     if !pdbs.is_empty() {
-        let mut t = table(&[
+        let mut t = kubectl_table(&[
             "PDB",
             "ALLOWED",
             "HEALTHY",

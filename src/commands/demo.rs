@@ -66,6 +66,9 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         chunk_size: 500,
         dry_run: DryRun::None,
         max_parallel: 1,
+        taints: Vec::new(),
+        reason: Some("demo".into()),
+        guards: crate::guard::Guards::default(),
     };
     let code = execute(
         clients,

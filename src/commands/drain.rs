@@ -60,6 +60,20 @@ pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Ex
         Some(path) => plan::file::load(path).map_err(|e| Exit::usage(e.to_string()))?,
         None => plan::defaults::plan(),
     };
+    let mut taints = plan.taints.clone();
+    for t in &args.taints {
+        let t = crate::maintenance::TaintSpec::parse(t)
+            .map_err(|e| Exit::usage(format!("--taint: {e}")))?;
+        if !taints.contains(&t) {
+            taints.push(t);
+        }
+    }
+    let max_unavailable = args
+        .max_unavailable
+        .as_deref()
+        .map(crate::guard::MaxUnavailable::parse)
+        .transpose()
+        .map_err(|e| Exit::usage(format!("--max-unavailable: {e}")))?;
     let dry_run = match (args.dry_run, plan_only) {
         (DryRunArg::Server, _) => DryRun::Server,
         (DryRunArg::Client, _) | (DryRunArg::None, true) => DryRun::Client,
@@ -80,6 +94,13 @@ pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Ex
         chunk_size: args.chunk_size as u32,
         dry_run,
         max_parallel: args.max_parallel,
+        taints,
+        reason: args.reason.clone(),
+        guards: crate::guard::Guards {
+            max_unavailable,
+            allow_no_schedulable_nodes: args.allow_no_schedulable_nodes,
+            allow_quorum_loss: args.allow_quorum_loss,
+        },
     };
     Ok((plan, options))
 }
@@ -156,12 +177,32 @@ pub async fn execute(
     output: OutputFormat,
     assume_yes: bool,
 ) -> anyhow::Result<u8> {
-    let (events, rx) = mpsc::unbounded_channel();
+    let (events, mut rx) = mpsc::unbounded_channel::<drain::events::Event>();
+    let (display_tx, display_rx) = mpsc::unbounded_channel();
     let listener = if progress::wanted() {
-        tokio::spawn(progress::run(rx))
+        tokio::spawn(progress::run(display_rx))
     } else {
-        tokio::spawn(log::run(rx))
+        tokio::spawn(log::run(display_rx))
     };
+    // The engine's events go to the display and, when the drain changes
+    // things, to Kubernetes Events on the nodes.
+    let recorder = (options.dry_run == DryRun::None).then(|| {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let recorder = crate::k8s_events::Recorder::new(clients.main.clone());
+        (
+            tx,
+            tokio::spawn(crate::k8s_events::run(recorder, rx, options.reason.clone())),
+        )
+    });
+    let record_tx = recorder.as_ref().map(|(tx, _)| tx.clone());
+    let tee = tokio::spawn(async move {
+        while let Some(e) = rx.recv().await {
+            if let Some(tx) = &record_tx {
+                let _ = tx.send(e.clone());
+            }
+            let _ = display_tx.send(e);
+        }
+    });
     let interrupt = interrupt_on_ctrl_c();
     let dry_run = options.dry_run;
     let main_client = clients.main.clone();
@@ -178,8 +219,13 @@ pub async fn execute(
         }
     }
     let result = prepared.execute().await;
-    // The engine dropped its sender: the listener drains what is left and ends.
+    // The engine dropped its sender: the listeners drain what is left and end.
+    let _ = tokio::time::timeout(Duration::from_secs(2), tee).await;
     let _ = tokio::time::timeout(Duration::from_secs(2), listener).await;
+    if let Some((tx, task)) = recorder {
+        drop(tx);
+        let _ = tokio::time::timeout(Duration::from_secs(5), task).await;
+    }
     let outcome = result.map_err(drain_error)?;
     print!("{}", report::render(&outcome, &plan, output)?);
     Ok(exit_code(&outcome))

@@ -4,6 +4,8 @@
 pub mod demo;
 pub mod drain;
 pub mod sandbox;
+pub mod status;
+pub mod uncordon;
 
 use crate::cli::{Cli, Command};
 
@@ -11,6 +13,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Sandbox(args) => sandbox::run(args).await,
         Command::Demo(args) => demo::run(args).await,
+        Command::Uncordon(args) => uncordon::run(args).await,
+        Command::Status(args) => status::run(args).await,
         Command::Completion { shell } => {
             print!("{}", crate::completion::script(shell));
             Ok(crate::exit::OK)

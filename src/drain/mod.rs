@@ -16,7 +16,6 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::Node;
 use kube::Api;
 use kube::api::{Patch, PatchParams};
-use serde_json::json;
 use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 
@@ -59,6 +58,11 @@ pub struct Options {
     pub chunk_size: u32,
     pub dry_run: DryRun,
     pub max_parallel: usize,
+    /// Maintenance taints added at cordon (`--taint` and the plan's).
+    pub taints: Vec<crate::maintenance::TaintSpec>,
+    /// `--reason`, recorded on the node.
+    pub reason: Option<String>,
+    pub guards: crate::guard::Guards,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +81,9 @@ pub enum DrainError {
     },
     #[error("{0}")]
     Api(String),
+    /// A guard rail refused the selection; nothing was changed.
+    #[error("{0}")]
+    Guard(String),
 }
 
 impl DrainError {
@@ -84,7 +91,7 @@ impl DrainError {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            DrainError::NodesNotFound(_) | DrainError::NoNodesMatch(_)
+            DrainError::NodesNotFound(_) | DrainError::NoNodesMatch(_) | DrainError::Guard(_)
         )
     }
 }
@@ -119,21 +126,46 @@ fn unschedulable(n: &Node) -> bool {
         .unwrap_or(false)
 }
 
-async fn cordon(client: &kube::Client, node: &Node, dry_run: bool) -> Result<(), DrainError> {
-    let name = node.metadata.name.as_deref().unwrap_or_default();
-    let api: Api<Node> = Api::all(client.clone());
+/// Cordons a node, adds the maintenance taints and writes the record of
+/// what changed (crate::maintenance), before anything is evicted. Retries
+/// when the node changed underneath (409). Returns whether it was
+/// unschedulable before this maintenance began (from the record when a drain
+/// is resumed), and whether it is unschedulable already now.
+async fn cordon(engine: &Engine, node: &Node, dry_run: bool) -> Result<(bool, bool), DrainError> {
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let api: Api<Node> = Api::all(engine.clients.main.clone());
     let params = PatchParams {
         dry_run,
         ..PatchParams::default()
     };
-    api.patch(
-        name,
-        &params,
-        &Patch::Strategic(json!({"spec": {"unschedulable": true}})),
-    )
-    .await
-    .map_err(|e| prepare::api_error("patch", "nodes", None, &e))?;
-    Ok(())
+    let now = crate::sandbox::clock::now_rfc3339();
+    let mut current = node.clone();
+    for _ in 0..5 {
+        let was = crate::maintenance::record_of(&current)
+            .map_or_else(|| unschedulable(&current), |r| r.was_unschedulable);
+        let now_cordoned = unschedulable(&current);
+        let Some(patch) = crate::maintenance::cordon_patch(
+            &current,
+            &engine.options.taints,
+            engine.options.reason.as_deref(),
+            &now,
+        ) else {
+            return Ok((was, now_cordoned));
+        };
+        match api.patch(&name, &params, &Patch::Merge(patch)).await {
+            Ok(_) => return Ok((was, now_cordoned)),
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                current = api
+                    .get(&name)
+                    .await
+                    .map_err(|e| prepare::api_error("get", "nodes", None, &e))?;
+            }
+            Err(e) => return Err(prepare::api_error("patch", "nodes", None, &e)),
+        }
+    }
+    Err(DrainError::Api(format!(
+        "node {name} kept changing while it was being cordoned"
+    )))
 }
 
 /// Nodes found, pods listed and classified: everything decided, nothing
@@ -152,6 +184,14 @@ pub async fn prepare(
     interrupt: watch::Receiver<bool>,
 ) -> Result<Prepared, DrainError> {
     let nodes = prepare::resolve_nodes(&clients.main, &options.nodes).await?;
+    if options.dry_run == DryRun::None {
+        let all: Api<Node> = Api::all(clients.main.clone());
+        let all = all
+            .list(&kube::api::ListParams::default())
+            .await
+            .map_err(|e| prepare::api_error("list", "nodes", None, &e))?;
+        crate::guard::check(&options.guards, &all.items, &nodes).map_err(DrainError::Guard)?;
+    }
     // Everything the filters need, for every node, before anything changes.
     let mut listed = Vec::new();
     for n in &nodes {
@@ -248,7 +288,7 @@ impl Prepared {
                     DryRun::None => run.refuse(pods, unschedulable(&node)),
                     DryRun::Client => run.plan(pods, unschedulable(&node)),
                     DryRun::Server => {
-                        cordon(&engine.clients.main, &node, true).await?;
+                        cordon(&engine, &node, true).await?;
                         run.dry_run_server(pods, unschedulable(&node)).await
                     }
                 });
@@ -263,11 +303,8 @@ impl Prepared {
         // Cordon every selected node first, as kubectl does.
         let mut was_cordoned = Vec::new();
         for (node, name, _) in &listed {
-            let already = unschedulable(node);
-            if !already {
-                cordon(&engine.clients.main, node, false).await?;
-            }
-            was_cordoned.push(already);
+            let (was, already) = cordon(&engine, node, false).await?;
+            was_cordoned.push(was);
             emit(
                 &engine.events,
                 Event::Cordoned {

@@ -67,6 +67,7 @@ pub fn plan() -> Plan {
     let mut p = Plan {
         waves: Vec::new(),
         rules: Vec::new(),
+        taints: Vec::new(),
         source: "flags".into(),
     };
     complete(&mut p);

@@ -50,6 +50,17 @@ struct SpecDoc {
     waves: Vec<Spanned<WaveDoc>>,
     #[serde(default)]
     rules: Vec<Spanned<RuleDoc>>,
+    #[serde(default)]
+    taints: Vec<Spanned<TaintDoc>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaintDoc {
+    key: String,
+    #[serde(default)]
+    value: String,
+    effect: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -254,9 +265,22 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
             namespace_selector: sel(&d.namespace_selector, "namespaceSelector")?,
         });
     }
+    let mut taints = Vec::new();
+    for (i, t) in doc.spec.taints.iter().enumerate() {
+        let d = &t.value;
+        let text = if d.value.is_empty() {
+            format!("{}:{}", d.key, d.effect)
+        } else {
+            format!("{}={}:{}", d.key, d.value, d.effect)
+        };
+        let taint = crate::maintenance::TaintSpec::parse(&text)
+            .map_err(|e| at(file, t.referenced, format!("taints[{i}]: {e}"), None))?;
+        taints.push(taint);
+    }
     let mut plan = Plan {
         waves,
         rules,
+        taints,
         source: file.to_string(),
     };
     defaults::complete(&mut plan);

@@ -72,6 +72,8 @@ pub struct Rule {
 pub struct Plan {
     pub waves: Vec<Wave>,
     pub rules: Vec<Rule>,
+    /// Maintenance taints to add at cordon and remove at uncordon.
+    pub taints: Vec<crate::maintenance::TaintSpec>,
     /// Where it came from, for messages: a file path or "flags".
     pub source: String,
 }

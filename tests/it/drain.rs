@@ -12,7 +12,7 @@ use crate::harness::Cluster;
 
 /// `drain` spare node starts cordoned so the scenario's pods land on `n1`;
 /// tests uncordon it before draining `n1`.
-const NODES: &str = "
+pub const NODES: &str = "
 apiVersion: v1
 kind: Node
 metadata: {name: n1}
@@ -692,7 +692,7 @@ spec:
 "
     );
     let c = Cluster::start(&scenario, 33);
-    c.wait_settled();
+    settle_on_n1(&c);
     let out = c.maintain(&["drain", "n1", "--force", "--timeout", "4s", "-o", "json"]);
     assert_eq!(out.code, 3, "{out:?}");
     let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();

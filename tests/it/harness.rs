@@ -130,24 +130,7 @@ impl Cluster {
 
     fn run(mut cmd: Command, limit: Duration) -> Run {
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("command starts");
-        let deadline = Instant::now() + limit;
-        loop {
-            if child.try_wait().expect("wait").is_some() {
-                break;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let out = child.wait_with_output().expect("output");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Self::finish(cmd.spawn().expect("command starts"), limit)
     }
 
     /// The real kubectl against this sandbox (killed after 60 s).
@@ -163,6 +146,34 @@ impl Cluster {
     pub fn maintain(&self, args: &[&str]) -> Run {
         let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
         Self::run(self.command(&bin, args), Duration::from_secs(60))
+    }
+
+    /// Our binary started in the background (for signals), output piped.
+    #[allow(dead_code)]
+    pub fn maintain_spawn(&self, args: &[&str]) -> std::process::Child {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
+        let mut cmd = self.command(&bin, args);
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.spawn().expect("starts")
+    }
+
+    /// Waits for a run to end, killing it after `limit`.
+    pub fn finish(child: std::process::Child, limit: Duration) -> Run {
+        let mut child = child;
+        let deadline = Instant::now() + limit;
+        while child.try_wait().expect("wait").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
     }
 
     pub fn with_store<T>(&self, f: impl FnOnce(&Store) -> T) -> T {

@@ -4,6 +4,7 @@
 mod demo;
 mod drain;
 mod harness;
+mod lifecycle;
 mod operator;
 mod sandbox_cli;
 mod sandbox_kubectl;

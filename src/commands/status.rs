@@ -1,0 +1,124 @@
+//! `kubectl maintain status`: the nodes under maintenance (those with our
+//! record), since when, why, and what is still on them.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+use kube::api::ListParams;
+use serde::Serialize;
+
+use crate::classify::{MIRROR_ANNOTATION, controller_kind};
+use crate::cli::{OutputFormat, StatusArgs};
+use crate::client::{self, Target};
+use crate::drain::prepare;
+use crate::exit;
+use crate::maintenance;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeStatus {
+    node: String,
+    since: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    was_cordoned: bool,
+    taints: Vec<String>,
+    /// Pods still on the node that a drain would evict or wait for.
+    pods_remaining: Vec<String>,
+    /// DaemonSet and static pods, which stay.
+    pods_staying: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Document {
+    api_version: &'static str,
+    kind: &'static str,
+    nodes: Vec<NodeStatus>,
+}
+
+pub async fn run(args: StatusArgs) -> anyhow::Result<u8> {
+    let clients = client::connect(&Target {
+        kubeconfig: args.cluster.kubeconfig.clone(),
+        context: args.cluster.context.clone(),
+    })
+    .await?;
+    let api: Api<Node> = Api::all(clients.main.clone());
+    let nodes = api.list(&ListParams::default()).await?;
+    let mut out = Vec::new();
+    for node in nodes.items {
+        let Some(record) = maintenance::record_of(&node) else {
+            continue;
+        };
+        let name = node.metadata.name.clone().unwrap_or_default();
+        let pods = prepare::list_pods(&clients.main, &name, None, 500).await?;
+        let (staying, remaining): (Vec<_>, Vec<_>) = pods.iter().partition(|p| {
+            let mirror = p
+                .metadata
+                .annotations
+                .as_ref()
+                .is_some_and(|a| a.contains_key(MIRROR_ANNOTATION));
+            mirror || controller_kind(p).is_some_and(|(k, _)| k == "DaemonSet")
+        });
+        out.push(NodeStatus {
+            node: name,
+            since: record.started_at.clone(),
+            reason: record.reason.clone(),
+            was_cordoned: record.was_unschedulable,
+            taints: record.taints.iter().map(ToString::to_string).collect(),
+            pods_remaining: remaining
+                .iter()
+                .map(|p| crate::drain::pod_watch::pod_key(p))
+                .collect(),
+            pods_staying: staying.len(),
+        });
+    }
+    let doc = Document {
+        api_version: crate::report::SCHEMA_VERSION,
+        kind: "MaintenanceStatus",
+        nodes: out,
+    };
+    match args.output {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&doc)?),
+        OutputFormat::Yaml => print!("{}", serde_saphyr::to_string(&doc)?),
+        OutputFormat::Table => {
+            if doc.nodes.is_empty() {
+                eprintln!("No nodes are under maintenance.");
+                return Ok(exit::OK);
+            }
+            let mut t = crate::report::kubectl_table(&[
+                "NODE",
+                "SINCE",
+                "REASON",
+                "TAINTS",
+                "PODS LEFT",
+                "STAYING",
+            ]);
+            let mut by_node: BTreeMap<&str, &NodeStatus> = BTreeMap::new();
+            for n in &doc.nodes {
+                by_node.insert(&n.node, n);
+            }
+            for n in by_node.values() {
+                let age = crate::sandbox::clock::seconds_since(&n.since).map_or_else(
+                    || n.since.clone(),
+                    |s| format!("{} ago", crate::sandbox::clock::human_duration(s)),
+                );
+                t.add_row([
+                    n.node.clone(),
+                    age,
+                    n.reason.clone().unwrap_or_else(|| "-".into()),
+                    if n.taints.is_empty() {
+                        "-".into()
+                    } else {
+                        n.taints.join(",")
+                    },
+                    n.pods_remaining.len().to_string(),
+                    n.pods_staying.to_string(),
+                ]);
+            }
+            println!("{}", t.trim_fmt());
+        }
+    }
+    Ok(exit::OK)
+}

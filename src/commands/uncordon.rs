@@ -1,0 +1,86 @@
+//! `kubectl maintain uncordon`: undo exactly what the drain changed on each
+//! node (crate::maintenance); a node without our record is uncordoned as
+//! kubectl would.
+
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+
+use crate::cli::UncordonArgs;
+use crate::client::{self, Target};
+use crate::drain::prepare::{self, NodeSelection};
+use crate::exit::{self, Exit};
+use crate::k8s_events::{self, Recorder};
+use crate::maintenance;
+
+pub async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
+    let selection = match (&args.selector, args.nodes.is_empty()) {
+        (Some(_), false) => {
+            return Err(Exit::usage("cannot specify both node names and --selector").into());
+        }
+        (None, true) => {
+            return Err(
+                Exit::usage("name at least one node, or select nodes with -l/--selector").into(),
+            );
+        }
+        (Some(sel), true) => NodeSelection::Selector(sel.clone()),
+        (None, false) => NodeSelection::Names(args.nodes.clone()),
+    };
+    let clients = client::connect(&Target {
+        kubeconfig: args.cluster.kubeconfig.clone(),
+        context: args.cluster.context.clone(),
+    })
+    .await?;
+    let nodes = prepare::resolve_nodes(&clients.main, &selection)
+        .await
+        .map_err(|e| Exit {
+            code: if e.is_usage() {
+                exit::USAGE
+            } else {
+                exit::FAILURE
+            },
+            message: e.to_string(),
+        })?;
+    let api: Api<Node> = Api::all(clients.main.clone());
+    let recorder = Recorder::new(clients.main.clone());
+    for node in nodes {
+        let name = node.metadata.name.clone().unwrap_or_default();
+        let mut current = node;
+        let mut done = None;
+        for _ in 0..5 {
+            let (patch, words) = maintenance::uncordon_patch(&current);
+            match api
+                .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
+                .await
+            {
+                Ok(_) => {
+                    done = Some(words);
+                    break;
+                }
+                Err(kube::Error::Api(s)) if s.code == 409 => current = api.get(&name).await?,
+                Err(kube::Error::Api(s)) if s.code == 403 => {
+                    return Err(Exit {
+                        code: exit::FAILURE,
+                        message: format!(
+                            "{}\n  uncordon needs permission to patch nodes",
+                            s.message
+                        ),
+                    }
+                    .into());
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let words = done.ok_or_else(|| anyhow::anyhow!("node {name} kept changing; try again"))?;
+        recorder
+            .node_event(
+                &name,
+                "Normal",
+                k8s_events::UNCORDONED,
+                &format!("Maintenance ended: {words}"),
+            )
+            .await;
+        println!("node/{name} {words}");
+    }
+    Ok(exit::OK)
+}

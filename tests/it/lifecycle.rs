@@ -1,0 +1,362 @@
+//! The maintenance around a drain: uncordon that restores, resume after
+//! SIGKILL, SIGINT, guard rails, Events on the nodes.
+
+use std::time::Duration;
+
+use kubectl_maintain::maintenance;
+use kubectl_maintain::sandbox::resources::Resource;
+
+use crate::harness::Cluster;
+
+const WORKERS: &str = "
+apiVersion: v1
+kind: Node
+metadata: {name: w1}
+spec:
+  taints: [{key: dedicated, value: db, effect: PreferNoSchedule}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: w2}
+spec: {unschedulable: true}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: w3}
+";
+
+fn spec_of(c: &Cluster, node: &str) -> serde_json::Value {
+    c.get(Resource::Nodes, "", node).unwrap()["spec"].clone()
+}
+
+#[test]
+fn uncordon_restores_the_exact_earlier_spec() {
+    let c = Cluster::start(WORKERS, 33);
+    let before_w1 = spec_of(&c, "w1");
+    let before_w2 = spec_of(&c, "w2");
+    let out = c.maintain(&[
+        "drain",
+        "w1",
+        "w2",
+        "--taint",
+        "piraeus.io/evacuate=true:NoSchedule",
+        "--taint",
+        "maintenance:NoExecute",
+        "--reason",
+        "firmware",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    for n in ["w1", "w2"] {
+        let spec = spec_of(&c, n);
+        assert_eq!(spec["unschedulable"], true);
+        let taints: Vec<&str> = spec["taints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["key"].as_str().unwrap())
+            .collect();
+        assert!(
+            taints.contains(&"piraeus.io/evacuate") && taints.contains(&"maintenance"),
+            "{taints:?}"
+        );
+        let node: k8s_openapi::api::core::v1::Node =
+            serde_json::from_value((*c.get(Resource::Nodes, "", n).unwrap()).clone()).unwrap();
+        let record = maintenance::record_of(&node).expect("record");
+        assert_eq!(record.reason.as_deref(), Some("firmware"));
+        assert_eq!(record.was_unschedulable, n == "w2");
+    }
+    let status = c.maintain(&["status", "-o", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    let nodes: Vec<&str> = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(nodes, ["w1", "w2"], "{status:?}");
+
+    let out = c.maintain(&["uncordon", "w1", "w2"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("node/w2 left cordoned, as it was before the maintenance"),
+        "{out:?}"
+    );
+    assert_eq!(
+        spec_of(&c, "w1"),
+        before_w1,
+        "w1 is as it was: schedulable, its own taint kept"
+    );
+    assert_eq!(
+        spec_of(&c, "w2"),
+        before_w2,
+        "w2 is as it was: still cordoned, no taints"
+    );
+    let status = c.maintain(&["status", "-o", "json"]);
+    assert!(status.stdout.contains("\"nodes\": []"), "{status:?}");
+}
+
+/// n1 and n2 (cordoned) from the drain tests, then the apps.
+fn apps() -> String {
+    format!("{}{APPS}", crate::drain::NODES)
+}
+
+const APPS: &str = "
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: apps}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+      annotations: {sandbox.kubectl-maintain.io/ready-seconds: \"0.6\", sandbox.kubectl-maintain.io/shutdown-seconds: \"0.8\"}
+    spec:
+      containers: [{name: c, image: x}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: apps}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: web}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: logs, namespace: apps}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: logs}}
+  template:
+    metadata:
+      labels: {app: logs}
+      annotations: {sandbox.kubectl-maintain.io/ready-seconds: \"0.2\"}
+    spec:
+      containers: [{name: c, image: x}]
+";
+
+const SKIP_LOGS: &str = "apiVersion: kubectl-maintain.io/v1alpha1
+kind: DrainPlan
+spec:
+  rules:
+  - name: keep-logs
+    action: skip
+    podSelector: {matchLabels: {app: logs}}
+";
+
+fn apps_on_n1() -> Cluster {
+    let c = Cluster::start(&apps(), 33);
+    c.wait_settled();
+    assert_eq!(c.kubectl(&["uncordon", "n2"]).code, 0);
+    c
+}
+
+fn web_on(c: &Cluster, node: &str) -> usize {
+    c.pods_on(node)
+        .iter()
+        .filter(|p| p.starts_with("apps/web-"))
+        .count()
+}
+
+#[test]
+fn a_drain_killed_halfway_resumes_to_the_same_end() {
+    let c = apps_on_n1();
+    let plan = c.dir.path().join("plan.yaml");
+    std::fs::write(&plan, SKIP_LOGS).unwrap();
+    let logs_pod = c
+        .pods_on("n1")
+        .into_iter()
+        .find(|p| p.starts_with("apps/logs-"))
+        .unwrap();
+    let child = c.maintain_spawn(&[
+        "drain",
+        "n1",
+        "--plan",
+        plan.to_str().unwrap(),
+        "--reason",
+        "resume test",
+    ]);
+    c.wait_for("the first eviction", Duration::from_secs(10), |c| {
+        !c.evictions().is_empty()
+    });
+    let pid = child.id();
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
+    let killed = Cluster::finish(child, Duration::from_secs(5));
+    assert_ne!(killed.code, 0, "killed");
+    assert!(web_on(&c, "n1") > 0, "killed before the drain finished");
+
+    let out = c.maintain(&["drain", "n1", "--plan", plan.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(web_on(&c, "n1"), 0);
+    assert!(c.pods_on("n1").contains(&logs_pod), "the skipped pod stays");
+    let evicted: Vec<String> = c.evictions().into_iter().map(|(p, _)| p).collect();
+    assert!(
+        evicted.iter().all(|p| p.starts_with("apps/web-")),
+        "nothing the plan leaves alone was evicted: {evicted:?}"
+    );
+    let unique: std::collections::BTreeSet<&String> = evicted.iter().collect();
+    assert_eq!(
+        unique.len(),
+        evicted.len(),
+        "no pod was evicted twice: {evicted:?}"
+    );
+    // The record is the first run's: the node was schedulable before the maintenance.
+    let node: k8s_openapi::api::core::v1::Node =
+        serde_json::from_value((*c.get(Resource::Nodes, "", "n1").unwrap()).clone()).unwrap();
+    let record = maintenance::record_of(&node).unwrap();
+    assert!(!record.was_unschedulable);
+    assert_eq!(record.reason.as_deref(), Some("resume test"));
+    assert!(out.stderr.contains("node/n1 already cordoned"), "{out:?}");
+}
+
+#[test]
+fn sigint_stops_evicting_reports_and_exits_130() {
+    let scenario = apps().replace("maxUnavailable: 1", "minAvailable: 3");
+    let c = Cluster::start(&scenario, 33);
+    c.wait_settled();
+    assert_eq!(c.kubectl(&["uncordon", "n2"]).code, 0);
+    let child = c.maintain_spawn(&["drain", "n1", "--force"]);
+    c.wait_for("a refused eviction", Duration::from_secs(10), |c| {
+        c.requests()
+            .iter()
+            .any(|r| r.path.ends_with("/eviction") && r.status == 429)
+    });
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let out = Cluster::finish(child, Duration::from_secs(10));
+    assert_eq!(out.code, 130, "{out:?}");
+    assert!(out.stdout.contains("interrupted"), "the report: {out:?}");
+    assert!(
+        out.stdout
+            .contains("blocked by PodDisruptionBudget apps/web"),
+        "{out:?}"
+    );
+    assert_eq!(spec_of(&c, "n1")["unschedulable"], true, "left cordoned");
+    assert_eq!(web_on(&c, "n1"), 3);
+}
+
+#[test]
+fn guard_rails_refuse_with_a_reason_and_yield_to_their_override() {
+    let cluster = "
+apiVersion: v1
+kind: Node
+metadata: {name: cp1, labels: {node-role.kubernetes.io/control-plane: \"\"}}
+spec: {unschedulable: true}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: cp2, labels: {node-role.kubernetes.io/control-plane: \"\"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: cp3, labels: {node-role.kubernetes.io/control-plane: \"\"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: w1}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: w2}
+";
+    let c = Cluster::start(cluster, 33);
+    let refused = |args: &[&str], words: &str| {
+        let out = c.maintain(args);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(out.stderr.contains(words), "{args:?}: {out:?}");
+    };
+    refused(
+        &["drain", "cp2"],
+        "2 of 3 control-plane nodes would be unavailable",
+    );
+    refused(&["drain", "cp2"], "--allow-quorum-loss");
+    refused(
+        &["drain", "cp2", "cp3", "w1", "w2", "--allow-quorum-loss"],
+        "no schedulable node would be left",
+    );
+    refused(
+        &["drain", "w1", "--max-unavailable", "1"],
+        "2 of 5 nodes would be unavailable",
+    );
+    refused(
+        &["drain", "w1", "--max-unavailable", "20%"],
+        "--max-unavailable allows 1",
+    );
+    assert!(
+        c.writes().is_empty(),
+        "refusals changed nothing: {:?}",
+        c.writes()
+    );
+
+    assert_eq!(c.maintain(&["drain", "cp2", "--allow-quorum-loss"]).code, 0);
+    assert_eq!(c.maintain(&["uncordon", "cp2"]).code, 0);
+    assert_eq!(
+        c.maintain(&["drain", "w1", "--max-unavailable", "40%"])
+            .code,
+        0
+    );
+    assert_eq!(
+        c.maintain(&[
+            "drain",
+            "cp3",
+            "w2",
+            "--allow-quorum-loss",
+            "--allow-no-schedulable-nodes"
+        ])
+        .code,
+        0
+    );
+}
+
+#[test]
+fn events_follow_the_maintenance() {
+    let c = apps_on_n1();
+    let out = c.maintain(&["drain", "n1", "--reason", "kernel upgrade"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(c.maintain(&["uncordon", "n1"]).code, 0);
+    let events = c.kubectl(&[
+        "get",
+        "events",
+        "-n",
+        "default",
+        "--field-selector",
+        "involvedObject.name=n1",
+    ]);
+    assert_eq!(events.code, 0, "{events:?}");
+    for want in [
+        "MaintenanceStarted   node/n1   Cordoned by kubectl maintain for maintenance: kernel upgrade",
+        "DrainWaveStarted     node/n1   Wave user started",
+        "Drained              node/n1",
+        "MaintenanceEnded     node/n1",
+    ] {
+        let words: Vec<&str> = want.split_whitespace().collect();
+        assert!(
+            events
+                .stdout
+                .lines()
+                .any(|l| words.iter().all(|w| l.contains(w))),
+            "missing {want:?} in\n{}",
+            events.stdout
+        );
+    }
+    // A blocked pod is a Warning naming the pod and the budget.
+    let scenario = apps().replace("maxUnavailable: 1", "minAvailable: 3");
+    let c = Cluster::start(&scenario, 33);
+    c.wait_settled();
+    assert_eq!(c.kubectl(&["uncordon", "n2"]).code, 0);
+    assert_eq!(c.maintain(&["drain", "n1", "--timeout", "2s"]).code, 3);
+    let events = c.kubectl(&["get", "events", "-n", "default"]);
+    assert!(
+        events
+            .stdout
+            .lines()
+            .any(|l| l.contains("Warning") && l.contains("DrainBlocked") && l.contains("PDB web")),
+        "{}",
+        events.stdout
+    );
+}
