@@ -3,6 +3,7 @@
 
 pub mod events;
 pub mod evict;
+pub mod kubevirt;
 mod node;
 pub mod outcome;
 pub mod pdb_watch;

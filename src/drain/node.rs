@@ -468,6 +468,8 @@ impl<'a> NodeRun<'a> {
                 let slots = self.engine.slots.clone();
                 let grace_period = self.engine.options.grace_period;
                 let delete = self.engine.options.disable_eviction;
+                let launcher = super::kubevirt::vmi_name(&m.pod).map(|_| m.pod.clone());
+                let main = self.engine.clients.main.clone();
                 inflight.push(async move {
                     let _permit = slots.acquire_owned().await;
                     let answer = evict::send(
@@ -482,7 +484,14 @@ impl<'a> NodeRun<'a> {
                         },
                     )
                     .await;
-                    (key, pod_uid, answer)
+                    // A refused VM pod: is KubeVirt evacuating it?
+                    let vm = match (&answer, &launcher) {
+                        (Answer::PdbBlocked { .. }, Some(pod)) => {
+                            super::kubevirt::evacuation(&main, pod).await
+                        }
+                        _ => None,
+                    };
+                    (key, pod_uid, answer, vm)
                 });
             }
             let next_retry = self
@@ -495,8 +504,8 @@ impl<'a> NodeRun<'a> {
                 .min()
                 .unwrap_or_else(far_future);
             tokio::select! {
-                Some((key, pod_uid, answer)) = inflight.next(), if !inflight.is_empty() => {
-                    if let Some(msg) = self.on_answer(&key, &pod_uid, answer) {
+                Some((key, pod_uid, answer, vm)) = inflight.next(), if !inflight.is_empty() => {
+                    if let Some(msg) = self.on_answer(&key, &pod_uid, answer, vm) {
                         return End::Failed(msg);
                     }
                 }
@@ -553,13 +562,20 @@ impl<'a> NodeRun<'a> {
         }
     }
 
-    fn on_answer(&mut self, key: &str, pod_uid: &str, answer: Answer) -> Option<String> {
+    fn on_answer(
+        &mut self,
+        key: &str,
+        pod_uid: &str,
+        answer: Answer,
+        vm: Option<Cause>,
+    ) -> Option<String> {
         let ns = key
             .split_once('/')
             .map(|(n, _)| n.to_string())
             .unwrap_or_default();
         let node = self.node.clone();
-        let cause = self.blocked_cause(&ns, answer.clone());
+        // An evacuating VM is progress, not a block by its budget.
+        let cause = vm.or_else(|| self.blocked_cause(&ns, answer.clone()));
         let pdbs = self.engine.pdbs.clone();
         let events = self.engine.events.clone();
         let m = self.members.get_mut(key)?;

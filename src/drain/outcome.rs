@@ -48,6 +48,13 @@ pub enum Cause {
         expected_pods: Option<i32>,
         message: String,
     },
+    /// KubeVirt is moving (or an external controller stopping) the pod's VM.
+    #[serde(rename_all = "camelCase")]
+    VmEvacuation {
+        vmi: String,
+        strategy: String,
+        from_node: String,
+    },
     /// More than one PDB selects the pod; the eviction API refuses it.
     MultiplePdbs { message: String },
     /// A kubectl filter refuses the pod.
@@ -92,6 +99,9 @@ impl Cause {
                 ),
                 _ => format!("PDB {name} allows no disruption"),
             },
+            Cause::VmEvacuation { vmi, strategy, .. } => {
+                format!("VM evacuation in progress (VMI {vmi}, evictionStrategy {strategy})")
+            }
             Cause::MultiplePdbs { .. } => {
                 "more than one PDB selects the pod; the eviction API refuses it".into()
             }
@@ -133,6 +143,9 @@ impl Cause {
         match self {
             Cause::Pdb { .. } => {
                 "wait for the budget's pods to be healthy elsewhere, scale the workload up, or relax the PDB"
+            }
+            Cause::VmEvacuation { .. } => {
+                "KubeVirt is moving the VM: give it time (--timeout), or check its VirtualMachineInstanceMigration"
             }
             Cause::MultiplePdbs { .. } => "make exactly one PDB select these pods",
             Cause::Refused { refusal, .. } => match refusal {

@@ -56,6 +56,9 @@ pub fn evict(
     if ignores_budget {
         return delete_evicted(store, pod_key, &opts, false);
     }
+    if !opts.dry_run {
+        super::sim::kubevirt::on_eviction(store, &pod);
+    }
     let pdbs = disruption::pdbs_for_pod(store, &pod);
     let pdb_key = match pdbs.as_slice() {
         [] => return delete_evicted(store, pod_key, &opts, true),

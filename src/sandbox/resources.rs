@@ -15,6 +15,7 @@ pub enum Resource {
     StatefulSets,
     DaemonSets,
     Jobs,
+    VirtualMachineInstances,
 }
 
 pub struct ResourceInfo {
@@ -42,7 +43,7 @@ const VERBS: &[&str] = &[
 ];
 
 impl Resource {
-    pub const ALL: [Resource; 10] = [
+    pub const ALL: [Resource; 11] = [
         Resource::Namespaces,
         Resource::Nodes,
         Resource::Pods,
@@ -53,6 +54,7 @@ impl Resource {
         Resource::StatefulSets,
         Resource::DaemonSets,
         Resource::Jobs,
+        Resource::VirtualMachineInstances,
     ];
 
     pub fn info(self) -> &'static ResourceInfo {
@@ -179,6 +181,18 @@ impl Resource {
                 "Job",
                 true,
                 &[],
+                &["all"],
+                &["status"]
+            ),
+            // KubeVirt's VMIs, for drains of nodes that run virtual machines.
+            Resource::VirtualMachineInstances => info!(
+                "kubevirt.io",
+                "v1",
+                "virtualmachineinstances",
+                "virtualmachineinstance",
+                "VirtualMachineInstance",
+                true,
+                &["vmi", "vmis"],
                 &["all"],
                 &["status"]
             ),

@@ -94,6 +94,13 @@ fn columns(res: Resource) -> Vec<Col> {
             col("Status", "string", 0),
             col("Age", "string", 0),
         ],
+        Resource::VirtualMachineInstances => vec![
+            col("Name", "string", 0),
+            col("Age", "string", 0),
+            col("Phase", "string", 0),
+            col("IP", "string", 0),
+            col("NodeName", "string", 0),
+        ],
         Resource::Events => vec![
             col("Last Seen", "string", 0),
             col("Type", "string", 0),
@@ -350,6 +357,13 @@ fn cells(res: Resource, o: &Value) -> Vec<Value> {
             name,
             json!(str_or(o, "/status/phase", "Active")),
             json!(age(o)),
+        ],
+        Resource::VirtualMachineInstances => vec![
+            name,
+            json!(age(o)),
+            json!(str_or(o, "/status/phase", "")),
+            json!(str_or(o, "/status/interfaces/0/ipAddress", "")),
+            json!(str_or(o, "/status/nodeName", "")),
         ],
         Resource::Events => {
             let last = o

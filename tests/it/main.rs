@@ -4,6 +4,7 @@
 mod demo;
 mod drain;
 mod harness;
+mod kubevirt;
 mod lifecycle;
 mod operator;
 mod sandbox_cli;

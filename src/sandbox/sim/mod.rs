@@ -5,6 +5,7 @@
 mod daemonset;
 mod job;
 pub mod kubelet;
+pub mod kubevirt;
 mod replicaset;
 pub mod scheduler;
 mod statefulset;
@@ -31,6 +32,7 @@ enum Timer {
     Start { key: Key, uid: String, ready: bool },
     Complete { key: Key, uid: String },
     Stop { key: Key, uid: String },
+    Evacuate { key: Key, uid: String },
 }
 
 /// Reconciles owed after a batch of changes, each object once.
@@ -166,6 +168,23 @@ impl Sim {
                     dirty.owners.insert((res, (key.0.clone(), owner.name)));
                 }
             }
+            Resource::VirtualMachineInstances => {
+                if let Some(new) = c.new.as_deref()
+                    && kubevirt::evacuation_started(c.old.as_deref(), new)
+                {
+                    let uid = new["metadata"]["uid"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string();
+                    self.after(
+                        kubevirt::migration_delay(new),
+                        Timer::Evacuate {
+                            key: key.clone(),
+                            uid,
+                        },
+                    );
+                }
+            }
             Resource::Namespaces | Resource::Events => {}
         }
         if c.new.is_none()
@@ -225,6 +244,7 @@ impl Sim {
             Timer::Start { key, uid, ready } => kubelet::start(store, &key, &uid, ready),
             Timer::Complete { key, uid } => kubelet::complete(store, &key, &uid),
             Timer::Stop { key, uid } => kubelet::finish_termination(store, &key, &uid),
+            Timer::Evacuate { key, uid } => kubevirt::evacuate(store, &key, &uid),
         }
     }
 }

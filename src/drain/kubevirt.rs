@@ -1,0 +1,61 @@
+//! KubeVirt VMs: a virt-launcher pod's eviction is refused by the PDB
+//! KubeVirt keeps for it, and the refusal starts an evacuation (the VMI's
+//! `status.evacuationNodeName`); KubeVirt then migrates the VM, or an
+//! external controller shuts it down, and the pod goes away. That refusal
+//! is progress, not a block: the drain waits and says so.
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, ApiResource, DynamicObject};
+
+use super::outcome::Cause;
+use crate::classify::controller_kind;
+
+const EVACUATING: &[&str] = &["LiveMigrate", "LiveMigrateIfPossible", "External"];
+
+/// The VMI a launcher pod runs, if the pod is one.
+pub fn vmi_name(pod: &Pod) -> Option<String> {
+    let launcher = pod
+        .metadata
+        .labels
+        .as_ref()?
+        .get("kubevirt.io")
+        .map(String::as_str)
+        == Some("virt-launcher");
+    match controller_kind(pod) {
+        Some(("VirtualMachineInstance", name)) if launcher => Some(name.to_string()),
+        _ => None,
+    }
+}
+
+/// The evacuation in progress for this pod's VM, if there is one.
+pub async fn evacuation(client: &kube::Client, pod: &Pod) -> Option<Cause> {
+    let vmi = vmi_name(pod)?;
+    let ns = pod.metadata.namespace.as_deref()?;
+    let resource = ApiResource {
+        group: "kubevirt.io".into(),
+        version: "v1".into(),
+        api_version: "kubevirt.io/v1".into(),
+        kind: "VirtualMachineInstance".into(),
+        plural: "virtualmachineinstances".into(),
+    };
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &resource);
+    let obj = api.get(&vmi).await.ok()?;
+    let strategy = obj
+        .data
+        .pointer("/spec/evictionStrategy")
+        .and_then(|v| v.as_str())?
+        .to_string();
+    let node = obj
+        .data
+        .pointer("/status/evacuationNodeName")
+        .and_then(|v| v.as_str())
+        .filter(|s| !s.is_empty())?
+        .to_string();
+    EVACUATING
+        .contains(&strategy.as_str())
+        .then(|| Cause::VmEvacuation {
+            vmi: format!("{ns}/{vmi}"),
+            strategy,
+            from_node: node,
+        })
+}

@@ -1,0 +1,97 @@
+//! A node running a KubeVirt VM: the refused eviction starts the VM's
+//! evacuation; the drain waits for it and says so.
+
+use std::time::Duration;
+
+use kubectl_maintain::sandbox::resources::Resource;
+
+use crate::harness::Cluster;
+
+fn scenario(strategy: &str, migration_seconds: &str) -> String {
+    format!(
+        "{}
+---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachineInstance
+metadata:
+  name: vm1
+  namespace: vms
+  uid: 0f6e1a32-0000-4000-8000-00000000a001
+  annotations: {{sandbox.kubectl-maintain.io/migration-seconds: \"{migration_seconds}\"}}
+spec:
+  evictionStrategy: {strategy}
+status:
+  phase: Running
+  nodeName: n1
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: virt-launcher-vm1-x7k2p
+  namespace: vms
+  labels: {{kubevirt.io: virt-launcher, kubevirt.io/created-by: 0f6e1a32-0000-4000-8000-00000000a001}}
+  annotations: {{sandbox.kubectl-maintain.io/ready-seconds: \"0.2\", sandbox.kubectl-maintain.io/shutdown-seconds: \"0.3\"}}
+  ownerReferences:
+  - {{apiVersion: kubevirt.io/v1, kind: VirtualMachineInstance, name: vm1, uid: 0f6e1a32-0000-4000-8000-00000000a001, controller: true}}
+spec:
+  nodeName: n1
+  containers: [{{name: compute, image: virt-launcher}}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: kubevirt-disruption-budget-vm1, namespace: vms}}
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels: {{kubevirt.io/created-by: 0f6e1a32-0000-4000-8000-00000000a001}}
+",
+        crate::drain::NODES
+    )
+}
+
+fn launcher_on(c: &Cluster, node: &str) -> bool {
+    c.pods_on(node)
+        .iter()
+        .any(|p| p.starts_with("vms/virt-launcher-vm1-"))
+}
+
+#[test]
+fn the_drain_waits_for_kubevirt_to_move_the_vm() {
+    let c = Cluster::start(&scenario("LiveMigrate", "1.5"), 33);
+    c.wait_settled();
+    assert_eq!(c.kubectl(&["uncordon", "n2"]).code, 0);
+    let out = c.maintain(&["drain", "n1", "--timeout", "30s"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("pod/vms/virt-launcher-vm1-x7k2p blocked: VM evacuation in progress (VMI vms/vm1, evictionStrategy LiveMigrate)"),
+        "{out:?}"
+    );
+    assert!(!launcher_on(&c, "n1"));
+    c.wait_for(
+        "the VM's new launcher pod on n2",
+        Duration::from_secs(10),
+        |c| launcher_on(c, "n2"),
+    );
+    let vmi = c
+        .get(Resource::VirtualMachineInstances, "vms", "vm1")
+        .unwrap();
+    assert_eq!(vmi["status"]["migrationState"]["sourceNode"], "n1");
+    // kubectl sees the VMI too.
+    let get = c.kubectl(&["get", "vmi", "-n", "vms"]);
+    assert!(get.stdout.contains("vm1"), "{get:?}");
+}
+
+#[test]
+fn a_slow_evacuation_is_reported_as_such_at_the_timeout() {
+    let c = Cluster::start(&scenario("External", "600"), 33);
+    c.wait_settled();
+    assert_eq!(c.kubectl(&["uncordon", "n2"]).code, 0);
+    let out = c.maintain(&["drain", "n1", "--timeout", "3s", "-o", "json"]);
+    assert_eq!(out.code, 3, "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let cause = &report["nodes"][0]["pods"][0]["result"]["cause"];
+    assert_eq!(cause["kind"], "vmEvacuation", "{out:?}");
+    assert_eq!(cause["strategy"], "External");
+    assert_eq!(cause["fromNode"], "n1");
+    assert!(launcher_on(&c, "n1"));
+}
