@@ -71,6 +71,8 @@ pub enum SkipReason {
     DaemonSet,
     /// Terminating for longer than `--skip-wait-for-delete-timeout`.
     DeletedLongAgo,
+    /// Came to the node after the drain began (tolerates the cordon); not chased.
+    ArrivedDuringDrain,
 }
 
 /// One line for tables.
@@ -82,6 +84,9 @@ pub fn describe_skip(r: &SkipReason) -> String {
         SkipReason::DaemonSet => "DaemonSet-managed (--ignore-daemonsets)".into(),
         SkipReason::DeletedLongAgo => {
             "terminating longer than --skip-wait-for-delete-timeout".into()
+        }
+        SkipReason::ArrivedDuringDrain => {
+            "arrived after the drain began (tolerates the cordon); not chased".into()
         }
     }
 }

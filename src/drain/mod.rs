@@ -9,6 +9,7 @@ pub mod outcome;
 pub mod pdb_watch;
 pub mod pod_watch;
 pub mod prepare;
+pub mod retry;
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -153,11 +154,16 @@ async fn cordon(engine: &Engine, node: &Node, dry_run: bool) -> Result<(bool, bo
         ) else {
             return Ok((was, now_cordoned));
         };
-        match api.patch(&name, &params, &Patch::Merge(patch)).await {
+        let patch = Patch::Merge(patch);
+        match retry::with_retries(
+            || api.patch(&name, &params, &patch),
+            prepare::warn("cordoning a node"),
+        )
+        .await
+        {
             Ok(_) => return Ok((was, now_cordoned)),
             Err(kube::Error::Api(s)) if s.code == 409 => {
-                current = api
-                    .get(&name)
+                current = retry::with_retries(|| api.get(&name), prepare::warn("reading a node"))
                     .await
                     .map_err(|e| prepare::api_error("get", "nodes", None, &e))?;
             }
@@ -186,9 +192,9 @@ pub async fn prepare(
 ) -> Result<Prepared, DrainError> {
     let nodes = prepare::resolve_nodes(&clients.main, &options.nodes).await?;
     if options.dry_run == DryRun::None {
-        let all: Api<Node> = Api::all(clients.main.clone());
-        let all = all
-            .list(&kube::api::ListParams::default())
+        let api: Api<Node> = Api::all(clients.main.clone());
+        let params = kube::api::ListParams::default();
+        let all = retry::with_retries(|| api.list(&params), prepare::warn("listing nodes"))
             .await
             .map_err(|e| prepare::api_error("list", "nodes", None, &e))?;
         crate::guard::check(&options.guards, &all.items, &nodes).map_err(DrainError::Guard)?;

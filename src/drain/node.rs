@@ -18,7 +18,7 @@ use super::evict::{self, Answer};
 use super::outcome::{Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome};
 use super::pdb_watch;
 use super::pod_watch::{Change, PodWatch, pod_key, uid};
-use crate::classify::{Disposition, WaitReason, priority};
+use crate::classify::{Disposition, SkipReason, WaitReason, priority};
 
 /// Evictions a node keeps in flight at once.
 const IN_FLIGHT: usize = 16;
@@ -510,7 +510,7 @@ impl<'a> NodeRun<'a> {
                     }
                 }
                 change = watch.next() => match change {
-                    Some(c) => self.on_change(c, wi, &mut queue),
+                    Some(c) => self.on_change(c),
                     None => return End::Failed("the pod watch ended".into()),
                 },
                 msg = pdb_changes.recv() => match msg {
@@ -714,7 +714,7 @@ impl<'a> NodeRun<'a> {
         None
     }
 
-    fn on_change(&mut self, change: Change, wi: usize, queue: &mut VecDeque<String>) {
+    fn on_change(&mut self, change: Change) {
         match change {
             Change::Gone { key, uid: gone } => {
                 if let Some(m) = self.members.get_mut(&key)
@@ -757,23 +757,29 @@ impl<'a> NodeRun<'a> {
                     }
                     Some(m) if !m.done() => {}
                     _ => {
-                        // A pod that arrived after the drain began (a DaemonSet's
-                        // replacement, a pod that tolerates the cordon).
-                        self.members.remove(&key);
-                        self.others.retain(|o| o.pod != key);
-                        if let Some(message) = self.admit(*pod) {
-                            emit(
-                                &self.engine.events,
-                                Event::Warning {
-                                    message: format!("node/{}: {message}", self.node),
+                        // A pod that arrived after the drain began: one that
+                        // tolerates the cordon, or a StatefulSet's pod recreated
+                        // under the same name. It would come back if evicted,
+                        // as kubectl drain knows: it is reported, not chased.
+                        let listed = self.others.iter().any(|o| {
+                            o.pod == key
+                                && matches!(
+                                    o.result,
+                                    PodResult::Skipped {
+                                        reason: SkipReason::ArrivedDuringDrain
+                                    }
+                                )
+                        });
+                        if !listed {
+                            self.others.push(PodOutcome {
+                                pod: key,
+                                priority: priority(&pod),
+                                wave: None,
+                                result: PodResult::Skipped {
+                                    reason: SkipReason::ArrivedDuringDrain,
                                 },
-                            );
-                        }
-                        if let Some(m) = self.members.get(&key)
-                            && m.wave <= wi
-                            && matches!(m.state, State::Queued)
-                        {
-                            queue.push_back(key);
+                                warning: None,
+                            });
                         }
                     }
                 }

@@ -24,6 +24,11 @@ pub struct PreparedNode {
     pub pods: Vec<(Pod, Disposition)>,
 }
 
+/// Says on stderr that a request is being retried (before any progress display starts).
+pub fn warn(what: &'static str) -> impl FnMut(&kube::Error) {
+    move |e| eprintln!("warning: {what} failed, retrying: {e}")
+}
+
 pub fn api_error(
     verb: &str,
     resource: &str,
@@ -51,7 +56,7 @@ pub async fn resolve_nodes(
             let mut out = Vec::new();
             let mut missing = Vec::new();
             for n in names {
-                match api.get(n).await {
+                match super::retry::with_retries(|| api.get(n), warn("reading a node")).await {
                     Ok(node) => out.push(node),
                     Err(kube::Error::Api(s)) if s.code == 404 => missing.push(n.clone()),
                     Err(e) => return Err(api_error("get", "nodes", None, &e)),
@@ -64,8 +69,8 @@ pub async fn resolve_nodes(
             }
         }
         NodeSelection::Selector(sel) => {
-            let list = api
-                .list(&ListParams::default().labels(sel))
+            let params = ListParams::default().labels(sel);
+            let list = super::retry::with_retries(|| api.list(&params), warn("listing nodes"))
                 .await
                 .map_err(|e| api_error("list", "nodes", None, &e))?;
             if list.items.is_empty() {
@@ -93,8 +98,7 @@ pub async fn list_pods(
     }
     let mut pods = Vec::new();
     loop {
-        let page = api
-            .list(&params)
+        let page = super::retry::with_retries(|| api.list(&params), warn("listing pods"))
             .await
             .map_err(|e| api_error("list", "pods", None, &e))?;
         pods.extend(page.items);
@@ -120,7 +124,9 @@ pub async fn daemonsets(client: &kube::Client, pods: &[&Pod]) -> Result<DaemonSe
     let mut out = HashMap::new();
     for (ns, name) in wanted {
         let api: Api<DaemonSet> = Api::namespaced(client.clone(), &ns);
-        let found = match api.get(&name).await {
+        let found = match super::retry::with_retries(|| api.get(&name), warn("reading a DaemonSet"))
+            .await
+        {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 404 => Err(s.message.clone()),
             Err(e) => return Err(api_error("get", "daemonsets.apps", Some(&ns), &e)),
@@ -136,8 +142,8 @@ pub async fn namespaces(
     client: &kube::Client,
 ) -> Result<(HashMap<String, BTreeMap<String, String>>, BTreeSet<String>), DrainError> {
     let api: Api<Namespace> = Api::all(client.clone());
-    let list = api
-        .list(&ListParams::default())
+    let params = ListParams::default();
+    let list = super::retry::with_retries(|| api.list(&params), warn("listing namespaces"))
         .await
         .map_err(|e| api_error("list", "namespaces", None, &e))?;
     let mut labels = HashMap::new();

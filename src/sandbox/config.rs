@@ -22,6 +22,8 @@ pub struct SandboxConfig {
     pub faults: Faults,
     /// Requests refused with 403, as RBAC would.
     pub deny: Vec<Deny>,
+    /// When set, requests must carry `Authorization: Bearer <this>` (401 otherwise).
+    pub require_token: Option<String>,
 }
 
 impl Default for SandboxConfig {
@@ -32,6 +34,7 @@ impl Default for SandboxConfig {
             ready_seconds: 1.0,
             faults: Faults::default(),
             deny: Vec::new(),
+            require_token: None,
         }
     }
 }

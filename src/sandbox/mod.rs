@@ -78,6 +78,9 @@ pub struct Sandbox {
     shared: Arc<Shared>,
     shutdown: tokio_watch::Sender<bool>,
     idle: tokio_watch::Receiver<bool>,
+    /// Stops the HTTP side only (outages); the simulation goes on.
+    server_stop: Arc<std::sync::Mutex<tokio_watch::Sender<bool>>>,
+    runtime: tokio::runtime::Handle,
 }
 
 impl Sandbox {
@@ -115,12 +118,15 @@ impl Sandbox {
         let (shutdown, rx) = tokio_watch::channel(false);
         let (idle_tx, idle) = tokio_watch::channel(false);
         sim::spawn(&shared, rx.clone(), idle_tx);
-        tokio::spawn(server::serve(listener, shared.clone(), rx));
+        let (server_stop, server_rx) = tokio_watch::channel(false);
+        tokio::spawn(server::serve(listener, shared.clone(), server_rx));
         Ok(Sandbox {
             addr,
             shared,
             shutdown,
             idle,
+            server_stop: Arc::new(std::sync::Mutex::new(server_stop)),
+            runtime: tokio::runtime::Handle::current(),
         })
     }
 
@@ -165,8 +171,41 @@ impl Sandbox {
         let _ = idle.wait_for(|i| *i).await;
     }
 
+    /// An API server outage: after `after`, connections are closed and
+    /// refused for `length`, then the same state is served again on the same
+    /// address, as an apiserver restarted in front of its etcd.
+    pub fn outage(&self, after: std::time::Duration, length: std::time::Duration) {
+        let stop = self.server_stop.clone();
+        let shared = self.shared.clone();
+        let addr = self.addr;
+        self.runtime.spawn(async move {
+            tokio::time::sleep(after).await;
+            let _ = stop
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .send(true);
+            tokio::time::sleep(length).await;
+            let listener = loop {
+                match server::bind(addr).await {
+                    Ok(l) => break l,
+                    Err(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+                }
+            };
+            let (tx, rx) = tokio_watch::channel(false);
+            *stop
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = tx;
+            tokio::spawn(server::serve(listener, shared, rx));
+        });
+    }
+
     pub fn stop(&self) {
         let _ = self.shutdown.send(true);
+        let _ = self
+            .server_stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .send(true);
     }
 }
 

@@ -17,6 +17,9 @@ pub struct Entry {
     pub query: String,
     pub status: u16,
     pub user_agent: String,
+    /// The kind of credentials sent (`bearer`, `basic`, `none`), never their value.
+    #[serde(default)]
+    pub auth: String,
     /// Bytes of the request body.
     pub request_bytes: u64,
     /// Bytes of the response body (for a watch, what was streamed).

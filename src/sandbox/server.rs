@@ -87,6 +87,7 @@ struct LogCtx {
     path: String,
     query: String,
     user_agent: String,
+    auth: String,
     request_bytes: u64,
     started: Instant,
 }
@@ -101,6 +102,7 @@ impl LogCtx {
                 query: self.query.clone(),
                 status,
                 user_agent: self.user_agent.clone(),
+                auth: self.auth.clone(),
                 request_bytes: self.request_bytes,
                 response_bytes,
                 duration_ms: self.started.elapsed().as_millis() as u64,
@@ -136,11 +138,24 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         path: parts.uri.path().to_string(),
         query: parts.uri.query().unwrap_or_default().to_string(),
         user_agent: header(header::USER_AGENT),
+        auth: header(header::AUTHORIZATION)
+            .split_whitespace()
+            .next()
+            .map_or_else(|| "none".to_string(), str::to_lowercase),
         request_bytes: body.len() as u64,
         started,
     };
     let query = parse_query(parts.uri.query());
     let path = parts.uri.path();
+
+    if let Some(token) = &shared.config.require_token
+        && !matches!(path, "/version" | "/healthz" | "/livez" | "/readyz")
+        && header(header::AUTHORIZATION) != format!("Bearer {token}")
+    {
+        let e = ApiError::new(401, "Unauthorized", "Unauthorized");
+        ctx.write(&shared, 401, 0);
+        return error_response(&e);
+    }
 
     // Discovery and /version: never faulted, so the kubectl dispatcher and
     // discovery caches behave; faults are for the requests a drain makes.
@@ -173,7 +188,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .any(|(k, v)| k == "watch" && (v == "true" || v == "1"));
     let verb = target.verb(&parts.method, watch);
     let ns = target.namespace.clone().unwrap_or_default();
-    if shared.config.denies(verb, &target.rbac_resource(), &ns) {
+    if shared.denies(verb, &target.rbac_resource(), &ns) {
         let e = forbidden(&target, verb);
         ctx.write(&shared, 403, 0);
         return error_response(&e);
@@ -238,7 +253,7 @@ fn watch_response(
 }
 
 async fn injected_fault(shared: &Shared) -> Option<ApiError> {
-    let f = &shared.config.faults;
+    let f = shared.faults();
     if !f.any() {
         return None;
     }

@@ -3,13 +3,15 @@
 use std::sync::{Mutex, MutexGuard};
 
 use super::clock::IdGen;
-use super::config::SandboxConfig;
+use super::config::{Deny, Faults, SandboxConfig};
 use super::request_log::RequestLog;
 use super::store::Store;
 
 pub struct Shared {
     store: Mutex<Store>,
+    /// Settings fixed at start; faults and refusals live in `chaos`.
     pub config: SandboxConfig,
+    chaos: Mutex<(Faults, Vec<Deny>)>,
     pub log: Option<RequestLog>,
     /// Dice for fault injection, seeded from the config for repeatable runs.
     pub dice: IdGen,
@@ -18,8 +20,10 @@ pub struct Shared {
 impl Shared {
     pub fn new(store: Store, config: SandboxConfig, log: Option<RequestLog>) -> Self {
         let dice = IdGen::new(config.faults.seed);
+        let chaos = Mutex::new((config.faults.clone(), config.deny.clone()));
         Shared {
             store: Mutex::new(store),
+            chaos,
             config,
             log,
             dice,
@@ -33,6 +37,44 @@ impl Shared {
         self.store
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The faults in force now.
+    pub fn faults(&self) -> Faults {
+        self.chaos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .0
+            .clone()
+    }
+
+    /// Changes the faults while serving (tests turn them on once a scenario settled).
+    pub fn set_faults(&self, faults: Faults) {
+        self.chaos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .0 = faults;
+    }
+
+    /// Refuses `verb` on `resource` (in `namespace`, or everywhere when empty) from now on.
+    pub fn deny(&self, d: Deny) {
+        self.chaos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1
+            .push(d);
+    }
+
+    pub fn denies(&self, verb: &str, resource: &str, namespace: &str) -> bool {
+        let chaos = self
+            .chaos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        chaos.1.iter().any(|d| {
+            d.verb == verb
+                && d.resource == resource
+                && (d.namespace.is_empty() || d.namespace == namespace)
+        })
     }
 
     /// A number in [0, 1) from the fault dice.

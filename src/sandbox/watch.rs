@@ -94,7 +94,7 @@ impl WatchRequest {
             .timeout_seconds
             .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
         let deadline = tokio::time::Instant::now() + timeout;
-        let cut_after = shared.config.faults.watch_cut_after;
+        let cut_after = shared.faults().watch_cut_after;
         let mut sent: u64 = 0;
         let mut changes = shared.store().subscribe();
 

@@ -63,7 +63,7 @@ spec:
 }
 
 /// n1 running `replicas` web pods behind a PDB with `rule`, n2 open.
-fn web_on_n1(replicas: u32, rule: &str) -> Cluster {
+pub fn web_on_n1(replicas: u32, rule: &str) -> Cluster {
     let scenario = format!(
         "{NODES}{}{}",
         deployment("web", replicas, "", ""),

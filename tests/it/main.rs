@@ -7,6 +7,7 @@ mod harness;
 mod kubevirt;
 mod lifecycle;
 mod operator;
+mod reliability;
 mod sandbox_cli;
 mod sandbox_kubectl;
 mod sandbox_watch;

@@ -1,0 +1,286 @@
+//! A drain against a flaky API server keeps its promises: it finishes (or
+//! stops with a true report and the right exit code), evicts nothing twice,
+//! and never prints credentials. docs/reliability.md tabulates these.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use kubectl_maintain::sandbox::config::{Deny, Faults};
+use kubectl_maintain::sandbox::resources::Resource;
+
+use crate::drain::web_on_n1;
+use crate::harness::Cluster;
+
+fn drain(c: &Cluster) -> crate::harness::Run {
+    c.maintain(&["drain", "n1", "--timeout", "90s", "-o", "json"])
+}
+
+/// The drain finished, every web pod left n1, each evicted exactly once.
+fn assert_drained_once(c: &Cluster, out: &crate::harness::Run) {
+    assert_eq!(out.code, 0, "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("a JSON report");
+    assert_eq!(report["nodes"][0]["status"], "drained");
+    assert!(
+        c.pods_on("n1").iter().all(|p| !p.starts_with("apps/web-")),
+        "{:?}",
+        c.pods_on("n1")
+    );
+    let evicted: Vec<String> = c.evictions().into_iter().map(|(p, _)| p).collect();
+    let unique: BTreeSet<&String> = evicted.iter().collect();
+    assert_eq!(
+        unique.len(),
+        evicted.len(),
+        "no pod evicted twice: {evicted:?}"
+    );
+    assert_eq!(unique.len(), 3, "{evicted:?}");
+}
+
+fn ours(c: &Cluster) -> Vec<u16> {
+    c.requests()
+        .into_iter()
+        .filter(|r| !r.user_agent.starts_with("kubectl"))
+        .map(|r| r.status)
+        .collect()
+}
+
+#[test]
+fn survives_500s_and_503s_on_any_request() {
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox.shared().set_faults(Faults {
+        error500: 0.2,
+        error503: 0.2,
+        seed: 11,
+        ..Faults::default()
+    });
+    let out = drain(&c);
+    assert_drained_once(&c, &out);
+    let statuses = ours(&c);
+    assert!(
+        statuses.contains(&500) && statuses.contains(&503),
+        "faults were injected: {statuses:?}"
+    );
+}
+
+#[test]
+fn throttling_is_told_apart_from_a_pdb() {
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox.shared().set_faults(Faults {
+        throttle429: 0.3,
+        seed: 5,
+        ..Faults::default()
+    });
+    let out = drain(&c);
+    assert_drained_once(&c, &out);
+    // Throttled evictions are retried as API trouble, never reported as a
+    // budget: every "blocked" line names the PDB that really refused.
+    assert!(ours(&c).contains(&429));
+    for line in out.stderr.lines().filter(|l| l.contains("blocked:")) {
+        assert!(line.contains("PDB web"), "{line}");
+    }
+}
+
+#[test]
+fn survives_seconds_of_latency() {
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox.shared().set_faults(Faults {
+        latency_ms: 400,
+        ..Faults::default()
+    });
+    assert_drained_once(&c, &drain(&c));
+}
+
+#[test]
+fn survives_cut_watches_and_expired_versions() {
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox.shared().set_faults(Faults {
+        watch_cut_after: 2,
+        ..Faults::default()
+    });
+    // Midway, the history the watches resume from is dropped: 410 Expired.
+    let shared = c.sandbox.shared().clone();
+    let compactor = std::thread::spawn(move || {
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(700));
+            shared.store().compact();
+        }
+    });
+    let out = drain(&c);
+    compactor.join().unwrap();
+    assert_drained_once(&c, &out);
+}
+
+#[test]
+fn survives_the_api_server_going_away_for_a_while() {
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox
+        .outage(Duration::from_millis(700), Duration::from_secs(3));
+    let out = drain(&c);
+    assert_drained_once(&c, &out);
+    assert!(
+        out.stderr.contains("retrying"),
+        "the API failing is shown: {out:?}"
+    );
+}
+
+#[test]
+fn refused_permissions_name_what_to_grant_and_stop_safely() {
+    let deny = |verb: &str, resource: &str, namespace: &str| Deny {
+        verb: verb.into(),
+        resource: resource.into(),
+        namespace: namespace.into(),
+    };
+    // Eviction refused: stop, say which verb, resource and namespace.
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox
+        .shared()
+        .deny(deny("create", "pods/eviction", "apps"));
+    let out = c.maintain(&["drain", "n1", "--timeout", "30s"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("not allowed to create pods/eviction in namespace apps"),
+        "{out:?}"
+    );
+    assert!(
+        c.pods_on("n1")
+            .iter()
+            .filter(|p| p.starts_with("apps/web-"))
+            .count()
+            == 3
+    );
+
+    // Cordon refused: nothing evicted.
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox.shared().deny(deny("patch", "nodes", ""));
+    let out = c.maintain(&["drain", "n1"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("the drain needs permission to patch nodes"),
+        "{out:?}"
+    );
+    assert!(c.evictions().is_empty());
+
+    // Listing pods refused.
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox.shared().deny(deny("list", "pods", ""));
+    let out = c.maintain(&["drain", "n1"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("the drain needs permission to list pods"),
+        "{out:?}"
+    );
+    assert!(
+        c.writes().iter().all(|w| w.path != "/api/v1/nodes/n1"),
+        "not even cordoned"
+    );
+
+    // Events refused: only a warning.
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox.shared().deny(deny("create", "events", "default"));
+    let out = c.maintain(&["drain", "n1"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("warning: cannot record Kubernetes events"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("grant create on events in namespace default"),
+        "{out:?}"
+    );
+}
+
+const SECRET: &str = "tok-SECRET-8c1f0e";
+
+#[test]
+fn credentials_work_and_are_never_printed() {
+    let scenario = format!("{}{}", crate::drain::NODES, "");
+    let c = Cluster::start_with(&scenario, 33, |cfg| cfg.require_token = Some(SECRET.into()));
+    let url = c.sandbox.url();
+    let dir = c.dir.path();
+    // A wrong static token: refused, and neither token is printed.
+    let wrong = dir.join("wrong.kubeconfig");
+    std::fs::write(
+        &wrong,
+        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {{server: \"{url}\"}}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers: [{{name: u, user: {{token: tok-WRONG-77aa}}}}]\n"),
+    )
+    .unwrap();
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--kubeconfig",
+        wrong.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("Unauthorized") || out.stderr.contains("401"),
+        "{out:?}"
+    );
+    for leak in ["tok-WRONG-77aa", SECRET] {
+        assert!(
+            !out.stdout.contains(leak) && !out.stderr.contains(leak),
+            "{leak} leaked: {out:?}"
+        );
+    }
+    // A broken client key: the error says so without quoting it.
+    let bad_key = dir.join("bad-key.kubeconfig");
+    std::fs::write(
+        &bad_key,
+        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {{server: \"{url}\"}}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers: [{{name: u, user: {{client-certificate-data: Y2VydC1ieXRlcy04ODE=, client-key-data: a2V5LWJ5dGVzLTk5Mg==}}}}]\n"),
+    )
+    .unwrap();
+    let out = c.maintain(&["drain", "n1", "--kubeconfig", bad_key.to_str().unwrap()]);
+    assert_ne!(out.code, 0, "{out:?}");
+    for leak in [
+        "Y2VydC1ieXRlcy04ODE",
+        "a2V5LWJ5dGVzLTk5Mg",
+        "cert-bytes-881",
+        "key-bytes-992",
+    ] {
+        assert!(
+            !out.stdout.contains(leak) && !out.stderr.contains(leak),
+            "{leak} leaked: {out:?}"
+        );
+    }
+    // An exec credential plugin, as kubeconfigs for cloud clusters use.
+    let plugin = dir.join("credential-plugin.sh");
+    std::fs::write(
+        &plugin,
+        format!("#!/bin/sh\necho '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"{SECRET}\"}}}}'\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let exec = dir.join("exec.kubeconfig");
+    std::fs::write(
+        &exec,
+        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {{server: \"{url}\"}}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers: [{{name: u, user: {{exec: {{apiVersion: client.authentication.k8s.io/v1, command: \"{}\", interactiveMode: Never}}}}}}]\n", plugin.display()),
+    )
+    .unwrap();
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--kubeconfig",
+        exec.to_str().unwrap(),
+        "--allow-no-schedulable-nodes",
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        !out.stdout.contains(SECRET) && !out.stderr.contains(SECRET),
+        "{out:?}"
+    );
+    let authed = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.auth == "bearer" && r.status == 200)
+        .count();
+    assert!(authed > 0, "requests carried the plugin's token");
+    let n1 = c.get(Resource::Nodes, "", "n1").unwrap();
+    assert_eq!(n1["spec"]["unschedulable"], true);
+}
