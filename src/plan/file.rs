@@ -155,7 +155,7 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
     let doc: Spanned<PlanDoc> = serde_saphyr::from_str(text).map_err(|e| {
         let (line, column, message) = crate::sandbox::scenario::describe_yaml_error(&e);
         let hint = if message.contains("unknown field") {
-            Some("a DrainPlan has apiVersion, kind, metadata and spec; spec has waves and rules; see docs/plan.md".into())
+            Some("a DrainPlan has apiVersion, kind, metadata and spec; spec has waves, rules and taints; see docs/plan.md".into())
         } else if message.contains("unknown variant") {
             Some("podType is Default, DaemonSet or Static; action is skip or waitCompleted".into())
         } else {

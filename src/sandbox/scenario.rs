@@ -55,11 +55,18 @@ fn yaml_options() -> serde_saphyr::Options {
 pub fn describe_yaml_error(err: &serde_saphyr::Error) -> (u64, u64, String) {
     let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
     let text = err.to_string();
-    // The error's own text repeats the position; keep the first line's message.
-    let first = text.lines().next().unwrap_or_default().to_string();
+    // The error's own text repeats the position ("error: line 8 column 33:
+    // ..." or "... at line 8 column 33"); keep the message once.
+    let first = text.lines().next().unwrap_or_default();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let first = match first.strip_prefix("line ") {
+        Some(rest) => rest.split_once(": ").map_or(first, |(_, m)| m),
+        None => first,
+    };
     let message = first
         .split_once(" at line ")
-        .map_or(first.clone(), |(m, _)| m.to_string());
+        .map_or(first, |(m, _)| m)
+        .to_string();
     (line, column, message)
 }
 

@@ -531,6 +531,34 @@ fn invalid_input_makes_no_api_call() {
         let out = c.maintain(&args);
         assert_eq!(out.code, 2, "{args:?}: {out:?}");
     }
+    // Huge, of the wrong type, truncated.
+    let huge = c.dir.path().join("huge.yaml");
+    let filler = "x".repeat(2 << 20);
+    std::fs::write(
+        &huge,
+        format!(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec: {{}}\n# {filler}\n"
+        ),
+    )
+    .unwrap();
+    let wrong_type = c.dir.path().join("list.yaml");
+    std::fs::write(&wrong_type, "- just\n- a list\n").unwrap();
+    let truncated = c.dir.path().join("cut.yaml");
+    std::fs::write(&truncated, "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves: [{podPriority: 1").unwrap();
+    for file in [&huge, &wrong_type, &truncated] {
+        let out = c.maintain(&["drain", "n1", "--plan", file.to_str().unwrap()]);
+        assert_eq!(out.code, 2, "{out:?}");
+        assert!(
+            out.stderr.contains(&*file.display().to_string()),
+            "the file is named: {out:?}"
+        );
+    }
+    let out = c.maintain(&["drain", "n1", "--plan", huge.to_str().unwrap()]);
+    assert!(
+        out.stderr
+            .contains("plans larger than 1048576 bytes are refused"),
+        "{out:?}"
+    );
     assert_eq!(
         c.requests().len(),
         before,

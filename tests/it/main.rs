@@ -3,6 +3,7 @@
 
 mod demo;
 mod drain;
+mod fuzz;
 mod harness;
 mod kubevirt;
 mod lifecycle;

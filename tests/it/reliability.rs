@@ -17,6 +17,17 @@ fn drain(c: &Cluster) -> crate::harness::Run {
 
 /// The drain finished, every web pod left n1, each evicted exactly once.
 fn assert_drained_once(c: &Cluster, out: &crate::harness::Run) {
+    let statuses = ours(c);
+    let count = |code: u16| statuses.iter().filter(|s| **s == code).count();
+    // For docs/reliability.md: `cargo test --test it reliability -- --nocapture`.
+    eprintln!(
+        "reliability: {} requests from the drain, {} answered 500, {} 503, {} 429; exit {}",
+        statuses.len(),
+        count(500),
+        count(503),
+        count(429),
+        out.code
+    );
     assert_eq!(out.code, 0, "{out:?}");
     let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("a JSON report");
     assert_eq!(report["nodes"][0]["status"], "drained");
@@ -283,4 +294,38 @@ fn credentials_work_and_are_never_printed() {
     assert!(authed > 0, "requests carried the plugin's token");
     let n1 = c.get(Resource::Nodes, "", "n1").unwrap();
     assert_eq!(n1["spec"]["unschedulable"], true);
+}
+
+/// An OIDC id-token from the kubeconfig's auth-provider (valid until 2100).
+const ID_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci5leGFtcGxlIiwic3ViIjoib2lkYy11c2VyIiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl";
+
+#[test]
+fn oidc_id_tokens_from_the_kubeconfig_work_and_are_never_printed() {
+    let c = Cluster::start_with(crate::drain::NODES, 33, |cfg| {
+        cfg.require_token = Some(ID_TOKEN.into())
+    });
+    let kc = c.dir.path().join("oidc.kubeconfig");
+    std::fs::write(
+        &kc,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {{server: \"{}\"}}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers:\n- name: u\n  user:\n    auth-provider:\n      name: oidc\n      config: {{client-id: kubectl, idp-issuer-url: \"https://issuer.example\", id-token: \"{ID_TOKEN}\"}}\n",
+            c.sandbox.url()
+        ),
+    )
+    .unwrap();
+    let out = c.maintain(&[
+        "plan",
+        "n1",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!out.stdout.contains(ID_TOKEN) && !out.stderr.contains(ID_TOKEN));
+    assert!(
+        c.requests()
+            .iter()
+            .any(|r| r.auth == "bearer" && r.status == 200)
+    );
 }
