@@ -52,11 +52,13 @@ fn apply(seed: &str, m: &Mutation) -> String {
             }
             c2.into_iter().collect()
         }
-        Mutation::Duplicate(i, n) => {
-            let (a, b) = (at(*i), at(*i + *n));
-            let (a, b) = (a.min(b), a.max(b));
-            let piece: String = chars[a..b].iter().collect();
-            chars[..b].iter().collect::<String>() + &piece + &chars[b..].iter().collect::<String>()
+        Mutation::Duplicate(start, len) => {
+            let (from, to) = (at(*start), at(*start + *len));
+            let (from, to) = (from.min(to), from.max(to));
+            let piece: String = chars[from..to].iter().collect();
+            chars[..to].iter().collect::<String>()
+                + &piece
+                + &chars[to..].iter().collect::<String>()
         }
     }
 }

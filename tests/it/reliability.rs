@@ -302,7 +302,7 @@ const ID_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczov
 #[test]
 fn oidc_id_tokens_from_the_kubeconfig_work_and_are_never_printed() {
     let c = Cluster::start_with(crate::drain::NODES, 33, |cfg| {
-        cfg.require_token = Some(ID_TOKEN.into())
+        cfg.require_token = Some(ID_TOKEN.into());
     });
     let kc = c.dir.path().join("oidc.kubeconfig");
     std::fs::write(
