@@ -17,6 +17,50 @@ pub struct ClusterSpec {
     /// Seconds each generated pod takes to stop and to become Ready.
     pub shutdown_seconds: f64,
     pub ready_seconds: f64,
+    /// A realistic mix instead of uniform Deployments: PDBs with
+    /// maxUnavailable 1 and minAvailable 80%, StatefulSets,
+    /// system-cluster-critical workloads, and every 7th workload with a
+    /// shutdown three times as long.
+    pub mix: bool,
+    /// The first this many nodes get the label `DRAIN_LABEL=yes`.
+    pub labelled_nodes: usize,
+}
+
+/// The label benchmarks select the nodes to drain by.
+pub const DRAIN_LABEL: &str = "bench.kubectl-maintain.io/drain";
+
+/// What kind of workload the `d`th one is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// A Deployment with a `maxUnavailable: 1` PDB.
+    Web,
+    /// A Deployment with a `minAvailable: 80%` PDB.
+    Quorum,
+    /// A StatefulSet with a `maxUnavailable: 1` PDB.
+    Stateful,
+    /// A system-cluster-critical Deployment with a `maxUnavailable: 1` PDB.
+    Critical,
+}
+
+pub fn workload(spec: &ClusterSpec, d: usize) -> Workload {
+    if !spec.mix {
+        return Workload::Web;
+    }
+    match d % 10 {
+        6 | 7 => Workload::Quorum,
+        8 => Workload::Stateful,
+        9 => Workload::Critical,
+        _ => Workload::Web,
+    }
+}
+
+/// Seconds a pod of the `d`th workload takes to stop.
+pub fn shutdown_of(spec: &ClusterSpec, d: usize) -> f64 {
+    if spec.mix && d % 7 == 3 {
+        spec.shutdown_seconds * 3.0
+    } else {
+        spec.shutdown_seconds
+    }
 }
 
 impl Default for ClusterSpec {
@@ -28,6 +72,8 @@ impl Default for ClusterSpec {
             namespaces: 5,
             shutdown_seconds: 0.2,
             ready_seconds: 0.2,
+            mix: false,
+            labelled_nodes: 0,
         }
     }
 }
@@ -56,9 +102,9 @@ fn ready_status(node: &str, ip: &str) -> Value {
     })
 }
 
-fn knobs(spec: &ClusterSpec) -> Value {
+fn knobs(spec: &ClusterSpec, shutdown: f64) -> Value {
     json!({
-        super::config::SHUTDOWN_SECONDS: spec.shutdown_seconds.to_string(),
+        super::config::SHUTDOWN_SECONDS: shutdown.to_string(),
         super::config::READY_SECONDS: spec.ready_seconds.to_string(),
     })
 }
@@ -73,10 +119,13 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
     let mut out = Vec::new();
     for i in 0..spec.nodes {
         let name = node_name(i);
+        let mut labels = json!({"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"});
+        if i < spec.labelled_nodes {
+            labels[DRAIN_LABEL] = json!("yes");
+        }
         out.push((
             Resource::Nodes,
-            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name,
-                "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}}, "spec": {}}),
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": {}}),
         ));
     }
     let template_spec = json!({"containers": [{"name": "main", "image": "sandbox"}], "terminationGracePeriodSeconds": 30});
@@ -87,7 +136,7 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
         json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
             "metadata": {"name": "node-agent", "namespace": "kube-system", "uid": ds_uid, "generation": 1},
             "spec": {"selector": {"matchLabels": {"app": "node-agent"}},
-                "template": {"metadata": {"labels": {"app": "node-agent"}, "annotations": knobs(spec)}, "spec": template_spec}}}),
+                "template": {"metadata": {"labels": {"app": "node-agent"}, "annotations": knobs(spec, spec.shutdown_seconds)}, "spec": template_spec}}}),
     ));
     let mut pod_counter = 0u64;
     let mut ip = || {
@@ -108,7 +157,7 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
             Resource::Pods,
             json!({"apiVersion": "v1", "kind": "Pod",
                 "metadata": {"name": name, "namespace": "kube-system", "labels": {"app": "node-agent"},
-                    "annotations": knobs(spec), "ownerReferences": owner("DaemonSet", "apps/v1", "node-agent", &ds_uid)},
+                    "annotations": knobs(spec, spec.shutdown_seconds), "ownerReferences": owner("DaemonSet", "apps/v1", "node-agent", &ds_uid)},
                 "spec": {"nodeName": node, "containers": template_spec["containers"], "terminationGracePeriodSeconds": 30,
                     "tolerations": [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}]},
                 "status": status}),
@@ -118,33 +167,64 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
     let deployments = app_pods.div_ceil(spec.replicas_per_deployment.max(1));
     let mut slot = 0usize;
     for d in 0..deployments {
-        let ns = format!("team-{:03}", d % spec.namespaces.max(1));
+        let kind = workload(spec, d);
+        let ns = if kind == Workload::Critical {
+            "kube-system".to_string()
+        } else {
+            format!("team-{:03}", d % spec.namespaces.max(1))
+        };
         let name = format!("app-{d:05}");
         let labels = json!({"app": name});
         let replicas = spec
             .replicas_per_deployment
             .min(app_pods - d * spec.replicas_per_deployment);
-        let (d_uid, rs_uid) = (ids.uid(), ids.uid());
-        let rs_name = format!("{name}-5d8f7c9b4");
-        let template = json!({"metadata": {"labels": labels, "annotations": knobs(spec)}, "spec": template_spec});
-        out.push((
-            Resource::Deployments,
-            json!({"apiVersion": "apps/v1", "kind": "Deployment",
-                "metadata": {"name": name, "namespace": ns, "uid": d_uid, "generation": 1},
-                "spec": {"replicas": replicas, "selector": {"matchLabels": labels}, "template": template}}),
-        ));
-        out.push((
-            Resource::ReplicaSets,
-            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
-                "metadata": {"name": rs_name, "namespace": ns, "uid": rs_uid, "generation": 1, "labels": labels,
-                    "ownerReferences": owner("Deployment", "apps/v1", &name, &d_uid)},
-                "spec": {"replicas": replicas, "selector": {"matchLabels": labels}, "template": template}}),
-        ));
+        let knob = knobs(spec, shutdown_of(spec, d));
+        let mut pod_spec = template_spec.clone();
+        if kind == Workload::Critical {
+            pod_spec["priorityClassName"] = json!("system-cluster-critical");
+            pod_spec["priority"] = json!(2_000_000_000);
+        }
+        let template =
+            json!({"metadata": {"labels": labels, "annotations": knob}, "spec": pod_spec});
+        let owner_ref = if kind == Workload::Stateful {
+            let uid = ids.uid();
+            out.push((
+                Resource::StatefulSets,
+                json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                    "metadata": {"name": name, "namespace": ns, "uid": uid, "generation": 1},
+                    "spec": {"replicas": replicas, "serviceName": name, "podManagementPolicy": "Parallel",
+                        "selector": {"matchLabels": labels}, "template": template}}),
+            ));
+            owner("StatefulSet", "apps/v1", &name, &uid)
+        } else {
+            let (d_uid, rs_uid) = (ids.uid(), ids.uid());
+            let rs_name = format!("{name}-5d8f7c9b4");
+            out.push((
+                Resource::Deployments,
+                json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                    "metadata": {"name": name, "namespace": ns, "uid": d_uid, "generation": 1},
+                    "spec": {"replicas": replicas, "selector": {"matchLabels": labels}, "template": template}}),
+            ));
+            out.push((
+                Resource::ReplicaSets,
+                json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "metadata": {"name": rs_name, "namespace": ns, "uid": rs_uid, "generation": 1, "labels": labels,
+                        "ownerReferences": owner("Deployment", "apps/v1", &name, &d_uid)},
+                    "spec": {"replicas": replicas, "selector": {"matchLabels": labels}, "template": template}}),
+            ));
+            owner("ReplicaSet", "apps/v1", &rs_name, &rs_uid)
+        };
+        let budget = if kind == Workload::Quorum {
+            json!({"minAvailable": "80%"})
+        } else {
+            json!({"maxUnavailable": 1})
+        };
+        let mut pdb_spec = budget;
+        pdb_spec["selector"] = json!({"matchLabels": labels});
         out.push((
             Resource::PodDisruptionBudgets,
             json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                "metadata": {"name": name, "namespace": ns, "generation": 1},
-                "spec": {"maxUnavailable": 1, "selector": {"matchLabels": labels}}}),
+                "metadata": {"name": name, "namespace": ns, "generation": 1}, "spec": pdb_spec}),
         ));
         for r in 0..replicas {
             // Spread replicas over nodes: consecutive slots land on different nodes.
@@ -152,12 +232,19 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
             slot += 1;
             let mut status = ready_status(&node, &ip());
             status.as_object_mut().expect("object").remove("_node");
+            let pod_name = if kind == Workload::Stateful {
+                format!("{name}-{r}")
+            } else {
+                format!("{name}-5d8f7c9b4-{r:05}")
+            };
+            let mut spec_json = pod_spec.clone();
+            spec_json["nodeName"] = json!(node);
             out.push((
                 Resource::Pods,
                 json!({"apiVersion": "v1", "kind": "Pod",
-                    "metadata": {"name": format!("{rs_name}-{r:05}"), "namespace": ns, "labels": labels,
-                        "annotations": knobs(spec), "ownerReferences": owner("ReplicaSet", "apps/v1", &rs_name, &rs_uid)},
-                    "spec": {"nodeName": node, "containers": template_spec["containers"], "terminationGracePeriodSeconds": 30},
+                    "metadata": {"name": pod_name, "namespace": ns, "labels": labels,
+                        "annotations": knob, "ownerReferences": owner_ref},
+                    "spec": spec_json,
                     "status": status}),
             ));
         }

@@ -1,0 +1,292 @@
+//! kubectl maintain drain against kubectl drain, on the same generated
+//! cluster served by the sandbox, one fresh copy per run. For every run:
+//! wall time, the lower bound the scenario allows and the ratio to it, API
+//! requests and bytes per evicted pod (from the request log), peak memory of
+//! the draining process, and time to the first eviction.
+//!
+//!   cargo bench --bench drain                        # 100, 1,000, 5,000 nodes; 1, 10, 50 drained
+//!   cargo bench --bench drain -- --sizes 100 --drains 1,10
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use kubectl_maintain::sandbox::generate::{self, ClusterSpec, DRAIN_LABEL};
+use kubectl_maintain::sandbox::request_log;
+use kubectl_maintain::sandbox::resources::Resource;
+use kubectl_maintain::sandbox::{Options, Sandbox};
+use serde_json::Value;
+
+const SHUTDOWN: f64 = 0.4;
+const READY: f64 = 0.4;
+const PODS_PER_NODE: usize = 30;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Tool {
+    Maintain,
+    Kubectl,
+}
+
+struct Figures {
+    wall: Duration,
+    exit: i32,
+    requests: usize,
+    bytes: u64,
+    evicted: usize,
+    peak_rss_kib: u64,
+    first_eviction: Option<Duration>,
+}
+
+fn spec(nodes: usize, drained: usize) -> ClusterSpec {
+    ClusterSpec {
+        nodes,
+        pods_per_node: PODS_PER_NODE,
+        replicas_per_deployment: 10,
+        namespaces: (nodes / 10).max(1),
+        shutdown_seconds: SHUTDOWN,
+        ready_seconds: READY,
+        mix: true,
+        labelled_nodes: drained,
+    }
+}
+
+/// The shortest a sequential drain of the labelled nodes can take: per node,
+/// its waves one after another; per wave, the longest chain of shutdowns and
+/// PDB-forced waits (a budget that allows `a` disruptions lets the pods of a
+/// node go `a` at a time, each batch after the last one's replacements are
+/// Ready; a StatefulSet's replacement starts only once its pod is gone).
+fn lower_bound(objects: &[(Resource, Value)], drained: usize, spec: &ClusterSpec) -> Duration {
+    let nodes: Vec<String> = (0..drained).map(generate::node_name).collect();
+    // workload index -> (kind, allowed disruptions, shutdown)
+    let mut total = 0.0;
+    for node in &nodes {
+        let mut waves: BTreeMap<bool, BTreeMap<String, (usize, f64, f64)>> = BTreeMap::new();
+        for (res, o) in objects {
+            if *res != Resource::Pods
+                || o.pointer("/spec/nodeName").and_then(Value::as_str) != Some(node)
+            {
+                continue;
+            }
+            let owner = o
+                .pointer("/metadata/ownerReferences/0/kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if owner == "DaemonSet" {
+                continue;
+            }
+            let app = o
+                .pointer("/metadata/labels/app")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let d: usize = app.trim_start_matches("app-").parse().unwrap_or(0);
+            let critical = o
+                .pointer("/spec/priority")
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+                > 1_000_000_000;
+            let shutdown = generate::shutdown_of(spec, d);
+            let gate = if owner == "StatefulSet" {
+                shutdown + READY
+            } else {
+                READY
+            };
+            let e = waves
+                .entry(critical)
+                .or_default()
+                .entry(app)
+                .or_insert((0, shutdown, gate));
+            e.0 += 1;
+        }
+        for groups in waves.values() {
+            let mut wave: f64 = 0.0;
+            for (app, (n, shutdown, gate)) in groups {
+                let d: usize = app.trim_start_matches("app-").parse().unwrap_or(0);
+                let replicas = spec.replicas_per_deployment as f64;
+                let allowed = match generate::workload(spec, d) {
+                    generate::Workload::Quorum => (replicas - (replicas * 0.8).ceil()).max(1.0),
+                    _ => 1.0,
+                };
+                let batches = (*n as f64 / allowed).ceil();
+                wave = wave.max((batches - 1.0) * gate + shutdown);
+            }
+            total += wave;
+        }
+    }
+    Duration::from_secs_f64(total)
+}
+
+fn peak_rss(stderr: &str) -> u64 {
+    stderr
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn run(tool: Tool, nodes: usize, drained: usize, work: &Path) -> (Figures, Duration) {
+    let spec = spec(nodes, drained);
+    let objects = generate::cluster(&spec);
+    let bound = lower_bound(&objects, drained, &spec);
+    let log = work.join("requests.jsonl");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sandbox = rt
+        .block_on(Sandbox::start(
+            objects,
+            Options {
+                request_log: Some(log.clone()),
+                ..Options::default()
+            },
+        ))
+        .expect("sandbox");
+    rt.block_on(async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        sandbox.wait_idle().await;
+    });
+    let kubeconfig = work.join("kubeconfig");
+    sandbox.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let before = request_log::read(&log).map_or(0, |l| l.len());
+    let selector = format!("{DRAIN_LABEL}=yes");
+    let cache = work.join("cache");
+    let mut cmd = Command::new("/usr/bin/time");
+    cmd.arg("-v");
+    match tool {
+        Tool::Maintain => {
+            cmd.arg(env!("CARGO_BIN_EXE_kubectl-maintain")).args([
+                "drain",
+                "-l",
+                &selector,
+                "--ignore-daemonsets",
+                "--delete-emptydir-data",
+                "--timeout",
+                "60m",
+                "-o",
+                "json",
+            ]);
+        }
+        Tool::Kubectl => {
+            cmd.args(["kubectl", "--cache-dir", cache.to_str().unwrap()])
+                .args([
+                    "drain",
+                    "-l",
+                    &selector,
+                    "--ignore-daemonsets",
+                    "--delete-emptydir-data",
+                    "--timeout",
+                    "60m",
+                ]);
+        }
+    }
+    cmd.env("KUBECONFIG", &kubeconfig).env("HOME", work);
+    let started = Instant::now();
+    let start_ms = k8s_openapi::jiff::Timestamp::now().as_millisecond();
+    let out = cmd.output().expect("runs");
+    let wall = started.elapsed();
+    let entries: Vec<_> = request_log::read(&log)
+        .unwrap_or_default()
+        .into_iter()
+        .skip(before)
+        .collect();
+    let evictions: Vec<_> = entries
+        .iter()
+        .filter(|e| e.method == "POST" && e.path.ends_with("/eviction") && e.status == 201)
+        .collect();
+    let first = evictions.first().and_then(|e| {
+        let t: k8s_openapi::jiff::Timestamp = e.ts.parse().ok()?;
+        Some(Duration::from_millis(
+            (t.as_millisecond() - start_ms).max(0) as u64,
+        ))
+    });
+    let figures = Figures {
+        wall,
+        exit: out.status.code().unwrap_or(-1),
+        requests: entries.len(),
+        bytes: entries
+            .iter()
+            .map(|e| e.request_bytes + e.response_bytes)
+            .sum(),
+        evicted: evictions.len(),
+        peak_rss_kib: peak_rss(&String::from_utf8_lossy(&out.stderr)),
+        first_eviction: first,
+    };
+    sandbox.stop();
+    drop(sandbox);
+    drop(rt);
+    (figures, bound)
+}
+
+fn list(args: &[String], flag: &str, default: &[usize]) -> Vec<usize> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .map_or_else(
+            || default.to_vec(),
+            |v| v.split(',').filter_map(|x| x.parse().ok()).collect(),
+        )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let sizes = list(&args, "--sizes", &[100, 1000, 5000]);
+    let drains = list(&args, "--drains", &[1, 10, 50]);
+    let work = std::env::temp_dir().join(format!("km-bench-{}", std::process::id()));
+    println!(
+        "| cluster | drained | tool | wall | lower bound | wall / bound | evicted | requests / evicted pod | KiB / evicted pod | peak memory | first eviction | exit |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for &nodes in &sizes {
+        for &drained in drains.iter().filter(|d| **d <= nodes) {
+            let mut pair = Vec::new();
+            for tool in [Tool::Maintain, Tool::Kubectl] {
+                let dir: PathBuf = work.join(format!("{nodes}-{drained}-{}", tool as u8));
+                std::fs::create_dir_all(&dir).expect("work dir");
+                let (f, bound) = run(tool, nodes, drained, &dir);
+                let name = if tool == Tool::Maintain {
+                    "kubectl maintain"
+                } else {
+                    "kubectl drain"
+                };
+                let per = |x: f64| {
+                    if f.evicted == 0 {
+                        0.0
+                    } else {
+                        x / f.evicted as f64
+                    }
+                };
+                println!(
+                    "| {nodes} nodes, {} pods | {drained} | {name} | {:.1} s | {:.1} s | {:.2} | {} | {:.2} | {:.1} | {} MiB | {} | {} |",
+                    nodes * PODS_PER_NODE,
+                    f.wall.as_secs_f64(),
+                    bound.as_secs_f64(),
+                    f.wall.as_secs_f64() / bound.as_secs_f64().max(0.001),
+                    f.evicted,
+                    per(f.requests as f64),
+                    per(f.bytes as f64) / 1024.0,
+                    f.peak_rss_kib / 1024,
+                    f.first_eviction
+                        .map_or_else(|| "-".into(), |d| format!("{:.2} s", d.as_secs_f64())),
+                    f.exit,
+                );
+                pair.push(f);
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            let (m, k) = (&pair[0], &pair[1]);
+            println!(
+                "| | | kubectl drain / kubectl maintain | {:.2}x | | | | {:.2}x | {:.2}x | {:.2}x | | |",
+                k.wall.as_secs_f64() / m.wall.as_secs_f64(),
+                (k.requests as f64 / k.evicted.max(1) as f64)
+                    / (m.requests as f64 / m.evicted.max(1) as f64),
+                (k.bytes as f64 / k.evicted.max(1) as f64)
+                    / (m.bytes as f64 / m.evicted.max(1) as f64),
+                k.peak_rss_kib as f64 / m.peak_rss_kib.max(1) as f64,
+            );
+        }
+    }
+}
