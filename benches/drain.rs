@@ -6,6 +6,7 @@
 //!
 //!   cargo bench --bench drain                        # 100, 1,000, 5,000 nodes; 1, 10, 50 drained
 //!   cargo bench --bench drain -- --sizes 100 --drains 1,10
+//!   cargo bench --bench drain -- --plan-timing 5000   # plan for 50 nodes of 5,000
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -232,8 +233,57 @@ fn list(args: &[String], flag: &str, default: &[usize]) -> Vec<usize> {
         )
 }
 
+/// `kubectl maintain plan` for `drained` nodes of a cluster: how long it takes.
+fn plan_timing(nodes: usize, drained: usize, work: &Path) {
+    let spec = spec(nodes, drained);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sandbox = rt
+        .block_on(Sandbox::start(generate::cluster(&spec), Options::default()))
+        .expect("sandbox");
+    rt.block_on(async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        sandbox.wait_idle().await;
+    });
+    std::fs::create_dir_all(work).expect("work dir");
+    let kubeconfig = work.join("kubeconfig");
+    sandbox.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let selector = format!("{DRAIN_LABEL}=yes");
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-maintain"))
+            .args(["plan", "-l", &selector, "--ignore-daemonsets", "-o", "json"])
+            .env("KUBECONFIG", &kubeconfig)
+            .output()
+            .expect("plan runs");
+        times.push(started.elapsed());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    times.sort();
+    println!(
+        "plan for {drained} nodes of {nodes} nodes ({} pods): median {:.3} s, max {:.3} s over 5 runs",
+        nodes * PODS_PER_NODE,
+        times[2].as_secs_f64(),
+        times[4].as_secs_f64()
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--plan-timing") {
+        let nodes = args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or(5000);
+        let work = std::env::temp_dir().join(format!("km-plan-{}", std::process::id()));
+        plan_timing(nodes, 50, &work);
+        let _ = std::fs::remove_dir_all(&work);
+        return;
+    }
     let sizes = list(&args, "--sizes", &[100, 1000, 5000]);
     let drains = list(&args, "--drains", &[1, 10, 50]);
     let work = std::env::temp_dir().join(format!("km-bench-{}", std::process::id()));

@@ -33,6 +33,42 @@ impl MaxUnavailable {
     }
 }
 
+/// What the guard rails need to know of the cluster, read at a cost that
+/// does not grow with its size: the control-plane nodes (by label), one
+/// page of nodes not cordoned, and every node only for `--max-unavailable`.
+#[derive(Debug, Clone, Default)]
+pub struct ClusterView {
+    pub control_planes: Vec<Node>,
+    /// Nodes with `spec.unschedulable=false`, the first page of them.
+    pub schedulable_sample: Vec<Node>,
+    /// Is `schedulable_sample` every such node (no further page)?
+    pub sample_complete: bool,
+    /// Every node, when `--max-unavailable` is given.
+    pub all: Option<Vec<Node>>,
+}
+
+impl ClusterView {
+    /// The view of a cluster whose nodes are all known (tests, small clusters).
+    pub fn of(all: &[Node]) -> Self {
+        ClusterView {
+            control_planes: all
+                .iter()
+                .filter(|n| is_control_plane(n))
+                .cloned()
+                .collect(),
+            schedulable_sample: all
+                .iter()
+                .filter(|n| !crate::maintenance::unschedulable(n))
+                .cloned()
+                .collect(),
+            sample_complete: true,
+            all: Some(all.to_vec()),
+        }
+    }
+}
+
+pub const CONTROL_PLANE_SELECTOR: &str = "node-role.kubernetes.io/control-plane";
+
 #[derive(Debug, Clone, Default)]
 pub struct Guards {
     pub max_unavailable: Option<MaxUnavailable>,
@@ -44,7 +80,7 @@ fn name(n: &Node) -> &str {
     n.metadata.name.as_deref().unwrap_or_default()
 }
 
-fn is_control_plane(n: &Node) -> bool {
+pub fn is_control_plane(n: &Node) -> bool {
     n.metadata.labels.as_ref().is_some_and(|l| {
         l.contains_key("node-role.kubernetes.io/control-plane")
             || l.contains_key("node-role.kubernetes.io/master")
@@ -63,7 +99,7 @@ fn unavailable(n: &Node) -> bool {
 }
 
 /// Refuses the selection with a message that says why and which flag overrides.
-pub fn check(g: &Guards, all: &[Node], selected: &[Node]) -> Result<(), String> {
+pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), String> {
     let chosen = |n: &Node| selected.iter().any(|s| name(s) == name(n));
     let out_after = |n: &Node| chosen(n) || unavailable(n);
 
@@ -77,28 +113,24 @@ pub fn check(g: &Guards, all: &[Node], selected: &[Node]) -> Result<(), String> 
                     .any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
             })
     };
-    let schedulable_left = all
+    let schedulable_left = view
+        .schedulable_sample
         .iter()
-        .filter(|n| !out_after(n) && !hard_tainted(n))
-        .count();
-    if schedulable_left == 0 && !g.allow_no_schedulable_nodes {
+        .any(|n| !out_after(n) && !hard_tainted(n));
+    // With more nodes than the sample shows, some are taken to be usable.
+    if !schedulable_left && view.sample_complete && !g.allow_no_schedulable_nodes {
         return Err(format!(
-            "refusing to drain: no schedulable node would be left ({} nodes in the cluster, {} selected); evicted pods would have nowhere to go. Override with --allow-no-schedulable-nodes",
-            all.len(),
+            "refusing to drain: no schedulable node would be left ({} selected); evicted pods would have nowhere to go. Override with --allow-no-schedulable-nodes",
             selected.len()
         ));
     }
 
-    let cp: Vec<&Node> = all.iter().filter(|n| is_control_plane(n)).collect();
+    let cp = &view.control_planes;
     if !cp.is_empty() {
         let out = cp.iter().filter(|n| out_after(n)).count();
         let tolerated = (cp.len() - 1) / 2;
-        if out > tolerated && cp.iter().any(|n| chosen(n)) && !g.allow_quorum_loss {
-            let names: Vec<&str> = cp
-                .iter()
-                .filter(|n| out_after(n))
-                .map(|n| name(n))
-                .collect();
+        if out > tolerated && cp.iter().any(chosen) && !g.allow_quorum_loss {
+            let names: Vec<&str> = cp.iter().filter(|n| out_after(n)).map(name).collect();
             return Err(format!(
                 "refusing to drain: {out} of {} control-plane nodes would be unavailable ({}); etcd keeps quorum with at most {tolerated} out. Override with --allow-quorum-loss",
                 cp.len(),
@@ -107,7 +139,7 @@ pub fn check(g: &Guards, all: &[Node], selected: &[Node]) -> Result<(), String> 
         }
     }
 
-    if let Some(max) = g.max_unavailable {
+    if let (Some(max), Some(all)) = (g.max_unavailable, &view.all) {
         let allowed = max.of(all.len());
         let out = all.iter().filter(|n| out_after(n)).count();
         if out > allowed {
@@ -136,7 +168,7 @@ mod tests {
     #[test]
     fn no_schedulable_node_left_is_refused() {
         let all = [node("a", false, false), node("b", false, true)];
-        let err = check(&Guards::default(), &all, &all[..1]).unwrap_err();
+        let err = check(&Guards::default(), &ClusterView::of(&all), &all[..1]).unwrap_err();
         assert!(
             err.contains("no schedulable node would be left")
                 && err.contains("--allow-no-schedulable-nodes")
@@ -145,7 +177,7 @@ mod tests {
             allow_no_schedulable_nodes: true,
             ..Guards::default()
         };
-        assert!(check(&g, &all, &all[..1]).is_ok());
+        assert!(check(&g, &ClusterView::of(&all), &all[..1]).is_ok());
     }
 
     #[test]
@@ -157,8 +189,8 @@ mod tests {
             node("w", false, false),
         ];
         // One of three may be out; cp1 already is.
-        assert!(check(&Guards::default(), &all, &all[3..]).is_ok());
-        let err = check(&Guards::default(), &all, &all[1..2]).unwrap_err();
+        assert!(check(&Guards::default(), &ClusterView::of(&all), &all[3..]).is_ok());
+        let err = check(&Guards::default(), &ClusterView::of(&all), &all[1..2]).unwrap_err();
         assert!(
             err.contains("2 of 3 control-plane nodes") && err.contains("--allow-quorum-loss"),
             "{err}"
@@ -167,14 +199,14 @@ mod tests {
             allow_quorum_loss: true,
             ..Guards::default()
         };
-        assert!(check(&g, &all, &all[1..2]).is_ok());
+        assert!(check(&g, &ClusterView::of(&all), &all[1..2]).is_ok());
         // Five control planes tolerate two.
         let five: Vec<Node> = (0..5)
             .map(|i| node(&format!("cp{i}"), true, false))
             .chain([node("w", false, false)])
             .collect();
-        assert!(check(&Guards::default(), &five, &five[..2]).is_ok());
-        assert!(check(&Guards::default(), &five, &five[..3]).is_err());
+        assert!(check(&Guards::default(), &ClusterView::of(&five), &five[..2]).is_ok());
+        assert!(check(&Guards::default(), &ClusterView::of(&five), &five[..3]).is_err());
     }
 
     #[test]
@@ -189,8 +221,8 @@ mod tests {
             max_unavailable: Some(MaxUnavailable::Count(2)),
             ..Guards::default()
         };
-        assert!(check(&g, &all, &all[1..2]).is_ok());
-        let err = check(&g, &all, &all[1..3]).unwrap_err();
+        assert!(check(&g, &ClusterView::of(&all), &all[1..2]).is_ok());
+        let err = check(&g, &ClusterView::of(&all), &all[1..3]).unwrap_err();
         assert!(
             err.contains("3 of 4 nodes would be unavailable") && err.contains("allows 2"),
             "{err}"

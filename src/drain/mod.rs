@@ -192,12 +192,8 @@ pub async fn prepare(
 ) -> Result<Prepared, DrainError> {
     let nodes = prepare::resolve_nodes(&clients.main, &options.nodes).await?;
     if options.dry_run == DryRun::None {
-        let api: Api<Node> = Api::all(clients.main.clone());
-        let params = kube::api::ListParams::default();
-        let all = retry::with_retries(|| api.list(&params), prepare::warn("listing nodes"))
-            .await
-            .map_err(|e| prepare::api_error("list", "nodes", None, &e))?;
-        crate::guard::check(&options.guards, &all.items, &nodes).map_err(DrainError::Guard)?;
+        let view = prepare::cluster_view(&clients.main, &options.guards, nodes.len()).await?;
+        crate::guard::check(&options.guards, &view, &nodes).map_err(DrainError::Guard)?;
     }
     // Everything the filters need, for every node, before anything changes.
     let mut listed = Vec::new();

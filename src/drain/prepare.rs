@@ -81,6 +81,61 @@ pub async fn resolve_nodes(
     }
 }
 
+/// What the guard rails look at, at a cost that grows with the selection,
+/// not the cluster (crate::guard::ClusterView).
+pub async fn cluster_view(
+    client: &kube::Client,
+    guards: &crate::guard::Guards,
+    selected: usize,
+) -> Result<crate::guard::ClusterView, DrainError> {
+    let api: Api<Node> = Api::all(client.clone());
+    let list = |params: ListParams| {
+        let api = api.clone();
+        async move {
+            super::retry::with_retries(|| api.list(&params), warn("listing nodes"))
+                .await
+                .map_err(|e| api_error("list", "nodes", None, &e))
+        }
+    };
+    let mut control_planes =
+        list(ListParams::default().labels(crate::guard::CONTROL_PLANE_SELECTOR))
+            .await?
+            .items;
+    let legacy = list(ListParams::default().labels("node-role.kubernetes.io/master"))
+        .await?
+        .items;
+    for n in legacy {
+        if !control_planes
+            .iter()
+            .any(|c| c.metadata.name == n.metadata.name)
+        {
+            control_planes.push(n);
+        }
+    }
+    // Enough schedulable nodes to find one the selection leaves, if any.
+    let sample = list(
+        ListParams::default()
+            .fields("spec.unschedulable=false")
+            .limit(u32::try_from(selected + 64).unwrap_or(u32::MAX)),
+    )
+    .await?;
+    let sample_complete = sample
+        .metadata
+        .continue_
+        .as_deref()
+        .is_none_or(str::is_empty);
+    let all = match guards.max_unavailable {
+        Some(_) => Some(list(ListParams::default()).await?.items),
+        None => None,
+    };
+    Ok(crate::guard::ClusterView {
+        control_planes,
+        schedulable_sample: sample.items,
+        sample_complete,
+        all,
+    })
+}
+
 /// Every pod on a node, page by page as `--chunk-size` asks.
 pub async fn list_pods(
     client: &kube::Client,

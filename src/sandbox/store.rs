@@ -156,6 +156,11 @@ impl Store {
             .unwrap_or_default()
     }
 
+    /// How many pods are bound to a node (no copying).
+    pub fn pod_count_on_node(&self, node: &str) -> usize {
+        self.pods_by_node.get(node).map_or(0, BTreeSet::len)
+    }
+
     /// Keys of the pods whose ownerReferences name this uid.
     pub fn pods_owned_by(&self, uid: &str) -> Vec<Key> {
         self.pods_by_owner

@@ -53,11 +53,18 @@ pub fn reconcile(store: &mut Store, key: &Key) {
     if let Some(list) = tolerations.as_array_mut() {
         list.extend(daemon_tolerations());
     }
-    let owned: Vec<std::sync::Arc<Value>> = store
+    // The DaemonSet's pods by node, so each node is one lookup.
+    let mut owned: std::collections::HashMap<String, Vec<std::sync::Arc<Value>>> =
+        std::collections::HashMap::new();
+    for p in store
         .pods_owned_by(&uid)
         .iter()
         .filter_map(|k| store.get(Resource::Pods, k))
-        .collect();
+    {
+        if let Some(n) = pods::node_name(&p) {
+            owned.entry(n.to_string()).or_default().push(p.clone());
+        }
+    }
     let nodes: Vec<(String, bool)> = store
         .iter(Resource::Nodes, None, None)
         .map(|(_, n)| {
@@ -79,9 +86,9 @@ pub fn reconcile(store: &mut Store, key: &Key) {
     let (mut desired, mut current, mut ready) = (0, 0, 0);
     for (node, fits) in nodes {
         let on_node: Vec<&std::sync::Arc<Value>> = owned
-            .iter()
-            .filter(|p| pods::node_name(p) == Some(&node))
-            .collect();
+            .get(&node)
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
         if !fits {
             continue;
         }

@@ -137,7 +137,17 @@ impl Sim {
                 }
             }
             Resource::Nodes => {
-                dirty.all_daemonsets = true;
+                // DaemonSets place pods by labels and taints (they tolerate
+                // the cordon); pending pods wait for a node to open up.
+                let field = |o: Option<&Value>, f: &str| o.and_then(|n| n.pointer(f)).cloned();
+                let (old, new) = (c.old.as_deref(), c.new.as_deref());
+                if old.is_none()
+                    || new.is_none()
+                    || field(old, "/metadata/labels") != field(new, "/metadata/labels")
+                    || field(old, "/spec/taints") != field(new, "/spec/taints")
+                {
+                    dirty.all_daemonsets = true;
+                }
                 dirty.retry_pending = true;
             }
             Resource::PodDisruptionBudgets => {

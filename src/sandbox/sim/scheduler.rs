@@ -107,7 +107,7 @@ pub fn schedule(store: &mut Store, key: &Key) -> bool {
             .as_str()
             .unwrap_or_default()
             .to_string();
-        let load = store.pods_on_node(&name).len();
+        let load = store.pod_count_on_node(&name);
         if load >= pod_capacity(node) {
             *reasons.entry("Too many pods").or_default() += 1;
             continue;
