@@ -56,6 +56,22 @@ impl Member {
     fn done(&self) -> bool {
         matches!(self.state, State::Done(_))
     }
+
+    /// Marks the pod blocked; `true` when the cause is new (worth telling).
+    fn block(
+        &mut self,
+        cause: Cause,
+        retry_at: Option<Instant>,
+        pdb: Option<pdb_watch::Key>,
+    ) -> bool {
+        let new = !matches!(&self.state, State::Blocked { cause: c, .. } if c.summary() == cause.summary());
+        self.state = State::Blocked {
+            cause,
+            retry_at,
+            pdb,
+        };
+        new
+    }
 }
 
 enum End {
@@ -618,19 +634,15 @@ impl<'a> NodeRun<'a> {
                 let pkey = (ns, pdb);
                 pdbs.ensure(&pkey);
                 let cause = cause.expect("blocked");
-                let changed = !matches!(&m.state, State::Blocked { cause: c, .. } if c.summary() == cause.summary());
                 m.attempts = 0;
-                m.state = State::Blocked {
-                    cause: cause.clone(),
-                    retry_at: Some(now + retry_after.unwrap_or(FALLBACK_RETRY)),
-                    pdb: Some(pkey),
-                };
-                if changed {
+                let retry = Some(now + retry_after.unwrap_or(FALLBACK_RETRY));
+                if m.block(cause.clone(), retry, Some(pkey)) {
+                    let pod = key.to_string();
                     emit(
                         &events,
                         Event::Blocked {
                             node,
-                            pod: key.to_string(),
+                            pod,
                             cause: cause.summary(),
                         },
                     );
@@ -638,18 +650,13 @@ impl<'a> NodeRun<'a> {
             }
             Answer::MultiplePdbs(_) => {
                 let cause = cause.expect("blocked");
-                let first = !matches!(m.state, State::Blocked { .. });
-                m.state = State::Blocked {
-                    cause: cause.clone(),
-                    retry_at: Some(now + FALLBACK_RETRY),
-                    pdb: None,
-                };
-                if first {
+                if m.block(cause.clone(), Some(now + FALLBACK_RETRY), None) {
+                    let pod = key.to_string();
                     emit(
                         &events,
                         Event::Blocked {
                             node,
-                            pod: key.to_string(),
+                            pod,
                             cause: cause.summary(),
                         },
                     );
@@ -660,27 +667,18 @@ impl<'a> NodeRun<'a> {
                 message,
             } => {
                 m.attempts += 1;
+                let cause = Cause::ApiError {
+                    message: message.clone(),
+                };
                 if m.attempts > MAX_API_ATTEMPTS {
-                    m.state = State::Blocked {
-                        cause: Cause::ApiError {
-                            message: message.clone(),
-                        },
-                        retry_at: None,
-                        pdb: None,
-                    };
+                    m.block(cause, None, None);
                     return Some(format!(
                         "evicting {key} failed {MAX_API_ATTEMPTS} times: {message}"
                     ));
                 }
                 let backoff = Duration::from_millis(200 * (1 << m.attempts.min(6)))
                     .min(Duration::from_secs(10));
-                m.state = State::Blocked {
-                    cause: Cause::ApiError {
-                        message: message.clone(),
-                    },
-                    retry_at: Some(now + retry_after.unwrap_or(backoff)),
-                    pdb: None,
-                };
+                m.block(cause, Some(now + retry_after.unwrap_or(backoff)), None);
                 emit(&events, Event::ApiTrouble { node, message });
             }
             Answer::Forbidden(message) => {
@@ -689,25 +687,25 @@ impl<'a> NodeRun<'a> {
                 } else {
                     "create pods/eviction"
                 };
-                m.state = State::Blocked {
-                    cause: Cause::Forbidden {
+                m.block(
+                    Cause::Forbidden {
                         message: message.clone(),
                     },
-                    retry_at: None,
-                    pdb: None,
-                };
+                    None,
+                    None,
+                );
                 return Some(format!(
                     "not allowed to {verb} in namespace {ns}: {message}"
                 ));
             }
             Answer::Failed(message) => {
-                m.state = State::Blocked {
-                    cause: Cause::ApiError {
+                m.block(
+                    Cause::ApiError {
                         message: message.clone(),
                     },
-                    retry_at: None,
-                    pdb: None,
-                };
+                    None,
+                    None,
+                );
                 return Some(format!("evicting {key}: {message}"));
             }
         }
