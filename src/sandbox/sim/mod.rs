@@ -197,7 +197,10 @@ impl Sim {
             }
             Resource::Namespaces | Resource::Events => {}
         }
+        // Garbage collection scans every object for owner references, so
+        // only owners' deletions ask for it: pods and events own nothing.
         if c.new.is_none()
+            && !matches!(c.resource, Resource::Pods | Resource::Events)
             && let Some(uid) = obj["metadata"]["uid"].as_str()
         {
             dirty.gc.push(uid.to_string());
