@@ -118,6 +118,31 @@ fn lower_bound(objects: &[(Resource, Value)], drained: usize, spec: &ClusterSpec
     Duration::from_secs_f64(total)
 }
 
+/// A sandbox serving `objects` once its controllers have written their statuses.
+fn settled_sandbox(
+    objects: Vec<(Resource, Value)>,
+    request_log: Option<PathBuf>,
+) -> (tokio::runtime::Runtime, Sandbox) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sandbox = rt
+        .block_on(Sandbox::start(
+            objects,
+            Options {
+                request_log,
+                ..Options::default()
+            },
+        ))
+        .expect("sandbox");
+    rt.block_on(async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        sandbox.wait_idle().await;
+    });
+    (rt, sandbox)
+}
+
 fn peak_rss(stderr: &str) -> u64 {
     stderr
         .lines()
@@ -134,23 +159,7 @@ fn run(tool: Tool, nodes: usize, drained: usize, work: &Path) -> (Figures, Durat
     let objects = generate::cluster(&spec);
     let bound = lower_bound(&objects, drained, &spec);
     let log = work.join("requests.jsonl");
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let sandbox = rt
-        .block_on(Sandbox::start(
-            objects,
-            Options {
-                request_log: Some(log.clone()),
-                ..Options::default()
-            },
-        ))
-        .expect("sandbox");
-    rt.block_on(async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        sandbox.wait_idle().await;
-    });
+    let (rt, sandbox) = settled_sandbox(objects, Some(log.clone()));
     let kubeconfig = work.join("kubeconfig");
     sandbox.write_kubeconfig(&kubeconfig).expect("kubeconfig");
     let before = request_log::read(&log).map_or(0, |l| l.len());
@@ -236,17 +245,7 @@ fn list(args: &[String], flag: &str, default: &[usize]) -> Vec<usize> {
 /// `kubectl maintain plan` for `drained` nodes of a cluster: how long it takes.
 fn plan_timing(nodes: usize, drained: usize, work: &Path) {
     let spec = spec(nodes, drained);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let sandbox = rt
-        .block_on(Sandbox::start(generate::cluster(&spec), Options::default()))
-        .expect("sandbox");
-    rt.block_on(async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        sandbox.wait_idle().await;
-    });
+    let (_rt, sandbox) = settled_sandbox(generate::cluster(&spec), None);
     std::fs::create_dir_all(work).expect("work dir");
     let kubeconfig = work.join("kubeconfig");
     sandbox.write_kubeconfig(&kubeconfig).expect("kubeconfig");

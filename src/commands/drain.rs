@@ -16,10 +16,9 @@ use crate::plan::{self, Plan};
 use crate::selector::Selector;
 use crate::{confirm, log, progress, report};
 
-/// Everything checked before the first API call: any mistake here exits 2
-/// and changes nothing.
-pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Exit> {
-    let nodes = match (&args.selector, args.nodes.is_empty()) {
+/// Node names or a node selector, checked: one or the other, well formed.
+pub fn node_selection(nodes: &[String], selector: Option<&String>) -> Result<NodeSelection, Exit> {
+    Ok(match (selector, nodes.is_empty()) {
         (Some(_), false) => {
             return Err(Exit::usage("cannot specify both node names and --selector"));
         }
@@ -33,12 +32,18 @@ pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Ex
             NodeSelection::Selector(sel.clone())
         }
         (None, false) => {
-            if let Some(bad) = args.nodes.iter().find(|n| n.is_empty() || n.contains('/')) {
+            if let Some(bad) = nodes.iter().find(|n| n.is_empty() || n.contains('/')) {
                 return Err(Exit::usage(format!("{bad:?} is not a node name")));
             }
-            NodeSelection::Names(args.nodes.clone())
+            NodeSelection::Names(nodes.to_vec())
         }
-    };
+    })
+}
+
+/// Everything checked before the first API call: any mistake here exits 2
+/// and changes nothing.
+pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Exit> {
+    let nodes = node_selection(&args.nodes, args.selector.as_ref())?;
     if !args.pod_selector.is_empty() {
         Selector::parse(&args.pod_selector)
             .map_err(|e| Exit::usage(format!("--pod-selector: {e}")))?;
@@ -157,7 +162,7 @@ pub async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
 }
 
 #[allow(clippy::needless_pass_by_value)] // used as map_err(drain_error)
-fn drain_error(e: drain::DrainError) -> Exit {
+pub fn drain_error(e: drain::DrainError) -> Exit {
     let code = if e.is_usage() {
         exit::USAGE
     } else {

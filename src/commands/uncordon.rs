@@ -8,24 +8,13 @@ use kube::api::{Patch, PatchParams};
 
 use crate::cli::UncordonArgs;
 use crate::client::{self, Target};
-use crate::drain::prepare::{self, NodeSelection};
+use crate::drain::prepare;
 use crate::exit::{self, Exit};
 use crate::k8s_events::{self, Recorder};
 use crate::maintenance;
 
 pub async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
-    let selection = match (&args.selector, args.nodes.is_empty()) {
-        (Some(_), false) => {
-            return Err(Exit::usage("cannot specify both node names and --selector").into());
-        }
-        (None, true) => {
-            return Err(
-                Exit::usage("name at least one node, or select nodes with -l/--selector").into(),
-            );
-        }
-        (Some(sel), true) => NodeSelection::Selector(sel.clone()),
-        (None, false) => NodeSelection::Names(args.nodes.clone()),
-    };
+    let selection = super::drain::node_selection(&args.nodes, args.selector.as_ref())?;
     let clients = client::connect(&Target {
         kubeconfig: args.cluster.kubeconfig.clone(),
         context: args.cluster.context.clone(),
@@ -33,14 +22,7 @@ pub async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     .await?;
     let nodes = prepare::resolve_nodes(&clients.main, &selection)
         .await
-        .map_err(|e| Exit {
-            code: if e.is_usage() {
-                exit::USAGE
-            } else {
-                exit::FAILURE
-            },
-            message: e.to_string(),
-        })?;
+        .map_err(super::drain::drain_error)?;
     let api: Api<Node> = Api::all(clients.main.clone());
     let recorder = Recorder::new(clients.main.clone());
     for node in nodes {

@@ -270,17 +270,10 @@ impl Prepared {
 
     /// Carries the drain out (or, for dry runs and refusals, reports).
     pub async fn execute(self) -> Result<DrainOutcome, DrainError> {
+        let refused = self.refused();
         let Prepared { engine, listed } = self;
         let started = Instant::now();
         let _ = engine.started.set(started);
-        let refused = listed.iter().any(|(_, _, pods)| {
-            pods.iter().any(|p| {
-                matches!(
-                    engine.classifier.classify(p),
-                    crate::classify::Disposition::Refuse { .. }
-                )
-            })
-        });
         // kubectl's filters, for every node, before anything changes: a refused
         // pod anywhere stops the whole drain with nothing cordoned or evicted.
         if refused || engine.options.dry_run != DryRun::None {
