@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use kubectl_maintain::sandbox::generate::{self, ClusterSpec, DRAIN_LABEL};
-use kubectl_maintain::sandbox::request_log;
-use kubectl_maintain::sandbox::resources::Resource;
-use kubectl_maintain::sandbox::{Options, Sandbox};
+use kube_sandbox::generate::{self, ClusterSpec, DRAIN_LABEL};
+use kube_sandbox::request_log;
+use kube_sandbox::resources::Resource;
+use kube_sandbox::{Options, Sandbox};
 use serde_json::Value;
 
 const SHUTDOWN: f64 = 0.4;

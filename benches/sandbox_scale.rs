@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams};
-use kubectl_maintain::sandbox::generate::{self, ClusterSpec};
-use kubectl_maintain::sandbox::resources::Resource;
-use kubectl_maintain::sandbox::{Options, Sandbox};
+use kube_sandbox::generate::{self, ClusterSpec};
+use kube_sandbox::resources::Resource;
+use kube_sandbox::{Options, Sandbox};
 
 fn rss_kib(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -55,8 +55,11 @@ fn main() {
             .expect("sandbox");
         let loaded = t.elapsed();
         let (pods, pdbs) = {
-            let s = sandbox.shared().store();
-            (s.len(Resource::Pods), s.len(Resource::PodDisruptionBudgets))
+            let view = sandbox.view();
+            (
+                view.count(Resource::Pods),
+                view.count(Resource::PodDisruptionBudgets),
+            )
         };
         // The controllers' first pass writes statuses; let it settle.
         let t = Instant::now();

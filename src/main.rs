@@ -1,7 +1,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use kubectl_maintain::{cli::Cli, commands, completion, exit};
+use kubectl_maintain::cli::{Cli, completion, exit};
+use kubectl_maintain::commands;
 
 fn main() -> ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -10,13 +10,15 @@ use kube::api::{Patch, PatchParams};
 use serde_json::json;
 
 use super::drain::execute;
-use crate::classify::FilterFlags;
+use crate::cli::exit::{self, Exit};
 use crate::cli::{DemoArgs, OutputFormat};
 use crate::client;
 use crate::drain::prepare::NodeSelection;
 use crate::drain::{DryRun, Options};
-use crate::exit::{self, Exit};
-use crate::sandbox::{self, Sandbox, pods, resources::Resource, scenario};
+use crate::policy::classify::FilterFlags;
+use kube_sandbox::objects::pods;
+use kube_sandbox::resources::Resource;
+use kube_sandbox::{Sandbox, scenario};
 
 const SCENARIO: &str = include_str!("../../examples/scenarios/demo.yaml");
 const NODE: &str = "worker-1";
@@ -26,7 +28,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         .map_err(|e| Exit::usage(format!("--timeout: {e}")))?;
     let parsed = scenario::parse(std::path::Path::new("demo.yaml"), SCENARIO)
         .context("the demo scenario")?;
-    let sandbox = Sandbox::start(parsed.objects, sandbox::Options::default())
+    let sandbox = Sandbox::start(parsed.objects, kube_sandbox::Options::default())
         .await
         .context("starting the sandbox")?;
     eprintln!("demo: a sandbox cluster is serving at {}", sandbox.url());
@@ -68,11 +70,11 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         max_parallel: 1,
         taints: Vec::new(),
         reason: Some("demo".into()),
-        guards: crate::guard::Guards::default(),
+        guards: crate::policy::guard::Guards::default(),
     };
     let code = execute(
         clients,
-        crate::plan::defaults::plan(),
+        crate::policy::plan::defaults::plan(),
         options,
         OutputFormat::Table,
         true,
@@ -94,13 +96,11 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<u8> {
 /// Waits until every pod of the scenario runs and is Ready.
 async fn wait_settled(sandbox: &Sandbox) {
     for _ in 0..200 {
-        let ready = {
-            let store = sandbox.shared().store();
-            store.len(Resource::Pods) > 0
-                && store
-                    .iter(Resource::Pods, None, None)
-                    .all(|(_, p)| pods::is_ready(p) && !pods::is_terminating(p))
-        };
+        let pods = sandbox.view().list(Resource::Pods);
+        let ready = !pods.is_empty()
+            && pods
+                .iter()
+                .all(|p| pods::is_ready(p) && !pods::is_terminating(p));
         if ready {
             return;
         }

@@ -5,16 +5,16 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use crate::classify::FilterFlags;
+use crate::cli::exit::{self, Exit};
 use crate::cli::{DrainArgs, DryRunArg, OutputFormat};
 use crate::client::{self, Target};
 use crate::drain::outcome::{DrainOutcome, NodeStatus, PodResult};
 use crate::drain::prepare::NodeSelection;
 use crate::drain::{self, DryRun, Options};
-use crate::exit::{self, Exit};
-use crate::plan::{self, Plan};
-use crate::selector::Selector;
-use crate::{confirm, log, progress, report};
+use crate::policy::classify::FilterFlags;
+use crate::policy::plan::{self, Plan};
+use crate::ui::{bars, confirm, lines, report};
+use kube_conventions::selector::Selector;
 
 /// Node names or a node selector, checked: one or the other, well formed.
 pub fn node_selection(nodes: &[String], selector: Option<&String>) -> Result<NodeSelection, Exit> {
@@ -67,7 +67,7 @@ pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Ex
     };
     let mut taints = plan.taints.clone();
     for t in &args.taints {
-        let t = crate::maintenance::TaintSpec::parse(t)
+        let t = crate::policy::maintenance::TaintSpec::parse(t)
             .map_err(|e| Exit::usage(format!("--taint: {e}")))?;
         if !taints.contains(&t) {
             taints.push(t);
@@ -76,7 +76,7 @@ pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Ex
     let max_unavailable = args
         .max_unavailable
         .as_deref()
-        .map(crate::guard::MaxUnavailable::parse)
+        .map(crate::policy::guard::MaxUnavailable::parse)
         .transpose()
         .map_err(|e| Exit::usage(format!("--max-unavailable: {e}")))?;
     let dry_run = match (args.dry_run, plan_only) {
@@ -101,7 +101,7 @@ pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Ex
         max_parallel: args.max_parallel,
         taints,
         reason: args.reason.clone(),
-        guards: crate::guard::Guards {
+        guards: crate::policy::guard::Guards {
             max_unavailable,
             allow_no_schedulable_nodes: args.allow_no_schedulable_nodes,
             allow_quorum_loss: args.allow_quorum_loss,
@@ -184,19 +184,23 @@ pub async fn execute(
 ) -> anyhow::Result<u8> {
     let (events, mut rx) = mpsc::unbounded_channel::<drain::events::Event>();
     let (display_tx, display_rx) = mpsc::unbounded_channel();
-    let listener = if progress::wanted() {
-        tokio::spawn(progress::run(display_rx))
+    let listener = if bars::wanted() {
+        tokio::spawn(bars::run(display_rx))
     } else {
-        tokio::spawn(log::run(display_rx))
+        tokio::spawn(lines::run(display_rx))
     };
     // The engine's events go to the display and, when the drain changes
     // things, to Kubernetes Events on the nodes.
     let recorder = (options.dry_run == DryRun::None).then(|| {
         let (tx, rx) = mpsc::unbounded_channel();
-        let recorder = crate::k8s_events::Recorder::new(clients.main.clone());
+        let recorder = crate::ui::node_events::Recorder::new(clients.main.clone());
         (
             tx,
-            tokio::spawn(crate::k8s_events::run(recorder, rx, options.reason.clone())),
+            tokio::spawn(crate::ui::node_events::run(
+                recorder,
+                rx,
+                options.reason.clone(),
+            )),
         )
     });
     let record_tx = recorder.as_ref().map(|(tx, _)| tx.clone());
@@ -210,13 +214,12 @@ pub async fn execute(
     });
     let interrupt = interrupt_on_ctrl_c();
     let dry_run = options.dry_run;
-    let main_client = clients.main.clone();
     let prepared = drain::prepare(clients, plan.clone(), options, events, interrupt)
         .await
         .map_err(drain_error)?;
     if dry_run == DryRun::None && !assume_yes && !prepared.refused() && confirm::interactive() {
         let preview = prepared.preview();
-        let tight = confirm::tight_budgets(&main_client, &prepared.pods()).await;
+        let tight = prepared.tight_budgets().await;
         eprint!("{}", confirm::describe(&preview, &tight));
         if !confirm::ask("Drain now?".into()).await {
             eprintln!("nothing was changed");
@@ -232,6 +235,6 @@ pub async fn execute(
         let _ = tokio::time::timeout(Duration::from_secs(5), task).await;
     }
     let outcome = result.map_err(drain_error)?;
-    print!("{}", report::render(&outcome, &plan, output)?);
+    print!("{}", report::render(&outcome, output)?);
     Ok(exit_code(&outcome))
 }

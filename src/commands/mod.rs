@@ -1,8 +1,10 @@
 //! One module per subcommand; each takes its parsed arguments and returns
 //! the exit code.
 
+#[cfg(feature = "sandbox")]
 pub mod demo;
 pub mod drain;
+#[cfg(feature = "sandbox")]
 pub mod sandbox;
 pub mod status;
 pub mod uncordon;
@@ -11,13 +13,15 @@ use crate::cli::{Cli, Command};
 
 pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
+        #[cfg(feature = "sandbox")]
         Command::Sandbox(args) => sandbox::run(args).await,
+        #[cfg(feature = "sandbox")]
         Command::Demo(args) => demo::run(args).await,
         Command::Uncordon(args) => uncordon::run(args).await,
         Command::Status(args) => status::run(args).await,
         Command::Completion { shell } => {
-            print!("{}", crate::completion::script(shell));
-            Ok(crate::exit::OK)
+            print!("{}", crate::cli::completion::script(shell));
+            Ok(crate::cli::exit::OK)
         }
         Command::Drain(args) => drain::run(args, false).await,
         Command::Plan(args) => drain::run(args, true).await,

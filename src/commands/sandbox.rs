@@ -3,8 +3,8 @@
 use anyhow::Context;
 
 use crate::cli::SandboxArgs;
-use crate::exit::{self, Exit};
-use crate::sandbox::{Options, Sandbox, SandboxConfig, generate, scenario};
+use crate::cli::exit::{self, Exit};
+use kube_sandbox::{Options, Sandbox, SandboxConfig, generate, scenario};
 
 fn apply_flags(config: &mut SandboxConfig, args: &SandboxArgs) -> Result<(), Exit> {
     if let Some(v) = &args.kube_version {

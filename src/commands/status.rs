@@ -8,12 +8,13 @@ use kube::Api;
 use kube::api::ListParams;
 use serde::Serialize;
 
-use crate::classify::{MIRROR_ANNOTATION, controller_kind};
+use crate::cli::exit;
 use crate::cli::{OutputFormat, StatusArgs};
 use crate::client::{self, Target};
-use crate::drain::prepare;
-use crate::exit;
-use crate::maintenance;
+use crate::drain::pod_key::PodKey;
+use crate::drain::pod_watch::{self, PodQuery};
+use crate::policy::classify::{MIRROR_ANNOTATION, controller_kind};
+use crate::policy::maintenance;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -52,7 +53,14 @@ pub async fn run(args: StatusArgs) -> anyhow::Result<u8> {
             continue;
         };
         let name = node.metadata.name.clone().unwrap_or_default();
-        let pods = prepare::list_pods(&clients.main, &name, None, 500).await?;
+        let query = PodQuery {
+            node: name.clone(),
+            pod_selector: None,
+            chunk_size: 500,
+        };
+        let pods = pod_watch::list(&Api::all(clients.main.clone()), &query)
+            .await?
+            .pods;
         let (staying, remaining): (Vec<_>, Vec<_>) = pods.iter().partition(|p| {
             let mirror = p
                 .metadata
@@ -69,13 +77,13 @@ pub async fn run(args: StatusArgs) -> anyhow::Result<u8> {
             taints: record.taints.iter().map(ToString::to_string).collect(),
             pods_remaining: remaining
                 .iter()
-                .map(|p| crate::drain::pod_watch::pod_key(p))
+                .map(|p| PodKey::of(p).to_string())
                 .collect(),
             pods_staying: staying.len(),
         });
     }
     let doc = Document {
-        api_version: crate::report::SCHEMA_VERSION,
+        api_version: crate::ui::report::SCHEMA_VERSION,
         kind: "MaintenanceStatus",
         nodes: out,
     };
@@ -87,7 +95,7 @@ pub async fn run(args: StatusArgs) -> anyhow::Result<u8> {
                 eprintln!("No nodes are under maintenance.");
                 return Ok(exit::OK);
             }
-            let mut t = crate::report::kubectl_table(&[
+            let mut t = crate::ui::report::kubectl_table(&[
                 "NODE",
                 "SINCE",
                 "REASON",
@@ -100,9 +108,9 @@ pub async fn run(args: StatusArgs) -> anyhow::Result<u8> {
                 by_node.insert(&n.node, n);
             }
             for n in by_node.values() {
-                let age = crate::sandbox::clock::seconds_since(&n.since).map_or_else(
+                let age = kube_conventions::time::seconds_since(&n.since).map_or_else(
                     || n.since.clone(),
-                    |s| format!("{} ago", crate::sandbox::clock::human_duration(s)),
+                    |s| format!("{} ago", kube_conventions::time::human_duration(s)),
                 );
                 t.add_row([
                     n.node.clone(),

@@ -1,5 +1,5 @@
 //! `kubectl maintain uncordon`: undo exactly what the drain changed on each
-//! node (crate::maintenance); a node without our record is uncordoned as
+//! node (crate::policy::maintenance); a node without our record is uncordoned as
 //! kubectl would.
 
 use k8s_openapi::api::core::v1::Node;
@@ -7,11 +7,11 @@ use kube::Api;
 use kube::api::{Patch, PatchParams};
 
 use crate::cli::UncordonArgs;
+use crate::cli::exit::{self, Exit};
 use crate::client::{self, Target};
 use crate::drain::prepare;
-use crate::exit::{self, Exit};
-use crate::k8s_events::{self, Recorder};
-use crate::maintenance;
+use crate::policy::maintenance;
+use crate::ui::node_events::{self, Recorder};
 
 pub async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let selection = super::drain::node_selection(&args.nodes, args.selector.as_ref())?;
@@ -20,7 +20,9 @@ pub async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         context: args.cluster.context.clone(),
     })
     .await?;
-    let nodes = prepare::resolve_nodes(&clients.main, &selection)
+    let (warnings, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(crate::ui::lines::run(rx));
+    let nodes = prepare::resolve_nodes(&clients.main, &selection, &warnings)
         .await
         .map_err(super::drain::drain_error)?;
     let api: Api<Node> = Api::all(clients.main.clone());
@@ -58,7 +60,7 @@ pub async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
             .node_event(
                 &name,
                 "Normal",
-                k8s_events::UNCORDONED,
+                node_events::UNCORDONED,
                 &format!("Maintenance ended: {words}"),
             )
             .await;

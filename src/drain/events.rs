@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+use super::outcome::NodeStatus;
+use super::pod_key::PodKey;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     Cordoned {
@@ -20,17 +23,17 @@ pub enum Event {
     },
     Evicted {
         node: String,
-        pod: String,
+        pod: PodKey,
     },
     /// A pod cannot go yet; `cause` says why, in the report's words.
     Blocked {
         node: String,
-        pod: String,
+        pod: PodKey,
         cause: String,
     },
     PodGone {
         node: String,
-        pod: String,
+        pod: PodKey,
     },
     WaveDone {
         node: String,
@@ -39,7 +42,7 @@ pub enum Event {
     },
     NodeDone {
         node: String,
-        status: String,
+        status: NodeStatus,
         elapsed: Duration,
     },
     /// The API server is failing requests; the drain keeps retrying.

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ApiResource, DynamicObject};
 
 use super::outcome::Cause;
-use crate::classify::controller_kind;
+use crate::policy::classify::controller_kind;
 
 const EVACUATING: &[&str] = &["LiveMigrate", "LiveMigrateIfPossible", "External"];
 

@@ -3,7 +3,18 @@
 
 use serde::Serialize;
 
-use crate::classify::{Refusal, SkipReason, WaitReason};
+use super::pod_key::PodKey;
+use crate::policy::classify::{Refusal, SkipReason, WaitReason};
+
+/// `--dry-run`: nothing, what the plan says, or also what the API server says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DryRun {
+    #[default]
+    None,
+    Client,
+    Server,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -19,6 +30,12 @@ pub enum NodeStatus {
     Interrupted,
     /// Nothing was changed: the plan of a dry run.
     DryRun,
+}
+
+impl std::fmt::Display for NodeStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl NodeStatus {
@@ -199,7 +216,7 @@ pub enum PodResult {
 #[serde(rename_all = "camelCase")]
 pub struct PodOutcome {
     /// `namespace/name`.
-    pub pod: String,
+    pub pod: PodKey,
     pub priority: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wave: Option<String>,
@@ -237,15 +254,9 @@ pub struct NodeOutcome {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DrainOutcome {
-    pub dry_run: String,
+    pub dry_run: DryRun,
     pub elapsed_ms: u64,
+    /// The plan's waves in the order they run.
+    pub waves: Vec<String>,
     pub nodes: Vec<NodeOutcome>,
-}
-
-impl DrainOutcome {
-    pub fn all_drained(&self) -> bool {
-        self.nodes
-            .iter()
-            .all(|n| matches!(n.status, NodeStatus::Drained | NodeStatus::DryRun))
-    }
 }

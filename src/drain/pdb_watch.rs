@@ -71,14 +71,14 @@ impl PdbWatches {
     }
 
     /// Reads a budget once (dry runs, which do not wait for changes).
-    pub async fn fetch(&self, key: &Key) {
+    pub async fn fetch(&self, key: &Key) -> Option<Budget> {
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);
-        if let Ok(pdb) = api.get(&key.1).await {
-            self.state
-                .lock()
-                .expect("pdb state")
-                .insert(key.clone(), Some(Budget::from_pdb(&pdb)));
-        }
+        let budget = Budget::from_pdb(&api.get(&key.1).await.ok()?);
+        self.state
+            .lock()
+            .expect("pdb state")
+            .insert(key.clone(), Some(budget));
+        Some(budget)
     }
 
     /// Starts watching this budget unless it is watched already.

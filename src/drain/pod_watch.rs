@@ -1,26 +1,77 @@
-//! One field-selected pod watch per node: the drain learns that a pod went
-//! from the watch, not from a GET per pod per second as kubectl does. The
-//! kube watcher lists, watches, and lists again after a 410.
+//! The pods on one node: listed once, page by page (the snapshot every
+//! decision is made from), then followed by one field-selected watch that
+//! resumes from that list's resourceVersion. The drain learns that a pod
+//! went from the watch, not from a GET per pod per second as kubectl does,
+//! and lists again only when the watch history expired (410 Gone).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::api::{ListParams, WatchEvent, WatchParams};
 
-/// `namespace/name`.
-pub fn pod_key(p: &Pod) -> String {
-    format!(
-        "{}/{}",
-        p.metadata.namespace.as_deref().unwrap_or_default(),
-        p.metadata.name.as_deref().unwrap_or_default()
-    )
+use super::pod_key::{PodKey, uid};
+
+/// What selects a node's pods, as `kubectl drain` lists them.
+#[derive(Debug, Clone)]
+pub struct PodQuery {
+    pub node: String,
+    pub pod_selector: Option<String>,
+    /// `--chunk-size`: pods per page; 0 for one page.
+    pub chunk_size: u32,
 }
 
-pub fn uid(p: &Pod) -> &str {
-    p.metadata.uid.as_deref().unwrap_or_default()
+impl PodQuery {
+    fn list_params(&self) -> ListParams {
+        let mut params = ListParams::default().fields(&format!("spec.nodeName={}", self.node));
+        if let Some(sel) = self.pod_selector.as_deref().filter(|s| !s.is_empty()) {
+            params = params.labels(sel);
+        }
+        if self.chunk_size > 0 {
+            params = params.limit(self.chunk_size);
+        }
+        params
+    }
+
+    fn watch_params(&self) -> WatchParams {
+        let mut params = WatchParams::default()
+            .fields(&format!("spec.nodeName={}", self.node))
+            .timeout(290);
+        if let Some(sel) = self.pod_selector.as_deref().filter(|s| !s.is_empty()) {
+            params = params.labels(sel);
+        }
+        params
+    }
+}
+
+/// The node's pods at one resourceVersion.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub pods: Vec<Pod>,
+    pub resource_version: String,
+}
+
+/// Lists the node's pods, following `continue` tokens.
+pub async fn list(api: &Api<Pod>, query: &PodQuery) -> Result<Snapshot, kube::Error> {
+    let mut params = query.list_params();
+    let mut pods = Vec::new();
+    loop {
+        let page = api.list(&params).await?;
+        let resource_version = page.metadata.resource_version.clone().unwrap_or_default();
+        pods.extend(page.items);
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => {
+                return Ok(Snapshot {
+                    pods,
+                    resource_version,
+                });
+            }
+        }
+    }
 }
 
 /// A change to the set of pods on the node.
@@ -29,94 +80,133 @@ pub enum Change {
     /// A pod appeared or changed.
     Upsert(Box<Pod>),
     /// A pod (this uid) is gone.
-    Gone { key: String, uid: String },
-    /// The watch failed; the watcher retries with backoff.
+    Gone { key: PodKey, uid: String },
+    /// A request failed; the watch goes on after a backoff.
     Error(String),
 }
 
+type Events = BoxStream<'static, Result<WatchEvent<Pod>, kube::Error>>;
+
 pub struct PodWatch {
-    stream: BoxStream<'static, Result<watcher::Event<Pod>, watcher::Error>>,
-    /// The last state seen, to tell what a relist dropped.
-    known: HashMap<String, String>,
-    relist: Option<HashMap<String, String>>,
-    pending: std::collections::VecDeque<Change>,
+    api: Api<Pod>,
+    query: PodQuery,
+    resource_version: String,
+    /// The uid last seen under each key, to tell what a relist dropped.
+    known: HashMap<PodKey, String>,
+    pending: VecDeque<Change>,
+    stream: Option<Events>,
+    /// The watch history expired: list before watching again.
+    relist: bool,
+    failures: u32,
 }
 
 impl PodWatch {
-    pub fn start(
-        client: kube::Client,
-        node: &str,
-        pod_selector: Option<&str>,
-        page_size: u32,
-    ) -> Self {
-        let api: Api<Pod> = Api::all(client);
-        let mut config = watcher::Config::default().fields(&format!("spec.nodeName={node}"));
-        if let Some(sel) = pod_selector.filter(|s| !s.is_empty()) {
-            config = config.labels(sel);
-        }
-        if page_size > 0 {
-            config = config.page_size(page_size);
-        }
-        let stream = watcher(api, config).default_backoff().boxed();
+    /// Follows the node's pods from where `snapshot` left them.
+    pub fn resume(api: Api<Pod>, query: PodQuery, snapshot: &Snapshot) -> Self {
         PodWatch {
-            stream,
-            known: HashMap::new(),
-            relist: None,
-            pending: std::collections::VecDeque::new(),
+            api,
+            query,
+            resource_version: snapshot.resource_version.clone(),
+            known: snapshot
+                .pods
+                .iter()
+                .map(|p| (PodKey::of(p), uid(p).to_string()))
+                .collect(),
+            pending: VecDeque::new(),
+            stream: None,
+            relist: false,
+            failures: 0,
         }
     }
 
-    /// The next change; `None` only if the stream ends (it does not).
-    pub async fn next(&mut self) -> Option<Change> {
+    /// The next change. The watch never ends by itself: a stream the server
+    /// closed is resumed, an expired one is listed again, and a failure is
+    /// returned as `Change::Error` and retried with backoff.
+    pub async fn next(&mut self) -> Change {
         loop {
             if let Some(c) = self.pending.pop_front() {
-                return Some(c);
+                return c;
             }
-            let event = match self.stream.try_next().await {
-                Ok(Some(e)) => e,
-                Ok(None) => return None,
-                Err(e) => return Some(Change::Error(e.to_string())),
+            if self.failures > 0 {
+                let backoff = Duration::from_millis(200 * (1 << self.failures.min(5)));
+                tokio::time::sleep(backoff.min(Duration::from_secs(5))).await;
+            }
+            if self.relist {
+                self.relist().await;
+                continue;
+            }
+            let stream = match &mut self.stream {
+                Some(s) => s,
+                None => match self
+                    .api
+                    .watch(&self.query.watch_params(), &self.resource_version)
+                    .await
+                {
+                    Ok(s) => self.stream.insert(s.boxed()),
+                    Err(e) => return self.failed(&e),
+                },
             };
-            match event {
-                watcher::Event::Init => self.relist = Some(HashMap::new()),
-                watcher::Event::InitApply(p) => {
-                    if let Some(r) = self.relist.as_mut() {
-                        r.insert(pod_key(&p), uid(&p).to_string());
-                    }
-                    self.upsert(p);
+            match stream.try_next().await {
+                // The server closed the stream (its timeout): resume.
+                Ok(None) => self.stream = None,
+                Ok(Some(event)) => {
+                    self.failures = 0;
+                    self.apply(event);
                 }
-                watcher::Event::InitDone => {
-                    let seen = self.relist.take().unwrap_or_default();
-                    let dropped: Vec<(String, String)> = self
-                        .known
-                        .iter()
-                        .filter(|(k, u)| seen.get(*k) != Some(*u))
-                        .map(|(k, u)| (k.clone(), u.clone()))
-                        .collect();
-                    for (key, uid) in dropped {
-                        if !seen.contains_key(&key) {
-                            self.known.remove(&key);
-                        }
-                        self.pending.push_back(Change::Gone { key, uid });
-                    }
-                }
-                watcher::Event::Apply(p) => self.upsert(p),
-                watcher::Event::Delete(p) => {
-                    let key = pod_key(&p);
-                    if self.known.get(&key).map(String::as_str) == Some(uid(&p)) {
-                        self.known.remove(&key);
-                    }
-                    self.pending.push_back(Change::Gone {
-                        key,
-                        uid: uid(&p).to_string(),
-                    });
+                Err(e) => {
+                    self.stream = None;
+                    return self.failed(&e);
                 }
             }
+        }
+    }
+
+    fn failed(&mut self, e: &kube::Error) -> Change {
+        self.failures += 1;
+        Change::Error(format!("watching pods on {}: {e}", self.query.node))
+    }
+
+    fn apply(&mut self, event: WatchEvent<Pod>) {
+        match event {
+            WatchEvent::Added(p) | WatchEvent::Modified(p) => {
+                self.note_version(&p);
+                self.upsert(p);
+            }
+            WatchEvent::Deleted(p) => {
+                self.note_version(&p);
+                let key = PodKey::of(&p);
+                if self.known.get(&key).map(String::as_str) == Some(uid(&p)) {
+                    self.known.remove(&key);
+                }
+                self.pending.push_back(Change::Gone {
+                    key,
+                    uid: uid(&p).to_string(),
+                });
+            }
+            WatchEvent::Bookmark(b) => self.resource_version = b.metadata.resource_version,
+            WatchEvent::Error(e) if e.code == 410 => {
+                self.stream = None;
+                self.relist = true;
+            }
+            WatchEvent::Error(e) => {
+                self.stream = None;
+                self.failures += 1;
+                self.pending.push_back(Change::Error(format!(
+                    "watching pods on {}: {}",
+                    self.query.node, e.message
+                )));
+            }
+        }
+    }
+
+    fn note_version(&mut self, p: &Pod) {
+        if let Some(rv) = &p.metadata.resource_version {
+            self.resource_version.clone_from(rv);
         }
     }
 
     fn upsert(&mut self, p: Pod) {
-        let key = pod_key(&p);
+        let key = PodKey::of(&p);
         let new_uid = uid(&p).to_string();
         if let Some(old) = self.known.insert(key.clone(), new_uid.clone())
             && old != new_uid
@@ -127,22 +217,35 @@ impl PodWatch {
         self.pending.push_back(Change::Upsert(Box::new(p)));
     }
 
-    /// Waits for the first complete list; returns the pods on the node.
-    pub async fn initial(&mut self) -> Result<Vec<Pod>, String> {
-        let mut pods = Vec::new();
-        loop {
-            let event = self.stream.try_next().await.map_err(|e| e.to_string())?;
-            match event {
-                Some(watcher::Event::Init) | None => {}
-                Some(watcher::Event::InitApply(p)) => {
-                    self.known.insert(pod_key(&p), uid(&p).to_string());
-                    pods.push(p);
+    /// The history no longer reaches back to our version: list again and
+    /// report what the list no longer has.
+    async fn relist(&mut self) {
+        match list(&self.api, &self.query).await {
+            Ok(snapshot) => {
+                self.relist = false;
+                let seen: HashMap<PodKey, String> = snapshot
+                    .pods
+                    .iter()
+                    .map(|p| (PodKey::of(p), uid(p).to_string()))
+                    .collect();
+                let dropped: Vec<(PodKey, String)> = self
+                    .known
+                    .iter()
+                    .filter(|(k, u)| seen.get(*k) != Some(*u))
+                    .map(|(k, u)| (k.clone(), u.clone()))
+                    .collect();
+                for (key, uid) in dropped {
+                    self.known.remove(&key);
+                    self.pending.push_back(Change::Gone { key, uid });
                 }
-                Some(watcher::Event::InitDone) => return Ok(pods),
-                Some(watcher::Event::Apply(p)) => self.upsert(p),
-                Some(watcher::Event::Delete(p)) => {
-                    self.known.remove(&pod_key(&p));
+                self.resource_version = snapshot.resource_version;
+                for p in snapshot.pods {
+                    self.upsert(p);
                 }
+            }
+            Err(e) => {
+                let change = self.failed(&e);
+                self.pending.push_back(change);
             }
         }
     }

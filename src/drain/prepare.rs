@@ -9,24 +9,30 @@ use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::ListParams;
 
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use kube_conventions::selector::Selector;
+
 use super::DrainError;
-use crate::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
-use crate::plan::Plan;
+use super::events::{Event, Sink, emit};
+use super::pod_key::PodKey;
+use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
+use crate::policy::plan::Plan;
 
 pub enum NodeSelection {
     Names(Vec<String>),
     Selector(String),
 }
 
-pub struct PreparedNode {
-    pub node: Node,
-    pub name: String,
-    pub pods: Vec<(Pod, Disposition)>,
-}
-
-/// Says on stderr that a request is being retried (before any progress display starts).
-pub fn warn(what: &'static str) -> impl FnMut(&kube::Error) {
-    move |e| eprintln!("warning: {what} failed, retrying: {e}")
+/// Tells the listeners that a request is being retried.
+pub fn warn(events: &Sink, what: &'static str) -> impl FnMut(&kube::Error) {
+    move |e| {
+        emit(
+            events,
+            Event::Warning {
+                message: format!("{what} failed, retrying: {e}"),
+            },
+        );
+    }
 }
 
 pub fn api_error(
@@ -49,6 +55,7 @@ pub fn api_error(
 pub async fn resolve_nodes(
     client: &kube::Client,
     selection: &NodeSelection,
+    events: &Sink,
 ) -> Result<Vec<Node>, DrainError> {
     let api: Api<Node> = Api::all(client.clone());
     match selection {
@@ -56,7 +63,9 @@ pub async fn resolve_nodes(
             let mut out = Vec::new();
             let mut missing = Vec::new();
             for n in names {
-                match super::retry::with_retries(|| api.get(n), warn("reading a node")).await {
+                match super::retry::with_retries(|| api.get(n), warn(events, "reading a node"))
+                    .await
+                {
                     Ok(node) => out.push(node),
                     Err(kube::Error::Api(s)) if s.code == 404 => missing.push(n.clone()),
                     Err(e) => return Err(api_error("get", "nodes", None, &e)),
@@ -70,9 +79,10 @@ pub async fn resolve_nodes(
         }
         NodeSelection::Selector(sel) => {
             let params = ListParams::default().labels(sel);
-            let list = super::retry::with_retries(|| api.list(&params), warn("listing nodes"))
-                .await
-                .map_err(|e| api_error("list", "nodes", None, &e))?;
+            let list =
+                super::retry::with_retries(|| api.list(&params), warn(events, "listing nodes"))
+                    .await
+                    .map_err(|e| api_error("list", "nodes", None, &e))?;
             if list.items.is_empty() {
                 return Err(DrainError::NoNodesMatch(sel.clone()));
             }
@@ -82,23 +92,24 @@ pub async fn resolve_nodes(
 }
 
 /// What the guard rails look at, at a cost that grows with the selection,
-/// not the cluster (crate::guard::ClusterView).
+/// not the cluster (crate::policy::guard::ClusterView).
 pub async fn cluster_view(
     client: &kube::Client,
-    guards: &crate::guard::Guards,
+    events: &Sink,
+    guards: &crate::policy::guard::Guards,
     selected: usize,
-) -> Result<crate::guard::ClusterView, DrainError> {
+) -> Result<crate::policy::guard::ClusterView, DrainError> {
     let api: Api<Node> = Api::all(client.clone());
     let list = |params: ListParams| {
         let api = api.clone();
         async move {
-            super::retry::with_retries(|| api.list(&params), warn("listing nodes"))
+            super::retry::with_retries(|| api.list(&params), warn(events, "listing nodes"))
                 .await
                 .map_err(|e| api_error("list", "nodes", None, &e))
         }
     };
     let mut control_planes =
-        list(ListParams::default().labels(crate::guard::CONTROL_PLANE_SELECTOR))
+        list(ListParams::default().labels(crate::policy::guard::CONTROL_PLANE_SELECTOR))
             .await?
             .items;
     let legacy = list(ListParams::default().labels("node-role.kubernetes.io/master"))
@@ -128,7 +139,7 @@ pub async fn cluster_view(
         Some(_) => Some(list(ListParams::default()).await?.items),
         None => None,
     };
-    Ok(crate::guard::ClusterView {
+    Ok(crate::policy::guard::ClusterView {
         control_planes,
         schedulable_sample: sample.items,
         sample_complete,
@@ -136,36 +147,12 @@ pub async fn cluster_view(
     })
 }
 
-/// Every pod on a node, page by page as `--chunk-size` asks.
-pub async fn list_pods(
-    client: &kube::Client,
-    node: &str,
-    pod_selector: Option<&str>,
-    chunk: u32,
-) -> Result<Vec<Pod>, DrainError> {
-    let api: Api<Pod> = Api::all(client.clone());
-    let mut params = ListParams::default().fields(&format!("spec.nodeName={node}"));
-    if let Some(sel) = pod_selector.filter(|s| !s.is_empty()) {
-        params = params.labels(sel);
-    }
-    if chunk > 0 {
-        params = params.limit(chunk);
-    }
-    let mut pods = Vec::new();
-    loop {
-        let page = super::retry::with_retries(|| api.list(&params), warn("listing pods"))
-            .await
-            .map_err(|e| api_error("list", "pods", None, &e))?;
-        pods.extend(page.items);
-        match page.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => params = params.continue_token(&token),
-            None => return Ok(pods),
-        }
-    }
-}
-
 /// kubectl GETs the DaemonSet of every DaemonSet pod; one GET per DaemonSet does.
-pub async fn daemonsets(client: &kube::Client, pods: &[&Pod]) -> Result<DaemonSets, DrainError> {
+pub async fn daemonsets(
+    client: &kube::Client,
+    pods: &[&Pod],
+    events: &Sink,
+) -> Result<DaemonSets, DrainError> {
     let wanted: BTreeSet<(String, String)> = pods
         .iter()
         .filter_map(|p| match controller_kind(p) {
@@ -179,8 +166,11 @@ pub async fn daemonsets(client: &kube::Client, pods: &[&Pod]) -> Result<DaemonSe
     let mut out = HashMap::new();
     for (ns, name) in wanted {
         let api: Api<DaemonSet> = Api::namespaced(client.clone(), &ns);
-        let found = match super::retry::with_retries(|| api.get(&name), warn("reading a DaemonSet"))
-            .await
+        let found = match super::retry::with_retries(
+            || api.get(&name),
+            warn(events, "reading a DaemonSet"),
+        )
+        .await
         {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 404 => Err(s.message.clone()),
@@ -195,10 +185,11 @@ pub async fn daemonsets(client: &kube::Client, pods: &[&Pod]) -> Result<DaemonSe
 /// those being deleted (their pods may hang in Terminating).
 pub async fn namespaces(
     client: &kube::Client,
+    events: &Sink,
 ) -> Result<(HashMap<String, BTreeMap<String, String>>, BTreeSet<String>), DrainError> {
     let api: Api<Namespace> = Api::all(client.clone());
     let params = ListParams::default();
-    let list = super::retry::with_retries(|| api.list(&params), warn("listing namespaces"))
+    let list = super::retry::with_retries(|| api.list(&params), warn(events, "listing namespaces"))
         .await
         .map_err(|e| api_error("list", "namespaces", None, &e))?;
     let mut labels = HashMap::new();
@@ -213,6 +204,44 @@ pub async fn namespaces(
     Ok((labels, terminating))
 }
 
+/// Pods (`namespace/name`) whose PDB allows no disruption now, with the PDB.
+pub async fn tight_budgets<'a>(
+    client: &kube::Client,
+    pods: impl Iterator<Item = &'a Pod> + Clone,
+) -> BTreeMap<PodKey, String> {
+    let api: Api<PodDisruptionBudget> = Api::all(client.clone());
+    let Ok(list) = api.list(&ListParams::default()).await else {
+        return BTreeMap::new();
+    };
+    let mut out = BTreeMap::new();
+    for pdb in list.items.iter().filter(|p| {
+        p.status
+            .as_ref()
+            .is_some_and(|s| s.disruptions_allowed == 0)
+    }) {
+        let selector = pdb
+            .spec
+            .as_ref()
+            .and_then(|s| s.selector.as_ref())
+            .and_then(|s| serde_json::to_value(s).ok());
+        let Ok(sel) = Selector::from_label_selector(selector.as_ref()) else {
+            continue;
+        };
+        for pod in pods
+            .clone()
+            .filter(|p| p.metadata.namespace == pdb.metadata.namespace)
+        {
+            if sel.matches(&pod.metadata.labels.clone().unwrap_or_default()) {
+                out.insert(
+                    PodKey::of(pod),
+                    pdb.metadata.name.clone().unwrap_or_default(),
+                );
+            }
+        }
+    }
+    out
+}
+
 pub struct Classifier {
     pub plan: Plan,
     pub flags: FilterFlags,
@@ -222,14 +251,20 @@ pub struct Classifier {
 }
 
 impl Classifier {
-    pub fn classify(&self, pod: &Pod) -> Disposition {
-        Context {
+    /// Every pod's fate, decided once, at one instant.
+    pub fn classify(&self, pods: Vec<Pod>, now: Timestamp) -> Vec<(Pod, Disposition)> {
+        let context = Context {
             plan: &self.plan,
             flags: &self.flags,
             namespace_labels: &self.namespace_labels,
             daemonsets: &self.daemonsets,
-            now: Timestamp::now(),
-        }
-        .classify(pod)
+            now,
+        };
+        pods.into_iter()
+            .map(|p| {
+                let d = context.classify(&p);
+                (p, d)
+            })
+            .collect()
     }
 }

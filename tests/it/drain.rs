@@ -5,14 +5,14 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use kubectl_maintain::sandbox::pods;
-use kubectl_maintain::sandbox::resources::Resource;
+use kube_sandbox::objects::pods;
+use kube_sandbox::resources::Resource;
 
 use crate::harness::Cluster;
 
 /// `drain` spare node starts cordoned so the scenario's pods land on `n1`;
 /// tests uncordon it before draining `n1`.
-pub const NODES: &str = "
+pub(crate) const NODES: &str = "
 apiVersion: v1
 kind: Node
 metadata: {name: n1}
@@ -63,7 +63,7 @@ spec:
 }
 
 /// n1 running `replicas` web pods behind a PDB with `rule`, n2 open.
-pub fn web_on_n1(replicas: u32, rule: &str) -> Cluster {
+pub(crate) fn web_on_n1(replicas: u32, rule: &str) -> Cluster {
     let scenario = format!(
         "{NODES}{}{}",
         deployment("web", replicas, "", ""),
@@ -596,18 +596,16 @@ fn disable_eviction_deletes_with_the_grace_period_asked() {
         .count();
     assert_eq!(deletes, 2);
     // The grace period reached the API server.
-    let graces: Vec<i64> = c.with_store(|s| {
-        s.events_since(Resource::Pods, 0)
-            .unwrap()
-            .iter()
-            .filter_map(|e| {
-                e.object
-                    .pointer("/metadata/deletionGracePeriodSeconds")
-                    .and_then(serde_json::Value::as_i64)
-            })
-            .filter(|g| *g > 0)
-            .collect()
-    });
+    let graces: Vec<i64> = c
+        .history(Resource::Pods)
+        .iter()
+        .filter_map(|e| {
+            e.object
+                .pointer("/metadata/deletionGracePeriodSeconds")
+                .and_then(serde_json::Value::as_i64)
+        })
+        .filter(|g| *g > 0)
+        .collect();
     assert!(
         !graces.is_empty() && graces.iter().all(|g| *g == 7),
         "{graces:?}"

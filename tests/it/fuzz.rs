@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use kubectl_maintain::plan::file;
-use kubectl_maintain::selector::Selector;
+use kube_conventions::selector::Selector;
+use kubectl_maintain::policy::plan::file;
 use proptest::prelude::*;
 
 fn corpus(kind: &str) -> Vec<String> {

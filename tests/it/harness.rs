@@ -6,17 +6,18 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kubectl_maintain::sandbox::request_log::{self, Entry};
-use kubectl_maintain::sandbox::resources::Resource;
-use kubectl_maintain::sandbox::store::Store;
-use kubectl_maintain::sandbox::{Options, Sandbox, SandboxConfig, pods, scenario};
+use kube_sandbox::objects::pods;
+use kube_sandbox::request_log::{self, Entry};
+use kube_sandbox::resources::Resource;
+use kube_sandbox::view::{EventType, WatchEvent};
+use kube_sandbox::{Options, Sandbox, SandboxConfig, scenario};
 use serde_json::Value;
 
 /// A directory removed when the test ends.
-pub struct TempDir(PathBuf);
+pub(crate) struct TempDir(PathBuf);
 
 impl TempDir {
-    pub fn new(tag: &str) -> Self {
+    pub(crate) fn new(tag: &str) -> Self {
         static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("km-{tag}-{}-{n}", std::process::id()));
@@ -25,7 +26,7 @@ impl TempDir {
         TempDir(dir)
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 }
@@ -36,10 +37,10 @@ impl Drop for TempDir {
     }
 }
 
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl std::fmt::Debug for Run {
@@ -52,27 +53,27 @@ impl std::fmt::Debug for Run {
     }
 }
 
-pub struct Cluster {
+pub(crate) struct Cluster {
     // Field order matters: the sandbox stops before its runtime goes.
-    pub sandbox: Sandbox,
+    pub(crate) sandbox: Sandbox,
     rt: tokio::runtime::Runtime,
-    pub dir: TempDir,
-    pub kubeconfig: PathBuf,
-    pub log: PathBuf,
+    pub(crate) dir: TempDir,
+    pub(crate) kubeconfig: PathBuf,
+    pub(crate) log: PathBuf,
 }
 
 /// The kubectl the tests run: on PATH, or named by `KUBECTL`.
-pub fn kubectl_path() -> PathBuf {
+pub(crate) fn kubectl_path() -> PathBuf {
     std::env::var_os("KUBECTL").map_or_else(|| PathBuf::from("kubectl"), PathBuf::from)
 }
 
 impl Cluster {
     /// Starts a sandbox serving `scenario_yaml` as Kubernetes `1.<minor>`.
-    pub fn start(scenario_yaml: &str, minor: u32) -> Self {
+    pub(crate) fn start(scenario_yaml: &str, minor: u32) -> Self {
         Self::start_with(scenario_yaml, minor, |_| {})
     }
 
-    pub fn start_with(
+    pub(crate) fn start_with(
         scenario_yaml: &str,
         minor: u32,
         tweak: impl FnOnce(&mut SandboxConfig),
@@ -111,7 +112,7 @@ impl Cluster {
         }
     }
 
-    pub fn runtime(&self) -> &tokio::runtime::Runtime {
+    pub(crate) fn runtime(&self) -> &tokio::runtime::Runtime {
         &self.rt
     }
 
@@ -134,7 +135,7 @@ impl Cluster {
     }
 
     /// The real kubectl against this sandbox (killed after 60 s).
-    pub fn kubectl(&self, args: &[&str]) -> Run {
+    pub(crate) fn kubectl(&self, args: &[&str]) -> Run {
         let cache = self.dir.path().join("cache");
         let mut all = vec!["--cache-dir", cache.to_str().expect("utf-8 path")];
         all.extend_from_slice(args);
@@ -143,14 +144,14 @@ impl Cluster {
 
     /// Our binary against this sandbox (killed after 60 s).
     #[allow(dead_code)]
-    pub fn maintain(&self, args: &[&str]) -> Run {
+    pub(crate) fn maintain(&self, args: &[&str]) -> Run {
         let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
         Self::run(self.command(&bin, args), Duration::from_secs(60))
     }
 
     /// Our binary started in the background (for signals), output piped.
     #[allow(dead_code)]
-    pub fn maintain_spawn(&self, args: &[&str]) -> std::process::Child {
+    pub(crate) fn maintain_spawn(&self, args: &[&str]) -> std::process::Child {
         let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
         let mut cmd = self.command(&bin, args);
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -158,7 +159,7 @@ impl Cluster {
     }
 
     /// Waits for a run to end, killing it after `limit`.
-    pub fn finish(child: std::process::Child, limit: Duration) -> Run {
+    pub(crate) fn finish(child: std::process::Child, limit: Duration) -> Run {
         let mut child = child;
         let deadline = Instant::now() + limit;
         while child.try_wait().expect("wait").is_none() {
@@ -176,24 +177,21 @@ impl Cluster {
         }
     }
 
-    pub fn with_store<T>(&self, f: impl FnOnce(&Store) -> T) -> T {
-        f(&self.sandbox.shared().store())
+    /// Every change to a resource, oldest first, from the sandbox's history.
+    pub(crate) fn history(&self, res: Resource) -> Vec<Arc<WatchEvent>> {
+        self.sandbox.view().history(res)
     }
 
-    pub fn get(&self, res: Resource, ns: &str, name: &str) -> Option<Arc<Value>> {
-        self.with_store(|s| s.get(res, &(ns.to_string(), name.to_string())))
+    pub(crate) fn get(&self, res: Resource, ns: &str, name: &str) -> Option<Arc<Value>> {
+        self.sandbox.view().get(res, ns, name)
     }
 
-    pub fn pods(&self) -> Vec<Arc<Value>> {
-        self.with_store(|s| {
-            s.iter(Resource::Pods, None, None)
-                .map(|(_, p)| p.clone())
-                .collect()
-        })
+    pub(crate) fn pods(&self) -> Vec<Arc<Value>> {
+        self.sandbox.view().list(Resource::Pods)
     }
 
     /// Pods on a node, by `namespace/name`.
-    pub fn pods_on(&self, node: &str) -> Vec<String> {
+    pub(crate) fn pods_on(&self, node: &str) -> Vec<String> {
         self.pods()
             .iter()
             .filter(|p| pods::node_name(p) == Some(node))
@@ -208,7 +206,7 @@ impl Cluster {
     }
 
     /// Waits until `cond` holds on the sandbox's state, or panics with `what`.
-    pub fn wait_for(&self, what: &str, limit: Duration, cond: impl Fn(&Cluster) -> bool) {
+    pub(crate) fn wait_for(&self, what: &str, limit: Duration, cond: impl Fn(&Cluster) -> bool) {
         let deadline = Instant::now() + limit;
         while !cond(self) {
             assert!(
@@ -220,7 +218,7 @@ impl Cluster {
     }
 
     /// Waits until every pod is Running and Ready and nothing is terminating.
-    pub fn wait_settled(&self) {
+    pub(crate) fn wait_settled(&self) {
         self.wait_for("all pods Ready", Duration::from_secs(20), |c| {
             let pods = c.pods();
             !pods.is_empty()
@@ -230,18 +228,18 @@ impl Cluster {
         });
     }
 
-    pub fn requests(&self) -> Vec<Entry> {
+    pub(crate) fn requests(&self) -> Vec<Entry> {
         request_log::read(&self.log).expect("request log")
     }
 }
 
 /// Milliseconds since the epoch of an RFC 3339 timestamp from the request log.
-pub fn log_ms(ts: &str) -> u128 {
+pub(crate) fn log_ms(ts: &str) -> u128 {
     let t: k8s_openapi::jiff::Timestamp = ts.parse().expect("RFC 3339");
     t.as_millisecond() as u128
 }
 
-pub fn epoch_ms(t: std::time::SystemTime) -> u128 {
+pub(crate) fn epoch_ms(t: std::time::SystemTime) -> u128 {
     t.duration_since(std::time::UNIX_EPOCH)
         .expect("after epoch")
         .as_millis()
@@ -250,60 +248,52 @@ pub fn epoch_ms(t: std::time::SystemTime) -> u128 {
 impl Cluster {
     /// When each pod (`namespace/name`) was removed for good, from the
     /// sandbox's change history.
-    pub fn deletion_times(&self) -> std::collections::HashMap<String, u128> {
-        use kubectl_maintain::sandbox::store::EventType;
-        self.with_store(|s| {
-            s.events_since(Resource::Pods, 0)
-                .expect("history")
-                .iter()
-                .filter(|e| e.kind == EventType::Deleted)
-                .map(|e| {
-                    let m = &e.object["metadata"];
-                    (
-                        format!(
-                            "{}/{}",
-                            m["namespace"].as_str().unwrap_or_default(),
-                            m["name"].as_str().unwrap_or_default()
-                        ),
-                        epoch_ms(e.at),
-                    )
-                })
-                .collect()
-        })
-    }
-
-    /// Times at which a pod first became Ready, by `namespace/name`, with its node.
-    pub fn ready_times(&self) -> Vec<(String, String, u128)> {
-        self.with_store(|s| {
-            let mut seen = std::collections::HashSet::new();
-            s.events_since(Resource::Pods, 0)
-                .expect("history")
-                .iter()
-                .filter(|e| {
-                    pods::is_ready(&e.object)
-                        && e.old.as_deref().is_some_and(|o| !pods::is_ready(o))
-                })
-                .filter_map(|e| {
-                    let m = &e.object["metadata"];
-                    let key = format!(
+    pub(crate) fn deletion_times(&self) -> std::collections::HashMap<String, u128> {
+        self.history(Resource::Pods)
+            .iter()
+            .filter(|e| e.kind == EventType::Deleted)
+            .map(|e| {
+                let m = &e.object["metadata"];
+                (
+                    format!(
                         "{}/{}",
                         m["namespace"].as_str().unwrap_or_default(),
                         m["name"].as_str().unwrap_or_default()
-                    );
-                    seen.insert(key.clone()).then(|| {
-                        (
-                            key,
-                            pods::node_name(&e.object).unwrap_or_default().to_string(),
-                            epoch_ms(e.at),
-                        )
-                    })
+                    ),
+                    epoch_ms(e.at),
+                )
+            })
+            .collect()
+    }
+
+    /// Times at which a pod first became Ready, by `namespace/name`, with its node.
+    pub(crate) fn ready_times(&self) -> Vec<(String, String, u128)> {
+        let mut seen = std::collections::HashSet::new();
+        self.history(Resource::Pods)
+            .iter()
+            .filter(|e| {
+                pods::is_ready(&e.object) && e.old.as_deref().is_some_and(|o| !pods::is_ready(o))
+            })
+            .filter_map(|e| {
+                let m = &e.object["metadata"];
+                let key = format!(
+                    "{}/{}",
+                    m["namespace"].as_str().unwrap_or_default(),
+                    m["name"].as_str().unwrap_or_default()
+                );
+                seen.insert(key.clone()).then(|| {
+                    (
+                        key,
+                        pods::node_name(&e.object).unwrap_or_default().to_string(),
+                        epoch_ms(e.at),
+                    )
                 })
-                .collect()
-        })
+            })
+            .collect()
     }
 
     /// Successful evictions from the request log: (`namespace/name`, ms).
-    pub fn evictions(&self) -> Vec<(String, u128)> {
+    pub(crate) fn evictions(&self) -> Vec<(String, u128)> {
         self.requests()
             .into_iter()
             .filter(|r| {
@@ -321,7 +311,7 @@ impl Cluster {
     }
 
     /// Requests that would change the cluster (dry runs excluded).
-    pub fn writes(&self) -> Vec<Entry> {
+    pub(crate) fn writes(&self) -> Vec<Entry> {
         self.requests()
             .into_iter()
             .filter(|r| r.method != "GET" && !r.query.contains("dryRun=All"))

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use kubectl_maintain::sandbox::resources::Resource;
+use kube_sandbox::resources::Resource;
 
 use crate::harness::Cluster;
 

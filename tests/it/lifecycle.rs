@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use kubectl_maintain::maintenance;
-use kubectl_maintain::sandbox::resources::Resource;
+use kube_sandbox::resources::Resource;
+use kubectl_maintain::policy::maintenance;
 
 use crate::harness::Cluster;
 

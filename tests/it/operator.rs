@@ -15,13 +15,9 @@ fn bin() -> PathBuf {
 
 fn db_node(c: &Cluster) -> String {
     let pod = c
-        .get(
-            kubectl_maintain::sandbox::resources::Resource::Pods,
-            "shop",
-            "db-0",
-        )
+        .get(kube_sandbox::resources::Resource::Pods, "shop", "db-0")
         .unwrap();
-    kubectl_maintain::sandbox::pods::node_name(&pod)
+    kube_sandbox::objects::pods::node_name(&pod)
         .unwrap()
         .to_string()
 }

@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use kubectl_maintain::sandbox::config::{Deny, Faults};
-use kubectl_maintain::sandbox::resources::Resource;
+use kube_sandbox::config::{Deny, Faults};
+use kube_sandbox::resources::Resource;
 
 use crate::drain::web_on_n1;
 use crate::harness::Cluster;
@@ -57,7 +57,7 @@ fn ours(c: &Cluster) -> Vec<u16> {
 #[test]
 fn survives_500s_and_503s_on_any_request() {
     let c = web_on_n1(3, "maxUnavailable: 1");
-    c.sandbox.shared().set_faults(Faults {
+    c.sandbox.set_faults(Faults {
         error500: 0.2,
         error503: 0.2,
         seed: 11,
@@ -75,7 +75,7 @@ fn survives_500s_and_503s_on_any_request() {
 #[test]
 fn throttling_is_told_apart_from_a_pdb() {
     let c = web_on_n1(3, "maxUnavailable: 1");
-    c.sandbox.shared().set_faults(Faults {
+    c.sandbox.set_faults(Faults {
         throttle429: 0.3,
         seed: 5,
         ..Faults::default()
@@ -93,7 +93,7 @@ fn throttling_is_told_apart_from_a_pdb() {
 #[test]
 fn survives_seconds_of_latency() {
     let c = web_on_n1(3, "maxUnavailable: 1");
-    c.sandbox.shared().set_faults(Faults {
+    c.sandbox.set_faults(Faults {
         latency_ms: 400,
         ..Faults::default()
     });
@@ -103,20 +103,20 @@ fn survives_seconds_of_latency() {
 #[test]
 fn survives_cut_watches_and_expired_versions() {
     let c = web_on_n1(3, "maxUnavailable: 1");
-    c.sandbox.shared().set_faults(Faults {
+    c.sandbox.set_faults(Faults {
         watch_cut_after: 2,
         ..Faults::default()
     });
     // Midway, the history the watches resume from is dropped: 410 Expired.
-    let shared = c.sandbox.shared().clone();
-    let compactor = std::thread::spawn(move || {
-        for _ in 0..3 {
-            std::thread::sleep(Duration::from_millis(700));
-            shared.store().compact();
-        }
+    let out = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for _ in 0..3 {
+                std::thread::sleep(Duration::from_millis(700));
+                c.sandbox.compact_history();
+            }
+        });
+        drain(&c)
     });
-    let out = drain(&c);
-    compactor.join().unwrap();
     assert_drained_once(&c, &out);
 }
 
@@ -142,9 +142,7 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
     };
     // Eviction refused: stop, say which verb, resource and namespace.
     let c = web_on_n1(3, "maxUnavailable: 1");
-    c.sandbox
-        .shared()
-        .deny(deny("create", "pods/eviction", "apps"));
+    c.sandbox.deny(deny("create", "pods/eviction", "apps"));
     let out = c.maintain(&["drain", "n1", "--timeout", "30s"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
@@ -162,7 +160,7 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
 
     // Cordon refused: nothing evicted.
     let c = web_on_n1(3, "maxUnavailable: 1");
-    c.sandbox.shared().deny(deny("patch", "nodes", ""));
+    c.sandbox.deny(deny("patch", "nodes", ""));
     let out = c.maintain(&["drain", "n1"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
@@ -174,7 +172,7 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
 
     // Listing pods refused.
     let c = web_on_n1(3, "maxUnavailable: 1");
-    c.sandbox.shared().deny(deny("list", "pods", ""));
+    c.sandbox.deny(deny("list", "pods", ""));
     let out = c.maintain(&["drain", "n1"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
@@ -189,7 +187,7 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
 
     // Events refused: only a warning.
     let c = web_on_n1(3, "maxUnavailable: 1");
-    c.sandbox.shared().deny(deny("create", "events", "default"));
+    c.sandbox.deny(deny("create", "events", "default"));
     let out = c.maintain(&["drain", "n1"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(

@@ -113,7 +113,7 @@ fn injected_faults_reach_clients() {
 #[test]
 fn refused_verbs_are_403_naming_verb_and_resource() {
     let c = Cluster::start_with(ONE_NODE, 33, |cfg| {
-        cfg.deny.push(kubectl_maintain::sandbox::config::Deny {
+        cfg.deny.push(kube_sandbox::config::Deny {
             verb: "patch".into(),
             resource: "nodes".into(),
             namespace: String::new(),
@@ -122,11 +122,7 @@ fn refused_verbs_are_403_naming_verb_and_resource() {
     // kubectl cordon prints the error but exits 0; the node is what counts.
     let out = c.kubectl(&["cordon", "n1"]);
     let node = c
-        .get(
-            kubectl_maintain::sandbox::resources::Resource::Nodes,
-            "",
-            "n1",
-        )
+        .get(kube_sandbox::resources::Resource::Nodes, "", "n1")
         .unwrap();
     assert!(node["spec"].get("unschedulable").is_none(), "not cordoned");
     assert!(

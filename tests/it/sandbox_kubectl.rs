@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use kubectl_maintain::sandbox::pods;
-use kubectl_maintain::sandbox::resources::Resource;
+use kube_sandbox::objects::pods;
+use kube_sandbox::resources::Resource;
 
 use crate::harness::Cluster;
 

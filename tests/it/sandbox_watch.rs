@@ -126,7 +126,7 @@ fn watcher_relists_after_expired_and_misses_nothing() {
                 .await
                 .expect("create");
             if i == 5 {
-                c.sandbox.shared().store().compact();
+                c.sandbox.compact_history();
             }
         }
         for i in 0..12 {

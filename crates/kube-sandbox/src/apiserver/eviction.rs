@@ -1,0 +1,173 @@
+//! The pods/eviction subresource, step for step as
+//! kubernetes pkg/registry/core/pod/storage/eviction.go decides.
+
+use serde_json::{Value, json};
+
+use crate::apiserver::deletion::{self, DeleteOptions};
+use crate::clock::now_rfc3339;
+use crate::objects::budgets;
+use crate::objects::pods;
+use crate::resources::Resource;
+use crate::status::ApiError;
+use crate::store::{Key, Store};
+
+pub(crate) const TOO_MANY_REQUESTS_MESSAGE: &str =
+    "Cannot evict pod as it would violate the pod's disruption budget.";
+
+fn budget_refusal(cause: &str, retry_after: Option<u64>) -> ApiError {
+    let mut e =
+        ApiError::new(429, "TooManyRequests", TOO_MANY_REQUESTS_MESSAGE).with_details(json!({
+            "causes": [{"reason": "DisruptionBudget", "message": cause}],
+        }));
+    e.retry_after = retry_after;
+    e
+}
+
+/// Evicts `pod_key` as asked by an Eviction `body`; `query_dry_run` is the
+/// `?dryRun=All` of the request.
+pub(crate) fn evict(
+    store: &mut Store,
+    pod_key: &Key,
+    body: &Value,
+    query_dry_run: bool,
+) -> Result<Value, ApiError> {
+    let body_name = body
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if body_name != pod_key.1 {
+        return Err(ApiError::bad_request(
+            "name in URL does not match name in Eviction object",
+        ));
+    }
+    let mut opts = body
+        .get("deleteOptions")
+        .map(DeleteOptions::from_json)
+        .unwrap_or_default();
+    opts.dry_run |= query_dry_run;
+
+    let Some(pod) = store.get(Resource::Pods, pod_key) else {
+        return Err(ApiError::not_found(Resource::Pods, &pod_key.1));
+    };
+    deletion::check_preconditions(Resource::Pods, &pod, &opts)?;
+
+    let ignores_budget = matches!(pods::phase(&pod), "Succeeded" | "Failed" | "Pending")
+        || pods::is_terminating(&pod);
+    if ignores_budget {
+        return delete_evicted(store, pod_key, &opts, false);
+    }
+    if !opts.dry_run {
+        super::admission::on_eviction(store, &pod);
+    }
+    let pdbs = budgets::pdbs_for_pod(store, &pod);
+    let pdb_key = match pdbs.as_slice() {
+        [] => return delete_evicted(store, pod_key, &opts, true),
+        [one] => one.clone(),
+        _ => {
+            return Err(ApiError::new(
+                500,
+                "",
+                "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+            ));
+        }
+    };
+    let pdb = store
+        .get(Resource::PodDisruptionBudgets, &pdb_key)
+        .expect("listed PDB");
+    let st = |f: &str| {
+        pdb.pointer(&format!("/status/{f}"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    };
+
+    if !pods::is_ready(&pod) {
+        let always = pdb
+            .pointer("/spec/unhealthyPodEvictionPolicy")
+            .and_then(Value::as_str)
+            == Some("AlwaysAllow");
+        let budget_healthy =
+            st("currentHealthy") >= st("desiredHealthy") && st("desiredHealthy") > 0;
+        if always || budget_healthy {
+            return delete_evicted(store, pod_key, &opts, true);
+        }
+    }
+
+    let generation = pdb["metadata"]["generation"].as_i64().unwrap_or(1);
+    if st("observedGeneration") < generation {
+        return Err(budget_refusal(
+            &format!(
+                "The disruption budget {} is still being processed by the server.",
+                pdb_key.1
+            ),
+            Some(10),
+        ));
+    }
+    let allowed = st("disruptionsAllowed");
+    if allowed < 0 {
+        return Err(ApiError::new(
+            403,
+            "Forbidden",
+            "pdb disruptions allowed is negative",
+        ));
+    }
+    if allowed == 0 {
+        return Err(budget_refusal(
+            &format!(
+                "The disruption budget {} needs {} healthy pods and has {} currently",
+                pdb_key.1,
+                st("desiredHealthy"),
+                st("currentHealthy")
+            ),
+            None,
+        ));
+    }
+    if !opts.dry_run {
+        let pod_name = pod_key.1.clone();
+        store.modify(Resource::PodDisruptionBudgets, &pdb_key, |o| {
+            let status = &mut o["status"];
+            status["disruptionsAllowed"] = json!(allowed - 1);
+            let disrupted = status
+                .as_object_mut()
+                .expect("status")
+                .entry("disruptedPods")
+                .or_insert_with(|| json!({}));
+            disrupted[pod_name.as_str()] = json!(now_rfc3339());
+            budgets::set_allowed_condition(status, allowed - 1 > 0, generation);
+        })?;
+    }
+    delete_evicted(store, pod_key, &opts, true)
+}
+
+fn delete_evicted(
+    store: &mut Store,
+    key: &Key,
+    opts: &DeleteOptions,
+    mark_target: bool,
+) -> Result<Value, ApiError> {
+    if mark_target && !opts.dry_run {
+        let now = now_rfc3339();
+        store.modify(Resource::Pods, key, |p| {
+            pods::set_condition(
+                p,
+                "DisruptionTarget",
+                "True",
+                "EvictionByEvictionAPI",
+                "Eviction API: evicting",
+                &now,
+            );
+        })?;
+    }
+    match deletion::delete(store, Resource::Pods, key, opts) {
+        Ok(_) => {}
+        // Gone between the checks and the delete: the eviction has nothing left to do.
+        Err(e) if e.code == 404 => {}
+        Err(e) => return Err(e),
+    }
+    Ok(json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "code": 201,
+    }))
+}

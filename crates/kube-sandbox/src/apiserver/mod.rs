@@ -1,0 +1,337 @@
+//! The sandbox's kube-apiserver. This file is the HTTP side: one hyper
+//! connection task per client, the request log, fault injection and refused
+//! permissions in front of the handlers; `routes` maps a request to them.
+
+pub(crate) mod admission;
+pub(crate) mod defaults;
+pub(crate) mod deletion;
+mod discovery;
+pub(crate) mod eviction;
+mod list;
+pub(crate) mod patch;
+pub(crate) mod query;
+pub(crate) mod routes;
+mod table;
+pub(crate) mod watch;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
+use hyper::body::{Frame, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch as tokio_watch};
+
+use crate::clock::now_rfc3339_micros;
+use crate::request_log::Entry;
+use crate::state::Shared;
+use crate::status::ApiError;
+use query::parse_query;
+use routes::Reply;
+
+type Body = BoxBody<Bytes, Infallible>;
+
+fn full(bytes: impl Into<Bytes>) -> Body {
+    Full::new(bytes.into()).boxed()
+}
+
+fn json_response(status: u16, body: Vec<u8>, retry_after: Option<u64>) -> Response<Body> {
+    let mut r = Response::builder()
+        .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+        .header(header::CONTENT_TYPE, "application/json")
+        .header("Audit-Id", "sandbox");
+    if let Some(s) = retry_after {
+        r = r.header(header::RETRY_AFTER, s.to_string());
+    }
+    r.body(full(body)).expect("valid response")
+}
+
+fn error_response(e: &ApiError) -> Response<Body> {
+    json_response(
+        e.code,
+        serde_json::to_vec(&e.to_status()).unwrap_or_default(),
+        e.retry_after,
+    )
+}
+
+/// Runs until `shutdown` turns true.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    mut shutdown: tokio_watch::Receiver<bool>,
+) {
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            _ = shutdown.changed() => return,
+        };
+        let Ok((stream, _)) = accepted else { continue };
+        let _ = stream.set_nodelay(true);
+        let shared = shared.clone();
+        let mut conn_shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |req| {
+                let shared = shared.clone();
+                async move { Ok::<_, Infallible>(handle(shared, req).await) }
+            });
+            let conn = http1::Builder::new()
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::select! {
+                _ = conn => {}
+                _ = conn_shutdown.changed() => {}
+            }
+        });
+    }
+}
+
+struct LogCtx {
+    ts: String,
+    method: String,
+    path: String,
+    query: String,
+    user_agent: String,
+    auth: String,
+    request_bytes: u64,
+    started: Instant,
+}
+
+impl LogCtx {
+    fn write(&self, shared: &Shared, status: u16, response_bytes: u64) {
+        if let Some(log) = &shared.log {
+            log.write(&Entry {
+                ts: self.ts.clone(),
+                method: self.method.clone(),
+                path: self.path.clone(),
+                query: self.query.clone(),
+                status,
+                user_agent: self.user_agent.clone(),
+                auth: self.auth.clone(),
+                request_bytes: self.request_bytes,
+                response_bytes,
+                duration_ms: self.started.elapsed().as_millis() as u64,
+            });
+        }
+    }
+}
+
+async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let started = Instant::now();
+    let (parts, body) = req.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map(http_body_util::Collected::to_bytes)
+        .unwrap_or_default();
+    let header = |name: header::HeaderName| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let ts = {
+        // RFC 3339 with milliseconds.
+        let micros = now_rfc3339_micros();
+        format!("{}Z", &micros[..micros.len().saturating_sub(4)])
+    };
+    let ctx = LogCtx {
+        ts,
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_string(),
+        query: parts.uri.query().unwrap_or_default().to_string(),
+        user_agent: header(header::USER_AGENT),
+        auth: header(header::AUTHORIZATION)
+            .split_whitespace()
+            .next()
+            .map_or_else(|| "none".to_string(), str::to_lowercase),
+        request_bytes: body.len() as u64,
+        started,
+    };
+    let query = parse_query(parts.uri.query());
+    let path = parts.uri.path();
+
+    if let Some(why) = shared.failure() {
+        let e = ApiError::new(500, "InternalError", why);
+        ctx.write(&shared, 500, 0);
+        return error_response(&e);
+    }
+
+    if let Some(token) = &shared.config.require_token
+        && !matches!(path, "/version" | "/healthz" | "/livez" | "/readyz")
+        && header(header::AUTHORIZATION) != format!("Bearer {token}")
+    {
+        let e = ApiError::new(401, "Unauthorized", "Unauthorized");
+        ctx.write(&shared, 401, 0);
+        return error_response(&e);
+    }
+
+    // Discovery and /version: never faulted, so the kubectl dispatcher and
+    // discovery caches behave; faults are for the requests a drain makes.
+    if parts.method == Method::GET {
+        if let Some(doc) = discovery::discovery(&shared, path) {
+            let bytes = serde_json::to_vec(&doc).unwrap_or_default();
+            ctx.write(&shared, 200, bytes.len() as u64);
+            return json_response(200, bytes, None);
+        }
+        if matches!(path, "/healthz" | "/livez" | "/readyz") {
+            ctx.write(&shared, 200, 2);
+            return Response::builder()
+                .header(header::CONTENT_TYPE, "text/plain")
+                .body(full("ok"))
+                .expect("valid response");
+        }
+    }
+    let Some(target) = routes::parse_target(path) else {
+        let e = ApiError::path_not_found();
+        ctx.write(&shared, 404, 0);
+        return error_response(&e);
+    };
+
+    if let Some(e) = injected_fault(&shared).await {
+        ctx.write(&shared, e.code, 0);
+        return error_response(&e);
+    }
+    let watch = query
+        .iter()
+        .any(|(k, v)| k == "watch" && (v == "true" || v == "1"));
+    let verb = target.verb(&parts.method, watch);
+    let ns = target.namespace.clone().unwrap_or_default();
+    if shared.denies(verb, &target.rbac_resource(), &ns) {
+        let e = forbidden(&target, verb);
+        ctx.write(&shared, 403, 0);
+        return error_response(&e);
+    }
+
+    let content_type = header(header::CONTENT_TYPE);
+    let accept = header(header::ACCEPT);
+    let request = routes::Request {
+        method: &parts.method,
+        target,
+        query: &query,
+        content_type: &content_type,
+        accept: &accept,
+        body: &body,
+    };
+    match routes::handle(&shared, &request) {
+        Reply::Json { status, body } => {
+            let retry = body
+                .pointer("/details/retryAfterSeconds")
+                .and_then(Value::as_u64)
+                .filter(|_| status == 429 || status >= 500);
+            let bytes = serde_json::to_vec(&body).unwrap_or_default();
+            ctx.write(&shared, status, bytes.len() as u64);
+            json_response(status, bytes, retry)
+        }
+        Reply::Raw { status, body } => {
+            ctx.write(&shared, status, body.len() as u64);
+            json_response(status, body, None)
+        }
+        Reply::Watch(w) => watch_response(shared, w, ctx),
+    }
+}
+
+fn watch_response(
+    shared: Arc<Shared>,
+    w: crate::apiserver::watch::WatchRequest,
+    ctx: LogCtx,
+) -> Response<Body> {
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    tokio::spawn(w.run(shared.clone(), tx));
+    let counted = Arc::new(AtomicU64::new(0));
+    let stream = futures::stream::unfold(
+        (rx, counted, Some((shared, ctx))),
+        |(mut rx, counted, mut log)| async move {
+            if let Some(b) = rx.recv().await {
+                counted.fetch_add(b.len() as u64, Ordering::Relaxed);
+                Some((Ok::<_, Infallible>(Frame::data(b)), (rx, counted, log)))
+            } else {
+                if let Some((shared, ctx)) = log.take() {
+                    ctx.write(&shared, 200, counted.load(Ordering::Relaxed));
+                }
+                None
+            }
+        },
+    );
+    Response::builder()
+        .status(200)
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::CACHE_CONTROL, "no-cache, private")
+        .body(BodyExt::boxed(StreamBody::new(stream)))
+        .expect("valid response")
+}
+
+async fn injected_fault(shared: &Shared) -> Option<ApiError> {
+    let f = shared.faults();
+    if !f.any() {
+        return None;
+    }
+    if f.latency_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(f.latency_ms)).await;
+    }
+    let roll = shared.roll();
+    if roll < f.error500 {
+        return Some(ApiError::new(
+            500,
+            "InternalError",
+            "Internal error occurred: injected by the sandbox",
+        ));
+    }
+    if roll < f.error500 + f.error503 {
+        let mut e = ApiError::new(
+            503,
+            "ServiceUnavailable",
+            "the server is currently unable to handle the request (injected by the sandbox)",
+        );
+        e.retry_after = Some(1);
+        return Some(e);
+    }
+    if roll < f.error500 + f.error503 + f.throttle429 {
+        let mut e = ApiError::new(
+            429,
+            "TooManyRequests",
+            "Too many requests, please try again later.",
+        );
+        e.retry_after = Some(1);
+        return Some(e);
+    }
+    None
+}
+
+/// The message RBAC's authorizer gives, so clients can name what to grant.
+fn forbidden(t: &routes::Target, verb: &str) -> ApiError {
+    let info = t.resource.info();
+    let object = match &t.name {
+        Some(n) => format!("{} \"{n}\"", info.plural),
+        None => info.plural.to_string(),
+    };
+    let scope = match &t.namespace {
+        Some(ns) => format!("in the namespace \"{ns}\""),
+        None => "at the cluster scope".to_string(),
+    };
+    ApiError::new(
+        403,
+        "Forbidden",
+        format!(
+            "{object} is forbidden: User \"system:anonymous\" cannot {verb} resource \"{}\" in API group \"{}\" {scope}",
+            t.rbac_resource(),
+            info.group
+        ),
+    )
+    .with_details(serde_json::json!({"name": t.name.clone().unwrap_or_default(), "group": info.group, "kind": info.plural}))
+}
+
+/// Binds the listener (port 0 picks a free one).
+pub(crate) async fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    TcpListener::bind(addr).await
+}

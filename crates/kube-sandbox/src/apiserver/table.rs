@@ -1,0 +1,431 @@
+//! `meta.k8s.io/v1` Table responses: the columns `kubectl get` prints,
+//! following kubernetes pkg/printers/internalversion/printers.go.
+
+use serde_json::{Value, json};
+
+use crate::clock::{human_duration, seconds_since};
+use crate::objects::pods;
+use crate::resources::Resource;
+
+struct Col {
+    name: &'static str,
+    kind: &'static str,
+    priority: u8,
+}
+
+const fn col(name: &'static str, kind: &'static str, priority: u8) -> Col {
+    Col {
+        name,
+        kind,
+        priority,
+    }
+}
+
+fn columns(res: Resource) -> Vec<Col> {
+    match res {
+        Resource::Nodes => vec![
+            col("Name", "string", 0),
+            col("Status", "string", 0),
+            col("Roles", "string", 0),
+            col("Age", "string", 0),
+            col("Version", "string", 0),
+            col("Internal-IP", "string", 1),
+            col("External-IP", "string", 1),
+            col("OS-Image", "string", 1),
+            col("Kernel-Version", "string", 1),
+            col("Container-Runtime", "string", 1),
+        ],
+        Resource::Pods => vec![
+            col("Name", "string", 0),
+            col("Ready", "string", 0),
+            col("Status", "string", 0),
+            col("Restarts", "string", 0),
+            col("Age", "string", 0),
+            col("IP", "string", 1),
+            col("Node", "string", 1),
+            col("Nominated Node", "string", 1),
+            col("Readiness Gates", "string", 1),
+        ],
+        Resource::PodDisruptionBudgets => vec![
+            col("Name", "string", 0),
+            col("Min Available", "string", 0),
+            col("Max Unavailable", "string", 0),
+            col("Allowed Disruptions", "integer", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::Deployments => vec![
+            col("Name", "string", 0),
+            col("Ready", "string", 0),
+            col("Up-to-date", "integer", 0),
+            col("Available", "integer", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::ReplicaSets => vec![
+            col("Name", "string", 0),
+            col("Desired", "integer", 0),
+            col("Current", "integer", 0),
+            col("Ready", "integer", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::StatefulSets => vec![
+            col("Name", "string", 0),
+            col("Ready", "string", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::DaemonSets => vec![
+            col("Name", "string", 0),
+            col("Desired", "integer", 0),
+            col("Current", "integer", 0),
+            col("Ready", "integer", 0),
+            col("Up-to-date", "integer", 0),
+            col("Available", "integer", 0),
+            col("Node Selector", "string", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::Jobs => vec![
+            col("Name", "string", 0),
+            col("Status", "string", 0),
+            col("Completions", "string", 0),
+            col("Duration", "string", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::Namespaces => vec![
+            col("Name", "string", 0),
+            col("Status", "string", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::VirtualMachineInstances => vec![
+            col("Name", "string", 0),
+            col("Age", "string", 0),
+            col("Phase", "string", 0),
+            col("IP", "string", 0),
+            col("NodeName", "string", 0),
+        ],
+        Resource::Events => vec![
+            col("Last Seen", "string", 0),
+            col("Type", "string", 0),
+            col("Reason", "string", 0),
+            col("Object", "string", 0),
+            col("Message", "string", 0),
+        ],
+    }
+}
+
+fn age(obj: &Value) -> String {
+    obj.pointer("/metadata/creationTimestamp")
+        .and_then(Value::as_str)
+        .and_then(seconds_since)
+        .map_or_else(|| "<unknown>".to_string(), human_duration)
+}
+
+fn int(obj: &Value, ptr: &str) -> i64 {
+    obj.pointer(ptr).and_then(Value::as_i64).unwrap_or(0)
+}
+
+fn str_or<'a>(obj: &'a Value, ptr: &str, default: &'a str) -> &'a str {
+    obj.pointer(ptr)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(default)
+}
+
+fn node_cells(n: &Value) -> Vec<Value> {
+    let ready = n
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))
+        .map_or("Unknown", |c| match c["status"].as_str() {
+            Some("True") => "Ready",
+            Some("False") => "NotReady",
+            _ => "Unknown",
+        });
+    let mut status = ready.to_string();
+    if n.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
+        status.push_str(",SchedulingDisabled");
+    }
+    let mut roles: Vec<String> = n
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .map(|l| {
+            l.iter()
+                .filter_map(|(k, v)| {
+                    k.strip_prefix("node-role.kubernetes.io/")
+                        .map(str::to_string)
+                        .or_else(|| {
+                            (k == "kubernetes.io/role")
+                                .then(|| v.as_str().unwrap_or_default().to_string())
+                        })
+                })
+                .filter(|r| !r.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    roles.sort();
+    let addr = |kind: &str| {
+        n.pointer("/status/addresses")
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().find(|x| x["type"] == kind))
+            .and_then(|x| x["address"].as_str())
+            .unwrap_or("<none>")
+            .to_string()
+    };
+    vec![
+        json!(n["metadata"]["name"]),
+        json!(status),
+        json!(if roles.is_empty() {
+            "<none>".to_string()
+        } else {
+            roles.join(",")
+        }),
+        json!(age(n)),
+        json!(str_or(n, "/status/nodeInfo/kubeletVersion", "")),
+        json!(addr("InternalIP")),
+        json!(addr("ExternalIP")),
+        json!(str_or(n, "/status/nodeInfo/osImage", "<unknown>")),
+        json!(str_or(n, "/status/nodeInfo/kernelVersion", "<unknown>")),
+        json!(str_or(
+            n,
+            "/status/nodeInfo/containerRuntimeVersion",
+            "<unknown>"
+        )),
+    ]
+}
+
+fn pod_status_reason(p: &Value) -> String {
+    let mut reason = str_or(p, "/status/reason", str_or(p, "/status/phase", "Pending")).to_string();
+    let statuses = p
+        .pointer("/status/containerStatuses")
+        .and_then(Value::as_array);
+    let mut restarts = 0;
+    for cs in statuses.into_iter().flatten().rev() {
+        restarts += cs["restartCount"].as_i64().unwrap_or(0);
+        if let Some(w) = cs.pointer("/state/waiting/reason").and_then(Value::as_str) {
+            reason = w.to_string();
+        } else if let Some(t) = cs.pointer("/state/terminated") {
+            reason = t["reason"].as_str().map_or_else(
+                || format!("ExitCode:{}", t["exitCode"].as_i64().unwrap_or(0)),
+                str::to_string,
+            );
+        }
+    }
+    let _ = restarts;
+    if pods::is_terminating(p) {
+        if p.pointer("/status/reason").and_then(Value::as_str) == Some("NodeLost") {
+            return "Unknown".into();
+        }
+        return "Terminating".into();
+    }
+    reason
+}
+
+fn pod_cells(p: &Value) -> Vec<Value> {
+    let total = p
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let statuses = p
+        .pointer("/status/containerStatuses")
+        .and_then(Value::as_array);
+    let ready = statuses
+        .into_iter()
+        .flatten()
+        .filter(|c| c["ready"] == true)
+        .count();
+    let restarts: i64 = statuses
+        .into_iter()
+        .flatten()
+        .map(|c| c["restartCount"].as_i64().unwrap_or(0))
+        .sum();
+    vec![
+        json!(p["metadata"]["name"]),
+        json!(format!("{ready}/{total}")),
+        json!(pod_status_reason(p)),
+        json!(restarts.to_string()),
+        json!(age(p)),
+        json!(str_or(p, "/status/podIP", "<none>")),
+        json!(str_or(p, "/spec/nodeName", "<none>")),
+        json!(str_or(p, "/status/nominatedNodeName", "<none>")),
+        json!("<none>"),
+    ]
+}
+
+fn int_or_string(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::String(s)) => s.clone(),
+        _ => "N/A".into(),
+    }
+}
+
+fn cells(res: Resource, o: &Value) -> Vec<Value> {
+    let name = json!(o["metadata"]["name"]);
+    match res {
+        Resource::Nodes => node_cells(o),
+        Resource::Pods => pod_cells(o),
+        Resource::PodDisruptionBudgets => vec![
+            name,
+            json!(int_or_string(o.pointer("/spec/minAvailable"))),
+            json!(int_or_string(o.pointer("/spec/maxUnavailable"))),
+            json!(int(o, "/status/disruptionsAllowed")),
+            json!(age(o)),
+        ],
+        Resource::Deployments => vec![
+            name,
+            json!(format!(
+                "{}/{}",
+                int(o, "/status/readyReplicas"),
+                o.pointer("/spec/replicas")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(1)
+            )),
+            json!(int(o, "/status/updatedReplicas")),
+            json!(int(o, "/status/availableReplicas")),
+            json!(age(o)),
+        ],
+        Resource::ReplicaSets => vec![
+            name,
+            json!(
+                o.pointer("/spec/replicas")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(1)
+            ),
+            json!(int(o, "/status/replicas")),
+            json!(int(o, "/status/readyReplicas")),
+            json!(age(o)),
+        ],
+        Resource::StatefulSets => vec![
+            name,
+            json!(format!(
+                "{}/{}",
+                int(o, "/status/readyReplicas"),
+                o.pointer("/spec/replicas")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(1)
+            )),
+            json!(age(o)),
+        ],
+        Resource::DaemonSets => {
+            let sel = o
+                .pointer("/spec/template/spec/nodeSelector")
+                .and_then(Value::as_object)
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "<none>".into());
+            vec![
+                name,
+                json!(int(o, "/status/desiredNumberScheduled")),
+                json!(int(o, "/status/currentNumberScheduled")),
+                json!(int(o, "/status/numberReady")),
+                json!(int(o, "/status/updatedNumberScheduled")),
+                json!(int(o, "/status/numberAvailable")),
+                json!(sel),
+                json!(age(o)),
+            ]
+        }
+        Resource::Jobs => {
+            let completions = o
+                .pointer("/spec/completions")
+                .and_then(Value::as_i64)
+                .unwrap_or(1);
+            let succeeded = int(o, "/status/succeeded");
+            let status = if pods::condition_true(o, "Complete") {
+                "Complete"
+            } else if pods::condition_true(o, "Failed") {
+                "Failed"
+            } else {
+                "Running"
+            };
+            let duration = o
+                .pointer("/status/startTime")
+                .and_then(Value::as_str)
+                .and_then(seconds_since)
+                .map_or_else(String::new, human_duration);
+            vec![
+                name,
+                json!(status),
+                json!(format!("{succeeded}/{completions}")),
+                json!(duration),
+                json!(age(o)),
+            ]
+        }
+        Resource::Namespaces => vec![
+            name,
+            json!(str_or(o, "/status/phase", "Active")),
+            json!(age(o)),
+        ],
+        Resource::VirtualMachineInstances => vec![
+            name,
+            json!(age(o)),
+            json!(str_or(o, "/status/phase", "")),
+            json!(str_or(o, "/status/interfaces/0/ipAddress", "")),
+            json!(str_or(o, "/status/nodeName", "")),
+        ],
+        Resource::Events => {
+            let last = o
+                .pointer("/lastTimestamp")
+                .and_then(Value::as_str)
+                .or_else(|| o.pointer("/eventTime").and_then(Value::as_str))
+                .and_then(seconds_since)
+                .map_or_else(|| "<unknown>".into(), human_duration);
+            let obj = format!(
+                "{}/{}",
+                o.pointer("/involvedObject/kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_lowercase(),
+                o.pointer("/involvedObject/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            );
+            vec![
+                json!(last),
+                json!(o["type"]),
+                json!(o["reason"]),
+                json!(obj),
+                json!(o["message"]),
+            ]
+        }
+    }
+}
+
+/// A Table of the given objects, with the resourceVersion and continue
+/// token of the list they came from.
+pub(crate) fn table(res: Resource, objects: &[std::sync::Arc<Value>], list_meta: &Value) -> Value {
+    let defs: Vec<Value> = columns(res)
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name,
+                "type": c.kind,
+                "format": if c.name == "Name" { "name" } else { "" },
+                "description": "",
+                "priority": c.priority,
+            })
+        })
+        .collect();
+    let rows: Vec<Value> = objects
+        .iter()
+        .map(|o| {
+            json!({
+                "cells": cells(res, o),
+                "object": {
+                    "kind": "PartialObjectMetadata",
+                    "apiVersion": "meta.k8s.io/v1",
+                    "metadata": o["metadata"],
+                },
+            })
+        })
+        .collect();
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": list_meta,
+        "columnDefinitions": defs,
+        "rows": rows,
+    })
+}

@@ -1,0 +1,189 @@
+//! Watch streams: one JSON event per line, from a resourceVersion, with
+//! bookmarks, `timeoutSeconds`, and the 410 `Expired` ERROR event when the
+//! version asked for is older than the history kept (apiserver cacher.go).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::apiserver::query::ListOptions;
+use crate::resources::Resource;
+use crate::state::Shared;
+use crate::store::{EventType, WatchEvent};
+
+pub(crate) struct WatchRequest {
+    pub(crate) resource: Resource,
+    pub(crate) namespace: Option<String>,
+    pub(crate) options: ListOptions,
+}
+
+/// How long an idle watch waits before it sends a bookmark.
+const BOOKMARK_EVERY: Duration = Duration::from_secs(5);
+/// The apiserver's default for a watch without `timeoutSeconds` is 30 to 60 minutes.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
+
+fn line(kind: &str, object: &Value) -> Bytes {
+    let mut out = serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap_or_default();
+    out.push(b'\n');
+    Bytes::from(out)
+}
+
+fn expired_event(requested: u64, oldest: u64) -> Bytes {
+    line(
+        "ERROR",
+        &json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": format!("too old resource version: {requested} ({oldest})"),
+            "reason": "Expired",
+            "code": 410,
+        }),
+    )
+}
+
+impl WatchRequest {
+    fn in_scope(&self, obj: &Value) -> bool {
+        let ns_ok = self.namespace.as_deref().is_none_or(|ns| {
+            obj.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
+        });
+        ns_ok && self.options.matches(self.resource, obj)
+    }
+
+    /// The event a client of this watch sees for a change, if any: an object
+    /// that leaves the selection is DELETED, one that enters is ADDED.
+    fn translate(&self, e: &WatchEvent) -> Option<(&'static str, Arc<Value>)> {
+        let now = self.in_scope(&e.object);
+        match e.kind {
+            EventType::Added | EventType::Deleted => {
+                now.then(|| (e.kind.as_str(), e.object.clone()))
+            }
+            EventType::Modified => {
+                let before = e.old.as_deref().is_some_and(|o| self.in_scope(o));
+                match (before, now) {
+                    (true, true) => Some(("MODIFIED", e.object.clone())),
+                    (false, true) => Some(("ADDED", e.object.clone())),
+                    (true, false) => Some(("DELETED", e.object.clone())),
+                    (false, false) => None,
+                }
+            }
+        }
+    }
+
+    fn bookmark(&self, rv: u64) -> Bytes {
+        let info = self.resource.info();
+        line(
+            "BOOKMARK",
+            &json!({
+                "kind": info.kind,
+                "apiVersion": self.resource.api_version(),
+                "metadata": {"resourceVersion": rv.to_string()},
+            }),
+        )
+    }
+
+    /// Streams events into `tx` until the timeout, a fault cut, a 410, or the
+    /// client going away.
+    pub(crate) async fn run(self, shared: Arc<Shared>, tx: mpsc::Sender<Bytes>) {
+        let timeout = self
+            .options
+            .timeout_seconds
+            .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+        let deadline = tokio::time::Instant::now() + timeout;
+        let cut_after = shared.faults().watch_cut_after;
+        let mut sent: u64 = 0;
+        let mut changes = shared.store().subscribe();
+
+        let requested = self
+            .options
+            .resource_version
+            .as_deref()
+            .filter(|rv| *rv != "0")
+            .map(str::parse::<u64>);
+        let mut last_rv = match requested {
+            Some(Ok(rv)) => rv,
+            Some(Err(_)) => {
+                let _ = tx.send(expired_event(0, 0)).await;
+                return;
+            }
+            None => {
+                // No version (or "0"): the current state as ADDED events first.
+                let (initial, rv) = {
+                    let store = shared.store();
+                    let objs: Vec<Arc<Value>> = store
+                        .iter(self.resource, self.namespace.as_deref(), None)
+                        .filter(|(_, o)| self.options.matches(self.resource, o))
+                        .map(|(_, o)| o.clone())
+                        .collect();
+                    (objs, store.resource_version())
+                };
+                for o in initial {
+                    if tx.send(line("ADDED", &o)).await.is_err() {
+                        return;
+                    }
+                    sent += 1;
+                }
+                rv
+            }
+        };
+
+        let mut bookmark_due = false;
+        loop {
+            // Events and the version they reach, read under one lock, so that
+            // a bookmark never claims a version whose events were not sent.
+            let (batch, store_rv) = {
+                let store = shared.store();
+                (
+                    store.events_since(self.resource, last_rv),
+                    store.resource_version(),
+                )
+            };
+            let events = match batch {
+                Ok(events) => events,
+                Err(expired) => {
+                    let _ = tx
+                        .send(expired_event(expired.requested, expired.oldest))
+                        .await;
+                    return;
+                }
+            };
+            for e in events {
+                let Some((kind, obj)) = self.translate(&e) else {
+                    continue;
+                };
+                if tx.send(line(kind, &obj)).await.is_err() {
+                    return;
+                }
+                sent += 1;
+                if cut_after > 0 && sent >= cut_after {
+                    return; // fault injection: the stream ends mid-watch
+                }
+            }
+            last_rv = last_rv.max(store_rv);
+            let now = tokio::time::Instant::now();
+            if (bookmark_due || now >= deadline) && self.options.bookmarks {
+                if tx.send(self.bookmark(last_rv)).await.is_err() {
+                    return;
+                }
+                bookmark_due = false;
+            }
+            if now >= deadline {
+                return;
+            }
+            let wait = (deadline - now).min(BOOKMARK_EVERY);
+            tokio::select! {
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                }
+                () = tokio::time::sleep(wait) => bookmark_due = true,
+                () = tx.closed() => return,
+            }
+        }
+    }
+}

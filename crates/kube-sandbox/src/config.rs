@@ -1,0 +1,81 @@
+//! Sandbox settings: the served version, watch history, fault injection and
+//! refused permissions. Set by flags or by a `kind: Sandbox` document in the
+//! scenario (docs/sandbox.md).
+
+use serde::Deserialize;
+
+pub const KNOB_PREFIX: &str = "sandbox.kubectl-maintain.io/";
+pub const SHUTDOWN_SECONDS: &str = "sandbox.kubectl-maintain.io/shutdown-seconds";
+pub const READY_SECONDS: &str = "sandbox.kubectl-maintain.io/ready-seconds";
+pub const COMPLETE_AFTER_SECONDS: &str = "sandbox.kubectl-maintain.io/complete-after-seconds";
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// `major.minor` served at /version; its minor picks the kubectl the
+    /// dispatcher on our machines runs.
+    pub kube_version: String,
+    /// How many changes a watch can resume from before it gets 410 Expired.
+    pub watch_history: usize,
+    /// Seconds a new pod takes to become Ready, unless its annotation says otherwise.
+    pub ready_seconds: f64,
+    pub faults: Faults,
+    /// Requests refused with 403, as RBAC would.
+    pub deny: Vec<Deny>,
+    /// When set, requests must carry `Authorization: Bearer <this>` (401 otherwise).
+    pub require_token: Option<String>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            kube_version: "1.33".into(),
+            watch_history: 100_000,
+            ready_seconds: 1.0,
+            faults: Faults::default(),
+            deny: Vec::new(),
+            require_token: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+pub struct Faults {
+    /// Share (0..1) of resource requests answered 500 InternalError.
+    pub error500: f64,
+    /// Share answered 503 with `Retry-After: 1`.
+    pub error503: f64,
+    /// Share answered 429 TooManyRequests (API priority and fairness, not a PDB).
+    pub throttle429: f64,
+    /// Added latency before every resource request is answered.
+    pub latency_ms: u64,
+    /// Watch streams are closed after this many events (0: never).
+    pub watch_cut_after: u64,
+    /// Seed of the fault dice, so a failing run can be repeated.
+    pub seed: u64,
+}
+
+impl Faults {
+    pub(crate) fn any(&self) -> bool {
+        self.error500 > 0.0 || self.error503 > 0.0 || self.throttle429 > 0.0 || self.latency_ms > 0
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Deny {
+    /// get, list, watch, create, update, patch, delete, deletecollection.
+    pub verb: String,
+    /// A plural with an optional subresource: `nodes`, `pods/eviction`.
+    pub resource: String,
+    /// Only in this namespace; every namespace when empty.
+    #[serde(default)]
+    pub namespace: String,
+}
+
+impl SandboxConfig {
+    pub fn minor(&self) -> &str {
+        self.kube_version.split('.').nth(1).unwrap_or("33")
+    }
+}

@@ -1,0 +1,120 @@
+//! DaemonSet controller: one pod on every node whose taints it tolerates and
+//! whose labels match its nodeSelector. Its pods tolerate cordoning, so an
+//! evicted DaemonSet pod comes back on the same node, which is why drains
+//! leave them alone.
+
+use serde_json::{Value, json};
+
+use super::scheduler::{UNSCHEDULABLE_TAINT, unfit_reason};
+use super::template::pod_from_template;
+use super::update_status;
+use crate::objects::pods;
+use crate::resources::Resource;
+use crate::store::{Key, Store};
+
+/// The tolerations the DaemonSet controller adds to every pod it makes
+/// (pkg/controller/daemon/util.AddOrUpdateDaemonPodTolerations).
+fn daemon_tolerations() -> Vec<Value> {
+    let mut out: Vec<Value> = [
+        "node.kubernetes.io/not-ready",
+        "node.kubernetes.io/unreachable",
+    ]
+    .iter()
+    .map(|k| json!({"key": k, "operator": "Exists", "effect": "NoExecute"}))
+    .collect();
+    for k in [
+        "node.kubernetes.io/disk-pressure",
+        "node.kubernetes.io/memory-pressure",
+        "node.kubernetes.io/pid-pressure",
+        UNSCHEDULABLE_TAINT,
+    ] {
+        out.push(json!({"key": k, "operator": "Exists", "effect": "NoSchedule"}));
+    }
+    out
+}
+
+pub(crate) fn reconcile(store: &mut Store, key: &Key) {
+    let Some(ds) = store.get(Resource::DaemonSets, key) else {
+        return;
+    };
+    if pods::is_terminating(&ds) {
+        return;
+    }
+    let uid = ds["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let mut template_pod = pod_from_template(&ds, None);
+    let tolerations = template_pod["spec"]
+        .as_object_mut()
+        .expect("spec")
+        .entry("tolerations")
+        .or_insert_with(|| json!([]));
+    if let Some(list) = tolerations.as_array_mut() {
+        list.extend(daemon_tolerations());
+    }
+    // The DaemonSet's pods by node, so each node is one lookup.
+    let mut owned: std::collections::HashMap<String, Vec<std::sync::Arc<Value>>> =
+        std::collections::HashMap::new();
+    for p in store
+        .pods_owned_by(&uid)
+        .iter()
+        .filter_map(|k| store.get(Resource::Pods, k))
+    {
+        if let Some(n) = pods::node_name(&p) {
+            owned.entry(n.to_string()).or_default().push(p.clone());
+        }
+    }
+    let nodes: Vec<(String, bool)> = store
+        .iter(Resource::Nodes, None, None)
+        .map(|(_, n)| {
+            // The node must be fit except for being not ready: a DaemonSet
+            // tolerates that, and the scheduler's readiness check does not apply.
+            let fits = match unfit_reason(&template_pod, n) {
+                None | Some("node(s) were not ready") => true,
+                Some(_) => false,
+            };
+            (
+                n["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                fits,
+            )
+        })
+        .collect();
+    let (mut desired, mut current, mut ready) = (0, 0, 0);
+    for (node, fits) in nodes {
+        let on_node: Vec<&std::sync::Arc<Value>> = owned
+            .get(&node)
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
+        if !fits {
+            continue;
+        }
+        desired += 1;
+        let live = on_node
+            .iter()
+            .find(|p| !pods::is_terminating(p) && !pods::is_terminal(p));
+        current += 1;
+        if let Some(p) = live {
+            if pods::is_ready(p) {
+                ready += 1;
+            }
+        } else {
+            let mut pod = template_pod.clone();
+            pod["spec"]["nodeName"] = json!(node);
+            let _ = store.create(Resource::Pods, pod);
+        }
+    }
+    let status = json!({
+        "desiredNumberScheduled": desired,
+        "currentNumberScheduled": current,
+        "updatedNumberScheduled": current,
+        "numberReady": ready,
+        "numberAvailable": ready,
+        "numberMisscheduled": 0,
+        "observedGeneration": ds["metadata"]["generation"],
+    });
+    update_status(store, Resource::DaemonSets, key, &status);
+}

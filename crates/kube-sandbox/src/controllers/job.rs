@@ -1,0 +1,65 @@
+//! Job controller: run pods until `completions` have succeeded, at most
+//! `parallelism` at a time; a pod deleted before it finished is replaced.
+
+use serde_json::{Value, json};
+
+use super::template::pod_from_template;
+use crate::clock::now_rfc3339;
+use crate::objects::pods;
+use crate::resources::Resource;
+use crate::store::{Key, Store};
+
+pub(crate) fn reconcile(store: &mut Store, key: &Key) {
+    let Some(job) = store.get(Resource::Jobs, key) else {
+        return;
+    };
+    if pods::is_terminating(&job) || pods::condition_true(&job, "Complete") {
+        return;
+    }
+    let uid = job["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let owned: Vec<std::sync::Arc<Value>> = store
+        .pods_owned_by(&uid)
+        .iter()
+        .filter_map(|k| store.get(Resource::Pods, k))
+        .collect();
+    let completions = job
+        .pointer("/spec/completions")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    let parallelism = job
+        .pointer("/spec/parallelism")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    let succeeded = owned
+        .iter()
+        .filter(|p| pods::phase(p) == "Succeeded")
+        .count() as i64;
+    let failed = owned.iter().filter(|p| pods::phase(p) == "Failed").count() as i64;
+    let active = owned
+        .iter()
+        .filter(|p| !pods::is_terminal(p) && !pods::is_terminating(p))
+        .count() as i64;
+    let want_active = parallelism.min(completions - succeeded).max(0);
+    for _ in active..want_active {
+        let _ = store.create(Resource::Pods, pod_from_template(&job, None));
+    }
+    let now = now_rfc3339();
+    let done = succeeded >= completions;
+    let _ = store.modify(Resource::Jobs, key, |j| {
+        let st = &mut j["status"];
+        if st.get("startTime").is_none() {
+            st["startTime"] = json!(now);
+        }
+        st["active"] = json!(want_active.max(active));
+        st["succeeded"] = json!(succeeded);
+        st["failed"] = json!(failed);
+        if done {
+            st["active"] = json!(0);
+            st["completionTime"] = json!(now);
+            pods::set_condition(j, "Complete", "True", "", "", &now);
+        }
+    });
+}

@@ -1,0 +1,58 @@
+//! kube-controller-manager's controllers and kube-scheduler, as far as a
+//! drain meets them. Each reconciles one object against the store; the
+//! simulation loop (crate::simulation) decides which objects are owed one.
+
+pub(crate) mod daemonset;
+pub(crate) mod deployment;
+pub(crate) mod disruption;
+pub(crate) mod garbage_collector;
+pub(crate) mod job;
+pub(crate) mod replicaset;
+pub(crate) mod scheduler;
+pub(crate) mod statefulset;
+mod template;
+
+use serde_json::Value;
+
+use crate::resources::Resource;
+use crate::store::{Key, Store};
+
+/// Merges `fields` into an object's status and writes it if anything changed.
+pub(crate) fn update_status(store: &mut Store, res: Resource, key: &Key, fields: &Value) {
+    let Some(obj) = store.get(res, key) else {
+        return;
+    };
+    let mut merged = obj
+        .get("status")
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({}));
+    for (k, v) in fields.as_object().expect("status fields") {
+        merged[k] = v.clone();
+    }
+    if obj.get("status") != Some(&merged) {
+        let _ = store.modify(res, key, |o| o["status"] = merged);
+    }
+}
+
+pub(crate) fn owner_resource(kind: &str) -> Option<Resource> {
+    match kind {
+        "ReplicaSet" => Some(Resource::ReplicaSets),
+        "Deployment" => Some(Resource::Deployments),
+        "StatefulSet" => Some(Resource::StatefulSets),
+        "DaemonSet" => Some(Resource::DaemonSets),
+        "Job" => Some(Resource::Jobs),
+        _ => None,
+    }
+}
+
+/// Reconciles one workload object with its controller.
+pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
+    match res {
+        Resource::ReplicaSets => replicaset::reconcile(store, key),
+        Resource::Deployments => deployment::reconcile(store, key),
+        Resource::StatefulSets => statefulset::reconcile(store, key),
+        Resource::DaemonSets => daemonset::reconcile(store, key),
+        Resource::Jobs => job::reconcile(store, key),
+        _ => {}
+    }
+}

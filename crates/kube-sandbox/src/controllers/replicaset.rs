@@ -1,0 +1,83 @@
+//! The ReplicaSet controller: keeps `spec.replicas` pods alive (a
+//! terminating pod no longer counts, so its replacement is made at once) and
+//! reports the counts in status (kubernetes pkg/controller/replicaset).
+
+use serde_json::{Value, json};
+
+use super::template::pod_from_template;
+use super::update_status;
+use crate::objects::pods;
+use crate::resources::Resource;
+use crate::store::{Key, Store};
+
+pub(crate) fn replicas(obj: &Value) -> i64 {
+    obj.pointer("/spec/replicas")
+        .and_then(Value::as_i64)
+        .unwrap_or(1)
+}
+
+pub(crate) fn reconcile(store: &mut Store, key: &Key) {
+    let Some(rs) = store.get(Resource::ReplicaSets, key) else {
+        return;
+    };
+    if pods::is_terminating(&rs) {
+        return;
+    }
+    let uid = rs["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let owned: Vec<std::sync::Arc<Value>> = store
+        .pods_owned_by(&uid)
+        .iter()
+        .filter_map(|k| store.get(Resource::Pods, k))
+        .collect();
+    let active: Vec<&std::sync::Arc<Value>> = owned
+        .iter()
+        .filter(|p| !pods::is_terminating(p) && !pods::is_terminal(p))
+        .collect();
+    let want = replicas(&rs);
+    let have = active.len() as i64;
+    for _ in have..want {
+        let _ = store.create(Resource::Pods, pod_from_template(&rs, None));
+    }
+    if have > want {
+        // Scale down: unscheduled and unready pods go first, as the real
+        // controller ranks them.
+        let mut victims: Vec<&std::sync::Arc<Value>> = active.clone();
+        victims.sort_by_key(|p| (pods::node_name(p).is_some(), pods::is_ready(p)));
+        for p in victims.into_iter().take((have - want) as usize) {
+            let k = (
+                key.0.clone(),
+                p["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            );
+            let _ = crate::apiserver::deletion::delete(
+                store,
+                Resource::Pods,
+                &k,
+                &crate::apiserver::deletion::DeleteOptions::default(),
+            );
+        }
+    }
+    let ready = active.iter().filter(|p| pods::is_ready(p)).count();
+    update_status(
+        store,
+        Resource::ReplicaSets,
+        key,
+        &json!({
+            "replicas": have.min(want).max(active.len() as i64),
+            "fullyLabeledReplicas": active.len(),
+            "readyReplicas": ready,
+            "availableReplicas": ready,
+            "observedGeneration": rs["metadata"]["generation"],
+        }),
+    );
+    if let Some(owner) = pods::controller_of(&rs)
+        && owner.kind == "Deployment"
+    {
+        super::deployment::reconcile(store, &(key.0.clone(), owner.name));
+    }
+}

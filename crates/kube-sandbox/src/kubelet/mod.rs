@@ -1,0 +1,184 @@
+//! Simulated kubelets: a bound pod starts and becomes Ready after its
+//! ready time; a deleted pod stops after its shutdown time and the kubelet
+//! then finishes the deletion with a zero grace period, as the real one
+//! does (`DELETE` with `gracePeriodSeconds: 0` and a uid precondition).
+
+pub(crate) mod kubevirt;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::apiserver::deletion::{self, DeleteOptions};
+use crate::clock::{now_rfc3339, seconds_since};
+use crate::config::{COMPLETE_AFTER_SECONDS, READY_SECONDS, SHUTDOWN_SECONDS};
+use crate::objects::pods;
+use crate::resources::Resource;
+use crate::store::{Key, Store};
+
+/// A seconds annotation: a number, or `never`.
+enum Knob {
+    Never,
+    Seconds(f64),
+}
+
+fn seconds_knob(pod: &Value, key: &str) -> Option<Knob> {
+    let v = pods::annotation(pod, key)?;
+    if v == "never" {
+        return Some(Knob::Never);
+    }
+    v.parse::<f64>().ok().map(|s| Knob::Seconds(s.max(0.0)))
+}
+
+/// When a just-bound pod should start: `None` when it never becomes Ready.
+pub(crate) fn ready_delay(pod: &Value, default_seconds: f64) -> Option<Duration> {
+    match seconds_knob(pod, READY_SECONDS) {
+        Some(Knob::Never) => None,
+        Some(Knob::Seconds(s)) => Some(Duration::from_secs_f64(s)),
+        None => Some(Duration::from_secs_f64(default_seconds)),
+    }
+}
+
+/// How long a deleted pod takes to stop: the knob, else the grace period
+/// left until its deletionTimestamp.
+pub(crate) fn shutdown_delay(pod: &Value) -> Duration {
+    if let Some(Knob::Seconds(secs)) = seconds_knob(pod, SHUTDOWN_SECONDS) {
+        return Duration::from_secs_f64(secs);
+    }
+    let remaining = pod
+        .pointer("/metadata/deletionTimestamp")
+        .and_then(Value::as_str)
+        .and_then(seconds_since)
+        .map_or(0, |elapsed| -elapsed);
+    Duration::from_secs(remaining.max(0) as u64)
+}
+
+pub(crate) fn completion_delay(pod: &Value) -> Option<Duration> {
+    match seconds_knob(pod, COMPLETE_AFTER_SECONDS)? {
+        Knob::Seconds(s) => Some(Duration::from_secs_f64(s)),
+        Knob::Never => None,
+    }
+}
+
+/// Does this pod wait for the kubelet to start it?
+pub(crate) fn needs_start(pod: &Value) -> bool {
+    pods::node_name(pod).is_some()
+        && !pods::is_terminating(pod)
+        && matches!(pods::phase(pod), "" | "Pending")
+}
+
+fn container_names(pod: &Value) -> Vec<String> {
+    pod.pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .map(|cs| {
+            cs.iter()
+                .filter_map(|c| c["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn pod_ip(store: &Store) -> String {
+    let n = store.ids.next();
+    format!(
+        "10.{}.{}.{}",
+        (n >> 16) & 0xff,
+        (n >> 8) & 0xff,
+        (n & 0xfd) + 2
+    )
+}
+
+/// The kubelet runs the pod's containers; they become Ready unless `ready`
+/// is false.
+pub(crate) fn start(store: &mut Store, key: &Key, uid: &str, ready: bool) {
+    let Some(pod) = store.get(Resource::Pods, key) else {
+        return;
+    };
+    if pod["metadata"]["uid"] != uid || !needs_start(&pod) {
+        return;
+    }
+    let now = now_rfc3339();
+    let ip = pod_ip(store);
+    let readiness = if ready { "True" } else { "False" };
+    let _ = store.modify(Resource::Pods, key, |p| {
+        let statuses: Vec<Value> = container_names(p)
+            .into_iter()
+            .map(|name| {
+                json!({
+                    "name": name,
+                    "ready": ready,
+                    "started": true,
+                    "restartCount": 0,
+                    "image": "sandbox",
+                    "imageID": "",
+                    "state": {"running": {"startedAt": now}},
+                })
+            })
+            .collect();
+        let st = &mut p["status"];
+        st["phase"] = json!("Running");
+        st["podIP"] = json!(ip);
+        st["podIPs"] = json!([{"ip": ip}]);
+        st["hostIP"] = json!("10.0.0.1");
+        if st.get("startTime").is_none() {
+            st["startTime"] = json!(now);
+        }
+        st["containerStatuses"] = json!(statuses);
+        for (c, s) in [
+            ("PodScheduled", "True"),
+            ("Initialized", "True"),
+            ("ContainersReady", readiness),
+            ("Ready", readiness),
+        ] {
+            pods::set_condition(p, c, s, "", "", &now);
+        }
+    });
+}
+
+/// The pod's containers exit 0 on their own (a Job's work is done).
+pub(crate) fn complete(store: &mut Store, key: &Key, uid: &str) {
+    let Some(pod) = store.get(Resource::Pods, key) else {
+        return;
+    };
+    if pod["metadata"]["uid"] != uid || pods::is_terminal(&pod) {
+        return;
+    }
+    let now = now_rfc3339();
+    let _ = store.modify(Resource::Pods, key, |p| {
+        let statuses: Vec<Value> = container_names(p)
+            .into_iter()
+            .map(|name| {
+                json!({
+                    "name": name,
+                    "ready": false,
+                    "started": false,
+                    "restartCount": 0,
+                    "image": "sandbox",
+                    "imageID": "",
+                    "state": {"terminated": {"exitCode": 0, "reason": "Completed", "finishedAt": now}},
+                })
+            })
+            .collect();
+        p["status"]["phase"] = json!("Succeeded");
+        p["status"]["containerStatuses"] = json!(statuses);
+        pods::set_condition(p, "Ready", "False", "PodCompleted", "", &now);
+        pods::set_condition(p, "ContainersReady", "False", "PodCompleted", "", &now);
+    });
+}
+
+/// The containers have stopped: the kubelet deletes the pod for good
+/// (finalizers may still hold it).
+pub(crate) fn finish_termination(store: &mut Store, key: &Key, uid: &str) {
+    let Some(pod) = store.get(Resource::Pods, key) else {
+        return;
+    };
+    if pod["metadata"]["uid"] != uid || !pods::is_terminating(&pod) {
+        return;
+    }
+    let opts = DeleteOptions {
+        grace_period_seconds: Some(0),
+        uid: Some(uid.to_string()),
+        ..DeleteOptions::default()
+    };
+    let _ = deletion::delete(store, Resource::Pods, key, &opts);
+}

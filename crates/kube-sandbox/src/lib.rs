@@ -1,0 +1,292 @@
+//! The sandbox: a simulated cluster behind a real HTTP server on loopback
+//! that speaks the Kubernetes API well enough that the real kubectl cannot
+//! tell it from a kube-apiserver for what a drain does. See docs/sandbox.md.
+
+//!
+//! Laid out like the control plane it simulates: `apiserver` (HTTP, routes,
+//! queries, patches, deletion, eviction, watches, tables, defaults,
+//! admission), the `store` (objects, versions, watch history), the
+//! `controllers` (disruption, replicaset, deployment, statefulset,
+//! daemonset, job, garbage collector, scheduler) and the `kubelet` (with
+//! KubeVirt), driven by one `simulation` loop. The public API is what
+//! this file exports: start a sandbox with its settings and faults, load
+//! scenarios or generate clusters, read the request log, and look at the
+//! objects and their history through a read-only `View`.
+
+mod apiserver;
+mod clock;
+pub mod config;
+mod controllers;
+pub mod generate;
+mod kubelet;
+pub mod objects;
+pub mod request_log;
+pub mod resources;
+pub mod scenario;
+mod simulation;
+mod state;
+mod status;
+mod store;
+mod timers;
+pub mod view;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::watch as tokio_watch;
+
+pub use config::{Deny, Faults, SandboxConfig};
+use resources::Resource;
+use state::Shared;
+use store::Store;
+pub use view::View;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SandboxError {
+    #[error(transparent)]
+    Scenario(#[from] scenario::ScenarioError),
+    #[error("scenario: {0}")]
+    Objects(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// How to start a sandbox.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub listen: SocketAddr,
+    pub config: SandboxConfig,
+    pub request_log: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            config: SandboxConfig::default(),
+            request_log: None,
+        }
+    }
+}
+
+/// A running sandbox. Dropping it stops the server and the simulation.
+pub struct Sandbox {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: tokio_watch::Sender<bool>,
+    idle: tokio_watch::Receiver<bool>,
+    /// Stops the HTTP side only (outages); the simulation goes on.
+    server_stop: Arc<std::sync::Mutex<tokio_watch::Sender<bool>>>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Sandbox {
+    /// Loads `objects` and starts serving them. Must run inside a tokio runtime.
+    pub async fn start(
+        objects: Vec<(Resource, Value)>,
+        opts: Options,
+    ) -> Result<Sandbox, SandboxError> {
+        let mut store = Store::new(opts.config.watch_history);
+        scenario::populate(&mut store, objects, opts.config.minor())
+            .map_err(SandboxError::Objects)?;
+        let log =
+            match &opts.request_log {
+                Some(p) => Some(request_log::RequestLog::create(p).map_err(|source| {
+                    SandboxError::Write {
+                        path: p.clone(),
+                        source,
+                    }
+                })?),
+                None => None,
+            };
+        let shared = Arc::new(Shared::new(store, opts.config, log));
+        let listener =
+            apiserver::bind(opts.listen)
+                .await
+                .map_err(|source| SandboxError::Listen {
+                    addr: opts.listen,
+                    source,
+                })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| SandboxError::Listen {
+                addr: opts.listen,
+                source,
+            })?;
+        let (shutdown, rx) = tokio_watch::channel(false);
+        let (idle_tx, idle) = tokio_watch::channel(false);
+        supervise(
+            &shared,
+            "simulation",
+            simulation::spawn(&shared, rx.clone(), idle_tx),
+        );
+        let (server_stop, server_rx) = tokio_watch::channel(false);
+        supervise(
+            &shared,
+            "API server",
+            tokio::spawn(apiserver::serve(listener, shared.clone(), server_rx)),
+        );
+        Ok(Sandbox {
+            addr,
+            shared,
+            shutdown,
+            idle,
+            server_stop: Arc::new(std::sync::Mutex::new(server_stop)),
+            runtime: tokio::runtime::Handle::current(),
+        })
+    }
+
+    /// Loads a scenario file; its `Sandbox` document's settings win over `opts.config`.
+    pub async fn from_file(path: &Path, mut opts: Options) -> Result<Sandbox, SandboxError> {
+        let s = scenario::load_file(path)?;
+        if let Some(c) = s.config {
+            opts.config = c;
+        }
+        Sandbox::start(s.objects, opts).await
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A read-only view of the objects and their history (tests,
+    /// benchmarks, demo). Holds the store's lock while it lives.
+    pub fn view(&self) -> View<'_> {
+        View::new(self.shared.store())
+    }
+
+    /// Why the sandbox stopped working, if a task of it panicked. Once it
+    /// has, every request is answered 500 with this message.
+    pub fn failure(&self) -> Option<String> {
+        self.shared.failure()
+    }
+
+    /// Changes the faults while serving (tests turn them on once a scenario settled).
+    pub fn set_faults(&self, faults: Faults) {
+        self.shared.set_faults(faults);
+    }
+
+    /// Refuses `deny.verb` on `deny.resource` from now on, as RBAC would.
+    pub fn deny(&self, deny: Deny) {
+        self.shared.deny(deny);
+    }
+
+    /// Drops the watch history, as an etcd compaction does: every watch
+    /// resuming from an earlier resourceVersion gets 410 Expired.
+    pub fn compact_history(&self) {
+        self.shared.store().compact();
+    }
+
+    /// A kubeconfig that points at this sandbox, as YAML.
+    pub fn kubeconfig(&self) -> String {
+        kubeconfig_yaml(&self.url())
+    }
+
+    pub fn write_kubeconfig(&self, path: &Path) -> Result<(), SandboxError> {
+        std::fs::write(path, self.kubeconfig()).map_err(|source| SandboxError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Waits until the simulation has nothing left to reconcile (timers
+    /// may still be pending: pods starting or stopping later).
+    ///
+    /// Panics if the simulation failed, instead of waiting forever.
+    pub async fn wait_idle(&self) {
+        let mut idle = self.idle.clone();
+        if idle.wait_for(|i| *i).await.is_err()
+            && let Some(why) = self.failure()
+        {
+            panic!("the sandbox failed: {why}");
+        }
+    }
+
+    /// An API server outage: after `after`, connections are closed and
+    /// refused for `length`, then the same state is served again on the same
+    /// address, as an apiserver restarted in front of its etcd.
+    pub fn outage(&self, after: std::time::Duration, length: std::time::Duration) {
+        let stop = self.server_stop.clone();
+        let shared = self.shared.clone();
+        let addr = self.addr;
+        self.runtime.spawn(async move {
+            tokio::time::sleep(after).await;
+            let _ = stop
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .send(true);
+            tokio::time::sleep(length).await;
+            let listener = loop {
+                match apiserver::bind(addr).await {
+                    Ok(l) => break l,
+                    Err(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+                }
+            };
+            let (tx, rx) = tokio_watch::channel(false);
+            *stop
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = tx;
+            let task = tokio::spawn(apiserver::serve(listener, shared.clone(), rx));
+            supervise(&shared, "API server", task);
+        });
+    }
+
+    pub fn stop(&self) {
+        let _ = self.shutdown.send(true);
+        let _ = self
+            .server_stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .send(true);
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Watches a task of the sandbox: if it panics, the sandbox says so on
+/// stderr and fails every later request, so a broken simulation fails
+/// tests and drains loudly instead of leaving them waiting.
+fn supervise(shared: &Arc<Shared>, what: &'static str, task: tokio::task::JoinHandle<()>) {
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        if let Err(e) = task.await
+            && e.is_panic()
+        {
+            let payload = e.into_panic();
+            let message = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                .unwrap_or_else(|| "no message".into());
+            let why = format!("the sandbox's {what} panicked: {message}");
+            eprintln!("kube-sandbox: {why}");
+            shared.fail(why);
+        }
+    });
+}
+
+/// A kubeconfig for a client of the sandbox at `server`.
+pub fn kubeconfig_yaml(server: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster:\n    server: {server}\ncontexts:\n- name: sandbox\n  context:\n    cluster: sandbox\n    user: sandbox\ncurrent-context: sandbox\nusers:\n- name: sandbox\n  user: {{}}\npreferences: {{}}\n"
+    )
+}

@@ -1,0 +1,61 @@
+//! PodDisruptionBudgets as the eviction subresource and the disruption
+//! controller both read them: which budgets select a pod, and the
+//! `DisruptionAllowed` condition.
+
+use serde_json::{Value, json};
+
+use crate::clock::now_rfc3339;
+use crate::resources::Resource;
+use crate::store::{Key, Store};
+use kube_conventions::selector::Selector;
+
+/// The PDBs in a namespace whose selector matches this pod.
+pub(crate) fn pdbs_for_pod(store: &Store, pod: &Value) -> Vec<Key> {
+    let ns = pod["metadata"]["namespace"].as_str().unwrap_or_default();
+    store
+        .iter(Resource::PodDisruptionBudgets, Some(ns), None)
+        .filter(|(_, pdb)| {
+            Selector::from_label_selector(pdb.pointer("/spec/selector"))
+                .is_ok_and(|s| s.matches_object(pod))
+        })
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// The `DisruptionAllowed` condition, whose transition time changes only
+/// when its status does.
+pub(crate) fn set_allowed_condition(status: &mut Value, allowed: bool, generation: i64) {
+    let (st, reason) = if allowed {
+        ("True", "SufficientPods")
+    } else {
+        ("False", "InsufficientPods")
+    };
+    let conditions = status
+        .as_object_mut()
+        .expect("status object")
+        .entry("conditions")
+        .or_insert_with(|| json!([]));
+    let list = conditions.as_array_mut().expect("conditions array");
+    let existing = list.iter_mut().find(|c| c["type"] == "DisruptionAllowed");
+    match existing {
+        Some(c) if c["status"] == st => {
+            c["reason"] = json!(reason);
+            c["observedGeneration"] = json!(generation);
+        }
+        Some(c) => {
+            *c = condition(st, reason, generation);
+        }
+        None => list.push(condition(st, reason, generation)),
+    }
+}
+
+fn condition(status: &str, reason: &str, generation: i64) -> Value {
+    json!({
+        "type": "DisruptionAllowed",
+        "status": status,
+        "reason": reason,
+        "message": "",
+        "observedGeneration": generation,
+        "lastTransitionTime": now_rfc3339(),
+    })
+}

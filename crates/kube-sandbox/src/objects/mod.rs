@@ -1,0 +1,6 @@
+//! Reading Kubernetes objects held as JSON: what the apiserver, the
+//! controllers and the kubelets all need to know of a pod, a budget, a VM.
+
+pub(crate) mod budgets;
+pub(crate) mod kubevirt;
+pub mod pods;

@@ -1,0 +1,62 @@
+//! One JSON object per request, one per line: what benchmarks count API
+//! cost from and what tests read to see which requests a client made.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Entry {
+    /// RFC 3339 with milliseconds, when the request arrived.
+    pub ts: String,
+    pub method: String,
+    pub path: String,
+    pub query: String,
+    pub status: u16,
+    pub user_agent: String,
+    /// The kind of credentials sent (`bearer`, `basic`, `none`), never their value.
+    #[serde(default)]
+    pub auth: String,
+    /// Bytes of the request body.
+    pub request_bytes: u64,
+    /// Bytes of the response body (for a watch, what was streamed).
+    pub response_bytes: u64,
+    /// Milliseconds from arrival to the end of the response.
+    pub duration_ms: u64,
+}
+
+pub(crate) struct RequestLog {
+    out: Mutex<BufWriter<File>>,
+}
+
+impl RequestLog {
+    pub(crate) fn create(path: &Path) -> std::io::Result<Self> {
+        Ok(RequestLog {
+            out: Mutex::new(BufWriter::new(File::create(path)?)),
+        })
+    }
+
+    pub(crate) fn write(&self, entry: &Entry) {
+        let mut out = self
+            .out
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // A line per request, flushed, so a reader sees requests as they end.
+        if serde_json::to_writer(&mut *out, entry).is_ok() {
+            let _ = out.write_all(b"\n");
+            let _ = out.flush();
+        }
+    }
+}
+
+/// Reads a request log back (tests and benchmarks).
+pub fn read(path: &Path) -> std::io::Result<Vec<Entry>> {
+    let text = std::fs::read_to_string(path)?;
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect())
+}

@@ -1,0 +1,301 @@
+//! The resource types the sandbox serves: what discovery advertises and how a
+//! URL maps to a stored kind.
+
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Resource {
+    Namespaces,
+    Nodes,
+    Pods,
+    Events,
+    PodDisruptionBudgets,
+    Deployments,
+    ReplicaSets,
+    StatefulSets,
+    DaemonSets,
+    Jobs,
+    VirtualMachineInstances,
+}
+
+pub struct ResourceInfo {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub plural: &'static str,
+    pub singular: &'static str,
+    pub kind: &'static str,
+    pub namespaced: bool,
+    pub short_names: &'static [&'static str],
+    pub categories: &'static [&'static str],
+    /// Subresources served besides the object itself (`status`, `eviction`).
+    pub subresources: &'static [&'static str],
+}
+
+const VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+impl Resource {
+    pub const ALL: [Resource; 11] = [
+        Resource::Namespaces,
+        Resource::Nodes,
+        Resource::Pods,
+        Resource::Events,
+        Resource::PodDisruptionBudgets,
+        Resource::Deployments,
+        Resource::ReplicaSets,
+        Resource::StatefulSets,
+        Resource::DaemonSets,
+        Resource::Jobs,
+        Resource::VirtualMachineInstances,
+    ];
+
+    pub fn info(self) -> &'static ResourceInfo {
+        macro_rules! info {
+            ($g:expr, $v:expr, $p:expr, $s:expr, $k:expr, $ns:expr, $short:expr, $cat:expr, $sub:expr) => {
+                &ResourceInfo {
+                    group: $g,
+                    version: $v,
+                    plural: $p,
+                    singular: $s,
+                    kind: $k,
+                    namespaced: $ns,
+                    short_names: $short,
+                    categories: $cat,
+                    subresources: $sub,
+                }
+            };
+        }
+        match self {
+            Resource::Namespaces => info!(
+                "",
+                "v1",
+                "namespaces",
+                "namespace",
+                "Namespace",
+                false,
+                &["ns"],
+                &[],
+                &["status"]
+            ),
+            Resource::Nodes => info!(
+                "",
+                "v1",
+                "nodes",
+                "node",
+                "Node",
+                false,
+                &["no"],
+                &[],
+                &["status"]
+            ),
+            Resource::Pods => info!(
+                "",
+                "v1",
+                "pods",
+                "pod",
+                "Pod",
+                true,
+                &["po"],
+                &["all"],
+                &["status", "eviction"]
+            ),
+            Resource::Events => info!(
+                "",
+                "v1",
+                "events",
+                "event",
+                "Event",
+                true,
+                &["ev"],
+                &[],
+                &[]
+            ),
+            Resource::PodDisruptionBudgets => info!(
+                "policy",
+                "v1",
+                "poddisruptionbudgets",
+                "poddisruptionbudget",
+                "PodDisruptionBudget",
+                true,
+                &["pdb"],
+                &[],
+                &["status"]
+            ),
+            Resource::Deployments => info!(
+                "apps",
+                "v1",
+                "deployments",
+                "deployment",
+                "Deployment",
+                true,
+                &["deploy"],
+                &["all"],
+                &["status"]
+            ),
+            Resource::ReplicaSets => info!(
+                "apps",
+                "v1",
+                "replicasets",
+                "replicaset",
+                "ReplicaSet",
+                true,
+                &["rs"],
+                &["all"],
+                &["status"]
+            ),
+            Resource::StatefulSets => info!(
+                "apps",
+                "v1",
+                "statefulsets",
+                "statefulset",
+                "StatefulSet",
+                true,
+                &["sts"],
+                &["all"],
+                &["status"]
+            ),
+            Resource::DaemonSets => info!(
+                "apps",
+                "v1",
+                "daemonsets",
+                "daemonset",
+                "DaemonSet",
+                true,
+                &["ds"],
+                &["all"],
+                &["status"]
+            ),
+            Resource::Jobs => info!(
+                "batch",
+                "v1",
+                "jobs",
+                "job",
+                "Job",
+                true,
+                &[],
+                &["all"],
+                &["status"]
+            ),
+            // KubeVirt's VMIs, for drains of nodes that run virtual machines.
+            Resource::VirtualMachineInstances => info!(
+                "kubevirt.io",
+                "v1",
+                "virtualmachineinstances",
+                "virtualmachineinstance",
+                "VirtualMachineInstance",
+                true,
+                &["vmi", "vmis"],
+                &["all"],
+                &["status"]
+            ),
+        }
+    }
+
+    pub fn api_version(self) -> String {
+        let i = self.info();
+        if i.group.is_empty() {
+            i.version.to_string()
+        } else {
+            format!("{}/{}", i.group, i.version)
+        }
+    }
+
+    pub(crate) fn from_path(group: &str, version: &str, plural: &str) -> Option<Resource> {
+        Resource::ALL.into_iter().find(|r| {
+            let i = r.info();
+            i.group == group && i.version == version && i.plural == plural
+        })
+    }
+
+    /// The resource an object of this apiVersion and kind is stored as.
+    pub fn from_kind(api_version: &str, kind: &str) -> Option<Resource> {
+        Resource::ALL
+            .into_iter()
+            .find(|r| r.info().kind == kind && r.api_version() == api_version)
+    }
+
+    /// Does this kind have a spec whose changes bump `metadata.generation`?
+    pub(crate) fn has_generation(self) -> bool {
+        !matches!(self, Resource::Events | Resource::Namespaces)
+    }
+}
+
+/// The group/versions served, in discovery order.
+pub(crate) fn group_versions() -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for r in Resource::ALL {
+        let i = r.info();
+        if !i.group.is_empty() && !out.contains(&(i.group, i.version)) {
+            out.push((i.group, i.version));
+        }
+    }
+    out
+}
+
+/// `APIResourceList` for one group/version. The `pods/eviction` entry has the
+/// exact shape kubectl's `CheckEvictionSupport` looks for.
+pub(crate) fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+    let group_version = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    let mut resources = Vec::new();
+    for r in Resource::ALL {
+        let i = r.info();
+        if i.group != group || i.version != version {
+            continue;
+        }
+        let mut entry = json!({
+            "name": i.plural,
+            "singularName": i.singular,
+            "namespaced": i.namespaced,
+            "kind": i.kind,
+            "verbs": VERBS,
+        });
+        if !i.short_names.is_empty() {
+            entry["shortNames"] = json!(i.short_names);
+        }
+        if !i.categories.is_empty() {
+            entry["categories"] = json!(i.categories);
+        }
+        resources.push(entry);
+        for sub in i.subresources {
+            resources.push(match *sub {
+                "eviction" => json!({
+                    "name": format!("{}/eviction", i.plural),
+                    "singularName": "",
+                    "namespaced": true,
+                    "group": "policy",
+                    "version": "v1",
+                    "kind": "Eviction",
+                    "verbs": ["create"],
+                }),
+                _ => json!({
+                    "name": format!("{}/{sub}", i.plural),
+                    "singularName": "",
+                    "namespaced": i.namespaced,
+                    "kind": i.kind,
+                    "verbs": ["get", "patch", "update"],
+                }),
+            });
+        }
+    }
+    if resources.is_empty() {
+        return None;
+    }
+    Some(json!({
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": group_version,
+        "resources": resources,
+    }))
+}

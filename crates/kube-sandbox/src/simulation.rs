@@ -1,0 +1,340 @@
+//! The simulation loop: one task hears of every write to the store, works
+//! out which objects are now out of date, and has the controllers and
+//! kubelets reconcile them; kubelet work that takes time waits in one timer
+//! queue.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use crate::controllers::{self, disruption, garbage_collector, owner_resource, scheduler};
+use crate::kubelet::{self, kubevirt};
+use crate::objects::budgets;
+use crate::objects::pods;
+use crate::resources::Resource;
+use crate::state::Shared;
+use crate::store::{Change, Key, Store, key_of};
+use crate::timers::TimerQueue;
+
+/// Changes reconciled under one hold of the store's lock.
+const MAX_BATCH: usize = 2_000;
+
+#[derive(Debug)]
+enum Timer {
+    Start { key: Key, uid: String, ready: bool },
+    Complete { key: Key, uid: String },
+    Stop { key: Key, uid: String },
+    Evacuate { key: Key, uid: String },
+}
+
+/// Reconciles owed after a batch of changes, each object once.
+#[derive(Default)]
+struct Dirty {
+    owners: BTreeSet<(Resource, Key)>,
+    pdbs: BTreeSet<Key>,
+    unscheduled: BTreeSet<Key>,
+    all_daemonsets: bool,
+    retry_pending: bool,
+    gc: Vec<String>,
+}
+
+struct Sim {
+    shared: Arc<Shared>,
+    timers: TimerQueue<Timer>,
+    /// Pods the scheduler could not place, tried again when nodes change.
+    pending: BTreeSet<Key>,
+}
+
+impl Sim {
+    fn after(&mut self, delay: Duration, t: Timer) {
+        self.timers.push(Instant::now() + delay, t);
+    }
+
+    /// Timers a pod's new state calls for.
+    fn pod_timers(&mut self, old: Option<&Value>, new: &Value) {
+        let key = key_of(new);
+        let uid = new["metadata"]["uid"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let was_bound = old.is_some_and(|o| pods::node_name(o).is_some());
+        if kubelet::needs_start(new) && !was_bound {
+            match kubelet::ready_delay(new, self.shared.config.ready_seconds) {
+                Some(d) => self.after(
+                    d,
+                    Timer::Start {
+                        key: key.clone(),
+                        uid: uid.clone(),
+                        ready: true,
+                    },
+                ),
+                None => self.after(
+                    Duration::from_millis(100),
+                    Timer::Start {
+                        key: key.clone(),
+                        uid: uid.clone(),
+                        ready: false,
+                    },
+                ),
+            }
+        }
+        let started =
+            old.is_some_and(|o| pods::phase(o) != "Running") && pods::phase(new) == "Running";
+        if started && let Some(d) = kubelet::completion_delay(new) {
+            self.after(
+                d,
+                Timer::Complete {
+                    key: key.clone(),
+                    uid: uid.clone(),
+                },
+            );
+        }
+        let grace = |p: &Value| p["metadata"]["deletionGracePeriodSeconds"].as_i64();
+        let newly_terminating = pods::is_terminating(new)
+            && old.is_none_or(|o| !pods::is_terminating(o) || grace(o) != grace(new));
+        if newly_terminating {
+            self.after(kubelet::shutdown_delay(new), Timer::Stop { key, uid });
+        }
+    }
+
+    fn note_change(&mut self, store: &Store, c: &Change, dirty: &mut Dirty) {
+        let obj = c
+            .new
+            .as_deref()
+            .or(c.old.as_deref())
+            .expect("a change has an object");
+        let key = key_of(obj);
+        match c.resource {
+            Resource::Pods => {
+                if let Some(new) = c.new.as_deref() {
+                    self.pod_timers(c.old.as_deref(), new);
+                    if pods::node_name(new).is_none() && !pods::is_terminating(new) {
+                        dirty.unscheduled.insert(key.clone());
+                    }
+                } else {
+                    // A pod left: room on its node for a pending one.
+                    dirty.retry_pending = true;
+                }
+                for p in [c.old.as_deref(), c.new.as_deref()].into_iter().flatten() {
+                    if let Some(owner) = pods::controller_of(p)
+                        && let Some(res) = owner_resource(&owner.kind)
+                    {
+                        dirty.owners.insert((res, (key.0.clone(), owner.name)));
+                    }
+                    dirty.pdbs.extend(budgets::pdbs_for_pod(store, p));
+                }
+            }
+            Resource::Nodes => {
+                // DaemonSets place pods by labels and taints (they tolerate
+                // the cordon); pending pods wait for a node to open up.
+                let field = |o: Option<&Value>, f: &str| o.and_then(|n| n.pointer(f)).cloned();
+                let (old, new) = (c.old.as_deref(), c.new.as_deref());
+                if old.is_none()
+                    || new.is_none()
+                    || field(old, "/metadata/labels") != field(new, "/metadata/labels")
+                    || field(old, "/spec/taints") != field(new, "/spec/taints")
+                {
+                    dirty.all_daemonsets = true;
+                }
+                dirty.retry_pending = true;
+            }
+            Resource::PodDisruptionBudgets => {
+                let stale = c.new.as_deref().is_some_and(|p| {
+                    p.pointer("/status/observedGeneration")
+                        .and_then(Value::as_i64)
+                        != p.pointer("/metadata/generation").and_then(Value::as_i64)
+                });
+                if stale {
+                    dirty.pdbs.insert(key);
+                }
+            }
+            Resource::ReplicaSets
+            | Resource::Deployments
+            | Resource::StatefulSets
+            | Resource::DaemonSets
+            | Resource::Jobs => {
+                if c.new.is_some() {
+                    dirty.owners.insert((c.resource, key.clone()));
+                }
+                if let Some(owner) = c
+                    .old
+                    .as_deref()
+                    .or(c.new.as_deref())
+                    .and_then(pods::controller_of)
+                    && let Some(res) = owner_resource(&owner.kind)
+                {
+                    dirty.owners.insert((res, (key.0.clone(), owner.name)));
+                }
+            }
+            Resource::VirtualMachineInstances => {
+                if let Some(new) = c.new.as_deref()
+                    && kubevirt::evacuation_started(c.old.as_deref(), new)
+                {
+                    let uid = new["metadata"]["uid"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string();
+                    self.after(
+                        kubevirt::migration_delay(new),
+                        Timer::Evacuate {
+                            key: key.clone(),
+                            uid,
+                        },
+                    );
+                }
+            }
+            Resource::Namespaces | Resource::Events => {}
+        }
+        // Garbage collection scans every object for owner references, so
+        // only owners' deletions ask for it: pods and events own nothing.
+        if c.new.is_none()
+            && !matches!(c.resource, Resource::Pods | Resource::Events)
+            && let Some(uid) = obj["metadata"]["uid"].as_str()
+        {
+            dirty.gc.push(uid.to_string());
+        }
+    }
+
+    fn reconcile(&mut self, store: &mut Store, dirty: Dirty) {
+        garbage_collector::collect(store, &dirty.gc);
+        if dirty.all_daemonsets {
+            let keys: Vec<Key> = store
+                .iter(Resource::DaemonSets, None, None)
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in keys {
+                controllers::reconcile(store, Resource::DaemonSets, &k);
+            }
+        }
+        for (res, key) in &dirty.owners {
+            controllers::reconcile(store, *res, key);
+        }
+        for key in &dirty.pdbs {
+            disruption::reconcile(store, key);
+        }
+        self.pending.extend(dirty.unscheduled);
+        if dirty.retry_pending || !self.pending.is_empty() {
+            let pending = std::mem::take(&mut self.pending);
+            for key in pending {
+                if !scheduler::schedule(store, &key) {
+                    self.pending.insert(key);
+                }
+            }
+        }
+    }
+
+    fn fire(store: &mut Store, t: Timer) {
+        match t {
+            Timer::Start { key, uid, ready } => kubelet::start(store, &key, &uid, ready),
+            Timer::Complete { key, uid } => kubelet::complete(store, &key, &uid),
+            Timer::Stop { key, uid } => kubelet::finish_termination(store, &key, &uid),
+            Timer::Evacuate { key, uid } => kubevirt::evacuate(store, &key, &uid),
+        }
+    }
+}
+
+/// Wires the store to a new simulator and runs it until `shutdown` fires.
+/// The first pass reconciles everything the scenario loaded.
+pub(crate) fn spawn(
+    shared: &Arc<Shared>,
+    mut shutdown: watch::Receiver<bool>,
+    idle: watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let (changes_tx, mut changes) = mpsc::unbounded_channel::<Change>();
+    let mut sim = Sim {
+        shared: shared.clone(),
+        timers: TimerQueue::new(),
+        pending: BTreeSet::new(),
+    };
+    {
+        let mut store = shared.store();
+        store.set_change_listener(changes_tx);
+        let mut dirty = Dirty {
+            all_daemonsets: true,
+            ..Dirty::default()
+        };
+        for res in [
+            Resource::Deployments,
+            Resource::ReplicaSets,
+            Resource::StatefulSets,
+            Resource::Jobs,
+        ] {
+            dirty
+                .owners
+                .extend(store.iter(res, None, None).map(|(k, _)| (res, k.clone())));
+        }
+        dirty.pdbs.extend(
+            store
+                .iter(Resource::PodDisruptionBudgets, None, None)
+                .map(|(k, _)| k.clone()),
+        );
+        let loaded: Vec<Arc<Value>> = store
+            .iter(Resource::Pods, None, None)
+            .map(|(_, p)| p.clone())
+            .collect();
+        for pod in loaded {
+            sim.pod_timers(None, &pod);
+            if pods::node_name(&pod).is_none()
+                && !pods::is_terminating(&pod)
+                && !pods::is_terminal(&pod)
+            {
+                dirty.unscheduled.insert(key_of(&pod));
+            }
+        }
+        sim.reconcile(&mut store, dirty);
+    }
+    tokio::spawn(async move {
+        loop {
+            let mut batch = Vec::new();
+            let _ = idle.send(true);
+            let next_timer = sim.timers.next_due();
+            let timer_due = async move {
+                match next_timer {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                Some(c) = changes.recv() => batch.push(c),
+                () = timer_due => {}
+                _ = shutdown.changed() => return,
+            }
+            let _ = idle.send(false);
+            let shared = sim.shared.clone();
+            let fired = sim.timers.pop_due(Instant::now());
+            if !fired.is_empty() {
+                let mut store = shared.store();
+                for t in fired {
+                    Sim::fire(&mut store, t);
+                }
+            }
+            // Reconciling writes again; loop until the store is quiet. The
+            // lock is let go between rounds of at most MAX_BATCH changes, so
+            // API requests are answered while the simulation is busy.
+            loop {
+                while batch.len() < MAX_BATCH {
+                    match changes.try_recv() {
+                        Ok(c) => batch.push(c),
+                        Err(_) => break,
+                    }
+                }
+                if batch.is_empty() {
+                    break;
+                }
+                {
+                    let mut store = shared.store();
+                    let mut dirty = Dirty::default();
+                    for c in batch.drain(..) {
+                        sim.note_change(&store, &c, &mut dirty);
+                    }
+                    sim.reconcile(&mut store, dirty);
+                }
+                tokio::task::yield_now().await;
+            }
+        }
+    })
+}

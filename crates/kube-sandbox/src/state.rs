@@ -1,0 +1,101 @@
+//! What every request handler and simulated controller shares.
+
+use std::sync::{Mutex, MutexGuard};
+
+use crate::clock::IdGen;
+use crate::config::{Deny, Faults, SandboxConfig};
+use crate::request_log::RequestLog;
+use crate::store::Store;
+
+pub(crate) struct Shared {
+    store: Mutex<Store>,
+    /// Settings fixed at start; faults and refusals live in `chaos`.
+    pub(crate) config: SandboxConfig,
+    chaos: Mutex<(Faults, Vec<Deny>)>,
+    pub(crate) log: Option<RequestLog>,
+    /// Dice for fault injection, seeded from the config for repeatable runs.
+    pub(crate) dice: IdGen,
+    /// Set when a task of the sandbox panicked (see `supervise`).
+    failure: Mutex<Option<String>>,
+}
+
+impl Shared {
+    pub(crate) fn new(store: Store, config: SandboxConfig, log: Option<RequestLog>) -> Self {
+        let dice = IdGen::new(config.faults.seed);
+        let chaos = Mutex::new((config.faults.clone(), config.deny.clone()));
+        Shared {
+            store: Mutex::new(store),
+            chaos,
+            config,
+            log,
+            dice,
+            failure: Mutex::new(None),
+        }
+    }
+
+    /// The store, locked. Never held across an `.await`.
+    pub(crate) fn store(&self) -> MutexGuard<'_, Store> {
+        // A panic while holding the lock poisons it; the data is still the
+        // last consistent write, so keep serving.
+        self.store
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The faults in force now.
+    pub(crate) fn faults(&self) -> Faults {
+        self.chaos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .0
+            .clone()
+    }
+
+    /// Changes the faults while serving (tests turn them on once a scenario settled).
+    pub(crate) fn set_faults(&self, faults: Faults) {
+        self.chaos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .0 = faults;
+    }
+
+    /// Refuses `verb` on `resource` (in `namespace`, or everywhere when empty) from now on.
+    pub(crate) fn deny(&self, d: Deny) {
+        self.chaos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1
+            .push(d);
+    }
+
+    pub(crate) fn denies(&self, verb: &str, resource: &str, namespace: &str) -> bool {
+        let chaos = self
+            .chaos
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        chaos.1.iter().any(|d| {
+            d.verb == verb
+                && d.resource == resource
+                && (d.namespace.is_empty() || d.namespace == namespace)
+        })
+    }
+
+    /// A number in [0, 1) from the fault dice.
+    pub(crate) fn roll(&self) -> f64 {
+        (self.dice.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    pub(crate) fn fail(&self, why: String) {
+        *self
+            .failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why);
+    }
+
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}

@@ -1,0 +1,537 @@
+//! The sandbox's etcd: every object as JSON, one global resourceVersion, a
+//! bounded history of changes for watches, and indexes for the lookups a drain
+//! makes often (pods by node, pods by owner).
+//!
+//! All writes go through here so that each bumps the resourceVersion, records
+//! one watch event and tells the simulator what changed.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+use crate::clock::{IdGen, now_rfc3339};
+use crate::resources::Resource;
+use crate::status::ApiError;
+
+/// (namespace, name); the namespace is empty for cluster-scoped objects.
+pub(crate) type Key = (String, String);
+
+pub(crate) fn key_of(obj: &Value) -> Key {
+    let meta = &obj["metadata"];
+    (
+        meta["namespace"].as_str().unwrap_or_default().to_string(),
+        meta["name"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct WatchEvent {
+    pub rv: u64,
+    pub resource: Resource,
+    pub kind: EventType,
+    pub object: Arc<Value>,
+    /// The object before the change, so a watch can tell when a change moves
+    /// an object into or out of its selector.
+    pub old: Option<Arc<Value>>,
+    /// When the change happened (tests compare it with the request log).
+    pub at: std::time::SystemTime,
+}
+
+/// What the simulator hears about every write.
+#[derive(Debug, Clone)]
+pub(crate) struct Change {
+    pub(crate) resource: Resource,
+    pub(crate) old: Option<Arc<Value>>,
+    pub(crate) new: Option<Arc<Value>>,
+}
+
+pub(crate) struct Store {
+    rv: u64,
+    tables: HashMap<Resource, BTreeMap<Key, Arc<Value>>>,
+    pods_by_node: HashMap<String, BTreeSet<Key>>,
+    pods_by_owner: HashMap<String, BTreeSet<Key>>,
+    history: VecDeque<Arc<WatchEvent>>,
+    history_limit: usize,
+    /// Watches may resume from this version or later; older is 410 Expired.
+    floor: u64,
+    changes: Option<mpsc::UnboundedSender<Change>>,
+    latest: watch::Sender<u64>,
+    pub(crate) ids: IdGen,
+}
+
+/// Too-old watch resourceVersion: answered with a 410 `Expired` ERROR event.
+#[derive(Debug)]
+pub(crate) struct Expired {
+    pub(crate) requested: u64,
+    pub(crate) oldest: u64,
+}
+
+impl Store {
+    pub(crate) fn new(history_limit: usize) -> Self {
+        let (latest, _) = watch::channel(1);
+        Store {
+            rv: 1,
+            tables: HashMap::new(),
+            pods_by_node: HashMap::new(),
+            pods_by_owner: HashMap::new(),
+            history: VecDeque::new(),
+            history_limit: history_limit.max(1),
+            floor: 0,
+            changes: None,
+            latest,
+            ids: IdGen::from_time(),
+        }
+    }
+
+    /// Every write after this is also sent to `tx` (the simulator).
+    pub(crate) fn set_change_listener(&mut self, tx: mpsc::UnboundedSender<Change>) {
+        self.changes = Some(tx);
+    }
+
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.latest.subscribe()
+    }
+
+    pub(crate) fn resource_version(&self) -> u64 {
+        self.rv
+    }
+
+    pub(crate) fn get(&self, res: Resource, key: &Key) -> Option<Arc<Value>> {
+        self.tables.get(&res)?.get(key).cloned()
+    }
+
+    pub(crate) fn len(&self, res: Resource) -> usize {
+        self.tables.get(&res).map_or(0, BTreeMap::len)
+    }
+
+    /// Objects of one resource, in key order, optionally in one namespace,
+    /// starting after `after` (for `continue`).
+    pub(crate) fn iter<'a>(
+        &'a self,
+        res: Resource,
+        namespace: Option<&'a str>,
+        after: Option<&Key>,
+    ) -> Box<dyn Iterator<Item = (&'a Key, &'a Arc<Value>)> + 'a> {
+        let Some(table) = self.tables.get(&res) else {
+            return Box::new(std::iter::empty());
+        };
+        let start: Key = match (after, namespace) {
+            (Some(k), _) => k.clone(),
+            (None, Some(ns)) => (ns.to_string(), String::new()),
+            (None, None) => (String::new(), String::new()),
+        };
+        let range = table.range(start.clone()..);
+        let skip_start = after.is_some();
+        Box::new(
+            range
+                .skip_while(move |(k, _)| skip_start && **k == start)
+                .take_while(move |(k, _)| namespace.is_none_or(|ns| k.0 == ns)),
+        )
+    }
+
+    /// Keys of the pods bound to a node, from the index.
+    pub(crate) fn pods_on_node(&self, node: &str) -> Vec<Key> {
+        self.pods_by_node
+            .get(node)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// How many pods are bound to a node (no copying).
+    pub(crate) fn pod_count_on_node(&self, node: &str) -> usize {
+        self.pods_by_node.get(node).map_or(0, BTreeSet::len)
+    }
+
+    /// Keys of the pods whose ownerReferences name this uid.
+    pub(crate) fn pods_owned_by(&self, uid: &str) -> Vec<Key> {
+        self.pods_by_owner
+            .get(uid)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Watch events after `rv` for one resource, or `Expired` when the history
+    /// no longer reaches back that far.
+    pub(crate) fn events_since(
+        &self,
+        res: Resource,
+        rv: u64,
+    ) -> Result<Vec<Arc<WatchEvent>>, Expired> {
+        if rv < self.floor {
+            return Err(Expired {
+                requested: rv,
+                oldest: self.floor,
+            });
+        }
+        // History is ordered by rv: binary-search the start.
+        let start = self.history.partition_point(|e| e.rv <= rv);
+        Ok(self
+            .history
+            .range(start..)
+            .filter(|e| e.resource == res)
+            .cloned()
+            .collect())
+    }
+
+    /// Drops all watch history: every resourceVersion before now is too old.
+    /// The oldest resourceVersion the history still reaches back to.
+    pub(crate) fn history_floor(&self) -> u64 {
+        self.floor
+    }
+
+    pub(crate) fn compact(&mut self) {
+        self.history.clear();
+        self.rv += 1;
+        self.floor = self.rv;
+        let _ = self.latest.send(self.rv);
+    }
+
+    fn next_rv(&mut self) -> u64 {
+        self.rv += 1;
+        self.rv
+    }
+
+    fn record(
+        &mut self,
+        res: Resource,
+        kind: EventType,
+        object: Arc<Value>,
+        old: Option<Arc<Value>>,
+    ) {
+        let rv = self.rv;
+        if let Some(tx) = &self.changes {
+            let (o, n) = match kind {
+                EventType::Deleted => (Some(object.clone()), None),
+                _ => (old.clone(), Some(object.clone())),
+            };
+            let _ = tx.send(Change {
+                resource: res,
+                old: o,
+                new: n,
+            });
+        }
+        self.history.push_back(Arc::new(WatchEvent {
+            rv,
+            resource: res,
+            kind,
+            object,
+            old,
+            at: std::time::SystemTime::now(),
+        }));
+        while self.history.len() > self.history_limit {
+            if let Some(dropped) = self.history.pop_front() {
+                // Resuming from `dropped.rv` still works: what follows it is kept.
+                self.floor = dropped.rv;
+            }
+        }
+        let _ = self.latest.send(rv);
+    }
+
+    fn index(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
+        if res != Resource::Pods {
+            return;
+        }
+        if let Some(node) = obj.pointer("/spec/nodeName").and_then(Value::as_str) {
+            let set = self.pods_by_node.entry(node.to_string()).or_default();
+            if add {
+                set.insert(key.clone());
+            } else {
+                set.remove(key);
+            }
+        }
+        if let Some(owners) = obj
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+        {
+            for uid in owners.iter().filter_map(|o| o["uid"].as_str()) {
+                let set = self.pods_by_owner.entry(uid.to_string()).or_default();
+                if add {
+                    set.insert(key.clone());
+                } else {
+                    set.remove(key);
+                }
+            }
+        }
+    }
+
+    /// Stores an object as loaded from a scenario: no watch event, its own
+    /// uid and timestamps kept, resourceVersion assigned.
+    pub(crate) fn load(&mut self, res: Resource, mut obj: Value) -> Result<(), ApiError> {
+        let key = key_of(&obj);
+        if self.tables.get(&res).is_some_and(|t| t.contains_key(&key)) {
+            return Err(ApiError::already_exists(res, &key.1));
+        }
+        self.stamp_new(res, &mut obj, false);
+        let rv = self.next_rv();
+        obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+        self.index(res, &key, &obj, true);
+        self.tables
+            .entry(res)
+            .or_default()
+            .insert(key, Arc::new(obj));
+        Ok(())
+    }
+
+    fn stamp_new(&mut self, res: Resource, obj: &mut Value, fresh: bool) {
+        let info = res.info();
+        obj["apiVersion"] = json!(res.api_version());
+        obj["kind"] = json!(info.kind);
+        let meta = obj
+            .as_object_mut()
+            .expect("object")
+            .entry("metadata")
+            .or_insert_with(|| json!({}));
+        if fresh || meta.get("uid").and_then(Value::as_str).is_none() {
+            meta["uid"] = json!(self.ids.uid());
+        }
+        if fresh
+            || meta
+                .get("creationTimestamp")
+                .and_then(Value::as_str)
+                .is_none()
+        {
+            meta["creationTimestamp"] = json!(now_rfc3339());
+        }
+        if res.has_generation() && (fresh || meta.get("generation").is_none()) {
+            meta["generation"] = json!(1);
+        }
+        if fresh && let Some(m) = meta.as_object_mut() {
+            m.remove("deletionTimestamp");
+            m.remove("deletionGracePeriodSeconds");
+        }
+    }
+
+    /// Creates an object: fills in name from `generateName`, uid, timestamps.
+    pub(crate) fn create(&mut self, res: Resource, mut obj: Value) -> Result<Arc<Value>, ApiError> {
+        if !obj.is_object() {
+            return Err(ApiError::bad_request(
+                "the body of the request was not an object",
+            ));
+        }
+        let meta = &mut obj["metadata"];
+        if meta["name"].as_str().is_none_or(str::is_empty) {
+            let Some(prefix) = meta["generateName"].as_str().map(str::to_string) else {
+                return Err(ApiError::invalid(
+                    res,
+                    "",
+                    "metadata.name: Required value: name or generateName is required",
+                ));
+            };
+            // Retry on the (unlikely) collision like the apiserver's name generator.
+            let ns = meta["namespace"].as_str().unwrap_or_default().to_string();
+            let name = loop {
+                let candidate = format!("{prefix}{}", self.ids.name_suffix());
+                if self.get(res, &(ns.clone(), candidate.clone())).is_none() {
+                    break candidate;
+                }
+            };
+            meta["name"] = json!(name);
+        }
+        if let Some(m) = meta.as_object_mut() {
+            m.remove("resourceVersion");
+        }
+        let key = key_of(&obj);
+        if self.get(res, &key).is_some() {
+            return Err(ApiError::already_exists(res, &key.1));
+        }
+        self.stamp_new(res, &mut obj, true);
+        let rv = self.next_rv();
+        obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+        self.index(res, &key, &obj, true);
+        let obj = Arc::new(obj);
+        self.tables.entry(res).or_default().insert(key, obj.clone());
+        self.record(res, EventType::Added, obj.clone(), None);
+        Ok(obj)
+    }
+
+    /// Replaces an object. With `check_rv`, a `metadata.resourceVersion` in
+    /// `obj` that is not the stored one is a 409 Conflict; generation rises
+    /// when spec changes. What clients may not change is the API layer's
+    /// business (`api::keep_immutable`).
+    pub(crate) fn update(
+        &mut self,
+        res: Resource,
+        mut obj: Value,
+        check_rv: bool,
+    ) -> Result<Arc<Value>, ApiError> {
+        let key = key_of(&obj);
+        let Some(old) = self.get(res, &key) else {
+            return Err(ApiError::not_found(res, &key.1));
+        };
+        let old_rv = old["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap_or_default();
+        if check_rv
+            && let Some(rv) = obj["metadata"]["resourceVersion"].as_str()
+            && !rv.is_empty()
+            && rv != old_rv
+        {
+            return Err(ApiError::conflict(res, &key.1));
+        }
+        obj["apiVersion"] = json!(res.api_version());
+        obj["kind"] = json!(res.info().kind);
+        if res.has_generation() {
+            let gen_old = old["metadata"]["generation"].as_i64().unwrap_or(1);
+            let spec_changed = old.get("spec") != obj.get("spec");
+            obj["metadata"]["generation"] = json!(if spec_changed { gen_old + 1 } else { gen_old });
+        }
+        // A write that changes nothing is not a write (the apiserver skips it too).
+        obj["metadata"]["resourceVersion"] = json!(old_rv);
+        if *old == obj {
+            return Ok(old);
+        }
+        self.index(res, &key, &old, false);
+        let rv = self.next_rv();
+        obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+        self.index(res, &key, &obj, true);
+        let obj = Arc::new(obj);
+        self.tables.entry(res).or_default().insert(key, obj.clone());
+        self.record(res, EventType::Modified, obj.clone(), Some(old));
+        Ok(obj)
+    }
+
+    /// Removes an object for good (the end of a deletion).
+    pub(crate) fn remove(&mut self, res: Resource, key: &Key) -> Option<Arc<Value>> {
+        let old = self.tables.get_mut(&res)?.remove(key)?;
+        self.index(res, key, &old, false);
+        let rv = self.next_rv();
+        let mut gone = (*old).clone();
+        gone["metadata"]["resourceVersion"] = json!(rv.to_string());
+        let gone = Arc::new(gone);
+        self.record(res, EventType::Deleted, gone.clone(), None);
+        Some(gone)
+    }
+
+    /// Applies `f` to a copy of the stored object and writes the result.
+    pub(crate) fn modify(
+        &mut self,
+        res: Resource,
+        key: &Key,
+        f: impl FnOnce(&mut Value),
+    ) -> Result<Arc<Value>, ApiError> {
+        let Some(old) = self.get(res, key) else {
+            return Err(ApiError::not_found(res, &key.1));
+        };
+        let mut obj = (*old).clone();
+        f(&mut obj);
+        self.update(res, obj, false)
+    }
+
+    /// Objects whose ownerReferences name `uid`, of any resource (for garbage collection).
+    pub(crate) fn dependents_of(&self, uid: &str) -> Vec<(Resource, Key)> {
+        let mut out = Vec::new();
+        for (res, table) in &self.tables {
+            if *res == Resource::Pods {
+                continue;
+            }
+            for (k, v) in table {
+                let owned = v
+                    .pointer("/metadata/ownerReferences")
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| a.iter().any(|o| o["uid"].as_str() == Some(uid)));
+                if owned {
+                    out.push((*res, k.clone()));
+                }
+            }
+        }
+        out.extend(
+            self.pods_owned_by(uid)
+                .into_iter()
+                .map(|k| (Resource::Pods, k)),
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str, node: &str) -> Value {
+        json!({"metadata": {"name": name, "namespace": "default"}, "spec": {"nodeName": node}})
+    }
+
+    #[test]
+    fn writes_bump_versions_and_record_history() {
+        let mut s = Store::new(100);
+        let a = s.create(Resource::Pods, pod("a", "n1")).unwrap();
+        let rv_a: u64 = a["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let mut changed = (*a).clone();
+        changed["metadata"]["labels"] = json!({"x": "y"});
+        s.update(Resource::Pods, changed, true).unwrap();
+        s.remove(Resource::Pods, &("default".into(), "a".into()));
+        let events = s.events_since(Resource::Pods, rv_a - 1).unwrap();
+        let kinds: Vec<_> = events.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [EventType::Added, EventType::Modified, EventType::Deleted]
+        );
+        assert!(events.windows(2).all(|w| w[0].rv < w[1].rv));
+    }
+
+    #[test]
+    fn stale_resource_version_conflicts() {
+        let mut s = Store::new(100);
+        let a = s.create(Resource::Pods, pod("a", "n1")).unwrap();
+        let mut first = (*a).clone();
+        first["metadata"]["labels"] = json!({"v": "1"});
+        s.update(Resource::Pods, first, true).unwrap();
+        let mut stale = (*a).clone();
+        stale["metadata"]["labels"] = json!({"v": "2"});
+        let err = s.update(Resource::Pods, stale, true).unwrap_err();
+        assert_eq!(err.code, 409);
+        assert_eq!(err.reason, "Conflict");
+    }
+
+    #[test]
+    fn short_history_expires_old_versions() {
+        let mut s = Store::new(2);
+        for i in 0..5 {
+            s.create(Resource::Pods, pod(&format!("p{i}"), "n1"))
+                .unwrap();
+        }
+        assert!(s.events_since(Resource::Pods, 1).is_err());
+        assert_eq!(
+            s.events_since(Resource::Pods, s.resource_version() - 1)
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn node_index_follows_pods() {
+        let mut s = Store::new(10);
+        s.create(Resource::Pods, pod("a", "n1")).unwrap();
+        s.create(Resource::Pods, pod("b", "n2")).unwrap();
+        assert_eq!(
+            s.pods_on_node("n1"),
+            vec![("default".to_string(), "a".to_string())]
+        );
+        s.remove(Resource::Pods, &("default".into(), "a".into()));
+        assert!(s.pods_on_node("n1").is_empty());
+    }
+}

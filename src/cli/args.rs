@@ -1,0 +1,280 @@
+//! The command line: `kubectl maintain SUBCOMMAND ...`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl maintain",
+    bin_name = "kubectl maintain",
+    version,
+    about = "Drain nodes in priority waves, PDB-aware, with live progress and a report of what blocks",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)
+    #[command(after_help = DRAIN_EXAMPLES)]
+    Drain(DrainArgs),
+    /// Show which pods each wave would evict, and what would be refused, without changing anything
+    #[command(after_help = PLAN_EXAMPLES)]
+    Plan(DrainArgs),
+    /// Return nodes to service, undoing exactly what the drain changed
+    Uncordon(UncordonArgs),
+    /// List the nodes under maintenance: since when, why, what is still on them
+    Status(StatusArgs),
+    /// Drain a node of a simulated cluster, to see what kubectl maintain does
+    #[cfg(feature = "sandbox")]
+    Demo(DemoArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell)
+    #[command(after_help = COMPLETION_HELP)]
+    Completion { shell: clap_complete::Shell },
+    /// Serve a simulated cluster on loopback, for rehearsals and tests
+    #[cfg(feature = "sandbox")]
+    #[command(after_help = SANDBOX_EXAMPLES)]
+    Sandbox(SandboxArgs),
+}
+
+#[cfg(feature = "sandbox")]
+const SANDBOX_EXAMPLES: &str = "\
+Examples:
+  # Serve a dump of a real cluster and point kubectl at it
+  kubectl get nodes,pods,pdb,deploy,rs,sts,ds,jobs -A -o yaml > cluster.yaml
+  kubectl maintain sandbox --scenario cluster.yaml --kubeconfig-out sandbox.kubeconfig
+  KUBECONFIG=sandbox.kubeconfig kubectl get nodes
+
+  # A synthetic cluster of 100 nodes, every request logged
+  kubectl maintain sandbox --synthetic-nodes 100 --request-log requests.jsonl";
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("source").required(true).args(["scenario", "synthetic_nodes"]))]
+pub struct SandboxArgs {
+    /// Scenario file: Kubernetes objects as YAML (several documents or a v1 List)
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    /// Generate a synthetic cluster of this many nodes instead of reading a scenario
+    #[arg(long, value_name = "N")]
+    pub synthetic_nodes: Option<usize>,
+    /// Pods per node of the synthetic cluster (its DaemonSet pod included)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 30,
+        requires = "synthetic_nodes"
+    )]
+    pub pods_per_node: usize,
+    /// Address to listen on; port 0 picks a free port
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Write a kubeconfig pointing at the sandbox here once it is ready
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig_out: Option<PathBuf>,
+    /// Log every request as one JSON object per line to this file
+    #[arg(long, value_name = "FILE")]
+    pub request_log: Option<PathBuf>,
+    /// Kubernetes version served at /version (major.minor)
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+    /// Changes a watch can resume from before it gets 410 Expired
+    #[arg(long, value_name = "N")]
+    pub watch_history: Option<usize>,
+    /// Share of resource requests answered 500 (0 to 1)
+    #[arg(long, value_name = "RATE")]
+    pub fault_500: Option<f64>,
+    /// Share of resource requests answered 503 with Retry-After (0 to 1)
+    #[arg(long, value_name = "RATE")]
+    pub fault_503: Option<f64>,
+    /// Share of resource requests answered 429 TooManyRequests (0 to 1)
+    #[arg(long, value_name = "RATE")]
+    pub fault_429: Option<f64>,
+    /// Milliseconds added before every resource request is answered
+    #[arg(long, value_name = "MS")]
+    pub latency_ms: Option<u64>,
+    /// Close every watch stream after this many events
+    #[arg(long, value_name = "N")]
+    pub watch_cut_after: Option<u64>,
+    /// Seed for the fault dice, to repeat a run
+    #[arg(long, value_name = "N")]
+    pub fault_seed: Option<u64>,
+}
+
+const DRAIN_EXAMPLES: &str = "\
+Examples:
+  # Drain a node as kubectl drain would, with waves, progress and a report
+  kubectl maintain drain node-1 --ignore-daemonsets --delete-emptydir-data
+
+  # Drain a node pool two nodes at a time, giving up after 20 minutes
+  kubectl maintain drain -l pool=blue --max-parallel 2 --timeout 20m --ignore-daemonsets
+
+  # Follow a drain plan, and print the report as JSON for a script
+  kubectl maintain drain node-1 --plan plan.yaml -o json
+
+Exit codes: 0 drained, 1 API or unexpected failure, 2 invalid input (nothing changed),
+3 not drained (blocked, refused or timed out; the report says why), 130 interrupted.";
+
+const PLAN_EXAMPLES: &str = "\
+Examples:
+  # Which pods go in which wave, and what kubectl's filters would refuse
+  kubectl maintain plan node-1 --ignore-daemonsets
+
+  # Also ask the API server which evictions its PodDisruptionBudgets refuse right now
+  kubectl maintain plan node-1 --ignore-daemonsets --dry-run=server";
+
+/// Where the cluster is, as kubectl finds it.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ClusterArgs {
+    /// Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)
+    #[arg(long, value_name = "FILE", global = true)]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use
+    #[arg(long, value_name = "NAME", global = true)]
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DryRunArg {
+    None,
+    Client,
+    Server,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+    Yaml,
+}
+
+/// kubectl's boolean flags take `--flag`, `--flag=true` and `--flag=false`.
+macro_rules! kubectl_bool {
+    () => {
+        clap::ArgAction::Set
+    };
+}
+
+#[derive(Debug, Args)]
+pub struct DrainArgs {
+    /// Nodes to drain
+    #[arg(value_name = "NODE")]
+    pub nodes: Vec<String>,
+    /// Select the nodes by label instead of naming them
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Continue even if there are pods that do not declare a controller
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    pub force: bool,
+    /// Ignore DaemonSet-managed pods
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    pub ignore_daemonsets: bool,
+    /// Continue even if there are pods using emptyDir (their data is deleted)
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    pub delete_emptydir_data: bool,
+    /// Seconds each pod gets to terminate; negative uses the pod's own
+    #[arg(long, value_name = "SECONDS", default_value_t = -1, allow_negative_numbers = true)]
+    pub grace_period: i64,
+    /// Give up after this long (0: never), e.g. 5m
+    #[arg(long, value_name = "DURATION", default_value = "0s")]
+    pub timeout: String,
+    /// Only pods matching this label selector are drained
+    #[arg(long, value_name = "SELECTOR", default_value = "")]
+    pub pod_selector: String,
+    /// Delete pods instead of evicting them, bypassing PodDisruptionBudgets
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    pub disable_eviction: bool,
+    /// Pods terminating for longer than this many seconds are not waited for (0: wait)
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
+    pub skip_wait_for_delete_timeout: i64,
+    /// List pods in pages of this many (0: all at once)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 500,
+        allow_negative_numbers = true
+    )]
+    pub chunk_size: i64,
+    /// none, client (show the plan) or server (also ask the API server); no changes are made
+    #[arg(long, value_enum, value_name = "MODE", default_value = "none", num_args = 0..=1, default_missing_value = "client", require_equals = true)]
+    pub dry_run: DryRunArg,
+    /// A DrainPlan file: waves and rules (docs/plan.md)
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Nodes drained at the same time
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub max_parallel: usize,
+    /// Report format on stdout
+    #[arg(short = 'o', long, value_enum, default_value = "table")]
+    pub output: OutputFormat,
+    /// Do not ask for confirmation
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable
+    #[arg(long = "taint", value_name = "TAINT")]
+    pub taints: Vec<String>,
+    /// Why: recorded on the node, shown by status
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    /// Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned
+    #[arg(long, value_name = "N|P%")]
+    pub max_unavailable: Option<String>,
+    /// Drain even if no schedulable node would be left
+    #[arg(long)]
+    pub allow_no_schedulable_nodes: bool,
+    /// Drain even if more than floor((n-1)/2) of n control-plane nodes would be unavailable
+    #[arg(long)]
+    pub allow_quorum_loss: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UncordonArgs {
+    /// Nodes to return to service
+    #[arg(value_name = "NODE")]
+    pub nodes: Vec<String>,
+    /// Select the nodes by label instead of naming them
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Output format
+    #[arg(short = 'o', long, value_enum, default_value = "table")]
+    pub output: OutputFormat,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Keep the sandbox serving after the drain, to look around with kubectl
+    #[arg(long)]
+    pub keep_running: bool,
+    /// Give up on the blocked pods after this long
+    #[arg(long, value_name = "DURATION", default_value = "12s")]
+    pub timeout: String,
+}
+
+const COMPLETION_HELP: &str = "\
+Examples:
+  # Completion for the kubectl-maintain executable
+  kubectl maintain completion bash > /etc/bash_completion.d/kubectl-maintain
+
+  # Through kubectl (1.26+): node names come from the cluster. Put this on PATH:
+  #   kubectl_complete-maintain  (shipped next to the binary; it runs
+  #   `kubectl-maintain __complete \"$@\"`)
+  kubectl maintain drain <TAB>";

@@ -1,0 +1,65 @@
+//! Cordoning a node: unschedulable, the maintenance taints, and the record
+//! of what changed (crate::policy::maintenance), written before anything
+//! is evicted.
+
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+
+use super::engine::Engine;
+use super::{DrainError, prepare, retry};
+use crate::policy::maintenance::{self, unschedulable};
+
+/// Cordons a node, adds the maintenance taints and writes the record of
+/// what changed (crate::policy::maintenance), before anything is evicted. Retries
+/// when the node changed underneath (409). Returns whether it was
+/// unschedulable before this maintenance began (from the record when a drain
+/// is resumed), and whether it is unschedulable already now.
+pub(crate) async fn cordon(
+    engine: &Engine,
+    node: &Node,
+    dry_run: bool,
+) -> Result<(bool, bool), DrainError> {
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let api: Api<Node> = Api::all(engine.clients.main.clone());
+    let params = PatchParams {
+        dry_run,
+        ..PatchParams::default()
+    };
+    let now = kube_conventions::time::now_rfc3339();
+    let mut current = node.clone();
+    for _ in 0..5 {
+        let was = maintenance::record_of(&current)
+            .map_or_else(|| unschedulable(&current), |r| r.was_unschedulable);
+        let now_cordoned = unschedulable(&current);
+        let Some(patch) = maintenance::cordon_patch(
+            &current,
+            &engine.options.taints,
+            engine.options.reason.as_deref(),
+            &now,
+        ) else {
+            return Ok((was, now_cordoned));
+        };
+        let patch = Patch::Merge(patch);
+        match retry::with_retries(
+            || api.patch(&name, &params, &patch),
+            prepare::warn(&engine.events, "cordoning a node"),
+        )
+        .await
+        {
+            Ok(_) => return Ok((was, now_cordoned)),
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                current = retry::with_retries(
+                    || api.get(&name),
+                    prepare::warn(&engine.events, "reading a node"),
+                )
+                .await
+                .map_err(|e| prepare::api_error("get", "nodes", None, &e))?;
+            }
+            Err(e) => return Err(prepare::api_error("patch", "nodes", None, &e)),
+        }
+    }
+    Err(DrainError::Api(format!(
+        "node {name} kept changing while it was being cordoned"
+    )))
+}

@@ -1,0 +1,293 @@
+//! The drain as a pipeline of values: the selected nodes, one snapshot of
+//! each node's pods, every pod classified once, then the run: cordon every
+//! node, drain up to `--max-parallel` at once, one outcome at the end.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::Api;
+use tokio::sync::{Semaphore, watch};
+use tokio::time::Instant;
+
+use super::cordon::cordon;
+use super::events::{Event, Sink, emit};
+use super::evict::{self, Answer};
+use super::machine::{IN_FLIGHT, NodeMachine, Now, Settings, WaveSpec};
+use super::outcome::{DrainOutcome, DryRun, NodeOutcome};
+use super::pod_key::PodKey;
+use super::pod_watch::{self, PodQuery, Snapshot};
+use super::prepare::{self, Classifier};
+use super::{DrainError, Options, driver, pdb_watch, preview};
+use crate::client::Clients;
+use crate::policy::classify::Disposition;
+use crate::policy::plan::Plan;
+
+/// Evictions in flight across all nodes at once.
+const GLOBAL_IN_FLIGHT: usize = 64;
+
+/// What every node's drain shares.
+pub(crate) struct Engine {
+    pub(crate) clients: Clients,
+    pub(crate) options: Options,
+    pub(crate) pdbs: pdb_watch::PdbWatches,
+    pub(crate) slots: Semaphore,
+    pub(crate) events: Sink,
+    pub(crate) interrupt: watch::Receiver<bool>,
+    waves: Vec<WaveSpec>,
+    terminating_namespaces: BTreeSet<String>,
+}
+
+impl Engine {
+    /// Evicts (or with `--disable-eviction` deletes) one pod, this uid only.
+    pub(crate) async fn evict(&self, key: &PodKey, uid: &str, dry_run: bool) -> Answer {
+        evict::send(
+            &self.clients.evict,
+            &evict::Request {
+                namespace: &key.namespace,
+                name: &key.name,
+                uid,
+                grace_period: self.options.grace_period,
+                dry_run,
+                delete: self.options.disable_eviction,
+            },
+        )
+        .await
+    }
+
+    /// What each node's machine works with; `deadline` is the drain's `--timeout`.
+    fn settings(&self, deadline: Option<Instant>) -> Arc<Settings> {
+        Arc::new(Settings {
+            waves: self.waves.clone(),
+            deadline,
+            skip_wait_for_delete: self.options.flags.skip_wait_for_delete_timeout,
+            terminating_namespaces: self.terminating_namespaces.clone(),
+            in_flight: IN_FLIGHT,
+            delete: self.options.disable_eviction,
+        })
+    }
+}
+
+/// One selected node as the drain found it.
+pub(crate) struct NodePlan {
+    pub(crate) node: Node,
+    pub(crate) name: String,
+    query: PodQuery,
+    snapshot: Snapshot,
+    /// Every pod of the snapshot with its fate, decided once.
+    pods: Vec<(Pod, Disposition)>,
+}
+
+impl NodePlan {
+    fn unschedulable(&self) -> bool {
+        crate::policy::maintenance::unschedulable(&self.node)
+    }
+
+    fn machine(&self, settings: Arc<Settings>, was_cordoned: bool) -> NodeMachine {
+        NodeMachine::new(
+            &self.name,
+            settings,
+            self.pods.clone(),
+            was_cordoned,
+            Now::read(),
+        )
+    }
+}
+
+/// Nodes found, pods listed and classified: everything decided, nothing
+/// changed yet.
+pub struct Prepared {
+    engine: Arc<Engine>,
+    nodes: Vec<NodePlan>,
+    /// The plan's wave names in order, for the report.
+    wave_names: Vec<String>,
+}
+
+/// Finds the nodes and lists and classifies their pods. Makes no change.
+pub async fn prepare(
+    clients: Clients,
+    plan: Plan,
+    options: Options,
+    events: Sink,
+    interrupt: watch::Receiver<bool>,
+) -> Result<Prepared, DrainError> {
+    let main = &clients.main;
+    let nodes = prepare::resolve_nodes(main, &options.nodes, &events).await?;
+    if options.dry_run == DryRun::None {
+        let view = prepare::cluster_view(main, &events, &options.guards, nodes.len()).await?;
+        crate::policy::guard::check(&options.guards, &view, &nodes).map_err(DrainError::Guard)?;
+    }
+    // Everything the filters need, for every node, before anything changes.
+    let pods: Api<Pod> = Api::all(main.clone());
+    let mut listed = Vec::new();
+    for node in nodes {
+        let name = node.metadata.name.clone().unwrap_or_default();
+        let query = PodQuery {
+            node: name.clone(),
+            pod_selector: options.pod_selector.clone(),
+            chunk_size: options.chunk_size,
+        };
+        let snapshot = super::retry::with_retries(
+            || pod_watch::list(&pods, &query),
+            prepare::warn(&events, "listing pods"),
+        )
+        .await
+        .map_err(|e| prepare::api_error("list", "pods", None, &e))?;
+        listed.push((node, name, query, snapshot));
+    }
+    let all_pods: Vec<&Pod> = listed.iter().flat_map(|l| l.3.pods.iter()).collect();
+    let daemonsets = prepare::daemonsets(main, &all_pods, &events).await?;
+    let (namespace_labels, terminating_namespaces) = prepare::namespaces(main, &events).await?;
+    let classifier = Classifier {
+        plan,
+        flags: options.flags.clone(),
+        namespace_labels,
+        terminating_namespaces,
+        daemonsets,
+    };
+    let now = Now::read();
+    let nodes = listed
+        .into_iter()
+        .map(|(node, name, query, snapshot)| NodePlan {
+            pods: classifier.classify(snapshot.pods.clone(), now.wall),
+            node,
+            name,
+            query,
+            snapshot,
+        })
+        .collect();
+    let waves: Vec<WaveSpec> = classifier
+        .plan
+        .waves
+        .iter()
+        .map(|w| WaveSpec {
+            name: w.name.clone(),
+            timeout: w.timeout,
+        })
+        .collect();
+    let engine = Arc::new(Engine {
+        pdbs: pdb_watch::PdbWatches::new(clients.main.clone()),
+        clients,
+        options,
+        slots: Semaphore::new(GLOBAL_IN_FLIGHT),
+        events,
+        interrupt,
+        waves,
+        terminating_namespaces: classifier.terminating_namespaces,
+    });
+    let wave_names = engine.waves.iter().map(|w| w.name.clone()).collect();
+    Ok(Prepared {
+        engine,
+        nodes,
+        wave_names,
+    })
+}
+
+impl Prepared {
+    /// Every pod listed on the selected nodes.
+    pub fn pods(&self) -> impl Iterator<Item = &Pod> + Clone {
+        self.nodes.iter().flat_map(|n| n.snapshot.pods.iter())
+    }
+
+    /// Pods whose PodDisruptionBudget allows no disruption now, with the
+    /// budget's name (for the confirmation).
+    pub async fn tight_budgets(&self) -> BTreeMap<PodKey, String> {
+        prepare::tight_budgets(&self.engine.clients.main, self.pods()).await
+    }
+
+    /// Does kubectl's filter refuse a pod on some selected node?
+    pub fn refused(&self) -> bool {
+        self.nodes.iter().any(|n| {
+            n.pods
+                .iter()
+                .any(|(_, d)| matches!(d, Disposition::Refuse { .. }))
+        })
+    }
+
+    fn outcome(&self, dry_run: DryRun, started: Instant, nodes: Vec<NodeOutcome>) -> DrainOutcome {
+        DrainOutcome {
+            dry_run,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+            waves: self.wave_names.clone(),
+            nodes,
+        }
+    }
+
+    /// What the drain would do, from what was listed: no request is made.
+    pub fn preview(&self) -> DrainOutcome {
+        let settings = self.engine.settings(None);
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|n| preview::client(n.machine(settings.clone(), n.unschedulable())))
+            .collect();
+        self.outcome(DryRun::Client, Instant::now(), nodes)
+    }
+
+    /// Carries the drain out (or, for dry runs and refusals, reports).
+    pub async fn execute(self) -> Result<DrainOutcome, DrainError> {
+        let started = Instant::now();
+        let engine = self.engine.clone();
+        let dry_run = engine.options.dry_run;
+        // kubectl's filters, for every node, before anything changes: a refused
+        // pod anywhere stops the whole drain with nothing cordoned or evicted.
+        if self.refused() || dry_run != DryRun::None {
+            let settings = engine.settings(None);
+            let mut out = Vec::new();
+            for n in &self.nodes {
+                let machine = n.machine(settings.clone(), n.unschedulable());
+                out.push(match dry_run {
+                    DryRun::None => preview::refused(machine),
+                    DryRun::Client => preview::client(machine),
+                    DryRun::Server => {
+                        cordon(&engine, &n.node, true).await?;
+                        preview::server(&engine, machine).await
+                    }
+                });
+            }
+            return Ok(self.outcome(dry_run, started, out));
+        }
+
+        // Cordon every selected node first, as kubectl does.
+        let mut was_cordoned = Vec::new();
+        for n in &self.nodes {
+            let (was, already) = cordon(&engine, &n.node, false).await?;
+            was_cordoned.push(was);
+            emit(
+                &engine.events,
+                Event::Cordoned {
+                    node: n.name.clone(),
+                    already,
+                },
+            );
+        }
+        // `--timeout` counts from the first change.
+        let deadline = engine.options.timeout.map(|t| Instant::now() + t);
+        let settings = engine.settings(deadline);
+        let jobs = self
+            .nodes
+            .iter()
+            .zip(was_cordoned)
+            .enumerate()
+            .map(|(i, (n, was))| {
+                let machine = n.machine(settings.clone(), was);
+                let engine = engine.clone();
+                async move {
+                    (
+                        i,
+                        driver::drain_node(&engine, machine, n.query.clone(), &n.snapshot).await,
+                    )
+                }
+            });
+        // A finished node frees its slot at once: `buffer_unordered` keeps
+        // N nodes busy, where `buffered` would wait for the slowest first.
+        let mut results: Vec<(usize, NodeOutcome)> = futures::stream::iter(jobs)
+            .buffer_unordered(engine.options.max_parallel.max(1))
+            .collect()
+            .await;
+        results.sort_by_key(|(i, _)| *i);
+        let nodes = results.into_iter().map(|(_, o)| o).collect();
+        Ok(self.outcome(DryRun::None, started, nodes))
+    }
+}

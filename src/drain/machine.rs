@@ -1,0 +1,1240 @@
+//! One node's drain as a state machine, without I/O. Each input (an
+//! eviction's answer, a pod change, a budget change, a timer, an
+//! interruption) moves its pods along and returns the effects the driver
+//! (crate::drain::driver) must perform: send an eviction, watch a budget,
+//! tell the listeners, finish. Time comes in with every input, so tests
+//! drive it without a server or a clock.
+//!
+//! The rules are kubectl drain's (pkg/drain/drain.go: evict every pod,
+//! retry what a PodDisruptionBudget refuses, wait for each to be gone),
+//! with waves run in order and refusals retried the moment the budget
+//! allows instead of after a fixed 5 s.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::jiff::Timestamp;
+use tokio::time::Instant;
+
+use super::conclude::{self, Ended, Standing};
+use super::events::Event;
+use super::evict::Answer;
+use super::outcome::{Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome};
+use super::pdb_watch::{Budget, Key as BudgetKey};
+use super::pod_key::{PodKey, uid};
+use super::pod_watch::Change;
+use crate::policy::classify::{Disposition, SkipReason, WaitReason, priority};
+
+/// Evictions a node keeps in flight at once.
+pub(crate) const IN_FLIGHT: usize = 16;
+/// Retry a PDB-blocked pod this often even when no budget change says so.
+pub(crate) const FALLBACK_RETRY: Duration = Duration::from_secs(20);
+/// Consecutive failed attempts (5xx, throttling) before a pod is given up.
+pub(crate) const MAX_API_ATTEMPTS: u32 = 12;
+/// How often `--skip-wait-for-delete-timeout` looks at terminating pods.
+const EXPIRY_CHECK: Duration = Duration::from_secs(1);
+
+/// The time of an input: monotonic for deadlines, wall-clock for pod
+/// timestamps. One reading serves every decision an input leads to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Now {
+    pub(crate) at: Instant,
+    pub(crate) wall: Timestamp,
+}
+
+impl Now {
+    pub(crate) fn read() -> Self {
+        Now {
+            at: Instant::now(),
+            wall: Timestamp::now(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct WaveSpec {
+    pub(crate) name: String,
+    /// How long this wave may take on one node.
+    pub(crate) timeout: Option<Duration>,
+}
+
+/// What every node's drain shares.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Settings {
+    pub(crate) waves: Vec<WaveSpec>,
+    /// `--timeout`: when this node's drain gives up, if ever.
+    pub(crate) deadline: Option<Instant>,
+    /// `--skip-wait-for-delete-timeout` in seconds (0: off).
+    pub(crate) skip_wait_for_delete: u64,
+    /// Namespaces being deleted: their pods may hang in Terminating.
+    pub(crate) terminating_namespaces: BTreeSet<String>,
+    /// Evictions in flight at once on this node.
+    pub(crate) in_flight: usize,
+    /// `--disable-eviction`: pods are deleted, not evicted.
+    pub(crate) delete: bool,
+}
+
+#[derive(Debug)]
+pub(crate) enum Input {
+    /// The API server answered the eviction of this pod (this uid).
+    Answer {
+        key: PodKey,
+        uid: String,
+        answer: Answer,
+        /// The VM evacuation a refused virt-launcher eviction started.
+        evacuation: Option<Cause>,
+    },
+    Pod(Change),
+    Budget {
+        key: BudgetKey,
+        budget: Budget,
+    },
+    /// Budget changes were missed: retry every pod a budget holds.
+    BudgetsLagged,
+    /// `next_wakeup` came.
+    Tick,
+    Interrupted,
+}
+
+#[derive(Debug)]
+pub(crate) enum Effect {
+    Evict { key: PodKey, uid: String },
+    WatchBudget(BudgetKey),
+    Emit(Event),
+    Finish(Box<NodeOutcome>),
+}
+
+#[derive(Debug, Clone)]
+enum State {
+    Queued,
+    InFlight,
+    /// Evicted, waiting for it to go.
+    Terminating,
+    Blocked {
+        cause: Cause,
+        retry_at: Option<Instant>,
+        budget: Option<BudgetKey>,
+    },
+    /// Waited for, never evicted.
+    Waiting(WaitReason),
+    Done(PodResult),
+}
+
+struct Member {
+    pod: Pod,
+    wave: usize,
+    state: State,
+    evicted: bool,
+    attempts: u32,
+    warning: Option<String>,
+}
+
+impl Member {
+    fn done(&self) -> bool {
+        matches!(self.state, State::Done(_))
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Running {
+    wave: usize,
+    started: Instant,
+}
+
+pub(crate) struct NodeMachine {
+    node: String,
+    settings: Arc<Settings>,
+    was_cordoned: bool,
+    started: Instant,
+    members: BTreeMap<PodKey, Member>,
+    /// Pods the drain leaves alone, and pods kubectl's filters refuse.
+    others: Vec<PodOutcome>,
+    refusals: Vec<String>,
+    waves: Vec<WaveOutcome>,
+    running: Option<Running>,
+    queue: VecDeque<PodKey>,
+    in_flight: usize,
+    budgets: HashMap<BudgetKey, Budget>,
+    last: Now,
+    finished: bool,
+    effects: Vec<Effect>,
+}
+
+impl NodeMachine {
+    /// A node's pods, each with the fate classification gave it.
+    pub(crate) fn new(
+        node: &str,
+        settings: Arc<Settings>,
+        pods: Vec<(Pod, Disposition)>,
+        was_cordoned: bool,
+        now: Now,
+    ) -> Self {
+        let mut m = NodeMachine {
+            node: node.to_string(),
+            settings,
+            was_cordoned,
+            started: now.at,
+            members: BTreeMap::new(),
+            others: Vec::new(),
+            refusals: Vec::new(),
+            waves: Vec::new(),
+            running: None,
+            queue: VecDeque::new(),
+            in_flight: 0,
+            budgets: HashMap::new(),
+            last: now,
+            finished: false,
+            effects: Vec::new(),
+        };
+        for (pod, disposition) in pods {
+            m.admit(pod, disposition);
+        }
+        m
+    }
+
+    fn admit(&mut self, pod: Pod, disposition: Disposition) {
+        let key = PodKey::of(&pod);
+        let member = |pod, wave, state, warning| Member {
+            pod,
+            wave,
+            state,
+            evicted: false,
+            attempts: 0,
+            warning,
+        };
+        match disposition {
+            Disposition::Evict { wave, warning } => {
+                let state = if pod.metadata.deletion_timestamp.is_some() {
+                    State::Terminating
+                } else {
+                    State::Queued
+                };
+                self.members.insert(key, member(pod, wave, state, warning));
+            }
+            Disposition::WaitCompleted { wave, reason } => {
+                self.members
+                    .insert(key, member(pod, wave, State::Waiting(reason), None));
+            }
+            Disposition::Skip { reason } => self.others.push(PodOutcome {
+                pod: key,
+                priority: priority(&pod),
+                wave: None,
+                result: PodResult::Skipped { reason },
+                warning: None,
+            }),
+            Disposition::Refuse { refusal } => {
+                let message = refusal.kubectl_message();
+                self.refusals.push(format!("{message}: {key}"));
+                self.others.push(PodOutcome {
+                    pod: key,
+                    priority: priority(&pod),
+                    wave: None,
+                    result: PodResult::Remaining {
+                        cause: Cause::Refused { refusal, message },
+                    },
+                    warning: None,
+                });
+            }
+        }
+    }
+
+    /// kubectl's refusals for this node's pods, one line each.
+    pub(crate) fn refusals(&self) -> &[String] {
+        &self.refusals
+    }
+
+    /// Pods a dry run asks the eviction API about: every one it would evict.
+    pub(crate) fn to_evict(&self) -> Vec<(PodKey, String)> {
+        self.members
+            .iter()
+            .filter(|(_, m)| !matches!(m.state, State::Waiting(_)))
+            .map(|(k, m)| (k.clone(), uid(&m.pod).to_string()))
+            .collect()
+    }
+
+    /// The outcome of a drain that changes nothing: every pod it would
+    /// evict gets its verdict (`WouldEvict` unless `verdicts` says otherwise).
+    pub(crate) fn preview(
+        mut self,
+        mut verdicts: BTreeMap<PodKey, PodResult>,
+        status: NodeStatus,
+        message: Option<String>,
+    ) -> NodeOutcome {
+        for (k, m) in &mut self.members {
+            if !matches!(m.state, State::Waiting(_)) {
+                m.state = State::Done(verdicts.remove(k).unwrap_or(PodResult::WouldEvict));
+            }
+        }
+        self.outcome(status, message)
+    }
+
+    /// Starts the drain: refused at once if kubectl's filters refuse a pod
+    /// (nothing is evicted), otherwise the first wave.
+    pub(crate) fn start(&mut self, now: Now) -> Vec<Effect> {
+        self.last = now;
+        self.started = now.at;
+        if self.refusals.is_empty() {
+            self.emit(Event::NodeStarted {
+                node: self.node.clone(),
+                pods: self.members.len(),
+            });
+            self.advance();
+        } else {
+            // kubectl's rule: a refused pod stops the node before anything is evicted.
+            let message = format!("cannot drain: {}", self.refusals.join("; "));
+            self.finish(NodeStatus::Refused, Some(message));
+        }
+        std::mem::take(&mut self.effects)
+    }
+
+    /// Moves the drain on by one input.
+    pub(crate) fn step(&mut self, input: Input, now: Now) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.last = now;
+        match input {
+            Input::Answer {
+                key,
+                uid,
+                answer,
+                evacuation,
+            } => self.on_answer(&key, &uid, answer, evacuation),
+            Input::Pod(change) => self.on_change(change),
+            Input::Budget { key, budget } => self.on_budget(&key, budget),
+            Input::BudgetsLagged => {
+                let wave = self.wave();
+                let held: Vec<PodKey> = self
+                    .members
+                    .iter()
+                    .filter(|(_, m)| {
+                        m.wave <= wave
+                            && matches!(
+                                m.state,
+                                State::Blocked {
+                                    budget: Some(_),
+                                    ..
+                                }
+                            )
+                    })
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                self.queue.extend(held);
+            }
+            Input::Tick => self.on_tick(),
+            Input::Interrupted => self.finish(NodeStatus::Interrupted, None),
+        }
+        if !self.finished {
+            self.check_deadlines();
+        }
+        if !self.finished {
+            self.advance();
+        }
+        std::mem::take(&mut self.effects)
+    }
+
+    /// When the machine wants a `Tick`: a retry falls due, a deadline
+    /// passes, or terminating pods are to be checked against
+    /// `--skip-wait-for-delete-timeout`.
+    pub(crate) fn next_wakeup(&self) -> Option<Instant> {
+        if self.finished {
+            return None;
+        }
+        let wave = self.wave();
+        let retries = self.members.values().filter_map(|m| match &m.state {
+            State::Blocked { retry_at, .. } if m.wave <= wave => *retry_at,
+            _ => None,
+        });
+        let expiry = (self.settings.skip_wait_for_delete > 0
+            && self
+                .members
+                .values()
+                .any(|m| m.pod.metadata.deletion_timestamp.is_some() && !m.done()))
+        .then(|| self.last.at + EXPIRY_CHECK);
+        retries
+            .chain(self.wave_deadline())
+            .chain(self.settings.deadline)
+            .chain(expiry)
+            .min()
+    }
+
+    fn wave(&self) -> usize {
+        self.running.map_or(0, |r| r.wave)
+    }
+
+    fn wave_deadline(&self) -> Option<Instant> {
+        let r = self.running?;
+        let timeout = self.settings.waves.get(r.wave)?.timeout?;
+        Some(r.started + timeout)
+    }
+
+    fn emit(&mut self, e: Event) {
+        self.effects.push(Effect::Emit(e));
+    }
+
+    fn check_deadlines(&mut self) {
+        let now = self.last.at;
+        if self.wave_deadline().is_some_and(|d| now >= d) {
+            let name = self.settings.waves[self.wave()].name.clone();
+            let message = format!("wave {name} did not finish within its timeout");
+            self.finish(NodeStatus::TimedOut, Some(message));
+        } else if self.settings.deadline.is_some_and(|d| now >= d) {
+            let message = "the drain's --timeout passed".to_string();
+            self.finish(NodeStatus::TimedOut, Some(message));
+        }
+    }
+
+    /// Finishes waves that are done, starts the next one with pods, sends
+    /// what the queue holds as far as the in-flight limit allows.
+    fn advance(&mut self) {
+        loop {
+            let current = self.running.map(|r| r.wave);
+            if let Some(w) = current {
+                let done = self
+                    .members
+                    .values()
+                    .filter(|m| m.wave <= w)
+                    .all(Member::done);
+                if !done {
+                    break;
+                }
+                self.wave_done(w);
+            }
+            let next = current.map_or(0, |w| w + 1);
+            let Some(w) = (next..self.settings.waves.len())
+                .find(|w| self.members.values().any(|m| m.wave == *w && !m.done()))
+            else {
+                self.finish(NodeStatus::Drained, None);
+                return;
+            };
+            self.start_wave(w);
+        }
+        self.pump();
+    }
+
+    fn start_wave(&mut self, w: usize) {
+        let name = self.settings.waves[w].name.clone();
+        let pods = self
+            .members
+            .values()
+            .filter(|m| m.wave == w && !m.done())
+            .count();
+        self.running = Some(Running {
+            wave: w,
+            started: self.last.at,
+        });
+        let at = self.ms();
+        self.waves.push(WaveOutcome {
+            name: name.clone(),
+            pods,
+            started_ms: Some(at),
+            finished_ms: None,
+        });
+        self.queue.extend(
+            self.members
+                .iter()
+                .filter(|(_, m)| m.wave == w && matches!(m.state, State::Queued))
+                .map(|(k, _)| k.clone()),
+        );
+        self.emit(Event::WaveStarted {
+            node: self.node.clone(),
+            wave: name,
+            pods,
+        });
+    }
+
+    fn wave_done(&mut self, w: usize) {
+        let at = self.ms();
+        let mut elapsed = Duration::ZERO;
+        if let Some(r) = self.running {
+            elapsed = self.last.at.saturating_duration_since(r.started);
+        }
+        if let Some(last) = self.waves.last_mut() {
+            last.finished_ms = Some(at);
+        }
+        self.emit(Event::WaveDone {
+            node: self.node.clone(),
+            wave: self.settings.waves[w].name.clone(),
+            elapsed,
+        });
+    }
+
+    fn ms(&self) -> u64 {
+        self.last
+            .at
+            .saturating_duration_since(self.started)
+            .as_millis() as u64
+    }
+
+    /// Sends evictions for queued and retried pods, up to the in-flight limit.
+    fn pump(&mut self) {
+        let limit = self.settings.in_flight.max(1);
+        while self.in_flight < limit {
+            let Some(key) = self.queue.pop_front() else {
+                break;
+            };
+            let Some(m) = self.members.get_mut(&key) else {
+                continue;
+            };
+            if !matches!(m.state, State::Queued | State::Blocked { .. }) {
+                continue;
+            }
+            m.state = State::InFlight;
+            self.in_flight += 1;
+            let uid = uid(&m.pod).to_string();
+            self.effects.push(Effect::Evict { key, uid });
+        }
+    }
+
+    fn on_tick(&mut self) {
+        let now = self.last.at;
+        let wave = self.wave();
+        let due: Vec<PodKey> = self
+            .members
+            .iter()
+            .filter(|(_, m)| {
+                m.wave <= wave
+                    && matches!(&m.state, State::Blocked { retry_at: Some(at), .. } if *at <= now)
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        self.queue.extend(due);
+        self.expire_long_deletions();
+    }
+
+    /// `--skip-wait-for-delete-timeout`: a pod terminating longer than that counts as gone.
+    fn expire_long_deletions(&mut self) {
+        let limit = self.settings.skip_wait_for_delete;
+        if limit == 0 {
+            return;
+        }
+        let now = self.last.wall.as_second();
+        for m in self.members.values_mut() {
+            let old = m
+                .pod
+                .metadata
+                .deletion_timestamp
+                .as_ref()
+                .is_some_and(|t| now - t.0.as_second() > limit as i64);
+            if old && !m.done() {
+                m.state = State::Done(PodResult::Evicted);
+            }
+        }
+    }
+
+    /// Records a budget's numbers without acting on them (dry runs).
+    pub(crate) fn note_budget(&mut self, key: BudgetKey, budget: Budget) {
+        self.budgets.insert(key, budget);
+    }
+
+    /// The cause a refusing answer stands for.
+    pub(crate) fn refusal_cause(&self, namespace: &str, answer: &Answer) -> Option<Cause> {
+        match answer {
+            Answer::Accepted | Answer::Gone => None,
+            Answer::PdbBlocked { pdb, message, .. } => Some(budget_cause(
+                pdb,
+                self.budgets.get(&(namespace.to_string(), pdb.clone())),
+                message.clone(),
+            )),
+            Answer::MultiplePdbs(message) => Some(Cause::MultiplePdbs {
+                message: message.clone(),
+            }),
+            Answer::Forbidden(message) => Some(Cause::Forbidden {
+                message: message.clone(),
+            }),
+            Answer::Retry { message, .. } | Answer::Failed(message) => Some(Cause::ApiError {
+                message: message.clone(),
+            }),
+        }
+    }
+
+    /// Marks a pod blocked, telling the listeners when the cause is new.
+    fn block(
+        &mut self,
+        key: &PodKey,
+        cause: Cause,
+        retry_at: Option<Instant>,
+        budget: Option<BudgetKey>,
+    ) {
+        let Some(m) = self.members.get_mut(key) else {
+            return;
+        };
+        let new =
+            !matches!(&m.state, State::Blocked { cause: c, .. } if c.summary() == cause.summary());
+        let summary = cause.summary();
+        m.state = State::Blocked {
+            cause,
+            retry_at,
+            budget,
+        };
+        if new {
+            self.emit(Event::Blocked {
+                node: self.node.clone(),
+                pod: key.clone(),
+                cause: summary,
+            });
+        }
+    }
+
+    fn on_answer(&mut self, key: &PodKey, pod_uid: &str, answer: Answer, vm: Option<Cause>) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        // An evacuating VM is progress, not a block by its budget.
+        let cause = vm.or_else(|| self.refusal_cause(&key.namespace, &answer));
+        let now = self.last.at;
+        let node = self.node.clone();
+        let Some(m) = self.members.get_mut(key) else {
+            return;
+        };
+        if uid(&m.pod) != pod_uid || m.done() {
+            return;
+        }
+        match answer {
+            Answer::Accepted => {
+                m.evicted = true;
+                m.attempts = 0;
+                m.state = State::Terminating;
+                self.emit(Event::Evicted {
+                    node,
+                    pod: key.clone(),
+                });
+            }
+            Answer::Gone => {
+                m.state = State::Done(if m.evicted {
+                    PodResult::Evicted
+                } else {
+                    PodResult::GoneByItself
+                });
+                self.emit(Event::PodGone {
+                    node,
+                    pod: key.clone(),
+                });
+            }
+            Answer::PdbBlocked {
+                pdb, retry_after, ..
+            } => {
+                m.attempts = 0;
+                let budget = (key.namespace.clone(), pdb);
+                self.effects.push(Effect::WatchBudget(budget.clone()));
+                let retry = now + retry_after.unwrap_or(FALLBACK_RETRY);
+                self.block(key, cause.expect("a refusal"), Some(retry), Some(budget));
+            }
+            Answer::MultiplePdbs(_) => {
+                let retry = now + FALLBACK_RETRY;
+                self.block(key, cause.expect("a refusal"), Some(retry), None);
+            }
+            Answer::Retry {
+                retry_after,
+                message,
+            } => {
+                m.attempts += 1;
+                let attempts = m.attempts;
+                let cause = Cause::ApiError {
+                    message: message.clone(),
+                };
+                if attempts > MAX_API_ATTEMPTS {
+                    self.block(key, cause, None, None);
+                    let message =
+                        format!("evicting {key} failed {MAX_API_ATTEMPTS} times: {message}");
+                    self.finish(NodeStatus::Failed, Some(message));
+                    return;
+                }
+                let backoff = Duration::from_millis(200 * (1 << attempts.min(6)))
+                    .min(Duration::from_secs(10));
+                m.state = State::Blocked {
+                    cause,
+                    retry_at: Some(now + retry_after.unwrap_or(backoff)),
+                    budget: None,
+                };
+                self.emit(Event::ApiTrouble { node, message });
+            }
+            Answer::Forbidden(message) => {
+                self.block(
+                    key,
+                    Cause::Forbidden {
+                        message: message.clone(),
+                    },
+                    None,
+                    None,
+                );
+                let verb = if self.settings.delete {
+                    "delete pods"
+                } else {
+                    "create pods/eviction"
+                };
+                let message = format!(
+                    "not allowed to {verb} in namespace {}: {message}",
+                    key.namespace
+                );
+                self.finish(NodeStatus::Failed, Some(message));
+            }
+            Answer::Failed(message) => {
+                self.block(
+                    key,
+                    Cause::ApiError {
+                        message: message.clone(),
+                    },
+                    None,
+                    None,
+                );
+                self.finish(
+                    NodeStatus::Failed,
+                    Some(format!("evicting {key}: {message}")),
+                );
+            }
+        }
+    }
+
+    fn on_change(&mut self, change: Change) {
+        match change {
+            Change::Gone { key, uid: gone } => {
+                let node = self.node.clone();
+                if let Some(m) = self.members.get_mut(&key)
+                    && uid(&m.pod) == gone
+                    && !m.done()
+                {
+                    m.state = State::Done(match m.state {
+                        State::Waiting(_) => PodResult::Completed,
+                        _ if m.evicted => PodResult::Evicted,
+                        _ => PodResult::GoneByItself,
+                    });
+                    self.emit(Event::PodGone { node, pod: key });
+                }
+            }
+            Change::Upsert(pod) => self.on_upsert(*pod),
+            Change::Error(message) => self.emit(Event::ApiTrouble {
+                node: self.node.clone(),
+                message,
+            }),
+        }
+    }
+
+    fn on_upsert(&mut self, pod: Pod) {
+        let key = PodKey::of(&pod);
+        let node = self.node.clone();
+        match self.members.get_mut(&key) {
+            Some(m) if uid(&m.pod) == uid(&pod) => {
+                let finished = matches!(
+                    pod.status.as_ref().and_then(|s| s.phase.as_deref()),
+                    Some("Succeeded" | "Failed")
+                );
+                m.pod = pod;
+                if finished && matches!(m.state, State::Waiting(_)) {
+                    m.state = State::Done(PodResult::Completed);
+                    self.emit(Event::PodGone { node, pod: key });
+                }
+            }
+            Some(m) if !m.done() => {}
+            _ => {
+                // A pod that arrived after the drain began: one that
+                // tolerates the cordon, or a StatefulSet's pod recreated
+                // under the same name. It would come back if evicted, as
+                // kubectl drain knows: it is reported, not chased.
+                let listed = self.others.iter().any(|o| {
+                    o.pod == key
+                        && o.result
+                            == PodResult::Skipped {
+                                reason: SkipReason::ArrivedDuringDrain,
+                            }
+                });
+                if !listed {
+                    self.others.push(PodOutcome {
+                        pod: key,
+                        priority: priority(&pod),
+                        wave: None,
+                        result: PodResult::Skipped {
+                            reason: SkipReason::ArrivedDuringDrain,
+                        },
+                        warning: None,
+                    });
+                }
+            }
+        }
+    }
+
+    /// A budget changed: refresh the causes it holds pods for, and retry as
+    /// many of them as it now allows.
+    fn on_budget(&mut self, key: &BudgetKey, budget: Budget) {
+        self.budgets.insert(key.clone(), budget);
+        let mut allowed = budget.disruptions_allowed.max(0) as usize;
+        let wave = self.wave();
+        let held: Vec<PodKey> = self
+            .members
+            .iter()
+            .filter(|(_, m)| matches!(&m.state, State::Blocked { budget: Some(b), .. } if b == key))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in held {
+            let m = self.members.get_mut(&k).expect("member");
+            let mut refreshed = None;
+            if let State::Blocked {
+                cause: cause @ Cause::Pdb { .. },
+                ..
+            } = &mut m.state
+            {
+                let Cause::Pdb { message, .. } = &*cause else {
+                    unreachable!()
+                };
+                let new = budget_cause(&key.1, Some(&budget), message.clone());
+                if new.summary() != cause.summary() {
+                    refreshed = Some(new.summary());
+                    *cause = new;
+                }
+            }
+            let retry = allowed > 0 && m.wave <= wave;
+            if let Some(summary) = refreshed {
+                self.emit(Event::Blocked {
+                    node: self.node.clone(),
+                    pod: k.clone(),
+                    cause: summary,
+                });
+            }
+            if retry {
+                allowed -= 1;
+                self.queue.push_back(k);
+            }
+        }
+    }
+
+    fn finish(&mut self, status: NodeStatus, message: Option<String>) {
+        self.finished = true;
+        let elapsed = self.last.at.saturating_duration_since(self.started);
+        self.emit(Event::NodeDone {
+            node: self.node.clone(),
+            status,
+            elapsed,
+        });
+        let outcome = self.build(status, message);
+        self.effects.push(Effect::Finish(Box::new(outcome)));
+    }
+
+    fn outcome(mut self, status: NodeStatus, message: Option<String>) -> NodeOutcome {
+        self.build(status, message)
+    }
+
+    fn build(&mut self, status: NodeStatus, message: Option<String>) -> NodeOutcome {
+        let ended = self
+            .members
+            .iter()
+            .map(|(key, m)| Ended {
+                key,
+                pod: &m.pod,
+                wave: m.wave,
+                standing: match &m.state {
+                    State::Done(r) => Standing::Done(r.clone()),
+                    State::Blocked { cause, .. } => Standing::Blocked(cause.clone()),
+                    State::Waiting(reason) => Standing::Waiting(reason.clone()),
+                    State::Terminating => Standing::Terminating,
+                    State::Queued | State::InFlight => Standing::NotStarted,
+                },
+                warning: m.warning.clone(),
+            })
+            .collect();
+        let names: Vec<String> = self.settings.waves.iter().map(|w| w.name.clone()).collect();
+        let mut pods = conclude::pod_outcomes(
+            ended,
+            &names,
+            &self.settings.terminating_namespaces,
+            self.last.wall,
+        );
+        pods.extend(self.others.iter().cloned());
+        pods.sort_by(|a, b| a.pod.cmp(&b.pod));
+        NodeOutcome {
+            node: self.node.clone(),
+            status,
+            message,
+            was_cordoned: self.was_cordoned,
+            elapsed_ms: self.ms(),
+            waves: self.waves.clone(),
+            pods,
+        }
+    }
+}
+
+/// The cause a budget's refusal stands for, with the budget's numbers when known.
+fn budget_cause(name: &str, budget: Option<&Budget>, message: String) -> Cause {
+    Cause::Pdb {
+        name: name.to_string(),
+        disruptions_allowed: budget.map(|b| b.disruptions_allowed),
+        current_healthy: budget.map(|b| b.current_healthy),
+        desired_healthy: budget.map(|b| b.desired_healthy),
+        expected_pods: budget.map(|b| b.expected_pods),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+
+    const SEC: Duration = Duration::from_secs(1);
+
+    fn pod(name: &str, uid: &str) -> Pod {
+        serde_json::from_value(json!({"metadata": {"name": name, "namespace": "ns", "uid": uid}}))
+            .expect("pod")
+    }
+
+    fn key(name: &str) -> PodKey {
+        PodKey::new("ns", name)
+    }
+
+    fn evict(wave: usize) -> Disposition {
+        Disposition::Evict {
+            wave,
+            warning: None,
+        }
+    }
+
+    /// A drain of `pods` (name, wave) on node `n`, started at `t0`.
+    struct Drain {
+        m: NodeMachine,
+        t0: Instant,
+        now: Instant,
+    }
+
+    impl Drain {
+        fn new(pods: &[(&str, usize)], settings: Settings) -> (Self, Vec<Effect>) {
+            let t0 = Instant::now();
+            let at = |at| Now {
+                at,
+                wall: Timestamp::now(),
+            };
+            let pods = pods
+                .iter()
+                .map(|(n, w)| (pod(n, &format!("uid-{n}")), evict(*w)))
+                .collect();
+            let mut m = NodeMachine::new("n", Arc::new(settings), pods, false, at(t0));
+            let effects = m.start(at(t0));
+            (Drain { m, t0, now: t0 }, effects)
+        }
+
+        /// Feeds an input `offset` after the start.
+        fn at(&mut self, offset: Duration, input: Input) -> Vec<Effect> {
+            self.now = self.t0 + offset;
+            self.m.step(
+                input,
+                Now {
+                    at: self.now,
+                    wall: Timestamp::now(),
+                },
+            )
+        }
+
+        fn answer(&mut self, offset: Duration, name: &str, answer: Answer) -> Vec<Effect> {
+            self.at(
+                offset,
+                Input::Answer {
+                    key: key(name),
+                    uid: format!("uid-{name}"),
+                    answer,
+                    evacuation: None,
+                },
+            )
+        }
+
+        fn gone(&mut self, offset: Duration, name: &str) -> Vec<Effect> {
+            self.at(
+                offset,
+                Input::Pod(Change::Gone {
+                    key: key(name),
+                    uid: format!("uid-{name}"),
+                }),
+            )
+        }
+    }
+
+    fn waves(names: &[&str]) -> Settings {
+        Settings {
+            waves: names
+                .iter()
+                .map(|n| WaveSpec {
+                    name: (*n).to_string(),
+                    timeout: None,
+                })
+                .collect(),
+            in_flight: IN_FLIGHT,
+            ..Settings::default()
+        }
+    }
+
+    fn evicted(effects: &[Effect]) -> Vec<String> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Evict { key, .. } => Some(key.name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn finished(effects: &[Effect]) -> Option<&NodeOutcome> {
+        effects.iter().find_map(|e| match e {
+            Effect::Finish(o) => Some(&**o),
+            _ => None,
+        })
+    }
+
+    fn result(o: &NodeOutcome, name: &str) -> PodResult {
+        o.pods
+            .iter()
+            .find(|p| p.pod == key(name))
+            .expect("pod in outcome")
+            .result
+            .clone()
+    }
+
+    fn refusal(pdb: &str, retry_after: Option<Duration>) -> Answer {
+        Answer::PdbBlocked {
+            pdb: pdb.into(),
+            message: format!(
+                "The disruption budget {pdb} needs 2 healthy pods and has 2 currently"
+            ),
+            retry_after,
+        }
+    }
+
+    fn budget(allowed: i32) -> Budget {
+        Budget {
+            disruptions_allowed: allowed,
+            current_healthy: 2 + allowed,
+            desired_healthy: 2,
+            expected_pods: 3,
+            observed: true,
+        }
+    }
+
+    #[test]
+    fn waves_run_in_order_and_each_waits_for_the_one_before() {
+        let (mut d, start) = Drain::new(
+            &[("a", 0), ("b", 0), ("c", 1)],
+            waves(&["user", "critical"]),
+        );
+        assert_eq!(evicted(&start), ["a", "b"], "only the first wave is sent");
+        let accepted = d.answer(SEC, "a", Answer::Accepted);
+        assert!(
+            accepted
+                .iter()
+                .any(|e| matches!(e, Effect::Emit(Event::Evicted { .. })))
+        );
+        d.answer(SEC, "b", Answer::Accepted);
+        assert!(
+            evicted(&d.gone(2 * SEC, "a")).is_empty(),
+            "b is still there"
+        );
+        let next = d.gone(3 * SEC, "b");
+        assert_eq!(
+            evicted(&next),
+            ["c"],
+            "wave critical starts once user is gone"
+        );
+        assert!(
+            next.iter()
+                .any(|e| matches!(e, Effect::Emit(Event::WaveDone { wave, .. }) if wave == "user"))
+        );
+        d.answer(4 * SEC, "c", Answer::Accepted);
+        let end = d.gone(5 * SEC, "c");
+        let outcome = finished(&end).expect("finished");
+        assert_eq!(outcome.status, NodeStatus::Drained);
+        assert_eq!(result(outcome, "a"), PodResult::Evicted);
+        let names: Vec<&str> = outcome.waves.iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(names, ["user", "critical"]);
+    }
+
+    #[test]
+    fn a_budget_refusal_is_retried_when_the_budget_allows_one() {
+        let (mut d, _) = Drain::new(&[("a", 0), ("b", 0)], waves(&["user"]));
+        d.answer(SEC, "a", Answer::Accepted);
+        let refused = d.answer(SEC, "b", refusal("web", None));
+        assert!(
+            refused
+                .iter()
+                .any(|e| matches!(e, Effect::WatchBudget((ns, n)) if ns == "ns" && n == "web"))
+        );
+        assert!(
+            refused
+                .iter()
+                .any(|e| matches!(e, Effect::Emit(Event::Blocked { .. })))
+        );
+        // Without a budget change, the retry waits for the fallback.
+        assert_eq!(d.m.next_wakeup(), Some(d.t0 + SEC + FALLBACK_RETRY));
+        let still = d.at(
+            2 * SEC,
+            Input::Budget {
+                key: ("ns".into(), "web".into()),
+                budget: budget(0),
+            },
+        );
+        assert!(evicted(&still).is_empty(), "the budget allows nothing yet");
+        let retried = d.at(
+            3 * SEC,
+            Input::Budget {
+                key: ("ns".into(), "web".into()),
+                budget: budget(1),
+            },
+        );
+        assert_eq!(
+            evicted(&retried),
+            ["b"],
+            "retried the moment the budget allows it"
+        );
+    }
+
+    #[test]
+    fn retry_after_sets_when_a_refused_pod_is_tried_again() {
+        let (mut d, _) = Drain::new(&[("a", 0)], waves(&["user"]));
+        d.answer(SEC, "a", refusal("web", Some(10 * SEC)));
+        assert_eq!(d.m.next_wakeup(), Some(d.t0 + 11 * SEC));
+        assert!(evicted(&d.at(5 * SEC, Input::Tick)).is_empty());
+        assert_eq!(evicted(&d.at(11 * SEC, Input::Tick)), ["a"]);
+    }
+
+    #[test]
+    fn a_uid_conflict_or_a_new_uid_means_the_pod_is_gone() {
+        let (mut d, _) = Drain::new(&[("a", 0), ("b", 0), ("c", 0)], waves(&["user"]));
+        // 409 on the uid precondition: the pod we meant no longer exists.
+        let a = d.answer(SEC, "a", Answer::Gone);
+        assert!(
+            a.iter()
+                .any(|e| matches!(e, Effect::Emit(Event::PodGone { .. })))
+        );
+        d.answer(SEC, "b", Answer::Accepted);
+        d.answer(SEC, "c", Answer::Accepted);
+        // A StatefulSet recreates b under the same name: the watch reports
+        // the old uid gone and the new pod as an arrival, never chased.
+        let old_b = Change::Gone {
+            key: key("b"),
+            uid: "uid-b".into(),
+        };
+        d.at(2 * SEC, Input::Pod(old_b));
+        let new_b = Change::Upsert(Box::new(pod("b", "uid-b2")));
+        assert!(evicted(&d.at(2 * SEC, Input::Pod(new_b))).is_empty());
+        let end = d.gone(3 * SEC, "c");
+        let outcome = finished(&end).expect("drained once a, the old b and c are gone");
+        assert_eq!(outcome.status, NodeStatus::Drained);
+        assert_eq!(result(outcome, "a"), PodResult::GoneByItself);
+        assert_eq!(result(outcome, "c"), PodResult::Evicted);
+        assert!(outcome.pods.iter().any(|p| p.pod == key("b")
+            && p.result
+                == PodResult::Skipped {
+                    reason: SkipReason::ArrivedDuringDrain
+                }));
+    }
+
+    #[test]
+    fn throttling_backs_off_and_gives_up_after_the_attempts() {
+        let (mut d, _) = Drain::new(&[("a", 0)], waves(&["user"]));
+        let mut t = SEC;
+        for attempt in 1..=MAX_API_ATTEMPTS {
+            let e = d.answer(
+                t,
+                "a",
+                Answer::Retry {
+                    retry_after: None,
+                    message: "503".into(),
+                },
+            );
+            assert!(finished(&e).is_none(), "attempt {attempt}");
+            t = d.m.next_wakeup().expect("a retry").duration_since(d.t0);
+            assert_eq!(evicted(&d.at(t, Input::Tick)), ["a"]);
+        }
+        let e = d.answer(
+            t,
+            "a",
+            Answer::Retry {
+                retry_after: None,
+                message: "503".into(),
+            },
+        );
+        assert_eq!(finished(&e).expect("given up").status, NodeStatus::Failed);
+    }
+
+    #[test]
+    fn a_wave_timeout_ends_the_node_as_timed_out() {
+        let mut settings = waves(&["user", "critical"]);
+        settings.waves[0].timeout = Some(30 * SEC);
+        let (mut d, _) = Drain::new(&[("a", 0), ("b", 1)], settings);
+        d.answer(SEC, "a", refusal("web", None));
+        assert!(d.m.next_wakeup() <= Some(d.t0 + 30 * SEC));
+        let end = d.at(30 * SEC, Input::Tick);
+        let outcome = finished(&end).expect("timed out");
+        assert_eq!(outcome.status, NodeStatus::TimedOut);
+        assert!(outcome.message.as_deref().unwrap().contains("wave user"));
+        assert!(matches!(
+            result(outcome, "a"),
+            PodResult::Remaining {
+                cause: Cause::Pdb { .. }
+            }
+        ));
+        assert_eq!(
+            result(outcome, "b"),
+            PodResult::Remaining {
+                cause: Cause::WaitingForEarlierWave {
+                    wave: "user".into()
+                }
+            }
+        );
+    }
+
+    #[test]
+    fn the_drain_timeout_ends_the_node_as_timed_out() {
+        let mut settings = waves(&["user"]);
+        settings.deadline = Some(Instant::now() + 5 * SEC);
+        let (mut d, _) = Drain::new(&[("a", 0)], settings);
+        d.answer(SEC, "a", Answer::Accepted);
+        let end = d.at(6 * SEC, Input::Tick);
+        let outcome = finished(&end).expect("timed out");
+        assert_eq!(outcome.status, NodeStatus::TimedOut);
+        assert!(matches!(
+            result(outcome, "a"),
+            PodResult::Remaining {
+                cause: Cause::Terminating { .. }
+            }
+        ));
+    }
+
+    #[test]
+    fn an_interruption_stops_the_node_and_keeps_what_was_reached() {
+        let (mut d, _) = Drain::new(&[("a", 0), ("b", 0)], waves(&["user"]));
+        d.answer(SEC, "a", Answer::Accepted);
+        d.gone(2 * SEC, "a");
+        let end = d.at(3 * SEC, Input::Interrupted);
+        let outcome = finished(&end).expect("interrupted");
+        assert_eq!(outcome.status, NodeStatus::Interrupted);
+        assert_eq!(result(outcome, "a"), PodResult::Evicted);
+        assert_eq!(
+            result(outcome, "b"),
+            PodResult::Remaining {
+                cause: Cause::NotStarted
+            }
+        );
+        assert!(
+            d.at(4 * SEC, Input::Tick).is_empty(),
+            "a finished machine does nothing"
+        );
+    }
+
+    #[test]
+    fn a_refused_pod_stops_the_node_before_any_eviction() {
+        let t0 = Now::read();
+        let pods = vec![
+            (pod("a", "1"), evict(0)),
+            (
+                pod("bare", "2"),
+                Disposition::Refuse {
+                    refusal: crate::policy::classify::Refusal::Unmanaged,
+                },
+            ),
+        ];
+        let mut m = NodeMachine::new("n", Arc::new(waves(&["user"])), pods, false, t0);
+        let effects = m.start(t0);
+        assert!(evicted(&effects).is_empty());
+        let outcome = finished(&effects).expect("refused");
+        assert_eq!(outcome.status, NodeStatus::Refused);
+        assert!(outcome.message.as_deref().unwrap().contains("ns/bare"));
+    }
+}

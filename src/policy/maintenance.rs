@@ -1,0 +1,276 @@
+//! The record a drain leaves on each node it cordons, so that `uncordon`
+//! can undo exactly what the drain changed: whether the node was already
+//! unschedulable, the maintenance taints it added, why and when. Pure:
+//! these functions compute patches; the callers send them.
+
+use k8s_openapi::api::core::v1::{Node, Taint};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+pub const ANNOTATION: &str = "kubectl-maintain.io/maintenance";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    pub was_unschedulable: bool,
+    #[serde(default)]
+    pub taints: Vec<TaintSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub started_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
+pub struct TaintSpec {
+    pub key: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    pub effect: String,
+}
+
+impl TaintSpec {
+    /// kubectl taint's syntax: `key[=value]:Effect`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let (kv, effect) = s
+            .rsplit_once(':')
+            .ok_or_else(|| format!("taint {s:?}: expected key[=value]:Effect"))?;
+        if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+            return Err(format!(
+                "taint {s:?}: effect must be NoSchedule, PreferNoSchedule or NoExecute"
+            ));
+        }
+        let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
+        kube_conventions::selector::Selector::parse(key)
+            .map_err(|_| format!("taint {s:?}: {key:?} is not a valid key"))?;
+        if key.is_empty() || key.contains(',') || key.contains(' ') {
+            return Err(format!("taint {s:?}: {key:?} is not a valid key"));
+        }
+        Ok(TaintSpec {
+            key: key.to_string(),
+            value: value.to_string(),
+            effect: effect.to_string(),
+        })
+    }
+
+    fn matches(&self, t: &Taint) -> bool {
+        t.key == self.key
+            && t.effect == self.effect
+            && t.value.as_deref().unwrap_or_default() == self.value
+    }
+
+    fn to_json(&self) -> Value {
+        let mut v = json!({"key": self.key, "effect": self.effect});
+        if !self.value.is_empty() {
+            v["value"] = json!(self.value);
+        }
+        v
+    }
+}
+
+impl std::fmt::Display for TaintSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.value.is_empty() {
+            write!(f, "{}:{}", self.key, self.effect)
+        } else {
+            write!(f, "{}={}:{}", self.key, self.value, self.effect)
+        }
+    }
+}
+
+pub fn record_of(node: &Node) -> Option<Record> {
+    let text = node.metadata.annotations.as_ref()?.get(ANNOTATION)?;
+    serde_json::from_str(text).ok()
+}
+
+fn taints_json(node: &Node) -> Vec<Value> {
+    node.spec
+        .as_ref()
+        .and_then(|s| s.taints.as_ref())
+        .map(|ts| {
+            ts.iter()
+                .filter_map(|t| serde_json::to_value(t).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn unschedulable(node: &Node) -> bool {
+    node.spec
+        .as_ref()
+        .and_then(|s| s.unschedulable)
+        .unwrap_or(false)
+}
+
+/// The merge patch that cordons `node`, adds `taints` and records what it
+/// changed; `None` when the node is already as wanted. The patch carries
+/// the node's resourceVersion, so a concurrent change makes it a 409.
+/// A node that already has a record (a drain being resumed) keeps its
+/// first record; taints added now are appended to it.
+pub fn cordon_patch(
+    node: &Node,
+    taints: &[TaintSpec],
+    reason: Option<&str>,
+    now: &str,
+) -> Option<Value> {
+    let current: Vec<Taint> = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.clone())
+        .unwrap_or_default();
+    let missing: Vec<&TaintSpec> = taints
+        .iter()
+        .filter(|t| !current.iter().any(|c| t.matches(c)))
+        .collect();
+    let existing = record_of(node);
+    if unschedulable(node) && missing.is_empty() && existing.is_some() {
+        return None;
+    }
+    let mut record = existing.unwrap_or_else(|| Record {
+        was_unschedulable: unschedulable(node),
+        taints: Vec::new(),
+        reason: reason.map(str::to_string),
+        started_at: now.to_string(),
+    });
+    for t in &missing {
+        if !record.taints.contains(t) {
+            record.taints.push((*t).clone());
+        }
+    }
+    let mut spec = json!({"unschedulable": true});
+    if !missing.is_empty() {
+        let mut all = taints_json(node);
+        all.extend(missing.iter().map(|t| t.to_json()));
+        spec["taints"] = Value::Array(all);
+    }
+    Some(json!({
+        "metadata": {
+            "resourceVersion": node.metadata.resource_version,
+            "annotations": {ANNOTATION: serde_json::to_string(&record).expect("record serialises")},
+        },
+        "spec": spec,
+    }))
+}
+
+/// What uncordon will do, in words, and the merge patch that does it.
+pub fn uncordon_patch(node: &Node) -> (Value, String) {
+    let rv = json!(node.metadata.resource_version);
+    let Some(record) = record_of(node) else {
+        // Not ours: a plain uncordon, as kubectl does it.
+        return (
+            json!({"metadata": {"resourceVersion": rv}, "spec": {"unschedulable": null}}),
+            "uncordoned".to_string(),
+        );
+    };
+    let current: Vec<Taint> = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.clone())
+        .unwrap_or_default();
+    let kept: Vec<Value> = current
+        .iter()
+        .filter(|t| !record.taints.iter().any(|r| r.matches(t)))
+        .filter_map(|t| serde_json::to_value(t).ok())
+        .collect();
+    let mut spec =
+        json!({"unschedulable": if record.was_unschedulable { json!(true) } else { Value::Null }});
+    if kept.len() != current.len() {
+        spec["taints"] = if kept.is_empty() {
+            Value::Null
+        } else {
+            Value::Array(kept)
+        };
+    }
+    let mut words = if record.was_unschedulable {
+        "left cordoned, as it was before the maintenance".to_string()
+    } else {
+        "uncordoned".to_string()
+    };
+    if !record.taints.is_empty() {
+        let names: Vec<String> = record.taints.iter().map(ToString::to_string).collect();
+        words = format!("{words}; removed taints {}", names.join(", "));
+    }
+    (
+        json!({"metadata": {"resourceVersion": rv, "annotations": {ANNOTATION: null}}, "spec": spec}),
+        words,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(v: &Value) -> Node {
+        serde_json::from_value(v.clone()).unwrap()
+    }
+
+    fn apply(n: &Node, patch: &Value) -> Node {
+        let merged = {
+            let mut v = serde_json::to_value(n).unwrap();
+            json_patch::merge(&mut v, patch);
+            v
+        };
+        serde_json::from_value(merged).unwrap()
+    }
+
+    #[test]
+    fn taints_parse_like_kubectl_taint() {
+        assert_eq!(
+            TaintSpec::parse("piraeus.io/evacuate=true:NoSchedule").unwrap(),
+            TaintSpec {
+                key: "piraeus.io/evacuate".into(),
+                value: "true".into(),
+                effect: "NoSchedule".into()
+            }
+        );
+        assert_eq!(TaintSpec::parse("maintenance:NoExecute").unwrap().value, "");
+        for bad in [
+            "nokey",
+            "a=b:Sometimes",
+            ":NoSchedule",
+            "bad key:NoSchedule",
+        ] {
+            assert!(TaintSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn cordon_then_uncordon_restores_the_exact_spec() {
+        let before = node(&json!({"metadata": {"name": "n", "resourceVersion": "5"},
+            "spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}}));
+        let ours = [TaintSpec::parse("piraeus.io/evacuate=true:NoSchedule").unwrap()];
+        let patch = cordon_patch(
+            &before,
+            &ours,
+            Some("kernel upgrade"),
+            "2026-11-22T10:00:00Z",
+        )
+        .unwrap();
+        assert_eq!(patch["metadata"]["resourceVersion"], "5");
+        let during = apply(&before, &patch);
+        assert!(unschedulable(&during));
+        assert_eq!(
+            during.spec.as_ref().unwrap().taints.as_ref().unwrap().len(),
+            2
+        );
+        let rec = record_of(&during).unwrap();
+        assert!(!rec.was_unschedulable);
+        assert_eq!(rec.reason.as_deref(), Some("kernel upgrade"));
+        // Resuming changes nothing.
+        assert!(cordon_patch(&during, &ours, None, "later").is_none());
+        let (undo, words) = uncordon_patch(&during);
+        let after = apply(&during, &undo);
+        assert_eq!(after.spec, before.spec, "{words}");
+        assert!(record_of(&after).is_none());
+    }
+
+    #[test]
+    fn a_node_cordoned_before_stays_cordoned() {
+        let before = node(&json!({"metadata": {"name": "n"}, "spec": {"unschedulable": true}}));
+        let during = apply(&before, &cordon_patch(&before, &[], None, "t").unwrap());
+        assert!(record_of(&during).unwrap().was_unschedulable);
+        let (undo, words) = uncordon_patch(&during);
+        let after = apply(&during, &undo);
+        assert!(unschedulable(&after));
+        assert!(words.contains("left cordoned"));
+    }
+}

@@ -1,0 +1,389 @@
+//! Reading a DrainPlan from YAML. Every mistake is reported with the file,
+//! line and column, and before anything talks to the cluster.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::defaults;
+use super::model::{Plan, PodType, Rule, RuleAction, Wave};
+use kube_conventions::selector::Selector;
+
+pub const API_VERSION: &str = "kubectl-maintain.io/v1alpha1";
+pub const KIND: &str = "DrainPlan";
+/// Plans are short; anything larger is a mistake or an attack on the parser.
+const MAX_PLAN_BYTES: u64 = 1 << 20;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}{}", hint.as_ref().map(|h| format!("\n  hint: {h}")).unwrap_or_default())]
+pub struct PlanError {
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PlanDoc {
+    api_version: String,
+    kind: String,
+    #[serde(default)]
+    metadata: Option<MetadataDoc>,
+    spec: SpecDoc,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetadataDoc {
+    #[allow(dead_code)]
+    name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SpecDoc {
+    #[serde(default)]
+    waves: Vec<Spanned<WaveDoc>>,
+    #[serde(default)]
+    rules: Vec<Spanned<RuleDoc>>,
+    #[serde(default)]
+    taints: Vec<Spanned<TaintDoc>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaintDoc {
+    key: String,
+    #[serde(default)]
+    value: String,
+    effect: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct WaveDoc {
+    name: Option<String>,
+    #[serde(default)]
+    pod_type: PodType,
+    pod_priority: i32,
+    pod_selector: Option<LabelSelectorDoc>,
+    namespace_selector: Option<LabelSelectorDoc>,
+    timeout: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RuleDoc {
+    name: Option<String>,
+    action: RuleAction,
+    pod_selector: Option<LabelSelectorDoc>,
+    namespace_selector: Option<LabelSelectorDoc>,
+}
+
+#[derive(Debug, Deserialize, serde::Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct LabelSelectorDoc {
+    #[serde(default)]
+    match_labels: BTreeMap<String, String>,
+    #[serde(default)]
+    match_expressions: Vec<ExpressionDoc>,
+}
+
+#[derive(Debug, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+struct ExpressionDoc {
+    key: String,
+    operator: String,
+    #[serde(default)]
+    values: Vec<String>,
+}
+
+impl LabelSelectorDoc {
+    fn to_selector(&self) -> Result<Selector, String> {
+        let v = serde_json::json!({"matchLabels": self.match_labels, "matchExpressions": self.match_expressions});
+        Selector::from_label_selector(Some(&v)).map_err(|e| e.reason)
+    }
+}
+
+pub fn load(path: &Path) -> Result<Plan, PlanError> {
+    let file = path.display().to_string();
+    let whole = |message: String| PlanError {
+        file: file.clone(),
+        line: 0,
+        column: 0,
+        message,
+        hint: None,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| whole(format!("cannot read the plan: {e}")))?;
+    if meta.len() > MAX_PLAN_BYTES {
+        return Err(whole(format!(
+            "the plan is {} bytes; plans larger than {MAX_PLAN_BYTES} bytes are refused",
+            meta.len()
+        )));
+    }
+    let text =
+        std::fs::read_to_string(path).map_err(|e| whole(format!("cannot read the plan: {e}")))?;
+    parse(&file, &text)
+}
+
+fn at(file: &str, loc: serde_saphyr::Location, message: String, hint: Option<&str>) -> PlanError {
+    PlanError {
+        file: file.to_string(),
+        line: loc.line(),
+        column: loc.column(),
+        message,
+        hint: hint.map(str::to_string),
+    }
+}
+
+fn selector_at(
+    file: &str,
+    loc: serde_saphyr::Location,
+    s: Option<&LabelSelectorDoc>,
+    what: &str,
+) -> Result<Option<Selector>, PlanError> {
+    s.map(LabelSelectorDoc::to_selector)
+        .transpose()
+        .map_err(|e| at(file, loc, format!("{what}: {e}"), None))
+}
+
+pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
+    let doc: Spanned<PlanDoc> = serde_saphyr::from_str(text).map_err(|e| {
+        let (line, column, message) = kube_conventions::yaml::position(&e);
+        let hint = if message.contains("unknown field") {
+            Some("a DrainPlan has apiVersion, kind, metadata and spec; spec has waves, rules and taints; see docs/plan.md".into())
+        } else if message.contains("unknown variant") {
+            Some("podType is Default, DaemonSet or Static; action is skip or waitCompleted".into())
+        } else {
+            None
+        };
+        PlanError {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+            hint,
+        }
+    })?;
+    let top = doc.referenced;
+    let doc = doc.value;
+    if doc.api_version != API_VERSION || doc.kind != KIND {
+        return Err(at(
+            file,
+            top,
+            format!(
+                "expected apiVersion {API_VERSION} and kind {KIND}, found {} {}",
+                doc.api_version, doc.kind
+            ),
+            Some(
+                "start the file with `apiVersion: kubectl-maintain.io/v1alpha1` and `kind: DrainPlan`",
+            ),
+        ));
+    }
+    let _ = doc.metadata;
+
+    let mut waves = Vec::new();
+    for (i, w) in doc.spec.waves.iter().enumerate() {
+        let loc = w.referenced;
+        let d = &w.value;
+        let sel = |s: &Option<LabelSelectorDoc>, field: &str| {
+            selector_at(file, loc, s.as_ref(), &format!("waves[{i}].{field}"))
+        };
+        let timeout = d
+            .timeout
+            .as_deref()
+            .map(crate::duration::parse)
+            .transpose()
+            .map_err(|e| at(file, loc, format!("waves[{i}].timeout: {e}"), None))?;
+        let name = d
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}<={}", d.pod_type, d.pod_priority));
+        let wave = Wave {
+            name,
+            pod_type: d.pod_type,
+            max_priority: d.pod_priority,
+            pod_selector: sel(&d.pod_selector, "podSelector")?,
+            namespace_selector: sel(&d.namespace_selector, "namespaceSelector")?,
+            timeout,
+        };
+        if let Some(prev) = waves.last()
+            && wave.order_key() < Wave::order_key(prev)
+        {
+            let prev: &Wave = prev;
+            return Err(at(
+                file,
+                loc,
+                format!(
+                    "wave {:?} ({} priority {}) cannot come after wave {:?} ({} priority {})",
+                    wave.name,
+                    wave.pod_type,
+                    wave.max_priority,
+                    prev.name,
+                    prev.pod_type,
+                    prev.max_priority
+                ),
+                Some(
+                    "waves run in order: podType Default, then DaemonSet, then Static; within a type by ascending podPriority; at equal type and priority, entries with a selector first",
+                ),
+            ));
+        }
+        if let Some(prev) = waves.iter().find(|p: &&Wave| p.name == wave.name) {
+            return Err(at(
+                file,
+                loc,
+                format!("two waves are named {:?}", prev.name),
+                None,
+            ));
+        }
+        waves.push(wave);
+    }
+
+    let mut rules = Vec::new();
+    for (i, r) in doc.spec.rules.iter().enumerate() {
+        let loc = r.referenced;
+        let d = &r.value;
+        if d.pod_selector.is_none() && d.namespace_selector.is_none() {
+            return Err(at(
+                file,
+                loc,
+                format!("rules[{i}] has neither podSelector nor namespaceSelector"),
+                Some("a rule without a selector would match every pod; say which pods it is for"),
+            ));
+        }
+        let sel = |s: &Option<LabelSelectorDoc>, field: &str| {
+            selector_at(file, loc, s.as_ref(), &format!("rules[{i}].{field}"))
+        };
+        rules.push(Rule {
+            name: d.name.clone().unwrap_or_else(|| format!("rule-{i}")),
+            action: d.action,
+            pod_selector: sel(&d.pod_selector, "podSelector")?,
+            namespace_selector: sel(&d.namespace_selector, "namespaceSelector")?,
+        });
+    }
+    let mut taints = Vec::new();
+    for (i, t) in doc.spec.taints.iter().enumerate() {
+        let d = &t.value;
+        let text = if d.value.is_empty() {
+            format!("{}:{}", d.key, d.effect)
+        } else {
+            format!("{}={}:{}", d.key, d.value, d.effect)
+        };
+        let taint = crate::policy::maintenance::TaintSpec::parse(&text)
+            .map_err(|e| at(file, t.referenced, format!("taints[{i}]: {e}"), None))?;
+        taints.push(taint);
+    }
+    let mut plan = Plan {
+        waves,
+        rules,
+        taints,
+        source: file.to_string(),
+    };
+    defaults::complete(&mut plan);
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "apiVersion: kubectl-maintain.io/v1alpha1
+kind: DrainPlan
+spec:
+  waves:
+  - name: batch-first
+    podPriority: 1000
+    podSelector:
+      matchLabels: {tier: batch}
+    timeout: 2m
+  - name: apps
+    podPriority: 1000
+  - name: agents
+    podType: DaemonSet
+    podPriority: 2000000000
+  rules:
+  - name: keep-logging
+    action: skip
+    namespaceSelector:
+      matchLabels: {team: logging}
+  - action: waitCompleted
+    podSelector:
+      matchExpressions: [{key: job, operator: Exists}]
+";
+
+    #[test]
+    fn a_good_plan_gets_its_defaults() {
+        let p = parse("p.yaml", GOOD).unwrap();
+        let names: Vec<&str> = p.waves.iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "batch-first",
+                "apps",
+                "user",
+                "cluster-critical",
+                "node-critical",
+                "rest",
+                "daemonset-user",
+                "agents",
+                "daemonset-node-critical",
+                "daemonset-rest"
+            ]
+        );
+        assert_eq!(
+            p.waves[0].timeout,
+            Some(std::time::Duration::from_secs(120))
+        );
+        assert_eq!(p.rules.len(), 2);
+        assert_eq!(p.rules[1].action, RuleAction::WaitCompleted);
+    }
+
+    fn err(text: &str) -> PlanError {
+        parse("p.yaml", text).unwrap_err()
+    }
+
+    #[test]
+    fn out_of_order_waves_are_named_with_their_line() {
+        let e = err(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - name: late\n    podPriority: 5000\n  - name: early\n    podPriority: 10\n",
+        );
+        assert_eq!((e.line, e.column), (7, 5), "{e}");
+        assert!(e.message.contains("\"early\""), "{e}");
+        assert!(e.hint.unwrap().contains("ascending podPriority"));
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_values_point_at_them() {
+        let e = err(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - podPriority: 5\n    podSelecter: {}\n",
+        );
+        assert_eq!(e.line, 6, "{e}");
+        assert!(e.message.contains("unknown field"), "{e}");
+        let e = err(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - podPriority: high\n",
+        );
+        assert_eq!(e.line, 5, "{e}");
+        let e = err(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  rules:\n  - action: skip\n    podSelector:\n      matchExpressions: [{key: a, operator: Near}]\n",
+        );
+        assert!(e.message.contains("unknown operator"), "{e}");
+        let e = err("apiVersion: v1\nkind: Pod\nspec: {}\n");
+        assert!(e.message.contains("expected apiVersion"), "{e}");
+        let e = err(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - podPriority: 5\n    timeout: soon\n",
+        );
+        assert!(e.message.contains("invalid duration"), "{e}");
+    }
+
+    #[test]
+    fn truncated_yaml_names_a_position() {
+        let e = err(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - {podPriority: 5\n",
+        );
+        assert!(e.line > 0, "{e}");
+    }
+}

@@ -1,0 +1,154 @@
+//! Live progress on a terminal: one overall line, and a bar per node being
+//! drained with its wave, pods gone, terminating and blocked, the time, and
+//! why a stuck pod is stuck. It listens to the engine's events; it never
+//! drives the work.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tokio::sync::mpsc;
+
+use crate::drain::events::Event;
+use crate::drain::pod_key::PodKey;
+
+#[derive(Default)]
+struct NodeState {
+    wave: String,
+    total: u64,
+    gone: u64,
+    terminating: BTreeSet<PodKey>,
+    blocked: BTreeMap<PodKey, String>,
+    done: Option<String>,
+}
+
+impl NodeState {
+    fn message(&self) -> String {
+        if let Some(status) = &self.done {
+            return status.clone();
+        }
+        let mut m = format!(
+            "wave {} · {} terminating · {} blocked",
+            if self.wave.is_empty() {
+                "-"
+            } else {
+                &self.wave
+            },
+            self.terminating.len(),
+            self.blocked.len()
+        );
+        if let Some((pod, why)) = self.blocked.iter().next() {
+            let _ = write!(m, " · {pod}: {why}");
+        }
+        m
+    }
+}
+
+/// Whether to draw bars: stderr is a terminal and colour/cursor control is welcome.
+pub fn wanted() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none()
+        && std::env::var("TERM").map_or(true, |t| t != "dumb")
+}
+
+pub async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
+    // Nothing is drawn before the first event: a confirmation prompt may
+    // own the terminal until then.
+    let Some(first) = rx.recv().await else { return };
+    let mut first = Some(first);
+    let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+    let overall = multi.add(ProgressBar::new_spinner());
+    overall.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("template"),
+    );
+    overall.enable_steady_tick(Duration::from_millis(120));
+    let style = ProgressStyle::with_template(
+        "  {prefix:<14} [{bar:24}] {pos:>3}/{len:<3} {elapsed:>4} {wide_msg}",
+    )
+    .expect("template")
+    .progress_chars("=> ");
+    let mut bars: HashMap<String, ProgressBar> = HashMap::new();
+    let mut nodes: BTreeMap<String, NodeState> = BTreeMap::new();
+    let (mut evicted, mut cordoned) = (0u64, 0u64);
+    let mut api_trouble: Option<String> = None;
+    loop {
+        let e = match first.take() {
+            Some(e) => e,
+            None => match rx.recv().await {
+                Some(e) => e,
+                None => break,
+            },
+        };
+        let node = match &e {
+            Event::Cordoned { node, .. }
+            | Event::NodeStarted { node, .. }
+            | Event::WaveStarted { node, .. }
+            | Event::Evicted { node, .. }
+            | Event::Blocked { node, .. }
+            | Event::PodGone { node, .. }
+            | Event::WaveDone { node, .. }
+            | Event::NodeDone { node, .. }
+            | Event::ApiTrouble { node, .. } => Some(node.clone()),
+            Event::Warning { message } => {
+                let _ = multi.println(format!("warning: {message}"));
+                None
+            }
+        };
+        let Some(node) = node else { continue };
+        let state = nodes.entry(node.clone()).or_default();
+        match e {
+            Event::Cordoned { .. } => cordoned += 1,
+            Event::NodeStarted { pods, .. } => state.total = pods as u64,
+            Event::WaveStarted { wave, .. } => state.wave = wave,
+            Event::Evicted { pod, .. } => {
+                evicted += 1;
+                state.blocked.remove(&pod);
+                state.terminating.insert(pod);
+            }
+            Event::Blocked { pod, cause, .. } => {
+                state.blocked.insert(pod, cause);
+            }
+            Event::PodGone { pod, .. } => {
+                state.gone += 1;
+                state.blocked.remove(&pod);
+                state.terminating.remove(&pod);
+            }
+            Event::NodeDone {
+                status, elapsed, ..
+            } => {
+                state.done = Some(format!(
+                    "{status} after {}",
+                    crate::duration::human(elapsed)
+                ));
+            }
+            Event::ApiTrouble { message, .. } => api_trouble = Some(message),
+            Event::WaveDone { .. } | Event::Warning { .. } => {}
+        }
+        let bar = bars.entry(node.clone()).or_insert_with(|| {
+            let b = multi.add(ProgressBar::new(0));
+            b.set_style(style.clone());
+            b.set_prefix(node.clone());
+            b.enable_steady_tick(Duration::from_millis(250));
+            b
+        });
+        bar.set_length(state.total);
+        bar.set_position(state.gone);
+        bar.set_message(state.message());
+        if state.done.is_some() {
+            // Keep what was reached: a node that timed out is not full.
+            bar.abandon();
+        }
+        let drained = nodes.values().filter(|n| n.done.is_some()).count();
+        let mut msg = format!(
+            "{drained}/{} nodes done · {cordoned} cordoned · {evicted} pods evicted",
+            nodes.len()
+        );
+        if let Some(t) = &api_trouble {
+            let _ = write!(msg, " · API failing, retrying: {t}");
+        }
+        overall.set_message(msg);
+    }
+    overall.finish();
+}

@@ -1,0 +1,79 @@
+//! Asking before a drain changes anything, when a person is at a terminal:
+//! which nodes, how many pods in each wave, what is left alone, and which
+//! pods a PodDisruptionBudget would refuse right now. Never asked without
+//! a terminal, so runbooks and CI behave like kubectl drain.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::drain::outcome::{DrainOutcome, PodResult};
+use crate::drain::pod_key::PodKey;
+
+pub fn interactive() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// What the drain is about to do, for a person to read.
+pub fn describe(preview: &DrainOutcome, tight: &BTreeMap<PodKey, String>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "This will cordon and drain {} node(s):",
+        preview.nodes.len()
+    );
+    for n in &preview.nodes {
+        let mut waves: Vec<(String, usize)> = Vec::new();
+        let mut left = 0;
+        for p in &n.pods {
+            match (&p.result, &p.wave) {
+                (PodResult::WouldEvict | PodResult::Remaining { .. }, Some(w)) => {
+                    match waves.iter_mut().find(|(name, _)| name == w) {
+                        Some((_, c)) => *c += 1,
+                        None => waves.push((w.clone(), 1)),
+                    }
+                }
+                _ => left += 1,
+            }
+        }
+        let waves: Vec<String> = waves.iter().map(|(w, c)| format!("{w}: {c}")).collect();
+        let _ = writeln!(
+            out,
+            "  {}{}: {} · {left} left alone",
+            n.node,
+            if n.was_cordoned {
+                " (already cordoned)"
+            } else {
+                ""
+            },
+            if waves.is_empty() {
+                "nothing to evict".to_string()
+            } else {
+                waves.join(", ")
+            }
+        );
+    }
+    if !tight.is_empty() {
+        let _ = writeln!(
+            out,
+            "A PodDisruptionBudget refuses these evictions right now (the drain will wait for it):"
+        );
+        for (pod, pdb) in tight {
+            let _ = writeln!(out, "  {pod} (PDB {pdb})");
+        }
+    }
+    out
+}
+
+/// Asks on the terminal; `false` unless the answer is yes.
+pub async fn ask(question: String) -> bool {
+    tokio::task::spawn_blocking(move || {
+        dialoguer::Confirm::new()
+            .with_prompt(question)
+            .default(false)
+            .interact_on(&dialoguer::console::Term::stderr())
+            .unwrap_or(false)
+    })
+    .await
+    .unwrap_or(false)
+}

@@ -1,0 +1,52 @@
+//! Plain progress lines on stderr, one timestamped line per event, for
+//! runbooks, CI logs and pipes.
+
+use tokio::sync::mpsc;
+
+use crate::drain::events::Event;
+use crate::duration::human;
+
+fn line(e: &Event) -> String {
+    match e {
+        Event::Cordoned {
+            node,
+            already: true,
+        } => format!("node/{node} already cordoned"),
+        Event::Cordoned {
+            node,
+            already: false,
+        } => format!("node/{node} cordoned"),
+        Event::NodeStarted { node, pods } => {
+            format!("node/{node} draining: {pods} pods to evict or wait for")
+        }
+        Event::WaveStarted { node, wave, pods } => {
+            format!("node/{node} wave {wave} started: {pods} pods")
+        }
+        Event::Evicted { node, pod } => format!("node/{node} pod/{pod} evicted"),
+        Event::Blocked { node, pod, cause } => format!("node/{node} pod/{pod} blocked: {cause}"),
+        Event::PodGone { node, pod } => format!("node/{node} pod/{pod} gone"),
+        Event::WaveDone {
+            node,
+            wave,
+            elapsed,
+        } => format!("node/{node} wave {wave} done in {}", human(*elapsed)),
+        Event::NodeDone {
+            node,
+            status,
+            elapsed,
+        } => format!("node/{node} {status} after {}", human(*elapsed)),
+        Event::ApiTrouble { node, message } => {
+            format!("node/{node} API request failed, retrying: {message}")
+        }
+        Event::Warning { message } => format!("warning: {message}"),
+    }
+}
+
+pub async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
+    while let Some(e) = rx.recv().await {
+        let ts = kube_conventions::time::now_rfc3339_micros();
+        // Milliseconds are enough for people.
+        let ts = format!("{}Z", &ts[..ts.len().saturating_sub(4)]);
+        eprintln!("{ts} {}", line(&e));
+    }
+}

@@ -1,0 +1,142 @@
+//! Kubernetes Events on each Node, so others can follow a maintenance
+//! through the API (`kubectl get events`, `kubectl describe node`).
+//! Events are optional: a refused create warns once and the drain goes on.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use k8s_openapi::api::core::v1::Event as K8sEvent;
+use kube::Api;
+use kube::api::PostParams;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::drain::events::Event;
+use crate::drain::outcome::NodeStatus;
+use crate::drain::pod_key::PodKey;
+
+pub const STARTED: &str = "MaintenanceStarted";
+pub const WAVE_STARTED: &str = "DrainWaveStarted";
+pub const BLOCKED: &str = "DrainBlocked";
+pub const DRAINED: &str = "Drained";
+pub const NOT_DRAINED: &str = "DrainNotCompleted";
+pub const UNCORDONED: &str = "MaintenanceEnded";
+const COMPONENT: &str = "kubectl-maintain";
+
+pub struct Recorder {
+    client: kube::Client,
+    warned: AtomicBool,
+}
+
+impl Recorder {
+    pub fn new(client: kube::Client) -> Self {
+        Recorder {
+            client,
+            warned: AtomicBool::new(false),
+        }
+    }
+
+    /// Records one event on a node (node events live in `default`, as the kubelet's do).
+    pub async fn node_event(&self, node: &str, kind: &str, reason: &str, message: &str) {
+        let now = kube_conventions::time::now_rfc3339();
+        let event: K8sEvent = serde_json::from_value(json!({
+            "metadata": {"generateName": format!("{node}."), "namespace": "default"},
+            "involvedObject": {"apiVersion": "v1", "kind": "Node", "name": node},
+            "reason": reason,
+            "message": message,
+            "type": kind,
+            "source": {"component": COMPONENT},
+            "reportingComponent": COMPONENT,
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "count": 1,
+        }))
+        .expect("a valid Event");
+        let api: Api<K8sEvent> = Api::namespaced(self.client.clone(), "default");
+        if let Err(e) = api.create(&PostParams::default(), &event).await
+            && !self.warned.swap(true, Ordering::Relaxed)
+        {
+            let why = match &e {
+                kube::Error::Api(s) if s.code == 403 => {
+                    format!(
+                        "{}; grant create on events in namespace default to record them",
+                        s.message
+                    )
+                }
+                other => other.to_string(),
+            };
+            eprintln!("warning: cannot record Kubernetes events (the drain goes on): {why}");
+        }
+    }
+}
+
+/// Records the engine's events that matter to others, each blocked pod once
+/// per cause.
+pub async fn run(
+    recorder: Recorder,
+    mut rx: mpsc::UnboundedReceiver<Event>,
+    reason: Option<String>,
+) {
+    let mut blocked: HashSet<(PodKey, String)> = HashSet::new();
+    while let Some(e) = rx.recv().await {
+        match e {
+            Event::Cordoned {
+                node,
+                already: false,
+            } => {
+                let why = reason
+                    .as_deref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default();
+                recorder
+                    .node_event(
+                        &node,
+                        "Normal",
+                        STARTED,
+                        &format!("Cordoned by kubectl maintain for maintenance{why}"),
+                    )
+                    .await;
+            }
+            Event::WaveStarted { node, wave, pods } => {
+                recorder
+                    .node_event(
+                        &node,
+                        "Normal",
+                        WAVE_STARTED,
+                        &format!("Wave {wave} started: {pods} pods"),
+                    )
+                    .await;
+            }
+            Event::Blocked { node, pod, cause } if blocked.insert((pod.clone(), cause.clone())) => {
+                recorder
+                    .node_event(
+                        &node,
+                        "Warning",
+                        BLOCKED,
+                        &format!("Pod {pod} blocks the drain: {cause}"),
+                    )
+                    .await;
+            }
+            Event::NodeDone {
+                node,
+                status: NodeStatus::Drained,
+                ..
+            } => {
+                recorder
+                    .node_event(&node, "Normal", DRAINED, "Drained by kubectl maintain")
+                    .await;
+            }
+            Event::NodeDone { node, status, .. } => {
+                recorder
+                    .node_event(
+                        &node,
+                        "Warning",
+                        NOT_DRAINED,
+                        &format!("Drain ended: {status}"),
+                    )
+                    .await;
+            }
+            _ => {}
+        }
+    }
+}

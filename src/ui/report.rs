@@ -1,0 +1,243 @@
+//! The report at the end of a drain: what went, what stays and why, and
+//! every PodDisruptionBudget that blocked, as a table or as JSON/YAML
+//! (docs/report.md has the schema).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use comfy_table::{Table, presets};
+
+use crate::cli::OutputFormat;
+use crate::drain::outcome::{Cause, DrainOutcome, DryRun, NodeStatus, PodResult};
+use crate::duration::human;
+
+pub const SCHEMA_VERSION: &str = "kubectl-maintain.io/v1alpha1";
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Document<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    #[serde(flatten)]
+    outcome: &'a DrainOutcome,
+}
+
+/// A table as `kubectl get` prints one: no borders, upper-case headers,
+/// columns three spaces apart.
+pub fn kubectl_table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(presets::NOTHING);
+    t.set_header(header.to_vec());
+    for c in t.column_iter_mut() {
+        c.set_padding((0, 3));
+    }
+    t
+}
+
+pub fn render(outcome: &DrainOutcome, format: OutputFormat) -> anyhow::Result<String> {
+    let doc = Document {
+        api_version: SCHEMA_VERSION,
+        kind: "DrainReport",
+        outcome,
+    };
+    Ok(match format {
+        OutputFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",
+        OutputFormat::Yaml => serde_saphyr::to_string(&doc)?,
+        OutputFormat::Table if outcome.dry_run != DryRun::None => plan_table(outcome),
+        OutputFormat::Table => summary(outcome),
+    })
+}
+
+fn result_words(r: &PodResult) -> (&'static str, String) {
+    match r {
+        PodResult::Evicted => ("evicted", String::new()),
+        PodResult::Completed => ("completed", String::new()),
+        PodResult::GoneByItself => ("gone", String::new()),
+        PodResult::Skipped { reason } => ("skip", crate::policy::classify::describe_skip(reason)),
+        PodResult::WouldEvict => ("evict", String::new()),
+        PodResult::WouldBlock { cause } => ("blocked", cause.summary()),
+        PodResult::Remaining {
+            cause: c @ Cause::Refused { .. },
+        } => ("refuse", c.summary()),
+        PodResult::Remaining {
+            cause: c @ Cause::WaitingForCompletion { .. },
+        } => ("wait", c.summary()),
+        PodResult::Remaining { cause } => ("remaining", cause.summary()),
+    }
+}
+
+/// `plan` and dry runs: every pod with its wave and verdict, in wave order.
+fn plan_table(outcome: &DrainOutcome) -> String {
+    let wave_index = |name: &Option<String>| {
+        name.as_ref()
+            .and_then(|n| outcome.waves.iter().position(|w| w == n))
+            .unwrap_or(usize::MAX)
+    };
+    let mut t = kubectl_table(&["NODE", "WAVE", "POD", "PRIORITY", "ACTION", "DETAIL"]);
+    for n in &outcome.nodes {
+        let mut pods: Vec<_> = n.pods.iter().collect();
+        pods.sort_by_key(|p| (wave_index(&p.wave), p.pod.clone()));
+        for p in pods {
+            let (action, mut detail) = result_words(&p.result);
+            if let Some(w) = &p.warning {
+                detail = if detail.is_empty() {
+                    w.clone()
+                } else {
+                    format!("{detail}; {w}")
+                };
+            }
+            t.add_row([
+                n.node.clone(),
+                p.wave.clone().unwrap_or_else(|| "-".into()),
+                p.pod.to_string(),
+                p.priority.to_string(),
+                action.to_string(),
+                detail,
+            ]);
+        }
+    }
+    let mut out = format!("{}\n", t.trim_fmt());
+    for n in &outcome.nodes {
+        if let Some(m) = &n.message {
+            let _ = writeln!(out, "\nnode/{} would be refused: {m}", n.node);
+        }
+    }
+    out
+}
+
+fn summary(outcome: &DrainOutcome) -> String {
+    let mut t = kubectl_table(&[
+        "NODE",
+        "STATUS",
+        "WAVES",
+        "EVICTED",
+        "SKIPPED",
+        "REMAINING",
+        "TIME",
+    ]);
+    for n in &outcome.nodes {
+        let count =
+            |f: fn(&PodResult) -> bool| n.pods.iter().filter(|p| f(&p.result)).count().to_string();
+        t.add_row([
+            n.node.clone(),
+            n.status.as_str().to_string(),
+            n.waves
+                .iter()
+                .map(|w| w.name.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+            count(|r| {
+                matches!(
+                    r,
+                    PodResult::Evicted | PodResult::Completed | PodResult::GoneByItself
+                )
+            }),
+            count(|r| matches!(r, PodResult::Skipped { .. })),
+            count(|r| matches!(r, PodResult::Remaining { .. })),
+            human(std::time::Duration::from_millis(n.elapsed_ms)),
+        ]);
+    }
+    let mut out = format!("{}\n", t.trim_fmt());
+    for n in &outcome.nodes {
+        if let Some(m) = &n.message
+            && n.status != NodeStatus::Drained
+        {
+            let _ = writeln!(out, "node/{}: {m}", n.node);
+        }
+    }
+    out.push_str(&blockers(outcome));
+    out.push_str(&left_alone(outcome));
+    out
+}
+
+/// Pods that stay on their node by design (DaemonSet, static, rules), by reason.
+fn left_alone(outcome: &DrainOutcome) -> String {
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for n in &outcome.nodes {
+        for p in &n.pods {
+            if let PodResult::Skipped { reason } = &p.result {
+                groups
+                    .entry(crate::policy::classify::describe_skip(reason))
+                    .or_default()
+                    .push(format!("{} on {}", p.pod, n.node));
+            }
+        }
+    }
+    if groups.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nLeft on the node by design:\n");
+    for (reason, pods) in groups {
+        let _ = writeln!(out, "* {reason} ({} pods): {}", pods.len(), pods.join(", "));
+    }
+    out
+}
+
+/// Pods still there, grouped by cause with the largest group first, then
+/// each blocking PDB once.
+fn blockers(outcome: &DrainOutcome) -> String {
+    let mut groups: BTreeMap<String, (Vec<String>, &'static str)> = BTreeMap::new();
+    let mut pdbs: BTreeMap<String, (&Cause, usize)> = BTreeMap::new();
+    for n in &outcome.nodes {
+        for p in &n.pods {
+            let PodResult::Remaining { cause } = &p.result else {
+                continue;
+            };
+            let kind = match cause {
+                Cause::Pdb { name, .. } => {
+                    let ns = &p.pod.namespace;
+                    let e = pdbs.entry(format!("{ns}/{name}")).or_insert((cause, 0));
+                    e.1 += 1;
+                    format!("blocked by PodDisruptionBudget {ns}/{name}")
+                }
+                other => other.summary(),
+            };
+            let entry = groups
+                .entry(kind)
+                .or_insert_with(|| (Vec::new(), cause.remedy()));
+            entry.0.push(format!("{} on {}", p.pod, n.node));
+        }
+    }
+    if groups.is_empty() {
+        return String::new();
+    }
+    let mut ordered: Vec<_> = groups.into_iter().collect();
+    ordered.sort_by_key(|(k, (pods, _))| (std::cmp::Reverse(pods.len()), k.clone()));
+    let mut out = String::from("\nWhat blocks the drain:\n");
+    for (cause, (pods, remedy)) in ordered {
+        let _ = writeln!(out, "* {cause} ({} pods): {}", pods.len(), pods.join(", "));
+        let _ = writeln!(out, "  what to do: {remedy}");
+    }
+    if !pdbs.is_empty() {
+        let mut t = kubectl_table(&[
+            "PDB",
+            "ALLOWED",
+            "HEALTHY",
+            "DESIRED",
+            "EXPECTED",
+            "PODS BLOCKED",
+        ]);
+        for (name, (cause, n)) in pdbs {
+            if let Cause::Pdb {
+                disruptions_allowed,
+                current_healthy,
+                desired_healthy,
+                expected_pods,
+                ..
+            } = cause
+            {
+                let f = |v: &Option<i32>| v.map_or_else(|| "?".into(), |v| v.to_string());
+                t.add_row([
+                    name,
+                    f(disruptions_allowed),
+                    f(current_healthy),
+                    f(desired_healthy),
+                    f(expected_pods),
+                    n.to_string(),
+                ]);
+            }
+        }
+        let _ = write!(out, "\n{}\n", t.trim_fmt());
+    }
+    out
+}
