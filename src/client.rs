@@ -7,18 +7,18 @@ use anyhow::Context as _;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 #[derive(Debug, Clone, Default)]
-pub struct Target {
-    pub kubeconfig: Option<PathBuf>,
-    pub context: Option<String>,
+pub(crate) struct Target {
+    pub(crate) kubeconfig: Option<PathBuf>,
+    pub(crate) context: Option<String>,
 }
 
 /// Two clients to one cluster: `main` retries throttled requests itself;
 /// `evict` does not, because kube's built-in retry hides a PDB's 429 for
 /// minutes and the drain owns that loop.
 #[derive(Clone)]
-pub struct Clients {
-    pub main: kube::Client,
-    pub evict: kube::Client,
+pub(crate) struct Clients {
+    pub(crate) main: kube::Client,
+    pub(crate) evict: kube::Client,
 }
 
 async fn config(target: &Target) -> anyhow::Result<kube::Config> {
@@ -40,12 +40,12 @@ async fn config(target: &Target) -> anyhow::Result<kube::Config> {
     }
 }
 
-pub async fn connect(target: &Target) -> anyhow::Result<Clients> {
+pub(crate) async fn connect(target: &Target) -> anyhow::Result<Clients> {
     from_config(config(target).await?)
 }
 
 /// Clients for a kubeconfig held in memory (the demo's sandbox).
-pub async fn from_kubeconfig_yaml(yaml: &str) -> anyhow::Result<Clients> {
+pub(crate) async fn from_kubeconfig_yaml(yaml: &str) -> anyhow::Result<Clients> {
     let kc = Kubeconfig::from_yaml(yaml).context("parsing the kubeconfig")?;
     let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
         .await

@@ -5,12 +5,12 @@ use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid duration {input:?}: {reason} (examples: 30s, 5m, 1h30m)")]
-pub struct DurationError {
-    pub input: String,
-    pub reason: &'static str,
+pub(crate) struct DurationError {
+    pub(crate) input: String,
+    pub(crate) reason: &'static str,
 }
 
-pub fn parse(input: &str) -> Result<Duration, DurationError> {
+pub(crate) fn parse(input: &str) -> Result<Duration, DurationError> {
     let err = |reason| DurationError {
         input: input.to_string(),
         reason,
@@ -55,7 +55,7 @@ pub fn parse(input: &str) -> Result<Duration, DurationError> {
 }
 
 /// Short human form: `850ms`, `12s`, `3m05s`, `1h02m`.
-pub fn human(d: Duration) -> String {
+pub(crate) fn human(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         return format!("{ms}ms");

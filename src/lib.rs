@@ -6,9 +6,11 @@
 //! `ui` shows what happens. `commands` wires one subcommand each.
 
 pub mod cli;
-pub mod client;
-pub mod commands;
-pub mod drain;
-pub mod duration;
+mod client;
+mod commands;
+mod drain;
+mod duration;
 pub mod policy;
-pub mod ui;
+mod ui;
+
+pub use commands::run;

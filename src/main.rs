@@ -2,7 +2,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use kubectl_maintain::cli::{Cli, completion, exit};
-use kubectl_maintain::commands;
 
 fn main() -> ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -17,5 +16,5 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let cli = Cli::parse();
-    exit::report(runtime.block_on(commands::run(cli)))
+    exit::report(runtime.block_on(kubectl_maintain::run(cli)))
 }

@@ -23,7 +23,7 @@ use kube_sandbox::{Sandbox, scenario};
 const SCENARIO: &str = include_str!("../../examples/scenarios/demo.yaml");
 const NODE: &str = "worker-1";
 
-pub async fn run(args: DemoArgs) -> anyhow::Result<u8> {
+pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
     let timeout = crate::duration::parse(&args.timeout)
         .map_err(|e| Exit::usage(format!("--timeout: {e}")))?;
     let parsed = scenario::parse(std::path::Path::new("demo.yaml"), SCENARIO)

@@ -17,7 +17,10 @@ use crate::ui::{bars, confirm, lines, report};
 use kube_conventions::selector::Selector;
 
 /// Node names or a node selector, checked: one or the other, well formed.
-pub fn node_selection(nodes: &[String], selector: Option<&String>) -> Result<NodeSelection, Exit> {
+pub(crate) fn node_selection(
+    nodes: &[String],
+    selector: Option<&String>,
+) -> Result<NodeSelection, Exit> {
     Ok(match (selector, nodes.is_empty()) {
         (Some(_), false) => {
             return Err(Exit::usage("cannot specify both node names and --selector"));
@@ -42,7 +45,7 @@ pub fn node_selection(nodes: &[String], selector: Option<&String>) -> Result<Nod
 
 /// Everything checked before the first API call: any mistake here exits 2
 /// and changes nothing.
-pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Exit> {
+pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Exit> {
     let nodes = node_selection(&args.nodes, args.selector.as_ref())?;
     if !args.pod_selector.is_empty() {
         Selector::parse(&args.pod_selector)
@@ -111,7 +114,7 @@ pub fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Ex
 }
 
 /// The exit code a drain's outcome calls for.
-pub fn exit_code(outcome: &DrainOutcome) -> u8 {
+pub(crate) fn exit_code(outcome: &DrainOutcome) -> u8 {
     let statuses: Vec<NodeStatus> = outcome.nodes.iter().map(|n| n.status).collect();
     if statuses.contains(&NodeStatus::Interrupted) {
         return exit::INTERRUPTED;
@@ -144,6 +147,13 @@ fn interrupt_on_ctrl_c() -> watch::Receiver<bool> {
             eprintln!("interrupted: stopping new evictions (Ctrl-C again to quit at once)");
             let _ = tx.send(true);
             if tokio::signal::ctrl_c().await.is_ok() {
+                // Leave the terminal as it was: the bars and the prompt
+                // hide the cursor while they draw.
+                let term = dialoguer::console::Term::stderr();
+                if term.is_term() {
+                    let _ = term.show_cursor();
+                    eprintln!();
+                }
                 std::process::exit(i32::from(exit::INTERRUPTED));
             }
         }
@@ -151,7 +161,7 @@ fn interrupt_on_ctrl_c() -> watch::Receiver<bool> {
     rx
 }
 
-pub async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
+pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
     let (plan, options) = validate(&args, plan_only)?;
     let target = Target {
         kubeconfig: args.cluster.kubeconfig.clone(),
@@ -162,7 +172,7 @@ pub async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
 }
 
 #[allow(clippy::needless_pass_by_value)] // used as map_err(drain_error)
-pub fn drain_error(e: drain::DrainError) -> Exit {
+pub(crate) fn drain_error(e: drain::DrainError) -> Exit {
     let code = if e.is_usage() {
         exit::USAGE
     } else {
@@ -175,7 +185,7 @@ pub fn drain_error(e: drain::DrainError) -> Exit {
 }
 
 /// Runs a validated drain against a cluster and prints its report.
-pub async fn execute(
+pub(crate) async fn execute(
     clients: client::Clients,
     plan: Plan,
     options: Options,

@@ -2,15 +2,16 @@
 //! the exit code.
 
 #[cfg(feature = "sandbox")]
-pub mod demo;
-pub mod drain;
+pub(crate) mod demo;
+pub(crate) mod drain;
 #[cfg(feature = "sandbox")]
-pub mod sandbox;
-pub mod status;
-pub mod uncordon;
+pub(crate) mod sandbox;
+pub(crate) mod status;
+pub(crate) mod uncordon;
 
 use crate::cli::{Cli, Command};
 
+/// Runs one subcommand; the exit code it calls for.
 pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         #[cfg(feature = "sandbox")]

@@ -46,7 +46,7 @@ fn apply_flags(config: &mut SandboxConfig, args: &SandboxArgs) -> Result<(), Exi
     Ok(())
 }
 
-pub async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
+pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
     let (objects, mut config) = match (&args.scenario, args.synthetic_nodes) {
         (Some(path), _) => {
             let s = scenario::load_file(path).map_err(|e| Exit::usage(e.to_string()))?;

@@ -39,7 +39,7 @@ struct Document {
     nodes: Vec<NodeStatus>,
 }
 
-pub async fn run(args: StatusArgs) -> anyhow::Result<u8> {
+pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
     let clients = client::connect(&Target {
         kubeconfig: args.cluster.kubeconfig.clone(),
         context: args.cluster.context.clone(),

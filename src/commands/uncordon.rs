@@ -13,7 +13,7 @@ use crate::drain::prepare;
 use crate::policy::maintenance;
 use crate::ui::node_events::{self, Recorder};
 
-pub async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
+pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let selection = super::drain::node_selection(&args.nodes, args.selector.as_ref())?;
     let clients = client::connect(&Target {
         kubeconfig: args.cluster.kubeconfig.clone(),

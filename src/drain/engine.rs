@@ -97,7 +97,7 @@ impl NodePlan {
 
 /// Nodes found, pods listed and classified: everything decided, nothing
 /// changed yet.
-pub struct Prepared {
+pub(crate) struct Prepared {
     engine: Arc<Engine>,
     nodes: Vec<NodePlan>,
     /// The plan's wave names in order, for the report.
@@ -105,7 +105,7 @@ pub struct Prepared {
 }
 
 /// Finds the nodes and lists and classifies their pods. Makes no change.
-pub async fn prepare(
+pub(crate) async fn prepare(
     clients: Clients,
     plan: Plan,
     options: Options,
@@ -186,18 +186,18 @@ pub async fn prepare(
 
 impl Prepared {
     /// Every pod listed on the selected nodes.
-    pub fn pods(&self) -> impl Iterator<Item = &Pod> + Clone {
+    pub(crate) fn pods(&self) -> impl Iterator<Item = &Pod> + Clone {
         self.nodes.iter().flat_map(|n| n.snapshot.pods.iter())
     }
 
     /// Pods whose PodDisruptionBudget allows no disruption now, with the
     /// budget's name (for the confirmation).
-    pub async fn tight_budgets(&self) -> BTreeMap<PodKey, String> {
+    pub(crate) async fn tight_budgets(&self) -> BTreeMap<PodKey, String> {
         prepare::tight_budgets(&self.engine.clients.main, self.pods()).await
     }
 
     /// Does kubectl's filter refuse a pod on some selected node?
-    pub fn refused(&self) -> bool {
+    pub(crate) fn refused(&self) -> bool {
         self.nodes.iter().any(|n| {
             n.pods
                 .iter()
@@ -215,7 +215,7 @@ impl Prepared {
     }
 
     /// What the drain would do, from what was listed: no request is made.
-    pub fn preview(&self) -> DrainOutcome {
+    pub(crate) fn preview(&self) -> DrainOutcome {
         let settings = self.engine.settings(None);
         let nodes = self
             .nodes
@@ -226,7 +226,7 @@ impl Prepared {
     }
 
     /// Carries the drain out (or, for dry runs and refusals, reports).
-    pub async fn execute(self) -> Result<DrainOutcome, DrainError> {
+    pub(crate) async fn execute(self) -> Result<DrainOutcome, DrainError> {
         let started = Instant::now();
         let engine = self.engine.clone();
         let dry_run = engine.options.dry_run;

@@ -7,7 +7,7 @@ use super::outcome::NodeStatus;
 use super::pod_key::PodKey;
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event {
+pub(crate) enum Event {
     Cordoned {
         node: String,
         already: bool,
@@ -55,9 +55,9 @@ pub enum Event {
     },
 }
 
-pub type Sink = tokio::sync::mpsc::UnboundedSender<Event>;
+pub(crate) type Sink = tokio::sync::mpsc::UnboundedSender<Event>;
 
 /// Sends an event; a listener that went away does not stop the drain.
-pub fn emit(sink: &Sink, e: Event) {
+pub(crate) fn emit(sink: &Sink, e: Event) {
     let _ = sink.send(e);
 }

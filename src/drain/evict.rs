@@ -12,7 +12,7 @@ use kube::core::Status;
 use serde_json::json;
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// The pod is being deleted.
     Accepted,
     /// The pod (with this uid) no longer exists.
@@ -37,14 +37,14 @@ pub enum Answer {
 }
 
 #[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
-    pub namespace: &'a str,
-    pub name: &'a str,
-    pub uid: &'a str,
-    pub grace_period: Option<i64>,
-    pub dry_run: bool,
+pub(crate) struct Request<'a> {
+    pub(crate) namespace: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) uid: &'a str,
+    pub(crate) grace_period: Option<i64>,
+    pub(crate) dry_run: bool,
     /// DELETE the pod instead of evicting it (bypasses PDBs).
-    pub delete: bool,
+    pub(crate) delete: bool,
 }
 
 fn delete_options(r: &Request<'_>) -> serde_json::Value {
@@ -58,7 +58,7 @@ fn delete_options(r: &Request<'_>) -> serde_json::Value {
     o
 }
 
-pub fn http_request(r: &Request<'_>) -> http::Request<Vec<u8>> {
+pub(crate) fn http_request(r: &Request<'_>) -> http::Request<Vec<u8>> {
     let pod_path = format!("/api/v1/namespaces/{}/pods/{}", r.namespace, r.name);
     // In the query as well as the body, so request logs show a dry run.
     let query = if r.dry_run { "?dryRun=All" } else { "" };
@@ -90,7 +90,7 @@ fn pdb_name_from_cause(message: &str) -> Option<String> {
 }
 
 /// What an answer means. Pure, for tests.
-pub fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -> Answer {
+pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -> Answer {
     let status: Option<Status> = serde_json::from_slice(body).ok();
     let message = status
         .as_ref()
@@ -140,7 +140,7 @@ pub fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -> Answe
 }
 
 /// Sends one eviction with a client that does not retry on its own.
-pub async fn send(client: &kube::Client, r: &Request<'_>) -> Answer {
+pub(crate) async fn send(client: &kube::Client, r: &Request<'_>) -> Answer {
     let req = http_request(r).map(kube::client::Body::from);
     let res = match client.send(req).await {
         Ok(res) => res,

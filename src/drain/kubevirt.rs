@@ -13,7 +13,7 @@ use crate::policy::classify::controller_kind;
 const EVACUATING: &[&str] = &["LiveMigrate", "LiveMigrateIfPossible", "External"];
 
 /// The VMI a launcher pod runs, if the pod is one.
-pub fn vmi_name(pod: &Pod) -> Option<String> {
+pub(crate) fn vmi_name(pod: &Pod) -> Option<String> {
     let launcher = pod
         .metadata
         .labels
@@ -28,7 +28,7 @@ pub fn vmi_name(pod: &Pod) -> Option<String> {
 }
 
 /// The evacuation in progress for this pod's VM, if there is one.
-pub async fn evacuation(client: &kube::Client, pod: &Pod) -> Option<Cause> {
+pub(crate) async fn evacuation(client: &kube::Client, pod: &Pod) -> Option<Cause> {
     let vmi = vmi_name(pod)?;
     let ns = pod.metadata.namespace.as_deref()?;
     let resource = ApiResource {

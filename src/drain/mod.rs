@@ -10,51 +10,46 @@ mod conclude;
 mod cordon;
 mod driver;
 mod engine;
-pub mod events;
-pub mod evict;
-pub mod kubevirt;
+pub(crate) mod events;
+pub(crate) mod evict;
+pub(crate) mod kubevirt;
 mod machine;
-pub mod outcome;
-pub mod pdb_watch;
-pub mod pod_key;
-pub mod pod_watch;
-pub mod prepare;
+pub(crate) mod outcome;
+pub(crate) mod pdb_watch;
+pub(crate) mod pod_key;
+pub(crate) mod pod_watch;
+pub(crate) mod prepare;
 mod preview;
-pub mod retry;
+pub(crate) mod retry;
 
 use std::time::Duration;
 
-use tokio::sync::watch;
-
-use crate::client::Clients;
-use crate::policy::plan::Plan;
-pub use engine::{Prepared, prepare};
-use events::Sink;
-pub use outcome::{DrainOutcome, DryRun};
+pub(crate) use engine::prepare;
+pub(crate) use outcome::DryRun;
 use prepare::NodeSelection;
 
-pub struct Options {
-    pub nodes: NodeSelection,
-    pub flags: crate::policy::classify::FilterFlags,
+pub(crate) struct Options {
+    pub(crate) nodes: NodeSelection,
+    pub(crate) flags: crate::policy::classify::FilterFlags,
     /// `--grace-period`; `None` for the pod's own.
-    pub grace_period: Option<i64>,
+    pub(crate) grace_period: Option<i64>,
     /// `--timeout`; `None` for no limit.
-    pub timeout: Option<Duration>,
-    pub pod_selector: Option<String>,
-    pub disable_eviction: bool,
-    pub chunk_size: u32,
-    pub dry_run: DryRun,
-    pub max_parallel: usize,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) pod_selector: Option<String>,
+    pub(crate) disable_eviction: bool,
+    pub(crate) chunk_size: u32,
+    pub(crate) dry_run: DryRun,
+    pub(crate) max_parallel: usize,
     /// Maintenance taints added at cordon (`--taint` and the plan's).
-    pub taints: Vec<crate::policy::maintenance::TaintSpec>,
+    pub(crate) taints: Vec<crate::policy::maintenance::TaintSpec>,
     /// `--reason`, recorded on the node.
-    pub reason: Option<String>,
-    pub guards: crate::policy::guard::Guards,
+    pub(crate) reason: Option<String>,
+    pub(crate) guards: crate::policy::guard::Guards,
 }
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum DrainError {
+pub(crate) enum DrainError {
     #[error("nodes not found: {}", .0.join(", "))]
     NodesNotFound(Vec<String>),
     #[error("no nodes match the selector {0:?}")]
@@ -75,24 +70,10 @@ pub enum DrainError {
 
 impl DrainError {
     /// Errors in what the user asked for (exit 2) versus failures (exit 1).
-    pub fn is_usage(&self) -> bool {
+    pub(crate) fn is_usage(&self) -> bool {
         matches!(
             self,
             DrainError::NodesNotFound(_) | DrainError::NoNodesMatch(_) | DrainError::Guard(_)
         )
     }
-}
-
-/// Runs a whole drain. Validation of flags and plan happened before.
-pub async fn run(
-    clients: Clients,
-    plan: Plan,
-    options: Options,
-    events: Sink,
-    interrupt: watch::Receiver<bool>,
-) -> Result<DrainOutcome, DrainError> {
-    prepare(clients, plan, options, events, interrupt)
-        .await?
-        .execute()
-        .await
 }

@@ -9,7 +9,7 @@ use crate::policy::classify::{Refusal, SkipReason, WaitReason};
 /// `--dry-run`: nothing, what the plan says, or also what the API server says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum DryRun {
+pub(crate) enum DryRun {
     #[default]
     None,
     Client,
@@ -18,7 +18,7 @@ pub enum DryRun {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum NodeStatus {
+pub(crate) enum NodeStatus {
     /// Every pod the plan evicts or waits for is gone.
     Drained,
     /// kubectl's filters refuse some pod; nothing on the node was evicted.
@@ -39,7 +39,7 @@ impl std::fmt::Display for NodeStatus {
 }
 
 impl NodeStatus {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             NodeStatus::Drained => "drained",
             NodeStatus::Refused => "refused",
@@ -54,7 +54,7 @@ impl NodeStatus {
 /// Why a pod is still on its node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
-pub enum Cause {
+pub(crate) enum Cause {
     /// The eviction API refused: the PDB allows no disruption now.
     #[serde(rename_all = "camelCase")]
     Pdb {
@@ -101,7 +101,7 @@ pub enum Cause {
 
 impl Cause {
     /// One line for tables and logs.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         match self {
             Cause::Pdb {
                 name,
@@ -156,7 +156,7 @@ impl Cause {
     }
 
     /// What the operator can do about it.
-    pub fn remedy(&self) -> &'static str {
+    pub(crate) fn remedy(&self) -> &'static str {
         match self {
             Cause::Pdb { .. } => {
                 "wait for the budget's pods to be healthy elsewhere, scale the workload up, or relax the PDB"
@@ -195,7 +195,7 @@ impl Cause {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "state")]
-pub enum PodResult {
+pub(crate) enum PodResult {
     /// Evicted (or deleted) and gone.
     Evicted,
     /// Waited for and gone (finished or deleted by others).
@@ -214,49 +214,49 @@ pub enum PodResult {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PodOutcome {
+pub(crate) struct PodOutcome {
     /// `namespace/name`.
-    pub pod: PodKey,
-    pub priority: i32,
+    pub(crate) pod: PodKey,
+    pub(crate) priority: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub wave: Option<String>,
-    pub result: PodResult,
+    pub(crate) wave: Option<String>,
+    pub(crate) result: PodResult,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub warning: Option<String>,
+    pub(crate) warning: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WaveOutcome {
-    pub name: String,
-    pub pods: usize,
+pub(crate) struct WaveOutcome {
+    pub(crate) name: String,
+    pub(crate) pods: usize,
     /// Milliseconds from the node's start.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub started_ms: Option<u64>,
+    pub(crate) started_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub finished_ms: Option<u64>,
+    pub(crate) finished_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct NodeOutcome {
-    pub node: String,
-    pub status: NodeStatus,
+pub(crate) struct NodeOutcome {
+    pub(crate) node: String,
+    pub(crate) status: NodeStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Was the node unschedulable before this drain?
-    pub was_cordoned: bool,
-    pub elapsed_ms: u64,
-    pub waves: Vec<WaveOutcome>,
-    pub pods: Vec<PodOutcome>,
+    pub(crate) was_cordoned: bool,
+    pub(crate) elapsed_ms: u64,
+    pub(crate) waves: Vec<WaveOutcome>,
+    pub(crate) pods: Vec<PodOutcome>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DrainOutcome {
-    pub dry_run: DryRun,
-    pub elapsed_ms: u64,
+pub(crate) struct DrainOutcome {
+    pub(crate) dry_run: DryRun,
+    pub(crate) elapsed_ms: u64,
     /// The plan's waves in the order they run.
-    pub waves: Vec<String>,
-    pub nodes: Vec<NodeOutcome>,
+    pub(crate) waves: Vec<String>,
+    pub(crate) nodes: Vec<NodeOutcome>,
 }

@@ -13,17 +13,17 @@ use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::broadcast;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Budget {
-    pub disruptions_allowed: i32,
-    pub current_healthy: i32,
-    pub desired_healthy: i32,
-    pub expected_pods: i32,
+pub(crate) struct Budget {
+    pub(crate) disruptions_allowed: i32,
+    pub(crate) current_healthy: i32,
+    pub(crate) desired_healthy: i32,
+    pub(crate) expected_pods: i32,
     /// The controller has seen the latest spec.
-    pub observed: bool,
+    pub(crate) observed: bool,
 }
 
 impl Budget {
-    pub fn from_pdb(p: &PodDisruptionBudget) -> Self {
+    pub(crate) fn from_pdb(p: &PodDisruptionBudget) -> Self {
         let s = p.status.clone().unwrap_or_default();
         Budget {
             disruptions_allowed: s.disruptions_allowed,
@@ -36,10 +36,10 @@ impl Budget {
 }
 
 /// (namespace, name).
-pub type Key = (String, String);
+pub(crate) type Key = (String, String);
 
 #[derive(Clone)]
-pub struct PdbWatches {
+pub(crate) struct PdbWatches {
     client: kube::Client,
     state: Arc<Mutex<HashMap<Key, Option<Budget>>>>,
     changed: broadcast::Sender<Key>,
@@ -47,7 +47,7 @@ pub struct PdbWatches {
 }
 
 impl PdbWatches {
-    pub fn new(client: kube::Client) -> Self {
+    pub(crate) fn new(client: kube::Client) -> Self {
         let (changed, _) = broadcast::channel(1024);
         PdbWatches {
             client,
@@ -57,11 +57,11 @@ impl PdbWatches {
         }
     }
 
-    pub fn subscribe(&self) -> broadcast::Receiver<Key> {
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Key> {
         self.changed.subscribe()
     }
 
-    pub fn get(&self, key: &Key) -> Option<Budget> {
+    pub(crate) fn get(&self, key: &Key) -> Option<Budget> {
         self.state
             .lock()
             .expect("pdb state")
@@ -71,7 +71,7 @@ impl PdbWatches {
     }
 
     /// Reads a budget once (dry runs, which do not wait for changes).
-    pub async fn fetch(&self, key: &Key) -> Option<Budget> {
+    pub(crate) async fn fetch(&self, key: &Key) -> Option<Budget> {
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);
         let budget = Budget::from_pdb(&api.get(&key.1).await.ok()?);
         self.state
@@ -82,7 +82,7 @@ impl PdbWatches {
     }
 
     /// Starts watching this budget unless it is watched already.
-    pub fn ensure(&self, key: &Key) {
+    pub(crate) fn ensure(&self, key: &Key) {
         {
             let mut state = self.state.lock().expect("pdb state");
             if state.contains_key(key) {

@@ -7,20 +7,20 @@ use k8s_openapi::api::core::v1::Pod;
 use serde::{Serialize, Serializer};
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PodKey {
-    pub namespace: String,
-    pub name: String,
+pub(crate) struct PodKey {
+    pub(crate) namespace: String,
+    pub(crate) name: String,
 }
 
 impl PodKey {
-    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
+    pub(crate) fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
         PodKey {
             namespace: namespace.into(),
             name: name.into(),
         }
     }
 
-    pub fn of(pod: &Pod) -> Self {
+    pub(crate) fn of(pod: &Pod) -> Self {
         PodKey::new(
             pod.metadata.namespace.as_deref().unwrap_or_default(),
             pod.metadata.name.as_deref().unwrap_or_default(),
@@ -43,6 +43,6 @@ impl Serialize for PodKey {
 }
 
 /// The pod's uid, "" when it has none.
-pub fn uid(p: &Pod) -> &str {
+pub(crate) fn uid(p: &Pod) -> &str {
     p.metadata.uid.as_deref().unwrap_or_default()
 }

@@ -17,11 +17,11 @@ use super::pod_key::{PodKey, uid};
 
 /// What selects a node's pods, as `kubectl drain` lists them.
 #[derive(Debug, Clone)]
-pub struct PodQuery {
-    pub node: String,
-    pub pod_selector: Option<String>,
+pub(crate) struct PodQuery {
+    pub(crate) node: String,
+    pub(crate) pod_selector: Option<String>,
     /// `--chunk-size`: pods per page; 0 for one page.
-    pub chunk_size: u32,
+    pub(crate) chunk_size: u32,
 }
 
 impl PodQuery {
@@ -49,13 +49,13 @@ impl PodQuery {
 
 /// The node's pods at one resourceVersion.
 #[derive(Debug, Clone)]
-pub struct Snapshot {
-    pub pods: Vec<Pod>,
-    pub resource_version: String,
+pub(crate) struct Snapshot {
+    pub(crate) pods: Vec<Pod>,
+    pub(crate) resource_version: String,
 }
 
 /// Lists the node's pods, following `continue` tokens.
-pub async fn list(api: &Api<Pod>, query: &PodQuery) -> Result<Snapshot, kube::Error> {
+pub(crate) async fn list(api: &Api<Pod>, query: &PodQuery) -> Result<Snapshot, kube::Error> {
     let mut params = query.list_params();
     let mut pods = Vec::new();
     loop {
@@ -76,7 +76,7 @@ pub async fn list(api: &Api<Pod>, query: &PodQuery) -> Result<Snapshot, kube::Er
 
 /// A change to the set of pods on the node.
 #[derive(Debug)]
-pub enum Change {
+pub(crate) enum Change {
     /// A pod appeared or changed.
     Upsert(Box<Pod>),
     /// A pod (this uid) is gone.
@@ -87,7 +87,7 @@ pub enum Change {
 
 type Events = BoxStream<'static, Result<WatchEvent<Pod>, kube::Error>>;
 
-pub struct PodWatch {
+pub(crate) struct PodWatch {
     api: Api<Pod>,
     query: PodQuery,
     resource_version: String,
@@ -102,7 +102,7 @@ pub struct PodWatch {
 
 impl PodWatch {
     /// Follows the node's pods from where `snapshot` left them.
-    pub fn resume(api: Api<Pod>, query: PodQuery, snapshot: &Snapshot) -> Self {
+    pub(crate) fn resume(api: Api<Pod>, query: PodQuery, snapshot: &Snapshot) -> Self {
         PodWatch {
             api,
             query,
@@ -122,7 +122,7 @@ impl PodWatch {
     /// The next change. The watch never ends by itself: a stream the server
     /// closed is resumed, an expired one is listed again, and a failure is
     /// returned as `Change::Error` and retried with backoff.
-    pub async fn next(&mut self) -> Change {
+    pub(crate) async fn next(&mut self) -> Change {
         loop {
             if let Some(c) = self.pending.pop_front() {
                 return c;

@@ -18,13 +18,13 @@ use super::pod_key::PodKey;
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
 use crate::policy::plan::Plan;
 
-pub enum NodeSelection {
+pub(crate) enum NodeSelection {
     Names(Vec<String>),
     Selector(String),
 }
 
 /// Tells the listeners that a request is being retried.
-pub fn warn(events: &Sink, what: &'static str) -> impl FnMut(&kube::Error) {
+pub(crate) fn warn(events: &Sink, what: &'static str) -> impl FnMut(&kube::Error) {
     move |e| {
         emit(
             events,
@@ -35,7 +35,7 @@ pub fn warn(events: &Sink, what: &'static str) -> impl FnMut(&kube::Error) {
     }
 }
 
-pub fn api_error(
+pub(crate) fn api_error(
     verb: &str,
     resource: &str,
     namespace: Option<&str>,
@@ -52,7 +52,7 @@ pub fn api_error(
     }
 }
 
-pub async fn resolve_nodes(
+pub(crate) async fn resolve_nodes(
     client: &kube::Client,
     selection: &NodeSelection,
     events: &Sink,
@@ -93,7 +93,7 @@ pub async fn resolve_nodes(
 
 /// What the guard rails look at, at a cost that grows with the selection,
 /// not the cluster (crate::policy::guard::ClusterView).
-pub async fn cluster_view(
+pub(crate) async fn cluster_view(
     client: &kube::Client,
     events: &Sink,
     guards: &crate::policy::guard::Guards,
@@ -148,7 +148,7 @@ pub async fn cluster_view(
 }
 
 /// kubectl GETs the DaemonSet of every DaemonSet pod; one GET per DaemonSet does.
-pub async fn daemonsets(
+pub(crate) async fn daemonsets(
     client: &kube::Client,
     pods: &[&Pod],
     events: &Sink,
@@ -183,7 +183,7 @@ pub async fn daemonsets(
 
 /// Every namespace's labels (for namespace selectors) and the names of
 /// those being deleted (their pods may hang in Terminating).
-pub async fn namespaces(
+pub(crate) async fn namespaces(
     client: &kube::Client,
     events: &Sink,
 ) -> Result<(HashMap<String, BTreeMap<String, String>>, BTreeSet<String>), DrainError> {
@@ -205,7 +205,7 @@ pub async fn namespaces(
 }
 
 /// Pods (`namespace/name`) whose PDB allows no disruption now, with the PDB.
-pub async fn tight_budgets<'a>(
+pub(crate) async fn tight_budgets<'a>(
     client: &kube::Client,
     pods: impl Iterator<Item = &'a Pod> + Clone,
 ) -> BTreeMap<PodKey, String> {
@@ -242,17 +242,17 @@ pub async fn tight_budgets<'a>(
     out
 }
 
-pub struct Classifier {
-    pub plan: Plan,
-    pub flags: FilterFlags,
-    pub namespace_labels: HashMap<String, BTreeMap<String, String>>,
-    pub terminating_namespaces: BTreeSet<String>,
-    pub daemonsets: DaemonSets,
+pub(crate) struct Classifier {
+    pub(crate) plan: Plan,
+    pub(crate) flags: FilterFlags,
+    pub(crate) namespace_labels: HashMap<String, BTreeMap<String, String>>,
+    pub(crate) terminating_namespaces: BTreeSet<String>,
+    pub(crate) daemonsets: DaemonSets,
 }
 
 impl Classifier {
     /// Every pod's fate, decided once, at one instant.
-    pub fn classify(&self, pods: Vec<Pod>, now: Timestamp) -> Vec<(Pod, Disposition)> {
+    pub(crate) fn classify(&self, pods: Vec<Pod>, now: Timestamp) -> Vec<(Pod, Disposition)> {
         let context = Context {
             plan: &self.plan,
             flags: &self.flags,

@@ -7,11 +7,11 @@ use std::future::Future;
 use std::time::Duration;
 
 /// Attempts before a request's error is final.
-pub const ATTEMPTS: u32 = 8;
+pub(crate) const ATTEMPTS: u32 = 8;
 
 /// Is this error worth another try: a server error, throttling, or no
 /// connection at all?
-pub fn transient(e: &kube::Error) -> bool {
+pub(crate) fn transient(e: &kube::Error) -> bool {
     match e {
         kube::Error::Api(s) => s.code == 429 || s.code >= 500,
         kube::Error::HyperError(_) | kube::Error::Service(_) => true,
@@ -21,7 +21,7 @@ pub fn transient(e: &kube::Error) -> bool {
 
 /// Runs `f` until it succeeds, fails for good, or runs out of attempts;
 /// `on_retry` hears of each transient failure (for progress displays).
-pub async fn with_retries<T, F, Fut>(
+pub(crate) async fn with_retries<T, F, Fut>(
     mut f: F,
     mut on_retry: impl FnMut(&kube::Error),
 ) -> Result<T, kube::Error>

@@ -46,14 +46,14 @@ impl NodeState {
 }
 
 /// Whether to draw bars: stderr is a terminal and colour/cursor control is welcome.
-pub fn wanted() -> bool {
+pub(crate) fn wanted() -> bool {
     use std::io::IsTerminal;
     std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none()
         && std::env::var("TERM").map_or(true, |t| t != "dumb")
 }
 
-pub async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
+pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
     // Nothing is drawn before the first event: a confirmation prompt may
     // own the terminal until then.
     let Some(first) = rx.recv().await else { return };

@@ -9,13 +9,13 @@ use std::fmt::Write as _;
 use crate::drain::outcome::{DrainOutcome, PodResult};
 use crate::drain::pod_key::PodKey;
 
-pub fn interactive() -> bool {
+pub(crate) fn interactive() -> bool {
     use std::io::IsTerminal;
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
 /// What the drain is about to do, for a person to read.
-pub fn describe(preview: &DrainOutcome, tight: &BTreeMap<PodKey, String>) -> String {
+pub(crate) fn describe(preview: &DrainOutcome, tight: &BTreeMap<PodKey, String>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -66,7 +66,7 @@ pub fn describe(preview: &DrainOutcome, tight: &BTreeMap<PodKey, String>) -> Str
 }
 
 /// Asks on the terminal; `false` unless the answer is yes.
-pub async fn ask(question: String) -> bool {
+pub(crate) async fn ask(question: String) -> bool {
     tokio::task::spawn_blocking(move || {
         dialoguer::Confirm::new()
             .with_prompt(question)

@@ -42,7 +42,7 @@ fn line(e: &Event) -> String {
     }
 }
 
-pub async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
+pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
     while let Some(e) = rx.recv().await {
         let ts = kube_conventions::time::now_rfc3339_micros();
         // Milliseconds are enough for people.

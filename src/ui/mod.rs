@@ -2,8 +2,8 @@
 //! confirmation before it, the report after it, and Kubernetes Events for
 //! whoever watches the nodes. They listen to the engine; they never drive it.
 
-pub mod bars;
-pub mod confirm;
-pub mod lines;
-pub mod node_events;
-pub mod report;
+pub(crate) mod bars;
+pub(crate) mod confirm;
+pub(crate) mod lines;
+pub(crate) mod node_events;
+pub(crate) mod report;

@@ -15,21 +15,21 @@ use crate::drain::events::Event;
 use crate::drain::outcome::NodeStatus;
 use crate::drain::pod_key::PodKey;
 
-pub const STARTED: &str = "MaintenanceStarted";
-pub const WAVE_STARTED: &str = "DrainWaveStarted";
-pub const BLOCKED: &str = "DrainBlocked";
-pub const DRAINED: &str = "Drained";
-pub const NOT_DRAINED: &str = "DrainNotCompleted";
-pub const UNCORDONED: &str = "MaintenanceEnded";
+pub(crate) const STARTED: &str = "MaintenanceStarted";
+pub(crate) const WAVE_STARTED: &str = "DrainWaveStarted";
+pub(crate) const BLOCKED: &str = "DrainBlocked";
+pub(crate) const DRAINED: &str = "Drained";
+pub(crate) const NOT_DRAINED: &str = "DrainNotCompleted";
+pub(crate) const UNCORDONED: &str = "MaintenanceEnded";
 const COMPONENT: &str = "kubectl-maintain";
 
-pub struct Recorder {
+pub(crate) struct Recorder {
     client: kube::Client,
     warned: AtomicBool,
 }
 
 impl Recorder {
-    pub fn new(client: kube::Client) -> Self {
+    pub(crate) fn new(client: kube::Client) -> Self {
         Recorder {
             client,
             warned: AtomicBool::new(false),
@@ -37,7 +37,7 @@ impl Recorder {
     }
 
     /// Records one event on a node (node events live in `default`, as the kubelet's do).
-    pub async fn node_event(&self, node: &str, kind: &str, reason: &str, message: &str) {
+    pub(crate) async fn node_event(&self, node: &str, kind: &str, reason: &str, message: &str) {
         let now = kube_conventions::time::now_rfc3339();
         let event: K8sEvent = serde_json::from_value(json!({
             "metadata": {"generateName": format!("{node}."), "namespace": "default"},
@@ -72,7 +72,7 @@ impl Recorder {
 
 /// Records the engine's events that matter to others, each blocked pod once
 /// per cause.
-pub async fn run(
+pub(crate) async fn run(
     recorder: Recorder,
     mut rx: mpsc::UnboundedReceiver<Event>,
     reason: Option<String>,

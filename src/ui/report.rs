@@ -11,7 +11,7 @@ use crate::cli::OutputFormat;
 use crate::drain::outcome::{Cause, DrainOutcome, DryRun, NodeStatus, PodResult};
 use crate::duration::human;
 
-pub const SCHEMA_VERSION: &str = "kubectl-maintain.io/v1alpha1";
+pub(crate) const SCHEMA_VERSION: &str = "kubectl-maintain.io/v1alpha1";
 
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,7 +24,7 @@ struct Document<'a> {
 
 /// A table as `kubectl get` prints one: no borders, upper-case headers,
 /// columns three spaces apart.
-pub fn kubectl_table(header: &[&str]) -> Table {
+pub(crate) fn kubectl_table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(presets::NOTHING);
     t.set_header(header.to_vec());
@@ -34,7 +34,7 @@ pub fn kubectl_table(header: &[&str]) -> Table {
     t
 }
 
-pub fn render(outcome: &DrainOutcome, format: OutputFormat) -> anyhow::Result<String> {
+pub(crate) fn render(outcome: &DrainOutcome, format: OutputFormat) -> anyhow::Result<String> {
     let doc = Document {
         api_version: SCHEMA_VERSION,
         kind: "DrainReport",

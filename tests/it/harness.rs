@@ -43,6 +43,102 @@ pub(crate) struct Run {
     pub(crate) stderr: String,
 }
 
+impl Run {
+    /// Asserts the command exited 0.
+    #[track_caller]
+    pub(crate) fn success(&self) -> &Self {
+        self.code(0)
+    }
+
+    /// Asserts the command's exit code.
+    #[track_caller]
+    pub(crate) fn code(&self, code: i32) -> &Self {
+        assert_eq!(self.code, code, "{self:?}");
+        self
+    }
+
+    /// The drain report on stdout (`-o json`), read with the schema of
+    /// docs/report.md: an unknown or missing field fails the test.
+    #[track_caller]
+    pub(crate) fn report(&self) -> Report {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not a drain report: {e}\n{self:?}"))
+    }
+}
+
+// Every documented field is declared, read or not, so that
+// `deny_unknown_fields` checks the whole schema.
+
+/// `kind: DrainReport`, as docs/report.md documents it.
+#[allow(dead_code)]
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Report {
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) dry_run: String,
+    pub(crate) elapsed_ms: u64,
+    pub(crate) waves: Vec<String>,
+    pub(crate) nodes: Vec<NodeReport>,
+}
+
+#[allow(dead_code)]
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct NodeReport {
+    pub(crate) node: String,
+    pub(crate) status: String,
+    pub(crate) message: Option<String>,
+    pub(crate) was_cordoned: bool,
+    pub(crate) elapsed_ms: u64,
+    pub(crate) waves: Vec<WaveReport>,
+    pub(crate) pods: Vec<PodReport>,
+}
+
+#[allow(dead_code)]
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct WaveReport {
+    pub(crate) name: String,
+    pub(crate) pods: usize,
+    pub(crate) started_ms: Option<u64>,
+    pub(crate) finished_ms: Option<u64>,
+}
+
+#[allow(dead_code)]
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct PodReport {
+    pub(crate) pod: String,
+    pub(crate) priority: i32,
+    pub(crate) wave: Option<String>,
+    /// `state` and, for pods still there, the `cause` (docs/report.md).
+    pub(crate) result: Value,
+    pub(crate) warning: Option<String>,
+}
+
+impl Report {
+    /// The report of one node.
+    #[track_caller]
+    pub(crate) fn node(&self, name: &str) -> &NodeReport {
+        self.nodes
+            .iter()
+            .find(|n| n.node == name)
+            .unwrap_or_else(|| panic!("node {name} in the report: {self:?}"))
+    }
+}
+
+impl NodeReport {
+    /// One pod's entry, by `namespace/name`.
+    #[track_caller]
+    pub(crate) fn pod(&self, key: &str) -> &PodReport {
+        self.pods
+            .iter()
+            .find(|p| p.pod == key)
+            .unwrap_or_else(|| panic!("pod {key} in the report of {}: {self:?}", self.node))
+    }
+}
+
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -61,7 +61,7 @@ fn the_drain_waits_for_kubevirt_to_move_the_vm() {
     c.wait_settled();
     assert_eq!(c.kubectl(&["uncordon", "n2"]).code, 0);
     let out = c.maintain(&["drain", "n1", "--timeout", "30s"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert!(
         out.stderr.contains("pod/vms/virt-launcher-vm1-x7k2p blocked: VM evacuation in progress (VMI vms/vm1, evictionStrategy LiveMigrate)"),
         "{out:?}"
@@ -87,9 +87,9 @@ fn a_slow_evacuation_is_reported_as_such_at_the_timeout() {
     c.wait_settled();
     assert_eq!(c.kubectl(&["uncordon", "n2"]).code, 0);
     let out = c.maintain(&["drain", "n1", "--timeout", "3s", "-o", "json"]);
-    assert_eq!(out.code, 3, "{out:?}");
-    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let cause = &report["nodes"][0]["pods"][0]["result"]["cause"];
+    out.code(3);
+    let report = out.report();
+    let cause = &report.nodes[0].pods[0].result["cause"];
     assert_eq!(cause["kind"], "vmEvacuation", "{out:?}");
     assert_eq!(cause["strategy"], "External");
     assert_eq!(cause["fromNode"], "n1");

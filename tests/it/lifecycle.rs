@@ -45,7 +45,7 @@ fn uncordon_restores_the_exact_earlier_spec() {
         "--reason",
         "firmware",
     ]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     for n in ["w1", "w2"] {
         let spec = spec_of(&c, n);
         assert_eq!(spec["unschedulable"], true);
@@ -76,7 +76,7 @@ fn uncordon_restores_the_exact_earlier_spec() {
     assert_eq!(nodes, ["w1", "w2"], "{status:?}");
 
     let out = c.maintain(&["uncordon", "w1", "w2"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert!(
         out.stdout
             .contains("node/w2 left cordoned, as it was before the maintenance"),
@@ -190,7 +190,7 @@ fn a_drain_killed_halfway_resumes_to_the_same_end() {
     assert!(web_on(&c, "n1") > 0, "killed before the drain finished");
 
     let out = c.maintain(&["drain", "n1", "--plan", plan.to_str().unwrap()]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert_eq!(web_on(&c, "n1"), 0);
     assert!(c.pods_on("n1").contains(&logs_pod), "the skipped pod stays");
     let evicted: Vec<String> = c.evictions().into_iter().map(|(p, _)| p).collect();
@@ -229,7 +229,7 @@ fn sigint_stops_evicting_reports_and_exits_130() {
         .args(["-INT", &child.id().to_string()])
         .status();
     let out = Cluster::finish(child, Duration::from_secs(10));
-    assert_eq!(out.code, 130, "{out:?}");
+    out.code(130);
     assert!(out.stdout.contains("interrupted"), "the report: {out:?}");
     assert!(
         out.stdout
@@ -317,7 +317,7 @@ metadata: {name: w2}
 fn events_follow_the_maintenance() {
     let c = apps_on_n1();
     let out = c.maintain(&["drain", "n1", "--reason", "kernel upgrade"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert_eq!(c.maintain(&["uncordon", "n1"]).code, 0);
     let events = c.kubectl(&[
         "get",
@@ -327,7 +327,7 @@ fn events_follow_the_maintenance() {
         "--field-selector",
         "involvedObject.name=n1",
     ]);
-    assert_eq!(events.code, 0, "{events:?}");
+    events.success();
     for want in [
         "MaintenanceStarted   node/n1   Cordoned by kubectl maintain for maintenance: kernel upgrade",
         "DrainWaveStarted     node/n1   Wave user started",

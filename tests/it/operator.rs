@@ -35,7 +35,7 @@ fn a_blocked_drain_logs_lines_and_reports_causes() {
         "--timeout",
         "3s",
     ]);
-    assert_eq!(out.code, 3, "{out:?}");
+    out.code(3);
     // Not a terminal: one timestamped line per event, no bars.
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert!(
@@ -181,7 +181,13 @@ fn json_and_yaml_reports_follow_the_documented_schema() {
         "-o",
         "json",
     ]);
-    assert_eq!(out.code, 3, "{out:?}");
+    out.code(3);
+    let typed = out.report();
+    assert_eq!(
+        (typed.api_version.as_str(), typed.kind.as_str()),
+        ("kubectl-maintain.io/v1alpha1", "DrainReport")
+    );
+    assert_eq!(typed.node(&node).status, "timedOut");
     let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("stdout is JSON only");
     check_schema(&report);
     let db = report["nodes"][0]["pods"]
@@ -195,13 +201,15 @@ fn json_and_yaml_reports_follow_the_documented_schema() {
     assert_eq!(db["result"]["cause"]["desiredHealthy"], 1);
 
     let plan = c.maintain(&["plan", &node, "--ignore-daemonsets", "-o", "yaml"]);
-    assert_eq!(plan.code, 0, "{plan:?}");
+    plan.success();
     let as_json: serde_json::Value = serde_saphyr::from_str(&plan.stdout).expect("stdout is YAML");
     check_schema(&as_json);
 }
 
-/// Runs a command under a pseudo-terminal (util-linux `script`), typing `input`.
+/// Runs a command under a pseudo-terminal (util-linux `script`), typing
+/// `input` once the confirmation prompt is on the screen (if one comes).
 fn in_terminal(c: &Cluster, args: &str, input: &str) -> (String, i32) {
+    use std::io::{Read, Write};
     let cmd = format!("{} {args}", bin().display());
     let mut child = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
@@ -213,17 +221,39 @@ fn in_terminal(c: &Cluster, args: &str, input: &str) -> (String, i32) {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("script(1) from util-linux runs");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        // Give the prompt time to appear before answering.
-        std::thread::sleep(std::time::Duration::from_millis(2500));
-        let _ = stdin.write_all(input.as_bytes());
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    // Wait for the prompt (or for the end: with --yes there is none).
+    let mut screen = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !String::from_utf8_lossy(&screen).contains("Drain now?") {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(chunk) => screen.extend(chunk),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!(
+                "neither a prompt nor the end within 30 s for {args}: {}",
+                String::from_utf8_lossy(&screen)
+            ),
+        }
     }
-    let out = child.wait_with_output().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    screen.extend(rx.try_iter().flatten());
     (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&screen).into_owned(),
+        status.code().unwrap_or(-1),
     )
 }
 

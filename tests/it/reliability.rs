@@ -28,9 +28,8 @@ fn assert_drained_once(c: &Cluster, out: &crate::harness::Run) {
         count(429),
         out.code
     );
-    assert_eq!(out.code, 0, "{out:?}");
-    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("a JSON report");
-    assert_eq!(report["nodes"][0]["status"], "drained");
+    out.success();
+    assert_eq!(out.report().node("n1").status, "drained");
     assert!(
         c.pods_on("n1").iter().all(|p| !p.starts_with("apps/web-")),
         "{:?}",
@@ -144,7 +143,7 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
     let c = web_on_n1(3, "maxUnavailable: 1");
     c.sandbox.deny(deny("create", "pods/eviction", "apps"));
     let out = c.maintain(&["drain", "n1", "--timeout", "30s"]);
-    assert_eq!(out.code, 1, "{out:?}");
+    out.code(1);
     assert!(
         out.stdout
             .contains("not allowed to create pods/eviction in namespace apps"),
@@ -162,7 +161,7 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
     let c = web_on_n1(3, "maxUnavailable: 1");
     c.sandbox.deny(deny("patch", "nodes", ""));
     let out = c.maintain(&["drain", "n1"]);
-    assert_eq!(out.code, 1, "{out:?}");
+    out.code(1);
     assert!(
         out.stderr
             .contains("the drain needs permission to patch nodes"),
@@ -174,7 +173,7 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
     let c = web_on_n1(3, "maxUnavailable: 1");
     c.sandbox.deny(deny("list", "pods", ""));
     let out = c.maintain(&["drain", "n1"]);
-    assert_eq!(out.code, 1, "{out:?}");
+    out.code(1);
     assert!(
         out.stderr
             .contains("the drain needs permission to list pods"),
@@ -189,7 +188,7 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
     let c = web_on_n1(3, "maxUnavailable: 1");
     c.sandbox.deny(deny("create", "events", "default"));
     let out = c.maintain(&["drain", "n1"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert!(
         out.stderr
             .contains("warning: cannot record Kubernetes events"),
@@ -279,7 +278,7 @@ fn credentials_work_and_are_never_printed() {
         "-o",
         "yaml",
     ]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert!(
         !out.stdout.contains(SECRET) && !out.stderr.contains(SECRET),
         "{out:?}"
@@ -319,7 +318,7 @@ fn oidc_id_tokens_from_the_kubeconfig_work_and_are_never_printed() {
         "-o",
         "json",
     ]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert!(!out.stdout.contains(ID_TOKEN) && !out.stderr.contains(ID_TOKEN));
     assert!(
         c.requests()

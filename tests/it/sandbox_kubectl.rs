@@ -49,7 +49,7 @@ fn get_shows_usual_columns(minor: u32) {
     let c = Cluster::start(SMALL, minor);
     c.wait_settled();
     let nodes = c.kubectl(&["get", "nodes"]);
-    assert_eq!(nodes.code, 0, "{nodes:?}");
+    nodes.success();
     let lines: Vec<&str> = nodes.stdout.lines().collect();
     let header: Vec<&str> = lines[0].split_whitespace().collect();
     assert_eq!(header, ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]);
@@ -64,7 +64,7 @@ fn get_shows_usual_columns(minor: u32) {
     assert_eq!(lines.len(), 5, "{nodes:?}");
 
     let wide = c.kubectl(&["get", "pods", "-A", "-o", "wide"]);
-    assert_eq!(wide.code, 0, "{wide:?}");
+    wide.success();
     let header = wide.stdout.lines().next().expect("header");
     for col in [
         "NAMESPACE",
@@ -123,13 +123,13 @@ fn cordon_and_uncordon(minor: u32) {
             == Some(true)
     };
     let out = c.kubectl(&["cordon", "worker-2"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert!(out.stdout.contains("node/worker-2 cordoned"), "{out:?}");
     assert!(unschedulable(&c));
     let again = c.kubectl(&["cordon", "worker-2"]);
     assert!(again.stdout.contains("already cordoned"), "{again:?}");
     let out = c.kubectl(&["uncordon", "worker-2"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert!(!unschedulable(&c));
     let node = c.get(Resource::Nodes, "", "worker-2").expect("node");
     assert!(
@@ -173,7 +173,7 @@ fn drain_free_node(minor: u32) {
         "--timeout",
         "30s",
     ]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.success();
     assert!(
         out.stdout.contains(&format!("node/{node} drained")),
         "{out:?}"
@@ -296,7 +296,7 @@ fn unknown_field_selector_is_a_bad_request() {
         "-o",
         "name",
     ]);
-    assert_eq!(ok.code, 0, "{ok:?}");
+    ok.success();
     assert!(ok.stdout.contains("pod/debug-shell"), "{ok:?}");
     assert_eq!(ok.stdout.lines().count(), c.pods_on("worker-1").len());
 }
