@@ -25,7 +25,7 @@ pub(crate) async fn drain_node(
     snapshot: &Snapshot,
 ) -> NodeOutcome {
     let pods: Api<Pod> = Api::all(engine.clients.main.clone());
-    let mut watch = PodWatch::resume(pods, query, snapshot);
+    let mut watch = PodWatch::resume(pods, query, snapshot, !machine.waits_for_completion());
     let mut budgets = engine.pdbs.subscribe();
     let mut interrupt = engine.interrupt.clone();
     let mut inflight = FuturesUnordered::new();

@@ -245,6 +245,14 @@ impl NodeMachine {
         &self.refusals
     }
 
+    /// Does the drain wait for some pod to complete (so it reads pods'
+    /// status, not only their metadata)?
+    pub(crate) fn waits_for_completion(&self) -> bool {
+        self.members
+            .values()
+            .any(|m| matches!(m.state, State::Waiting(_)))
+    }
+
     /// Pods a dry run asks the eviction API about: every one it would evict.
     pub(crate) fn to_evict(&self) -> Vec<(PodKey, String)> {
         self.members
@@ -715,11 +723,18 @@ impl NodeMachine {
         let node = self.node.clone();
         match self.members.get_mut(&key) {
             Some(m) if uid(&m.pod) == uid(&pod) => {
+                // A metadata-only watch brings no spec or status: keep ours.
+                m.pod.metadata = pod.metadata;
+                if pod.status.is_some() {
+                    m.pod.status = pod.status;
+                }
+                if pod.spec.is_some() {
+                    m.pod.spec = pod.spec;
+                }
                 let finished = matches!(
-                    pod.status.as_ref().and_then(|s| s.phase.as_deref()),
+                    m.pod.status.as_ref().and_then(|s| s.phase.as_deref()),
                     Some("Succeeded" | "Failed")
                 );
-                m.pod = pod;
                 if finished && matches!(m.state, State::Waiting(_)) {
                     m.state = State::Done(PodResult::Completed);
                     self.emit(Event::PodGone { node, pod: key });
@@ -1236,5 +1251,33 @@ mod tests {
         let outcome = finished(&effects).expect("refused");
         assert_eq!(outcome.status, NodeStatus::Refused);
         assert!(outcome.message.as_deref().unwrap().contains("ns/bare"));
+    }
+
+    #[test]
+    fn a_metadata_only_update_keeps_what_the_snapshot_knew() {
+        let t0 = Now::read();
+        let mut full = pod("a", "uid-a");
+        full.spec = Some(serde_json::from_value(json!({"containers": [], "priority": 7})).unwrap());
+        let mut m = NodeMachine::new(
+            "n",
+            Arc::new(waves(&["user"])),
+            vec![(full, evict(0))],
+            false,
+            t0,
+        );
+        m.start(t0);
+        assert!(
+            !m.waits_for_completion(),
+            "metadata is all this drain reads"
+        );
+        let mut meta = pod("a", "uid-a");
+        meta.metadata.deletion_timestamp = Some(
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Timestamp::now()),
+        );
+        m.step(Input::Pod(Change::Upsert(Box::new(meta))), t0);
+        let end = m.step(Input::Interrupted, t0);
+        let outcome = finished(&end).expect("interrupted");
+        let a = outcome.pods.iter().find(|p| p.pod == key("a")).unwrap();
+        assert_eq!(a.priority, 7, "the spec from the snapshot is kept");
     }
 }

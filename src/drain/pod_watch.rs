@@ -12,6 +12,7 @@ use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::api::{ListParams, WatchEvent, WatchParams};
+use kube::core::PartialObjectMeta;
 
 use super::pod_key::{PodKey, uid};
 
@@ -74,6 +75,21 @@ pub(crate) async fn list(api: &Api<Pod>, query: &PodQuery) -> Result<Snapshot, k
     }
 }
 
+/// A metadata-only event as a pod with metadata alone (no spec, no status).
+fn metadata_event(e: WatchEvent<PartialObjectMeta<Pod>>) -> WatchEvent<Pod> {
+    let pod = |p: PartialObjectMeta<Pod>| Pod {
+        metadata: p.metadata,
+        ..Pod::default()
+    };
+    match e {
+        WatchEvent::Added(p) => WatchEvent::Added(pod(p)),
+        WatchEvent::Modified(p) => WatchEvent::Modified(pod(p)),
+        WatchEvent::Deleted(p) => WatchEvent::Deleted(pod(p)),
+        WatchEvent::Bookmark(b) => WatchEvent::Bookmark(b),
+        WatchEvent::Error(e) => WatchEvent::Error(e),
+    }
+}
+
 /// A change to the set of pods on the node.
 #[derive(Debug)]
 pub(crate) enum Change {
@@ -90,6 +106,10 @@ type Events = BoxStream<'static, Result<WatchEvent<Pod>, kube::Error>>;
 pub(crate) struct PodWatch {
     api: Api<Pod>,
     query: PodQuery,
+    /// Watch the pods' metadata only (uid, deletion, finalizers): what a
+    /// drain reads unless it waits for pods to complete, which needs
+    /// `status.phase`.
+    metadata_only: bool,
     resource_version: String,
     /// The uid last seen under each key, to tell what a relist dropped.
     known: HashMap<PodKey, String>,
@@ -102,10 +122,16 @@ pub(crate) struct PodWatch {
 
 impl PodWatch {
     /// Follows the node's pods from where `snapshot` left them.
-    pub(crate) fn resume(api: Api<Pod>, query: PodQuery, snapshot: &Snapshot) -> Self {
+    pub(crate) fn resume(
+        api: Api<Pod>,
+        query: PodQuery,
+        snapshot: &Snapshot,
+        metadata_only: bool,
+    ) -> Self {
         PodWatch {
             api,
             query,
+            metadata_only,
             resource_version: snapshot.resource_version.clone(),
             known: snapshot
                 .pods
@@ -137,12 +163,8 @@ impl PodWatch {
             }
             let stream = match &mut self.stream {
                 Some(s) => s,
-                None => match self
-                    .api
-                    .watch(&self.query.watch_params(), &self.resource_version)
-                    .await
-                {
-                    Ok(s) => self.stream.insert(s.boxed()),
+                None => match self.start().await {
+                    Ok(s) => self.stream.insert(s),
                     Err(e) => return self.failed(&e),
                 },
             };
@@ -159,6 +181,17 @@ impl PodWatch {
                 }
             }
         }
+    }
+
+    async fn start(&self) -> Result<Events, kube::Error> {
+        let params = self.query.watch_params();
+        let rv = &self.resource_version;
+        Ok(if self.metadata_only {
+            let events = self.api.watch_metadata(&params, rv).await?;
+            events.map_ok(metadata_event).boxed()
+        } else {
+            self.api.watch(&params, rv).await?.boxed()
+        })
     }
 
     fn failed(&mut self, e: &kube::Error) -> Change {

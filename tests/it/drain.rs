@@ -187,6 +187,37 @@ fn pdb_paced_drain_follows_readiness_not_a_timer() {
             "a replacement became Ready between evictions at {prev} and {next}"
         );
     }
+    // Each node's pods are listed once; the watch that follows them asks
+    // for metadata only (the drain waits for no pod to complete). A watch
+    // is logged when its stream ends, after the drain closed it.
+    let node_watch = |r: &kube_sandbox::request_log::Entry| {
+        r.path == "/api/v1/pods"
+            && r.query.contains("spec.nodeName")
+            && r.query.contains("watch=true")
+    };
+    c.wait_for(
+        "the pod watch in the request log",
+        Duration::from_secs(10),
+        |c| c.requests().iter().any(node_watch),
+    );
+    let pod_requests: Vec<_> = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/v1/pods" && r.query.contains("spec.nodeName"))
+        .collect();
+    let lists = pod_requests
+        .iter()
+        .filter(|r| !r.query.contains("watch"))
+        .count();
+    assert_eq!(lists, 1, "{pod_requests:#?}");
+    let watches: Vec<_> = pod_requests.iter().filter(|r| node_watch(r)).collect();
+    assert!(
+        !watches.is_empty()
+            && watches
+                .iter()
+                .all(|r| r.accept.contains("as=PartialObjectMetadata")),
+        "{watches:#?}"
+    );
     // The refused attempts stay few: retries follow the budget's watch, not a timer.
     let refused = c
         .requests()

@@ -17,6 +17,10 @@ pub struct Entry {
     pub query: String,
     pub status: u16,
     pub user_agent: String,
+    /// The `Accept` header: what representation the client asked for
+    /// (a Table for `kubectl get`, metadata only, or plain JSON).
+    #[serde(default)]
+    pub accept: String,
     /// The kind of credentials sent (`bearer`, `basic`, `none`), never their value.
     #[serde(default)]
     pub auth: String,

@@ -109,23 +109,30 @@ pub(super) fn list(
     }
     // Serialise outside the lock: a list of thousands of pods is the
     // largest answer the sandbox gives.
-    let info = t.resource.info();
+    let metadata_only = super::meta::wanted(accept);
+    let (kind, api_version) = if metadata_only {
+        (
+            "PartialObjectMetadata",
+            super::meta::API_VERSION.to_string(),
+        )
+    } else {
+        (t.resource.info().kind, t.resource.api_version())
+    };
     let mut out = Vec::with_capacity(items.len() * 1024 + 256);
     out.extend_from_slice(
-        format!(
-            "{{\"kind\":\"{}List\",\"apiVersion\":\"{}\",\"metadata\":{},\"items\":[",
-            info.kind,
-            t.resource.api_version(),
-            meta
-        )
-        .as_bytes(),
+        format!("{{\"kind\":\"{kind}List\",\"apiVersion\":\"{api_version}\",\"metadata\":{meta},\"items\":[")
+            .as_bytes(),
     );
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        serde_json::to_writer(&mut out, &**item)
-            .map_err(|e| ApiError::new(500, "InternalError", e.to_string()))?;
+        let written = if metadata_only {
+            serde_json::to_writer(&mut out, &super::meta::partial(item))
+        } else {
+            serde_json::to_writer(&mut out, &**item)
+        };
+        written.map_err(|e| ApiError::new(500, "InternalError", e.to_string()))?;
     }
     out.extend_from_slice(b"]}");
     Ok(Reply::Raw {

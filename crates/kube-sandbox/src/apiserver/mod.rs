@@ -8,6 +8,7 @@ pub(crate) mod deletion;
 mod discovery;
 pub(crate) mod eviction;
 mod list;
+mod meta;
 pub(crate) mod patch;
 pub(crate) mod query;
 pub(crate) mod routes;
@@ -17,7 +18,6 @@ pub(crate) mod watch;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -100,6 +100,7 @@ struct LogCtx {
     path: String,
     query: String,
     user_agent: String,
+    accept: String,
     auth: String,
     request_bytes: u64,
     started: Instant,
@@ -115,6 +116,7 @@ impl LogCtx {
                 query: self.query.clone(),
                 status,
                 user_agent: self.user_agent.clone(),
+                accept: self.accept.clone(),
                 auth: self.auth.clone(),
                 request_bytes: self.request_bytes,
                 response_bytes,
@@ -151,6 +153,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         path: parts.uri.path().to_string(),
         query: parts.uri.query().unwrap_or_default().to_string(),
         user_agent: header(header::USER_AGENT),
+        accept: header(header::ACCEPT),
         auth: header(header::AUTHORIZATION)
             .split_whitespace()
             .next()
@@ -248,27 +251,37 @@ fn watch_response(
 ) -> Response<Body> {
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     tokio::spawn(w.run(shared.clone(), tx));
-    let counted = Arc::new(AtomicU64::new(0));
-    let stream = futures::stream::unfold(
-        (rx, counted, Some((shared, ctx))),
-        |(mut rx, counted, mut log)| async move {
-            if let Some(b) = rx.recv().await {
-                counted.fetch_add(b.len() as u64, Ordering::Relaxed);
-                Some((Ok::<_, Infallible>(Frame::data(b)), (rx, counted, log)))
-            } else {
-                if let Some((shared, ctx)) = log.take() {
-                    ctx.write(&shared, 200, counted.load(Ordering::Relaxed));
-                }
-                None
-            }
-        },
-    );
+    let log = WatchLog {
+        shared,
+        ctx,
+        streamed: 0,
+    };
+    let stream = futures::stream::unfold((rx, log), |(mut rx, mut log)| async move {
+        let b = rx.recv().await?;
+        log.streamed += b.len() as u64;
+        Some((Ok::<_, Infallible>(Frame::data(b)), (rx, log)))
+    });
     Response::builder()
         .status(200)
         .header(header::CONTENT_TYPE, "application/json")
         .header(header::CACHE_CONTROL, "no-cache, private")
         .body(BodyExt::boxed(StreamBody::new(stream)))
         .expect("valid response")
+}
+
+/// A watch's request-log entry, written when the stream ends: when the
+/// server closes it, and also when the client goes away (hyper then drops
+/// the stream), so every watch is logged with the bytes it streamed.
+struct WatchLog {
+    shared: Arc<Shared>,
+    ctx: LogCtx,
+    streamed: u64,
+}
+
+impl Drop for WatchLog {
+    fn drop(&mut self) {
+        self.ctx.write(&self.shared, 200, self.streamed);
+    }
 }
 
 async fn injected_fault(shared: &Shared) -> Option<ApiError> {

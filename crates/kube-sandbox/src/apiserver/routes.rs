@@ -151,6 +151,7 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
                 resource: t.resource,
                 namespace: t.namespace.clone(),
                 options: opts,
+                metadata_only: super::meta::wanted(req.accept),
             }))
         }
         ("GET", false, None) => super::list::list(shared, t, &opts, req.accept),
@@ -162,6 +163,9 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             if super::list::wants_table(req.accept) {
                 let meta = json!({"resourceVersion": obj["metadata"]["resourceVersion"]});
                 return Ok(ok(table::table(t.resource, &[obj], &meta)));
+            }
+            if super::meta::wanted(req.accept) {
+                return Ok(ok(super::meta::partial(&obj)));
             }
             Ok(ok((*obj).clone()))
         }

@@ -18,6 +18,8 @@ pub(crate) struct WatchRequest {
     pub(crate) resource: Resource,
     pub(crate) namespace: Option<String>,
     pub(crate) options: ListOptions,
+    /// `Accept: ...;as=PartialObjectMetadata`: objects as their metadata only.
+    pub(crate) metadata_only: bool,
 }
 
 /// How long an idle watch waits before it sends a bookmark.
@@ -76,14 +78,30 @@ impl WatchRequest {
 
     fn bookmark(&self, rv: u64) -> Bytes {
         let info = self.resource.info();
+        let (kind, api_version) = if self.metadata_only {
+            (
+                "PartialObjectMetadata",
+                super::meta::API_VERSION.to_string(),
+            )
+        } else {
+            (info.kind, self.resource.api_version())
+        };
         line(
             "BOOKMARK",
             &json!({
-                "kind": info.kind,
-                "apiVersion": self.resource.api_version(),
+                "kind": kind,
+                "apiVersion": api_version,
                 "metadata": {"resourceVersion": rv.to_string()},
             }),
         )
+    }
+
+    fn event(&self, kind: &str, object: &Value) -> Bytes {
+        if self.metadata_only {
+            line(kind, &super::meta::partial(object))
+        } else {
+            line(kind, object)
+        }
     }
 
     /// Streams events into `tx` until the timeout, a fault cut, a 410, or the
@@ -122,7 +140,7 @@ impl WatchRequest {
                     (objs, store.resource_version())
                 };
                 for o in initial {
-                    if tx.send(line("ADDED", &o)).await.is_err() {
+                    if tx.send(self.event("ADDED", &o)).await.is_err() {
                         return;
                     }
                     sent += 1;
@@ -155,7 +173,7 @@ impl WatchRequest {
                 let Some((kind, obj)) = self.translate(&e) else {
                     continue;
                 };
-                if tx.send(line(kind, &obj)).await.is_err() {
+                if tx.send(self.event(kind, &obj)).await.is_err() {
                     return;
                 }
                 sent += 1;
