@@ -199,11 +199,18 @@ fn run(tool: Tool, nodes: usize, drained: usize, work: &Path) -> (Figures, Durat
     let start_ms = k8s_openapi::jiff::Timestamp::now().as_millisecond();
     let out = cmd.output().expect("runs");
     let wall = started.elapsed();
-    let entries: Vec<_> = request_log::read(&log)
-        .unwrap_or_default()
-        .into_iter()
-        .skip(before)
-        .collect();
+    // Watches are logged when the sandbox sees their connection close, a
+    // moment after the process exits: read the log once it stops growing.
+    let mut entries = request_log::read(&log).unwrap_or_default();
+    for _ in 0..20 {
+        std::thread::sleep(Duration::from_millis(250));
+        let now = request_log::read(&log).unwrap_or_default();
+        if now.len() == entries.len() {
+            break;
+        }
+        entries = now;
+    }
+    let entries: Vec<_> = entries.into_iter().skip(before).collect();
     let evictions: Vec<_> = entries
         .iter()
         .filter(|e| e.method == "POST" && e.path.ends_with("/eviction") && e.status == 201)

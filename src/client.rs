@@ -45,6 +45,7 @@ pub(crate) async fn connect(target: &Target) -> anyhow::Result<Clients> {
 }
 
 /// Clients for a kubeconfig held in memory (the demo's sandbox).
+#[cfg(feature = "sandbox")]
 pub(crate) async fn from_kubeconfig_yaml(yaml: &str) -> anyhow::Result<Clients> {
     let kc = Kubeconfig::from_yaml(yaml).context("parsing the kubeconfig")?;
     let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())

@@ -178,10 +178,14 @@ pub(crate) fn drain_error(e: drain::DrainError) -> Exit {
     } else {
         exit::FAILURE
     };
-    Exit {
-        code,
-        message: e.to_string(),
+    // The whole chain, as kubectl prints an error: "list pods: <why>".
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        message = format!("{message}: {s}");
+        source = s.source();
     }
+    Exit { code, message }
 }
 
 /// Runs a validated drain against a cluster and prints its report.

@@ -54,12 +54,12 @@ pub(crate) async fn cordon(
                     prepare::warn(&engine.events, "reading a node"),
                 )
                 .await
-                .map_err(|e| prepare::api_error("get", "nodes", None, &e))?;
+                .map_err(|e| prepare::api_error("get", "nodes", None, e))?;
             }
-            Err(e) => return Err(prepare::api_error("patch", "nodes", None, &e)),
+            Err(e) => return Err(prepare::api_error("patch", "nodes", None, e)),
         }
     }
-    Err(DrainError::Api(format!(
+    Err(DrainError::Conflict(format!(
         "node {name} kept changing while it was being cordoned"
     )))
 }

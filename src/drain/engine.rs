@@ -133,7 +133,7 @@ pub(crate) async fn prepare(
             prepare::warn(&events, "listing pods"),
         )
         .await
-        .map_err(|e| prepare::api_error("list", "pods", None, &e))?;
+        .map_err(|e| prepare::api_error("list", "pods", None, e))?;
         listed.push((node, name, query, snapshot));
     }
     let all_pods: Vec<&Pod> = listed.iter().flat_map(|l| l.3.pods.iter()).collect();

@@ -61,8 +61,16 @@ pub(crate) enum DrainError {
         namespace: Option<String>,
         message: String,
     },
+    /// A request failed for good; the source says how.
+    #[error("{request}")]
+    Api {
+        request: String,
+        #[source]
+        source: kube::Error,
+    },
+    /// The object changed under every attempt to update it.
     #[error("{0}")]
-    Api(String),
+    Conflict(String),
     /// A guard rail refused the selection; nothing was changed.
     #[error("{0}")]
     Guard(String),

@@ -39,16 +39,19 @@ pub(crate) fn api_error(
     verb: &str,
     resource: &str,
     namespace: Option<&str>,
-    e: &kube::Error,
+    e: kube::Error,
 ) -> DrainError {
     match e {
-        kube::Error::Api(s) if s.code == 403 => DrainError::Forbidden {
+        kube::Error::Api(ref s) if s.code == 403 => DrainError::Forbidden {
             verb: verb.to_string(),
             resource: resource.to_string(),
             namespace: namespace.map(str::to_string),
             message: s.message.clone(),
         },
-        other => DrainError::Api(format!("{verb} {resource}: {other}")),
+        source => DrainError::Api {
+            request: format!("{verb} {resource}"),
+            source,
+        },
     }
 }
 
@@ -68,7 +71,7 @@ pub(crate) async fn resolve_nodes(
                 {
                     Ok(node) => out.push(node),
                     Err(kube::Error::Api(s)) if s.code == 404 => missing.push(n.clone()),
-                    Err(e) => return Err(api_error("get", "nodes", None, &e)),
+                    Err(e) => return Err(api_error("get", "nodes", None, e)),
                 }
             }
             if missing.is_empty() {
@@ -82,7 +85,7 @@ pub(crate) async fn resolve_nodes(
             let list =
                 super::retry::with_retries(|| api.list(&params), warn(events, "listing nodes"))
                     .await
-                    .map_err(|e| api_error("list", "nodes", None, &e))?;
+                    .map_err(|e| api_error("list", "nodes", None, e))?;
             if list.items.is_empty() {
                 return Err(DrainError::NoNodesMatch(sel.clone()));
             }
@@ -105,7 +108,7 @@ pub(crate) async fn cluster_view(
         async move {
             super::retry::with_retries(|| api.list(&params), warn(events, "listing nodes"))
                 .await
-                .map_err(|e| api_error("list", "nodes", None, &e))
+                .map_err(|e| api_error("list", "nodes", None, e))
         }
     };
     let mut control_planes =
@@ -174,7 +177,7 @@ pub(crate) async fn daemonsets(
         {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 404 => Err(s.message.clone()),
-            Err(e) => return Err(api_error("get", "daemonsets.apps", Some(&ns), &e)),
+            Err(e) => return Err(api_error("get", "daemonsets.apps", Some(&ns), e)),
         };
         out.insert((ns, name), found);
     }
@@ -191,7 +194,7 @@ pub(crate) async fn namespaces(
     let params = ListParams::default();
     let list = super::retry::with_retries(|| api.list(&params), warn(events, "listing namespaces"))
         .await
-        .map_err(|e| api_error("list", "namespaces", None, &e))?;
+        .map_err(|e| api_error("list", "namespaces", None, e))?;
     let mut labels = HashMap::new();
     let mut terminating = BTreeSet::new();
     for n in list.items {
