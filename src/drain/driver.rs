@@ -15,17 +15,20 @@ use super::evict::Answer;
 use super::machine::{Effect, Input, NodeMachine, Now};
 use super::outcome::NodeOutcome;
 use super::pod_key::PodKey;
-use super::pod_watch::{PodQuery, PodWatch, Snapshot};
+use super::pod_watch::{PodQuery, PodWatch};
 
-/// Drains one node from its snapshot until its machine finishes.
+/// Drains one node until its machine finishes. The machine was made from
+/// the node's snapshot: `known` pods at `resource_version`.
 pub(crate) async fn drain_node(
     engine: &Engine,
     mut machine: NodeMachine,
     query: PodQuery,
-    snapshot: &Snapshot,
+    resource_version: String,
+    known: Vec<(PodKey, String)>,
 ) -> NodeOutcome {
     let pods: Api<Pod> = Api::all(engine.clients.main.clone());
-    let mut watch = PodWatch::resume(pods, query, snapshot, !machine.waits_for_completion());
+    let metadata_only = !machine.waits_for_completion();
+    let mut watch = PodWatch::resume(pods, query, resource_version, known, metadata_only);
     let mut budgets = engine.pdbs.subscribe();
     let mut interrupt = engine.interrupt.clone();
     let mut inflight = FuturesUnordered::new();
@@ -37,15 +40,7 @@ pub(crate) async fn drain_node(
     loop {
         for effect in effects.drain(..) {
             match effect {
-                Effect::Evict { key, uid } => {
-                    let launcher = snapshot
-                        .pods
-                        .iter()
-                        .find(|p| PodKey::of(p) == key)
-                        .filter(|p| super::kubevirt::vmi_name(p).is_some())
-                        .cloned();
-                    inflight.push(evict(engine, key, uid, launcher));
-                }
+                Effect::Evict { key, uid, vmi } => inflight.push(evict(engine, key, uid, vmi)),
                 Effect::WatchBudget(key) => engine.pdbs.ensure(&key),
                 Effect::Emit(e) => emit(&engine.events, e),
                 Effect::Finish(outcome) => return *outcome,
@@ -79,14 +74,14 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
 
 /// One eviction, under the drain-wide limit; for a refused virt-launcher
 /// pod, also whether KubeVirt is evacuating its VM.
-async fn evict(engine: &Engine, key: PodKey, uid: String, launcher: Option<Pod>) -> Input {
+async fn evict(engine: &Engine, key: PodKey, uid: String, vmi: Option<String>) -> Input {
     let answer = {
         let _permit = engine.slots.acquire().await;
         engine.evict(&key, &uid, false).await
     };
-    let evacuation = match (&answer, &launcher) {
-        (Answer::PdbBlocked { .. }, Some(pod)) => {
-            super::kubevirt::evacuation(&engine.clients.main, pod).await
+    let evacuation = match (&answer, &vmi) {
+        (Answer::PdbBlocked { .. }, Some(vmi)) => {
+            super::kubevirt::evacuation(&engine.clients.main, &key.namespace, vmi).await
         }
         _ => None,
     };

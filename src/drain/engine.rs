@@ -16,7 +16,7 @@ use super::events::{Event, Sink, emit};
 use super::evict::{self, Answer};
 use super::machine::{IN_FLIGHT, NodeMachine, Now, Settings, WaveSpec};
 use super::outcome::{DrainOutcome, DryRun, NodeOutcome};
-use super::pod_key::PodKey;
+use super::pod_key::{PodKey, uid};
 use super::pod_watch::{self, PodQuery, Snapshot};
 use super::prepare::{self, Classifier};
 use super::{DrainError, Options, driver, pdb_watch, preview};
@@ -74,8 +74,9 @@ pub(crate) struct NodePlan {
     pub(crate) node: Node,
     pub(crate) name: String,
     query: PodQuery,
-    snapshot: Snapshot,
-    /// Every pod of the snapshot with its fate, decided once.
+    /// The resourceVersion the pods were listed at.
+    resource_version: String,
+    /// Every pod listed, with its fate, decided once.
     pods: Vec<(Pod, Disposition)>,
 }
 
@@ -84,6 +85,7 @@ impl NodePlan {
         crate::policy::maintenance::unschedulable(&self.node)
     }
 
+    /// A machine for a preview, which leaves the plan as it is.
     fn machine(&self, settings: Arc<Settings>, was_cordoned: bool) -> NodeMachine {
         NodeMachine::new(
             &self.name,
@@ -92,6 +94,22 @@ impl NodePlan {
             was_cordoned,
             Now::read(),
         )
+    }
+
+    /// Drains the node; its pods move into the machine.
+    async fn drain(
+        self,
+        engine: &Engine,
+        settings: Arc<Settings>,
+        was_cordoned: bool,
+    ) -> NodeOutcome {
+        let known = self
+            .pods
+            .iter()
+            .map(|(p, _)| (PodKey::of(p), uid(p).to_string()))
+            .collect();
+        let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, Now::read());
+        driver::drain_node(engine, machine, self.query, self.resource_version, known).await
     }
 }
 
@@ -149,13 +167,15 @@ pub(crate) async fn prepare(
     let now = Now::read();
     let nodes = listed
         .into_iter()
-        .map(|(node, name, query, snapshot)| NodePlan {
-            pods: classifier.classify(snapshot.pods.clone(), now.wall),
-            node,
-            name,
-            query,
-            snapshot,
-        })
+        .map(
+            |(node, name, query, snapshot): (Node, String, PodQuery, Snapshot)| NodePlan {
+                pods: classifier.classify(snapshot.pods, now.wall),
+                resource_version: snapshot.resource_version,
+                node,
+                name,
+                query,
+            },
+        )
         .collect();
     let waves: Vec<WaveSpec> = classifier
         .plan
@@ -187,7 +207,9 @@ pub(crate) async fn prepare(
 impl Prepared {
     /// Every pod listed on the selected nodes.
     pub(crate) fn pods(&self) -> impl Iterator<Item = &Pod> + Clone {
-        self.nodes.iter().flat_map(|n| n.snapshot.pods.iter())
+        self.nodes
+            .iter()
+            .flat_map(|n| n.pods.iter().map(|(p, _)| p))
     }
 
     /// Pods whose PodDisruptionBudget allows no disruption now, with the
@@ -205,15 +227,6 @@ impl Prepared {
         })
     }
 
-    fn outcome(&self, dry_run: DryRun, started: Instant, nodes: Vec<NodeOutcome>) -> DrainOutcome {
-        DrainOutcome {
-            dry_run,
-            elapsed_ms: started.elapsed().as_millis() as u64,
-            waves: self.wave_names.clone(),
-            nodes,
-        }
-    }
-
     /// What the drain would do, from what was listed: no request is made.
     pub(crate) fn preview(&self) -> DrainOutcome {
         let settings = self.engine.settings(None);
@@ -222,7 +235,12 @@ impl Prepared {
             .iter()
             .map(|n| preview::client(n.machine(settings.clone(), n.unschedulable())))
             .collect();
-        self.outcome(DryRun::Client, Instant::now(), nodes)
+        outcome(
+            self.wave_names.clone(),
+            DryRun::Client,
+            Instant::now(),
+            nodes,
+        )
     }
 
     /// Carries the drain out (or, for dry runs and refusals, reports).
@@ -246,7 +264,7 @@ impl Prepared {
                     }
                 });
             }
-            return Ok(self.outcome(dry_run, started, out));
+            return Ok(outcome(self.wave_names.clone(), dry_run, started, out));
         }
 
         // Cordon every selected node first, as kubectl does.
@@ -265,20 +283,16 @@ impl Prepared {
         // `--timeout` counts from the first change.
         let deadline = engine.options.timeout.map(|t| Instant::now() + t);
         let settings = engine.settings(deadline);
-        let jobs = self
-            .nodes
-            .iter()
+        let Prepared {
+            nodes, wave_names, ..
+        } = self;
+        let jobs = nodes
+            .into_iter()
             .zip(was_cordoned)
             .enumerate()
             .map(|(i, (n, was))| {
-                let machine = n.machine(settings.clone(), was);
-                let engine = engine.clone();
-                async move {
-                    (
-                        i,
-                        driver::drain_node(&engine, machine, n.query.clone(), &n.snapshot).await,
-                    )
-                }
+                let (engine, settings) = (engine.clone(), settings.clone());
+                async move { (i, n.drain(&engine, settings, was).await) }
             });
         // A finished node frees its slot at once: `buffer_unordered` keeps
         // N nodes busy, where `buffered` would wait for the slowest first.
@@ -288,6 +302,20 @@ impl Prepared {
             .await;
         results.sort_by_key(|(i, _)| *i);
         let nodes = results.into_iter().map(|(_, o)| o).collect();
-        Ok(self.outcome(DryRun::None, started, nodes))
+        Ok(outcome(wave_names, DryRun::None, started, nodes))
+    }
+}
+
+fn outcome(
+    waves: Vec<String>,
+    dry_run: DryRun,
+    started: Instant,
+    nodes: Vec<NodeOutcome>,
+) -> DrainOutcome {
+    DrainOutcome {
+        dry_run,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+        waves,
+        nodes,
     }
 }

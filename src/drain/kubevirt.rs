@@ -27,10 +27,8 @@ pub(crate) fn vmi_name(pod: &Pod) -> Option<String> {
     }
 }
 
-/// The evacuation in progress for this pod's VM, if there is one.
-pub(crate) async fn evacuation(client: &kube::Client, pod: &Pod) -> Option<Cause> {
-    let vmi = vmi_name(pod)?;
-    let ns = pod.metadata.namespace.as_deref()?;
+/// The evacuation in progress for the VM `vmi` in `ns`, if there is one.
+pub(crate) async fn evacuation(client: &kube::Client, ns: &str, vmi: &str) -> Option<Cause> {
     let resource = ApiResource {
         group: "kubevirt.io".into(),
         version: "v1".into(),
@@ -39,7 +37,7 @@ pub(crate) async fn evacuation(client: &kube::Client, pod: &Pod) -> Option<Cause
         plural: "virtualmachineinstances".into(),
     };
     let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &resource);
-    let obj = api.get(&vmi).await.ok()?;
+    let obj = api.get(vmi).await.ok()?;
     let strategy = obj
         .data
         .pointer("/spec/evictionStrategy")

@@ -100,7 +100,13 @@ pub(crate) enum Input {
 
 #[derive(Debug)]
 pub(crate) enum Effect {
-    Evict { key: PodKey, uid: String },
+    Evict {
+        key: PodKey,
+        uid: String,
+        /// The VM, if the pod is a KubeVirt virt-launcher: a refusal may
+        /// mean its evacuation started.
+        vmi: Option<String>,
+    },
     WatchBudget(BudgetKey),
     Emit(Event),
     Finish(Box<NodeOutcome>),
@@ -492,7 +498,8 @@ impl NodeMachine {
             m.state = State::InFlight;
             self.in_flight += 1;
             let uid = uid(&m.pod).to_string();
-            self.effects.push(Effect::Evict { key, uid });
+            let vmi = super::kubevirt::vmi_name(&m.pod);
+            self.effects.push(Effect::Evict { key, uid, vmi });
         }
     }
 
@@ -746,13 +753,9 @@ impl NodeMachine {
                 // tolerates the cordon, or a StatefulSet's pod recreated
                 // under the same name. It would come back if evicted, as
                 // kubectl drain knows: it is reported, not chased.
-                let listed = self.others.iter().any(|o| {
-                    o.pod == key
-                        && o.result
-                            == PodResult::Skipped {
-                                reason: SkipReason::ArrivedDuringDrain,
-                            }
-                });
+                // A pod left alone from the start (a DaemonSet's, say)
+                // changing is not an arrival.
+                let listed = self.others.iter().any(|o| o.pod == key);
                 if !listed {
                     self.others.push(PodOutcome {
                         pod: key,
@@ -1279,5 +1282,35 @@ mod tests {
         let outcome = finished(&end).expect("interrupted");
         let a = outcome.pods.iter().find(|p| p.pod == key("a")).unwrap();
         assert_eq!(a.priority, 7, "the spec from the snapshot is kept");
+    }
+
+    #[test]
+    fn a_pod_left_alone_that_changes_is_not_an_arrival() {
+        let t0 = Now::read();
+        let daemon = (
+            pod("agent", "uid-agent"),
+            Disposition::Skip {
+                reason: SkipReason::DaemonSet,
+            },
+        );
+        let pods = vec![(pod("a", "uid-a"), evict(0)), daemon];
+        let mut m = NodeMachine::new("n", Arc::new(waves(&["user"])), pods, false, t0);
+        m.start(t0);
+        let changed = pod("agent", "uid-agent");
+        m.step(Input::Pod(Change::Upsert(Box::new(changed))), t0);
+        let end = m.step(Input::Interrupted, t0);
+        let outcome = finished(&end).expect("interrupted");
+        let agent: Vec<&PodResult> = outcome
+            .pods
+            .iter()
+            .filter(|p| p.pod == key("agent"))
+            .map(|p| &p.result)
+            .collect();
+        assert_eq!(
+            agent,
+            [&PodResult::Skipped {
+                reason: SkipReason::DaemonSet
+            }]
+        );
     }
 }

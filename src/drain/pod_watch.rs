@@ -121,23 +121,21 @@ pub(crate) struct PodWatch {
 }
 
 impl PodWatch {
-    /// Follows the node's pods from where `snapshot` left them.
+    /// Follows the node's pods from a snapshot: `known` pods (and their
+    /// uids) as of `resource_version`.
     pub(crate) fn resume(
         api: Api<Pod>,
         query: PodQuery,
-        snapshot: &Snapshot,
+        resource_version: String,
+        known: Vec<(PodKey, String)>,
         metadata_only: bool,
     ) -> Self {
         PodWatch {
             api,
             query,
             metadata_only,
-            resource_version: snapshot.resource_version.clone(),
-            known: snapshot
-                .pods
-                .iter()
-                .map(|p| (PodKey::of(p), uid(p).to_string()))
-                .collect(),
+            resource_version,
+            known: known.into_iter().collect(),
             pending: VecDeque::new(),
             stream: None,
             relist: false,

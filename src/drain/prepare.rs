@@ -130,7 +130,9 @@ pub(crate) async fn cluster_view(
     let sample = list(
         ListParams::default()
             .fields("spec.unschedulable=false")
-            .limit(u32::try_from(selected + 64).unwrap_or(u32::MAX)),
+            // One more than the selection: enough to see a node it leaves,
+            // and a node is ~1.5 KiB on the wire, so no more.
+            .limit(u32::try_from(selected + 1).unwrap_or(u32::MAX)),
     )
     .await?;
     let sample_complete = sample

@@ -3,74 +3,28 @@
 //! the same end state as kubectl drain.
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use kube_sandbox::objects::pods;
 use kube_sandbox::resources::Resource;
 
+use serde_json::json;
+
 use crate::harness::Cluster;
+use crate::scenario::{self, Scenario, template};
 
-/// `drain` spare node starts cordoned so the scenario's pods land on `n1`;
-/// tests uncordon it before draining `n1`.
-pub(crate) const NODES: &str = "
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
----
-apiVersion: v1
-kind: Node
-metadata: {name: n2}
-spec: {unschedulable: true}
-";
-
-fn deployment(name: &str, replicas: u32, extra_template_spec: &str, pod_labels: &str) -> String {
-    format!(
-        "
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}, namespace: apps}}
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels: {{app: {name}}}
-  template:
-    metadata:
-      labels: {{app: {name}{pod_labels}}}
-      annotations:
-        sandbox.kubectl-maintain.io/ready-seconds: \"0.4\"
-        sandbox.kubectl-maintain.io/shutdown-seconds: \"0.3\"
-    spec:
-      containers: [{{name: c, image: app}}]{extra_template_spec}
-"
-    )
-}
-
-/// A PodDisruptionBudget over `app`'s pods; `rule` is `minAvailable: 1` or the like.
-fn pdb(app: &str, rule: &str) -> String {
-    format!(
-        "
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {{name: {app}, namespace: apps}}
-spec:
-  {rule}
-  selector:
-    matchLabels: {{app: {app}}}
-"
-    )
+/// n1 takes the scenario's pods; the spare n2 starts cordoned, and tests
+/// uncordon it before draining n1.
+pub(crate) fn two_nodes() -> Scenario {
+    Scenario::new().node("n1").cordoned_node("n2")
 }
 
 /// n1 running `replicas` web pods behind a PDB with `rule`, n2 open.
 pub(crate) fn web_on_n1(replicas: u32, rule: &str) -> Cluster {
-    let scenario = format!(
-        "{NODES}{}{}",
-        deployment("web", replicas, "", ""),
-        pdb("web", rule)
-    );
-    let c = Cluster::start(&scenario, 33);
+    let c = two_nodes()
+        .deployment("web", replicas)
+        .pdb("web", rule)
+        .start(33);
     settle_on_n1(&c);
     c
 }
@@ -100,23 +54,14 @@ fn app_of(key: &str) -> String {
 
 #[test]
 fn waves_run_in_priority_order() {
-    let scenario = format!(
-        "{NODES}{}{}{}",
-        deployment("user", 2, "", ""),
-        deployment(
-            "critical",
-            1,
-            "\n      priorityClassName: system-cluster-critical",
-            ""
-        ),
-        deployment(
-            "nodecritical",
-            1,
-            "\n      priorityClassName: system-node-critical",
-            ""
-        ),
-    );
-    let c = Cluster::start(&scenario, 33);
+    let priority = |class: &'static str| {
+        move |d: &mut serde_json::Value| template(d)["spec"]["priorityClassName"] = json!(class)
+    };
+    let c = two_nodes()
+        .deployment("user", 2)
+        .deployment_with("critical", 1, priority("system-cluster-critical"))
+        .deployment_with("nodecritical", 1, priority("system-node-critical"))
+        .start(33);
     settle_on_n1(&c);
     let out = c.maintain(&["drain", "n1", "-o", "json"]);
     out.success();
@@ -229,37 +174,19 @@ fn pdb_paced_drain_follows_readiness_not_a_timer() {
 
 #[test]
 fn skip_and_wait_completed_rules_hold() {
-    let scenario = format!(
-        "{NODES}{}{}{}
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: pinned
-  namespace: apps
-  labels: {{cluster.x-k8s.io/drain: skip}}
-spec:
-  nodeName: n1
-  containers: [{{name: c, image: x}}]
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: report
-  namespace: apps
-  labels: {{app: report}}
-  annotations:
-    sandbox.kubectl-maintain.io/ready-seconds: \"0.1\"
-    sandbox.kubectl-maintain.io/complete-after-seconds: \"1.5\"
-spec:
-  nodeName: n1
-  restartPolicy: Never
-  containers: [{{name: c, image: x}}]
-",
-        deployment("web", 1, "", ""),
-        deployment("logging", 1, "", ""),
-        deployment("cache", 1, "", ""),
-    );
+    let scenario = two_nodes()
+        .deployment("web", 1)
+        .deployment("logging", 1)
+        .deployment("cache", 1)
+        .pod("apps", "pinned", "n1", |p| {
+            p["metadata"]["labels"] = json!({"cluster.x-k8s.io/drain": "skip"});
+        })
+        .pod("apps", "report", "n1", |p| {
+            p["metadata"]["labels"] = json!({"app": "report"});
+            p["metadata"]["annotations"]["sandbox.kubectl-maintain.io/ready-seconds"] =
+                json!("0.1");
+            scenario::completes_after(p, 1.5);
+        });
     let plan = "apiVersion: kubectl-maintain.io/v1alpha1
 kind: DrainPlan
 spec:
@@ -271,7 +198,7 @@ spec:
     action: waitCompleted
     podSelector: {matchLabels: {app: report}}
 ";
-    let c = Cluster::start(&scenario, 33);
+    let c = scenario.start(33);
     c.wait_for("report running", Duration::from_secs(10), |c| {
         c.get(Resource::Pods, "apps", "report")
             .is_some_and(|p| pods::is_ready(&p))
@@ -366,16 +293,13 @@ spec:
 ";
 
 fn filtered_scenario() -> String {
-    format!(
-        "{NODES}{}{}{FILTERED}",
-        deployment("web", 1, "", ""),
-        deployment(
-            "scratch",
-            1,
-            "\n      volumes: [{name: tmp, emptyDir: {}}]",
-            ""
-        )
-    )
+    two_nodes()
+        .deployment("web", 1)
+        .deployment_with("scratch", 1, |d| {
+            template(d)["spec"]["volumes"] = json!([{"name": "tmp", "emptyDir": {}}]);
+        })
+        .raw(FILTERED)
+        .yaml()
 }
 
 #[test]
@@ -535,7 +459,7 @@ fn dry_runs_change_nothing() {
 
 #[test]
 fn invalid_input_makes_no_api_call() {
-    let c = Cluster::start(NODES, 33);
+    let c = two_nodes().start(33);
     let bad_plan = c.dir.path().join("bad.yaml");
     std::fs::write(&bad_plan, "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - podPriority: 10\n    podSelektor: {}\n").unwrap();
     let before = c.requests().len();
@@ -664,23 +588,12 @@ fn a_wave_timeout_stops_the_node_and_says_which_wave() {
 
 #[test]
 fn several_nodes_by_selector_in_parallel() {
-    let scenario = "
-apiVersion: v1
-kind: Node
-metadata: {name: a1, labels: {pool: a}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: a2, labels: {pool: a}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: b1, labels: {pool: b}}
-spec: {unschedulable: true}
-"
-    .to_string()
-        + &deployment("web", 4, "", "");
-    let c = Cluster::start(&scenario, 33);
+    let c = Scenario::new()
+        .labelled_node("a1", &[("pool", "a")])
+        .labelled_node("a2", &[("pool", "a")])
+        .cordoned_node("b1")
+        .deployment("web", 4)
+        .start(33);
     c.wait_settled();
     assert_eq!(c.kubectl(&["uncordon", "b1"]).code, 0);
     let out = c.maintain(&["drain", "-l", "pool=a", "--max-parallel", "2", "-o", "json"]);
@@ -696,43 +609,21 @@ spec: {unschedulable: true}
 
 #[test]
 fn terminating_pods_report_what_holds_them() {
-    let scenario = format!(
-        "{NODES}
----
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: leaving
-  deletionTimestamp: \"2026-01-01T00:00:00Z\"
-  finalizers: [kubernetes]
-status: {{phase: Terminating}}
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: held
-  namespace: apps
-  finalizers: [example.com/cleanup]
-  annotations: {{sandbox.kubectl-maintain.io/ready-seconds: \"0.1\", sandbox.kubectl-maintain.io/shutdown-seconds: \"0.1\"}}
-spec:
-  nodeName: n1
-  terminationGracePeriodSeconds: 1
-  containers: [{{name: c, image: x}}]
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: stuck
-  namespace: leaving
-  finalizers: [example.com/cleanup]
-  annotations: {{sandbox.kubectl-maintain.io/ready-seconds: \"0.1\", sandbox.kubectl-maintain.io/shutdown-seconds: \"0.1\"}}
-spec:
-  nodeName: n1
-  terminationGracePeriodSeconds: 1
-  containers: [{{name: c, image: x}}]
-"
-    );
-    let c = Cluster::start(&scenario, 33);
+    let held = |p: &mut serde_json::Value| {
+        p["metadata"]["finalizers"] = json!(["example.com/cleanup"]);
+        p["metadata"]["annotations"]["sandbox.kubectl-maintain.io/ready-seconds"] = json!("0.1");
+        scenario::shutdown(p, 0.1);
+        p["spec"]["terminationGracePeriodSeconds"] = json!(1);
+    };
+    let c = two_nodes()
+        .object(json!({
+            "apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "leaving", "deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": ["kubernetes"]},
+            "status": {"phase": "Terminating"},
+        }))
+        .pod("apps", "held", "n1", held)
+        .pod("leaving", "stuck", "n1", held)
+        .start(33);
     settle_on_n1(&c);
     let out = c.maintain(&["drain", "n1", "--force", "--timeout", "4s", "-o", "json"]);
     out.code(3);
@@ -766,31 +657,15 @@ spec:
 /// slow one still is, and never more than two nodes drain at once.
 #[test]
 fn max_parallel_keeps_every_slot_busy() {
-    let mut scenario = String::from("apiVersion: v1\nkind: Node\nmetadata: {name: spare}\n");
-    for (node, shutdown) in [("n1", "3"), ("n2", "0.2"), ("n3", "0.2"), ("n4", "0.2")] {
-        let _ = write!(
-            scenario,
-            "
----
-apiVersion: v1
-kind: Node
-metadata: {{name: {node}}}
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: on-{node}
-  namespace: default
-  annotations:
-    sandbox.kubectl-maintain.io/ready-seconds: \"0\"
-    sandbox.kubectl-maintain.io/shutdown-seconds: \"{shutdown}\"
-spec:
-  nodeName: {node}
-  containers: [{{name: c, image: x}}]
-"
-        );
+    let mut scenario = Scenario::new().node("spare");
+    for (node, seconds) in [("n1", 3.0), ("n2", 0.2), ("n3", 0.2), ("n4", 0.2)] {
+        scenario = scenario
+            .node(node)
+            .pod("default", &format!("on-{node}"), node, |p| {
+                scenario::shutdown(p, seconds);
+            });
     }
-    let c = Cluster::start(&scenario, 33);
+    let c = scenario.start(33);
     c.wait_settled();
     let out = c.maintain(&[
         "drain",

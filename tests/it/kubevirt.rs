@@ -5,48 +5,36 @@ use std::time::Duration;
 
 use kube_sandbox::resources::Resource;
 
+use serde_json::json;
+
 use crate::harness::Cluster;
 
 fn scenario(strategy: &str, migration_seconds: &str) -> String {
-    format!(
-        "{}
----
-apiVersion: kubevirt.io/v1
-kind: VirtualMachineInstance
-metadata:
-  name: vm1
-  namespace: vms
-  uid: 0f6e1a32-0000-4000-8000-00000000a001
-  annotations: {{sandbox.kubectl-maintain.io/migration-seconds: \"{migration_seconds}\"}}
-spec:
-  evictionStrategy: {strategy}
-status:
-  phase: Running
-  nodeName: n1
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: virt-launcher-vm1-x7k2p
-  namespace: vms
-  labels: {{kubevirt.io: virt-launcher, kubevirt.io/created-by: 0f6e1a32-0000-4000-8000-00000000a001}}
-  annotations: {{sandbox.kubectl-maintain.io/ready-seconds: \"0.2\", sandbox.kubectl-maintain.io/shutdown-seconds: \"0.3\"}}
-  ownerReferences:
-  - {{apiVersion: kubevirt.io/v1, kind: VirtualMachineInstance, name: vm1, uid: 0f6e1a32-0000-4000-8000-00000000a001, controller: true}}
-spec:
-  nodeName: n1
-  containers: [{{name: compute, image: virt-launcher}}]
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {{name: kubevirt-disruption-budget-vm1, namespace: vms}}
-spec:
-  minAvailable: 1
-  selector:
-    matchLabels: {{kubevirt.io/created-by: 0f6e1a32-0000-4000-8000-00000000a001}}
-",
-        crate::drain::NODES
-    )
+    const VMI_UID: &str = "0f6e1a32-0000-4000-8000-00000000a001";
+    crate::drain::two_nodes()
+        .object(json!({
+            "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance",
+            "metadata": {
+                "name": "vm1", "namespace": "vms", "uid": VMI_UID,
+                "annotations": {"sandbox.kubectl-maintain.io/migration-seconds": migration_seconds},
+            },
+            "spec": {"evictionStrategy": strategy},
+            "status": {"phase": "Running", "nodeName": "n1"},
+        }))
+        .pod("vms", "virt-launcher-vm1-x7k2p", "n1", |p| {
+            p["metadata"]["labels"] =
+                json!({"kubevirt.io": "virt-launcher", "kubevirt.io/created-by": VMI_UID});
+            p["metadata"]["annotations"]["sandbox.kubectl-maintain.io/ready-seconds"] = json!("0.2");
+            crate::scenario::shutdown(p, 0.3);
+            p["metadata"]["ownerReferences"] = json!([{"apiVersion": "kubevirt.io/v1",
+                "kind": "VirtualMachineInstance", "name": "vm1", "uid": VMI_UID, "controller": true}]);
+        })
+        .object(json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "kubevirt-disruption-budget-vm1", "namespace": "vms"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"kubevirt.io/created-by": VMI_UID}}},
+        }))
+        .yaml()
 }
 
 fn launcher_on(c: &Cluster, node: &str) -> bool {

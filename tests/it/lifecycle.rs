@@ -98,7 +98,7 @@ fn uncordon_restores_the_exact_earlier_spec() {
 
 /// n1 and n2 (cordoned) from the drain tests, then the apps.
 fn apps() -> String {
-    format!("{}{APPS}", crate::drain::NODES)
+    crate::drain::two_nodes().raw(APPS).yaml()
 }
 
 const APPS: &str = "

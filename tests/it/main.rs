@@ -12,3 +12,4 @@ mod reliability;
 mod sandbox_cli;
 mod sandbox_kubectl;
 mod sandbox_watch;
+mod scenario;

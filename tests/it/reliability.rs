@@ -205,7 +205,7 @@ const SECRET: &str = "tok-SECRET-8c1f0e";
 
 #[test]
 fn credentials_work_and_are_never_printed() {
-    let scenario = format!("{}{}", crate::drain::NODES, "");
+    let scenario = crate::drain::two_nodes().yaml();
     let c = Cluster::start_with(&scenario, 33, |cfg| cfg.require_token = Some(SECRET.into()));
     let url = c.sandbox.url();
     let dir = c.dir.path();
@@ -298,7 +298,7 @@ const ID_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczov
 
 #[test]
 fn oidc_id_tokens_from_the_kubeconfig_work_and_are_never_printed() {
-    let c = Cluster::start_with(crate::drain::NODES, 33, |cfg| {
+    let c = Cluster::start_with(&crate::drain::two_nodes().yaml(), 33, |cfg| {
         cfg.require_token = Some(ID_TOKEN.into());
     });
     let kc = c.dir.path().join("oidc.kubeconfig");

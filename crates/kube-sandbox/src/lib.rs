@@ -290,3 +290,30 @@ pub fn kubeconfig_yaml(server: &str) -> String {
         "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster:\n    server: {server}\ncontexts:\n- name: sandbox\n  context:\n    cluster: sandbox\n    user: sandbox\ncurrent-context: sandbox\nusers:\n- name: sandbox\n  user: {{}}\npreferences: {{}}\n"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_task_fails_the_sandbox_loudly() {
+        let shared = Arc::new(Shared::new(Store::new(10), SandboxConfig::default(), None));
+        supervise(
+            &shared,
+            "simulation",
+            tokio::spawn(async { panic!("boom") }),
+        );
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+        while shared.failure().is_none() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no failure recorded"
+            );
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(
+            shared.failure().as_deref(),
+            Some("the sandbox's simulation panicked: boom")
+        );
+    }
+}
