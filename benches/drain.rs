@@ -7,6 +7,7 @@
 //!   cargo bench --bench drain                        # 100, 1,000, 5,000 nodes; 1, 10, 50 drained
 //!   cargo bench --bench drain -- --sizes 100 --drains 1,10
 //!   cargo bench --bench drain -- --plan-timing 5000   # plan for 50 nodes of 5,000
+//!   cargo bench --bench drain -- --sizes 100 --drains 10 --keep   # keep the request logs
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -291,6 +292,8 @@ fn main() {
         return;
     }
     let sizes = list(&args, "--sizes", &[100, 1000, 5000]);
+    // Keep each run's request log (work dir) to see where requests and bytes go.
+    let keep = args.iter().any(|a| a == "--keep");
     let drains = list(&args, "--drains", &[1, 10, 50]);
     let work = std::env::temp_dir().join(format!("km-bench-{}", std::process::id()));
     println!(
@@ -331,7 +334,11 @@ fn main() {
                     f.exit,
                 );
                 pair.push(f);
-                let _ = std::fs::remove_dir_all(&dir);
+                if keep {
+                    eprintln!("kept {}", dir.display());
+                } else {
+                    let _ = std::fs::remove_dir_all(&dir);
+                }
             }
             let (m, k) = (&pair[0], &pair[1]);
             println!(

@@ -28,7 +28,14 @@ pub(crate) async fn drain_node(
 ) -> NodeOutcome {
     let pods: Api<Pod> = Api::all(engine.clients.main.clone());
     let metadata_only = !machine.waits_for_completion();
-    let mut watch = PodWatch::resume(pods, query, resource_version, known, metadata_only);
+    let watch = PodWatch::resume(pods, query, resource_version, known, metadata_only);
+    // As a stream, so that `select!` dropping a `next()` it did not pick
+    // never cancels a watch request halfway (the stream keeps the future).
+    let mut changes = futures::stream::unfold(watch, |mut w| async move {
+        let change = w.next().await;
+        Some((change, w))
+    })
+    .boxed();
     let mut budgets = engine.pdbs.subscribe();
     let mut interrupt = engine.interrupt.clone();
     let mut inflight = FuturesUnordered::new();
@@ -49,7 +56,7 @@ pub(crate) async fn drain_node(
         let wake = machine.next_wakeup();
         let input = tokio::select! {
             Some(answer) = inflight.next(), if !inflight.is_empty() => answer,
-            change = watch.next() => Input::Pod(change),
+            Some(change) = changes.next() => Input::Pod(change),
             msg = budgets.recv() => match msg {
                 Ok(key) => match engine.pdbs.get(&key) {
                     Some(budget) => Input::Budget { key, budget },

@@ -145,7 +145,9 @@ impl PodWatch {
 
     /// The next change. The watch never ends by itself: a stream the server
     /// closed is resumed, an expired one is listed again, and a failure is
-    /// returned as `Change::Error` and retried with backoff.
+    /// returned as `Change::Error` and retried with backoff. Not
+    /// cancel-safe: a watch request dropped halfway is started again, so
+    /// poll it from a stream (the driver does), not from a `select!` arm.
     pub(crate) async fn next(&mut self) -> Change {
         loop {
             if let Some(c) = self.pending.pop_front() {
@@ -181,15 +183,17 @@ impl PodWatch {
         }
     }
 
-    async fn start(&self) -> Result<Events, kube::Error> {
-        let params = self.query.watch_params();
-        let rv = &self.resource_version;
-        Ok(if self.metadata_only {
-            let events = self.api.watch_metadata(&params, rv).await?;
-            events.map_ok(metadata_event).boxed()
-        } else {
-            self.api.watch(&params, rv).await?.boxed()
-        })
+    fn start(&self) -> impl Future<Output = Result<Events, kube::Error>> + Send + use<> {
+        let (api, params) = (self.api.clone(), self.query.watch_params());
+        let (rv, metadata_only) = (self.resource_version.clone(), self.metadata_only);
+        async move {
+            Ok(if metadata_only {
+                let events = api.watch_metadata(&params, &rv).await?;
+                events.map_ok(metadata_event).boxed()
+            } else {
+                api.watch(&params, &rv).await?.boxed()
+            })
+        }
     }
 
     fn failed(&mut self, e: &kube::Error) -> Change {
