@@ -8,6 +8,7 @@
 //!   cargo bench --bench drain -- --sizes 100 --drains 1,10
 //!   cargo bench --bench drain -- --plan-timing 5000   # plan for 50 nodes of 5,000
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --keep   # keep the request logs
+//!   cargo bench --bench drain -- --sizes 100 --drains 10 --shutdown 5  # pods that take 5 s to stop
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use kube_sandbox::resources::Resource;
 use kube_sandbox::{Options, Sandbox};
 use serde_json::Value;
 
+/// Seconds a pod takes to stop, unless `--shutdown` says otherwise.
 const SHUTDOWN: f64 = 0.4;
 const READY: f64 = 0.4;
 const PODS_PER_NODE: usize = 30;
@@ -40,13 +42,13 @@ struct Figures {
     first_eviction: Option<Duration>,
 }
 
-fn spec(nodes: usize, drained: usize) -> ClusterSpec {
+fn spec(nodes: usize, drained: usize, shutdown: f64) -> ClusterSpec {
     ClusterSpec {
         nodes,
         pods_per_node: PODS_PER_NODE,
         replicas_per_deployment: 10,
         namespaces: (nodes / 10).max(1),
-        shutdown_seconds: SHUTDOWN,
+        shutdown_seconds: shutdown,
         ready_seconds: READY,
         mix: true,
         labelled_nodes: drained,
@@ -155,8 +157,12 @@ fn peak_rss(stderr: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn run(tool: Tool, nodes: usize, drained: usize, work: &Path) -> (Figures, Duration) {
-    let spec = spec(nodes, drained);
+fn run(
+    tool: Tool,
+    (nodes, drained, shutdown): (usize, usize, f64),
+    work: &Path,
+) -> (Figures, Duration) {
+    let spec = spec(nodes, drained, shutdown);
     let objects = generate::cluster(&spec);
     let bound = lower_bound(&objects, drained, &spec);
     let log = work.join("requests.jsonl");
@@ -252,7 +258,7 @@ fn list(args: &[String], flag: &str, default: &[usize]) -> Vec<usize> {
 
 /// `kubectl maintain plan` for `drained` nodes of a cluster: how long it takes.
 fn plan_timing(nodes: usize, drained: usize, work: &Path) {
-    let spec = spec(nodes, drained);
+    let spec = spec(nodes, drained, SHUTDOWN);
     let (_rt, sandbox) = settled_sandbox(generate::cluster(&spec), None);
     std::fs::create_dir_all(work).expect("work dir");
     let kubeconfig = work.join("kubeconfig");
@@ -294,6 +300,14 @@ fn main() {
     let sizes = list(&args, "--sizes", &[100, 1000, 5000]);
     // Keep each run's request log (work dir) to see where requests and bytes go.
     let keep = args.iter().any(|a| a == "--keep");
+    // Seconds pods take to stop: kubectl drain polls each pod every second
+    // until it is gone, so its requests grow with this; a watch's do not.
+    let shutdown = args
+        .iter()
+        .position(|a| a == "--shutdown")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SHUTDOWN);
     let drains = list(&args, "--drains", &[1, 10, 50]);
     let work = std::env::temp_dir().join(format!("km-bench-{}", std::process::id()));
     println!(
@@ -306,7 +320,7 @@ fn main() {
             for tool in [Tool::Maintain, Tool::Kubectl] {
                 let dir: PathBuf = work.join(format!("{nodes}-{drained}-{}", tool as u8));
                 std::fs::create_dir_all(&dir).expect("work dir");
-                let (f, bound) = run(tool, nodes, drained, &dir);
+                let (f, bound) = run(tool, (nodes, drained, shutdown), &dir);
                 let name = if tool == Tool::Maintain {
                     "kubectl maintain"
                 } else {
@@ -319,8 +333,13 @@ fn main() {
                         x / f.evicted as f64
                     }
                 };
+                let stop = if (shutdown - SHUTDOWN).abs() > f64::EPSILON {
+                    format!(", {shutdown} s to stop")
+                } else {
+                    String::new()
+                };
                 println!(
-                    "| {nodes} nodes, {} pods | {drained} | {name} | {:.1} s | {:.1} s | {:.2} | {} | {:.2} | {:.1} | {} MiB | {} | {} |",
+                    "| {nodes} nodes, {} pods{stop} | {drained} | {name} | {:.1} s | {:.1} s | {:.2} | {} | {:.2} | {:.1} | {} MiB | {} | {} |",
                     nodes * PODS_PER_NODE,
                     f.wall.as_secs_f64(),
                     bound.as_secs_f64(),
