@@ -54,7 +54,25 @@ pub(crate) async fn from_kubeconfig_yaml(yaml: &str) -> anyhow::Result<Clients> 
     from_config(config)
 }
 
-fn from_config(config: kube::Config) -> anyhow::Result<Clients> {
+/// `kubectl-maintain/v0.1.0 (linux/amd64)`, the shape of kubectl's own
+/// User-Agent, so audit logs and API priority-and-fairness rules can tell
+/// the drain apart.
+pub(crate) fn user_agent() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    format!(
+        "kubectl-maintain/v{} ({}/{arch})",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::OS
+    )
+}
+
+fn from_config(mut config: kube::Config) -> anyhow::Result<Clients> {
+    let agent = http::HeaderValue::from_str(&user_agent()).expect("an ASCII User-Agent");
+    config.headers.push((http::header::USER_AGENT, agent));
     let mut evict_config = config.clone();
     evict_config.default_retry = false;
     Ok(Clients {

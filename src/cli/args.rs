@@ -228,11 +228,11 @@ pub struct DrainArgs {
     /// Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned
     #[arg(long, value_name = "N|P%")]
     pub max_unavailable: Option<String>,
-    /// Drain even if no schedulable node would be left
-    #[arg(long)]
+    /// Accepted for scripts written for v0.1.0; a drain no longer refuses these cases
+    #[arg(long, hide = true)]
     pub allow_no_schedulable_nodes: bool,
-    /// Drain even if more than floor((n-1)/2) of n control-plane nodes would be unavailable
-    #[arg(long)]
+    /// Accepted for scripts written for v0.1.0; a drain does not check etcd quorum
+    #[arg(long, hide = true)]
     pub allow_quorum_loss: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,

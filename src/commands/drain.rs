@@ -10,7 +10,7 @@ use crate::cli::{DrainArgs, DryRunArg, OutputFormat};
 use crate::client::{self, Target};
 use crate::drain::outcome::{DrainOutcome, NodeStatus, PodResult};
 use crate::drain::prepare::NodeSelection;
-use crate::drain::{self, DryRun, Options};
+use crate::drain::{self, DrainError, DryRun, Options};
 use crate::policy::classify::FilterFlags;
 use crate::policy::plan::{self, Plan};
 use crate::ui::{bars, confirm, lines, report};
@@ -104,11 +104,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         max_parallel: args.max_parallel,
         taints,
         reason: args.reason.clone(),
-        guards: crate::policy::guard::Guards {
-            max_unavailable,
-            allow_no_schedulable_nodes: args.allow_no_schedulable_nodes,
-            allow_quorum_loss: args.allow_quorum_loss,
-        },
+        guards: crate::policy::guard::Guards { max_unavailable },
     };
     Ok((plan, options))
 }
@@ -228,13 +224,29 @@ pub(crate) async fn execute(
     });
     let interrupt = interrupt_on_ctrl_c();
     let dry_run = options.dry_run;
-    let prepared = drain::prepare(clients, plan.clone(), options, events, interrupt)
-        .await
-        .map_err(drain_error)?;
-    if dry_run == DryRun::None && !assume_yes && !prepared.refused() && confirm::interactive() {
+    let prepared = match drain::prepare(clients, plan.clone(), options, events, interrupt).await {
+        Ok(p) => p,
+        // kubectl drain -l exits 0 when nothing matches; loops over pools rely on it.
+        Err(DrainError::NoNodesMatch(selector)) => {
+            eprintln!("No nodes match the selector {selector:?}: nothing to drain.");
+            return Ok(exit::OK);
+        }
+        Err(e) => return Err(drain_error(e).into()),
+    };
+    let confirming =
+        dry_run == DryRun::None && !assume_yes && !prepared.refused() && confirm::interactive();
+    if !confirming {
+        for w in prepared.warnings() {
+            eprintln!("warning: {w}");
+        }
+    }
+    if confirming {
         let preview = prepared.preview();
         let tight = prepared.tight_budgets().await;
-        eprint!("{}", confirm::describe(&preview, &tight));
+        eprint!(
+            "{}",
+            confirm::describe(&preview, &tight, prepared.warnings())
+        );
         if !confirm::ask("Drain now?".into()).await {
             eprintln!("nothing was changed");
             return Ok(exit::INCOMPLETE);

@@ -120,6 +120,8 @@ pub(crate) struct Prepared {
     nodes: Vec<NodePlan>,
     /// The plan's wave names in order, for the report.
     wave_names: Vec<String>,
+    /// What the operator should know before anything changes.
+    warnings: Vec<String>,
 }
 
 /// Finds the nodes and lists and classifies their pods. Makes no change.
@@ -132,10 +134,11 @@ pub(crate) async fn prepare(
 ) -> Result<Prepared, DrainError> {
     let main = &clients.main;
     let nodes = prepare::resolve_nodes(main, &options.nodes, &events).await?;
+    let view = prepare::cluster_view(main, &events, &options.guards, nodes.len()).await?;
     if options.dry_run == DryRun::None {
-        let view = prepare::cluster_view(main, &events, &options.guards, nodes.len()).await?;
         crate::policy::guard::check(&options.guards, &view, &nodes).map_err(DrainError::Guard)?;
     }
+    let no_room = crate::policy::guard::leaves_no_schedulable_node(&view, &nodes);
     // Everything the filters need, for every node, before anything changes.
     let pods: Api<Pod> = Api::all(main.clone());
     let mut listed = Vec::new();
@@ -165,7 +168,7 @@ pub(crate) async fn prepare(
         daemonsets,
     };
     let now = Now::read();
-    let nodes = listed
+    let nodes: Vec<NodePlan> = listed
         .into_iter()
         .map(
             |(node, name, query, snapshot): (Node, String, PodQuery, Snapshot)| NodePlan {
@@ -197,10 +200,15 @@ pub(crate) async fn prepare(
         terminating_namespaces: classifier.terminating_namespaces,
     });
     let wave_names = engine.waves.iter().map(|w| w.name.clone()).collect();
+    let mut warnings = Vec::new();
+    if no_room {
+        warnings.push(left_pending(&nodes));
+    }
     Ok(Prepared {
         engine,
         nodes,
         wave_names,
+        warnings,
     })
 }
 
@@ -210,6 +218,12 @@ impl Prepared {
         self.nodes
             .iter()
             .flat_map(|n| n.pods.iter().map(|(p, _)| p))
+    }
+
+    /// What the operator should know before anything changes (shown in the
+    /// confirmation, or printed when there is none).
+    pub(crate) fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Pods whose PodDisruptionBudget allows no disruption now, with the
@@ -318,4 +332,32 @@ fn outcome(
         waves,
         nodes,
     }
+}
+
+/// The warning for a drain that leaves no schedulable node: the pods it
+/// evicts will stay Pending, named (kubectl drain goes on the same way).
+fn left_pending(nodes: &[NodePlan]) -> String {
+    const SHOWN: usize = 10;
+    let evicted: Vec<String> = nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
+        .map(|(p, _)| PodKey::of(p).to_string())
+        .collect();
+    let mut names = evicted
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if evicted.len() > SHOWN {
+        names = format!("{names} and {} more", evicted.len() - SHOWN);
+    }
+    let pods = match evicted.len() {
+        1 => "the 1 pod".to_string(),
+        n => format!("the {n} pods"),
+    };
+    format!(
+        "no schedulable node would be left once the selected nodes are cordoned: {pods} this drain evicts will stay Pending until a node takes them: {names}"
+    )
 }

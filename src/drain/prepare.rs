@@ -111,42 +111,36 @@ pub(crate) async fn cluster_view(
                 .map_err(|e| api_error("list", "nodes", None, e))
         }
     };
-    let mut control_planes =
-        list(ListParams::default().labels(crate::policy::guard::CONTROL_PLANE_SELECTOR))
-            .await?
-            .items;
-    let legacy = list(ListParams::default().labels("node-role.kubernetes.io/master"))
-        .await?
-        .items;
-    for n in legacy {
-        if !control_planes
-            .iter()
-            .any(|c| c.metadata.name == n.metadata.name)
-        {
-            control_planes.push(n);
+    // Enough schedulable nodes to find one the selection leaves, if any:
+    // one more than the selection (a node is ~1.5 KiB on the wire).
+    let params = ListParams::default()
+        .fields("spec.unschedulable=false")
+        .limit(u32::try_from(selected + 1).unwrap_or(u32::MAX));
+    let (schedulable_sample, sample_complete) = match list(params).await {
+        Ok(sample) => {
+            let complete = sample
+                .metadata
+                .continue_
+                .as_deref()
+                .is_none_or(str::is_empty);
+            (sample.items, complete)
         }
-    }
-    // Enough schedulable nodes to find one the selection leaves, if any.
-    let sample = list(
-        ListParams::default()
-            .fields("spec.unschedulable=false")
-            // One more than the selection: enough to see a node it leaves,
-            // and a node is ~1.5 KiB on the wire, so no more.
-            .limit(u32::try_from(selected + 1).unwrap_or(u32::MAX)),
-    )
-    .await?;
-    let sample_complete = sample
-        .metadata
-        .continue_
-        .as_deref()
-        .is_none_or(str::is_empty);
+        // Only a warning depends on it: without the permission, say so and go on.
+        Err(DrainError::Forbidden { message, .. }) => {
+            let message = format!(
+                "cannot list nodes, so cannot tell whether a schedulable node will be left (the drain goes on): {message}"
+            );
+            emit(events, Event::Warning { message });
+            (Vec::new(), false)
+        }
+        Err(e) => return Err(e),
+    };
     let all = match guards.max_unavailable {
         Some(_) => Some(list(ListParams::default()).await?.items),
         None => None,
     };
     Ok(crate::policy::guard::ClusterView {
-        control_planes,
-        schedulable_sample: sample.items,
+        schedulable_sample,
         sample_complete,
         all,
     })

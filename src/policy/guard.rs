@@ -1,5 +1,10 @@
-//! Guard rails: selections a drain refuses unless told otherwise, checked
-//! before anything changes. Pure.
+//! Guard rails, checked before anything changes. Pure.
+//!
+//! A drain refuses only what the operator asked it to (`--max-unavailable`):
+//! kubectl drain refuses neither the last schedulable worker nor a
+//! control-plane node (a drain never evicts etcd, a static pod), so neither do
+//! we. Leaving no schedulable node is a warning that names the pods left
+//! Pending; the etcd quorum check is for actions that take nodes down.
 
 use k8s_openapi::api::core::v1::Node;
 
@@ -34,11 +39,10 @@ impl MaxUnavailable {
 }
 
 /// What the guard rails need to know of the cluster, read at a cost that
-/// does not grow with its size: the control-plane nodes (by label), one
-/// page of nodes not cordoned, and every node only for `--max-unavailable`.
+/// does not grow with its size: one page of nodes not cordoned, and every
+/// node only for `--max-unavailable`.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterView {
-    pub control_planes: Vec<Node>,
     /// Nodes with `spec.unschedulable=false`, the first page of them.
     pub schedulable_sample: Vec<Node>,
     /// Is `schedulable_sample` every such node (no further page)?
@@ -51,11 +55,6 @@ impl ClusterView {
     /// The view of a cluster whose nodes are all known (tests, small clusters).
     pub fn of(all: &[Node]) -> Self {
         ClusterView {
-            control_planes: all
-                .iter()
-                .filter(|n| is_control_plane(n))
-                .cloned()
-                .collect(),
             schedulable_sample: all
                 .iter()
                 .filter(|n| !crate::policy::maintenance::unschedulable(n))
@@ -72,8 +71,6 @@ pub const CONTROL_PLANE_SELECTOR: &str = "node-role.kubernetes.io/control-plane"
 #[derive(Debug, Clone, Default)]
 pub struct Guards {
     pub max_unavailable: Option<MaxUnavailable>,
-    pub allow_no_schedulable_nodes: bool,
-    pub allow_quorum_loss: bool,
 }
 
 fn name(n: &Node) -> &str {
@@ -98,12 +95,12 @@ fn unavailable(n: &Node) -> bool {
     crate::policy::maintenance::unschedulable(n) || !ready
 }
 
-/// Refuses the selection with a message that says why and which flag overrides.
-pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), String> {
+/// Would no node be left for the evicted pods: none schedulable (not
+/// cordoned, Ready, without a NoSchedule or NoExecute taint) outside the
+/// selection? With more nodes than the view's sample shows, some are taken
+/// to be usable.
+pub fn leaves_no_schedulable_node(view: &ClusterView, selected: &[Node]) -> bool {
     let chosen = |n: &Node| selected.iter().any(|s| name(s) == name(n));
-    let out_after = |n: &Node| chosen(n) || unavailable(n);
-
-    // Schedulable for ordinary pods: available, and no NoSchedule/NoExecute taint.
     let hard_tainted = |n: &Node| {
         n.spec
             .as_ref()
@@ -113,41 +110,45 @@ pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), St
                     .any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
             })
     };
-    let schedulable_left = view
+    let usable = view
         .schedulable_sample
         .iter()
-        .any(|n| !out_after(n) && !hard_tainted(n));
-    // With more nodes than the sample shows, some are taken to be usable.
-    if !schedulable_left && view.sample_complete && !g.allow_no_schedulable_nodes {
-        return Err(format!(
-            "refusing to drain: no schedulable node would be left ({} selected); evicted pods would have nowhere to go. Override with --allow-no-schedulable-nodes",
-            selected.len()
-        ));
-    }
+        .any(|n| !chosen(n) && !unavailable(n) && !hard_tainted(n));
+    !usable && view.sample_complete
+}
 
-    let cp = &view.control_planes;
-    if !cp.is_empty() {
-        let out = cp.iter().filter(|n| out_after(n)).count();
-        let tolerated = (cp.len() - 1) / 2;
-        if out > tolerated && cp.iter().any(chosen) && !g.allow_quorum_loss {
-            let names: Vec<&str> = cp.iter().filter(|n| out_after(n)).map(name).collect();
-            return Err(format!(
-                "refusing to drain: {out} of {} control-plane nodes would be unavailable ({}); etcd keeps quorum with at most {tolerated} out. Override with --allow-quorum-loss",
-                cp.len(),
-                names.join(", ")
-            ));
-        }
-    }
-
+/// `--max-unavailable`: refuses when more nodes than it allows would be
+/// unavailable (cordoned or not Ready) with the selection drained.
+pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), String> {
+    let chosen = |n: &Node| selected.iter().any(|s| name(s) == name(n));
     if let (Some(max), Some(all)) = (g.max_unavailable, &view.all) {
         let allowed = max.of(all.len());
-        let out = all.iter().filter(|n| out_after(n)).count();
+        let out = all.iter().filter(|n| chosen(n) || unavailable(n)).count();
         if out > allowed {
             return Err(format!(
                 "refusing to drain: {out} of {} nodes would be unavailable (already unavailable and selected); --max-unavailable allows {allowed}",
                 all.len()
             ));
         }
+    }
+    Ok(())
+}
+
+/// etcd keeps quorum with at most floor((n-1)/2) of n control-plane nodes
+/// out. For actions that take nodes down (a drain does not).
+pub fn quorum(control_planes: &[Node], selected: &[Node]) -> Result<(), String> {
+    let chosen = |n: &Node| selected.iter().any(|s| name(s) == name(n));
+    let out_after = |n: &&Node| chosen(n) || unavailable(n);
+    let cp = control_planes;
+    let out = cp.iter().filter(out_after).count();
+    let tolerated = cp.len().saturating_sub(1) / 2;
+    if out > tolerated && cp.iter().any(chosen) {
+        let names: Vec<&str> = cp.iter().filter(out_after).map(name).collect();
+        return Err(format!(
+            "{out} of {} control-plane nodes would be unavailable ({}); etcd keeps quorum with at most {tolerated} out",
+            cp.len(),
+            names.join(", ")
+        ));
     }
     Ok(())
 }
@@ -166,18 +167,24 @@ mod tests {
     }
 
     #[test]
-    fn no_schedulable_node_left_is_refused() {
+    fn no_schedulable_node_left_is_told_not_refused() {
         let all = [node("a", false, false), node("b", false, true)];
-        let err = check(&Guards::default(), &ClusterView::of(&all), &all[..1]).unwrap_err();
-        assert!(
-            err.contains("no schedulable node would be left")
-                && err.contains("--allow-no-schedulable-nodes")
-        );
-        let g = Guards {
-            allow_no_schedulable_nodes: true,
-            ..Guards::default()
-        };
-        assert!(check(&g, &ClusterView::of(&all), &all[..1]).is_ok());
+        let view = ClusterView::of(&all);
+        assert!(leaves_no_schedulable_node(&view, &all[..1]));
+        assert!(check(&Guards::default(), &view, &all[..1]).is_ok());
+        let three = [
+            node("a", false, false),
+            node("b", false, true),
+            node("c", false, false),
+        ];
+        assert!(!leaves_no_schedulable_node(
+            &ClusterView::of(&three),
+            &three[..1]
+        ));
+        // An incomplete sample: the nodes not seen are taken to be usable.
+        let mut partial = ClusterView::of(&all);
+        partial.sample_complete = false;
+        assert!(!leaves_no_schedulable_node(&partial, &all[..1]));
     }
 
     #[test]
@@ -188,25 +195,19 @@ mod tests {
             node("cp3", true, false),
             node("w", false, false),
         ];
+        let cps = &all[..3];
         // One of three may be out; cp1 already is.
-        assert!(check(&Guards::default(), &ClusterView::of(&all), &all[3..]).is_ok());
-        let err = check(&Guards::default(), &ClusterView::of(&all), &all[1..2]).unwrap_err();
-        assert!(
-            err.contains("2 of 3 control-plane nodes") && err.contains("--allow-quorum-loss"),
-            "{err}"
-        );
-        let g = Guards {
-            allow_quorum_loss: true,
-            ..Guards::default()
-        };
-        assert!(check(&g, &ClusterView::of(&all), &all[1..2]).is_ok());
+        assert!(quorum(cps, &all[3..]).is_ok());
+        let err = quorum(cps, &all[1..2]).unwrap_err();
+        assert!(err.contains("2 of 3 control-plane nodes"), "{err}");
         // Five control planes tolerate two.
         let five: Vec<Node> = (0..5)
             .map(|i| node(&format!("cp{i}"), true, false))
-            .chain([node("w", false, false)])
             .collect();
-        assert!(check(&Guards::default(), &ClusterView::of(&five), &five[..2]).is_ok());
-        assert!(check(&Guards::default(), &ClusterView::of(&five), &five[..3]).is_err());
+        assert!(quorum(&five, &five[..2]).is_ok());
+        assert!(quorum(&five, &five[..3]).is_err());
+        // A drain's guard rails never refuse a control-plane node.
+        assert!(check(&Guards::default(), &ClusterView::of(&all), &all[1..3]).is_ok());
     }
 
     #[test]
@@ -219,7 +220,6 @@ mod tests {
             .collect();
         let g = Guards {
             max_unavailable: Some(MaxUnavailable::Count(2)),
-            ..Guards::default()
         };
         assert!(check(&g, &ClusterView::of(&all), &all[1..2]).is_ok());
         let err = check(&g, &ClusterView::of(&all), &all[1..3]).unwrap_err();

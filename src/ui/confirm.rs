@@ -15,7 +15,11 @@ pub(crate) fn interactive() -> bool {
 }
 
 /// What the drain is about to do, for a person to read.
-pub(crate) fn describe(preview: &DrainOutcome, tight: &BTreeMap<PodKey, String>) -> String {
+pub(crate) fn describe(
+    preview: &DrainOutcome,
+    tight: &BTreeMap<PodKey, String>,
+    warnings: &[String],
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -61,6 +65,9 @@ pub(crate) fn describe(preview: &DrainOutcome, tight: &BTreeMap<PodKey, String>)
         for (pod, pdb) in tight {
             let _ = writeln!(out, "  {pod} (PDB {pdb})");
         }
+    }
+    for w in warnings {
+        let _ = writeln!(out, "Warning: {w}");
     }
     out
 }

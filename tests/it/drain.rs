@@ -163,6 +163,16 @@ fn pdb_paced_drain_follows_readiness_not_a_timer() {
         watches[0].accept.contains("as=PartialObjectMetadata"),
         "{watches:#?}"
     );
+    // Every request names the tool and its version, as kubectl's do.
+    let unnamed: Vec<_> = c
+        .requests()
+        .into_iter()
+        .filter(|r| !r.user_agent.starts_with("kubectl-maintain/v"))
+        .filter(|r| !r.user_agent.starts_with("kubectl/"))
+        // kubectl on our machines is a dispatcher that asks /version first.
+        .filter(|r| !r.user_agent.starts_with("kubectl-dispatcher/"))
+        .collect();
+    assert!(unnamed.is_empty(), "{unnamed:#?}");
     // The refused attempts stay few: retries follow the budget's watch, not a timer.
     let refused = c
         .requests()
@@ -603,8 +613,13 @@ fn several_nodes_by_selector_in_parallel() {
     assert_eq!(nodes, ["a1", "a2"]);
     assert!(report.nodes.iter().all(|n| n.status == "drained"));
     assert!(c.pods_on("a1").is_empty() && c.pods_on("a2").is_empty());
+    // A selector that matches nothing: exit 0 as kubectl drain does, with a note.
+    let theirs = c.kubectl(&["drain", "-l", "pool=none"]);
+    theirs.success();
     let out = c.maintain(&["drain", "-l", "pool=none"]);
-    out.code(2);
+    out.success();
+    assert_eq!(out.stdout, "", "{out:?}");
+    assert_eq!(out.stderr.lines().count(), 1, "one line: {out:?}");
 }
 
 #[test]

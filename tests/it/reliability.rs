@@ -48,7 +48,7 @@ fn assert_drained_once(c: &Cluster, out: &crate::harness::Run) {
 fn ours(c: &Cluster) -> Vec<u16> {
     c.requests()
         .into_iter()
-        .filter(|r| !r.user_agent.starts_with("kubectl"))
+        .filter(|r| r.user_agent.starts_with("kubectl-maintain/"))
         .map(|r| r.status)
         .collect()
 }
