@@ -56,11 +56,11 @@ impl Engine {
         .await
     }
 
-    /// What each node's machine works with; `deadline` is the drain's `--timeout`.
-    fn settings(&self, deadline: Option<Instant>) -> Arc<Settings> {
+    /// What each node's machine works with.
+    fn settings(&self) -> Arc<Settings> {
         Arc::new(Settings {
             waves: self.waves.clone(),
-            deadline,
+            timeout: self.options.timeout,
             skip_wait_for_delete: self.options.flags.skip_wait_for_delete_timeout,
             terminating_namespaces: self.terminating_namespaces.clone(),
             in_flight: IN_FLIGHT,
@@ -243,7 +243,7 @@ impl Prepared {
 
     /// What the drain would do, from what was listed: no request is made.
     pub(crate) fn preview(&self) -> DrainOutcome {
-        let settings = self.engine.settings(None);
+        let settings = self.engine.settings();
         let nodes = self
             .nodes
             .iter()
@@ -265,7 +265,7 @@ impl Prepared {
         // kubectl's filters, for every node, before anything changes: a refused
         // pod anywhere stops the whole drain with nothing cordoned or evicted.
         if self.refused() || dry_run != DryRun::None {
-            let settings = engine.settings(None);
+            let settings = engine.settings();
             let mut out = Vec::new();
             for n in &self.nodes {
                 let machine = n.machine(settings.clone(), n.unschedulable());
@@ -294,9 +294,7 @@ impl Prepared {
                 },
             );
         }
-        // `--timeout` counts from the first change.
-        let deadline = engine.options.timeout.map(|t| Instant::now() + t);
-        let settings = engine.settings(deadline);
+        let settings = engine.settings();
         let Prepared {
             nodes, wave_names, ..
         } = self;

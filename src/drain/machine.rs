@@ -64,8 +64,9 @@ pub(crate) struct WaveSpec {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Settings {
     pub(crate) waves: Vec<WaveSpec>,
-    /// `--timeout`: when this node's drain gives up, if ever.
-    pub(crate) deadline: Option<Instant>,
+    /// `--timeout`: how long each node's drain may take, counted from its
+    /// start, as kubectl drain counts it.
+    pub(crate) timeout: Option<Duration>,
     /// `--skip-wait-for-delete-timeout` in seconds (0: off).
     pub(crate) skip_wait_for_delete: u64,
     /// Namespaces being deleted: their pods may hang in Terminating.
@@ -369,13 +370,18 @@ impl NodeMachine {
         .then(|| self.last.at + EXPIRY_CHECK);
         retries
             .chain(self.wave_deadline())
-            .chain(self.settings.deadline)
+            .chain(self.deadline())
             .chain(expiry)
             .min()
     }
 
     fn wave(&self) -> usize {
         self.running.map_or(0, |r| r.wave)
+    }
+
+    /// When this node's `--timeout` runs out.
+    fn deadline(&self) -> Option<Instant> {
+        self.settings.timeout.map(|t| self.started + t)
     }
 
     fn wave_deadline(&self) -> Option<Instant> {
@@ -394,8 +400,8 @@ impl NodeMachine {
             let name = self.settings.waves[self.wave()].name.clone();
             let message = format!("wave {name} did not finish within its timeout");
             self.finish(NodeStatus::TimedOut, Some(message));
-        } else if self.settings.deadline.is_some_and(|d| now >= d) {
-            let message = "the drain's --timeout passed".to_string();
+        } else if self.deadline().is_some_and(|d| now >= d) {
+            let message = "--timeout passed for this node".to_string();
             self.finish(NodeStatus::TimedOut, Some(message));
         }
     }
@@ -1201,7 +1207,7 @@ mod tests {
     #[test]
     fn the_drain_timeout_ends_the_node_as_timed_out() {
         let mut settings = waves(&["user"]);
-        settings.deadline = Some(Instant::now() + 5 * SEC);
+        settings.timeout = Some(5 * SEC);
         let (mut d, _) = Drain::new(&[("a", 0)], settings);
         d.answer(SEC, "a", Answer::Accepted);
         let end = d.at(6 * SEC, Input::Tick);

@@ -111,8 +111,11 @@ impl Cause {
                 ..
             } => match (current_healthy, desired_healthy) {
                 (Some(c), Some(d)) => format!(
-                    "PDB {name}: needs {d} healthy, has {c}, allows {} disruptions",
-                    disruptions_allowed.unwrap_or(0)
+                    "PDB {name}: needs {d} healthy, has {c}, allows {}",
+                    kube_conventions::count(
+                        usize::try_from(disruptions_allowed.unwrap_or(0)).unwrap_or(0),
+                        "disruption"
+                    )
                 ),
                 _ => format!("PDB {name} allows no disruption"),
             },

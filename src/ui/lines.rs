@@ -4,6 +4,8 @@
 use tokio::sync::mpsc;
 
 use crate::drain::events::Event;
+use kube_conventions::count;
+
 use crate::duration::human;
 
 fn line(e: &Event) -> String {
@@ -17,10 +19,13 @@ fn line(e: &Event) -> String {
             already: false,
         } => format!("node/{node} cordoned"),
         Event::NodeStarted { node, pods } => {
-            format!("node/{node} draining: {pods} pods to evict or wait for")
+            format!(
+                "node/{node} draining: {} to evict or wait for",
+                count(*pods, "pod")
+            )
         }
         Event::WaveStarted { node, wave, pods } => {
-            format!("node/{node} wave {wave} started: {pods} pods")
+            format!("node/{node} wave {wave} started: {}", count(*pods, "pod"))
         }
         Event::Evicted { node, pod } => format!("node/{node} pod/{pod} evicted"),
         Event::Blocked { node, pod, cause } => format!("node/{node} pod/{pod} blocked: {cause}"),

@@ -103,7 +103,10 @@ pub(crate) async fn run(
                         &node,
                         "Normal",
                         WAVE_STARTED,
-                        &format!("Wave {wave} started: {pods} pods"),
+                        &format!(
+                            "Wave {wave} started: {}",
+                            kube_conventions::count(pods, "pod")
+                        ),
                     )
                     .await;
             }

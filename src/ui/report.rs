@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use comfy_table::{Table, presets};
+use kube_conventions::count;
 
 use crate::cli::OutputFormat;
 use crate::drain::outcome::{Cause, DrainOutcome, DryRun, NodeStatus, PodResult};
@@ -147,6 +148,17 @@ fn summary(outcome: &DrainOutcome) -> String {
     }
     out.push_str(&blockers(outcome));
     out.push_str(&left_alone(outcome));
+    // kubectl drain's last words, so `grep drained` in runbooks keeps working.
+    let drained: Vec<String> = outcome
+        .nodes
+        .iter()
+        .filter(|n| n.status == NodeStatus::Drained)
+        .map(|n| format!("node/{} drained\n", n.node))
+        .collect();
+    if !drained.is_empty() {
+        out.push('\n');
+        out.push_str(&drained.concat());
+    }
     out
 }
 
@@ -168,7 +180,12 @@ fn left_alone(outcome: &DrainOutcome) -> String {
     }
     let mut out = String::from("\nLeft on the node by design:\n");
     for (reason, pods) in groups {
-        let _ = writeln!(out, "* {reason} ({} pods): {}", pods.len(), pods.join(", "));
+        let _ = writeln!(
+            out,
+            "* {reason} ({}): {}",
+            count(pods.len(), "pod"),
+            pods.join(", ")
+        );
     }
     out
 }
@@ -205,7 +222,12 @@ fn blockers(outcome: &DrainOutcome) -> String {
     ordered.sort_by_key(|(k, (pods, _))| (std::cmp::Reverse(pods.len()), k.clone()));
     let mut out = String::from("\nWhat blocks the drain:\n");
     for (cause, (pods, remedy)) in ordered {
-        let _ = writeln!(out, "* {cause} ({} pods): {}", pods.len(), pods.join(", "));
+        let _ = writeln!(
+            out,
+            "* {cause} ({}): {}",
+            count(pods.len(), "pod"),
+            pods.join(", ")
+        );
         let _ = writeln!(out, "  what to do: {remedy}");
     }
     if !pdbs.is_empty() {

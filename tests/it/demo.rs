@@ -14,7 +14,7 @@ fn demo_drains_and_explains_what_blocks() {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("worker-1   timed out"), "{stdout}");
     assert!(
-        stdout.contains("blocked by PodDisruptionBudget shop/db (1 pods): shop/db-0 on worker-1"),
+        stdout.contains("blocked by PodDisruptionBudget shop/db (1 pod): shop/db-0 on worker-1"),
         "{stdout}"
     );
     assert!(stderr.contains("node/worker-1 cordoned"), "{stderr}");

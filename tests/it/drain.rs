@@ -382,8 +382,15 @@ fn same_end_state_as_kubectl_drain() {
     ];
     let before = ours.requests().len();
     let before_k = kubectl_side.requests().len();
-    assert_eq!(kubectl_side.kubectl(&flags).code, 0);
-    assert_eq!(ours.maintain(&flags).code, 0);
+    let theirs = kubectl_side.kubectl(&flags);
+    theirs.success();
+    let out = ours.maintain(&flags);
+    out.success();
+    // Runbooks grep kubectl's last line; ours ends the same way.
+    assert!(theirs.stdout.contains("node/n1 drained"), "{theirs:?}");
+    assert!(out.stdout.ends_with("node/n1 drained\n"), "{out:?}");
+    // People read counts: "1 pod", "2 pods".
+    assert!(!out.stderr.contains(" 1 pods"), "{out:?}");
     let end_state = |c: &Cluster| {
         let on_n1: BTreeSet<String> = c.pods_on("n1").iter().map(|p| app_of(p)).collect();
         let cordoned = c.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"] == true;
@@ -710,4 +717,41 @@ fn max_parallel_keeps_every_slot_busy() {
         "{sent:?} {gone:?}"
     );
     assert!(sent_at("n3") < at("n1"), "a slot waited for the slow node");
+}
+
+/// `--timeout` counts per node, as kubectl drain counts it: a node drained
+/// after another one timed out gets its own time. n1's pod is held by a
+/// budget; n2's takes 1.5 s to stop, within the 3 s each node gets.
+#[test]
+fn timeout_counts_per_node_as_kubectl_counts_it() {
+    let scenario = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .node("spare")
+        .pod("apps", "held", "n1", |p| {
+            p["metadata"]["labels"] = json!({"app": "held"});
+        })
+        .pdb("held", "minAvailable: 1")
+        .pod("apps", "slow", "n2", |p| scenario::shutdown(p, 1.5))
+        .yaml();
+    let theirs = Cluster::start(&scenario, 33);
+    let ours = Cluster::start(&scenario, 33);
+    for c in [&theirs, &ours] {
+        c.wait_settled();
+    }
+    let args = ["drain", "n1", "n2", "--force", "--timeout", "3s"];
+    let kubectl = theirs.kubectl(&args);
+    assert_ne!(kubectl.code, 0, "{kubectl:?}");
+    let out = ours.maintain(&[&args[..], &["-o", "json"]].concat());
+    out.code(3);
+    let report = out.report();
+    assert_eq!(report.node("n1").status, "timedOut", "{out:?}");
+    assert_eq!(report.node("n2").status, "drained", "{out:?}");
+    for c in [&theirs, &ours] {
+        assert!(
+            c.get(Resource::Pods, "apps", "slow").is_none(),
+            "n2 drained"
+        );
+        assert!(c.get(Resource::Pods, "apps", "held").is_some(), "n1 held");
+    }
 }

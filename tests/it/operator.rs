@@ -59,7 +59,7 @@ fn a_blocked_drain_logs_lines_and_reports_causes() {
     // The report names each blocked pod with its cause and budget, then the budget once.
     assert!(
         out.stdout.contains(&format!(
-            "* blocked by PodDisruptionBudget shop/db (1 pods): shop/db-0 on {node}"
+            "* blocked by PodDisruptionBudget shop/db (1 pod): shop/db-0 on {node}"
         )),
         "{out:?}"
     );

@@ -5,3 +5,22 @@
 pub mod selector;
 pub mod time;
 pub mod yaml;
+
+/// `1 pod`, `2 pods`: a count with its noun, for messages people read.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_read_as_english() {
+        assert_eq!(super::count(1, "pod"), "1 pod");
+        assert_eq!(super::count(0, "pod"), "0 pods");
+        assert_eq!(super::count(2, "disruption"), "2 disruptions");
+    }
+}
