@@ -65,6 +65,7 @@ impl Engine {
             terminating_namespaces: self.terminating_namespaces.clone(),
             in_flight: IN_FLIGHT,
             delete: self.options.disable_eviction,
+            grace_period: self.options.grace_period,
         })
     }
 }

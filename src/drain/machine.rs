@@ -75,6 +75,8 @@ pub(crate) struct Settings {
     pub(crate) in_flight: usize,
     /// `--disable-eviction`: pods are deleted, not evicted.
     pub(crate) delete: bool,
+    /// `--grace-period`, when given.
+    pub(crate) grace_period: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -213,7 +215,15 @@ impl NodeMachine {
         };
         match disposition {
             Disposition::Evict { wave, warning } => {
-                let state = if pod.metadata.deletion_timestamp.is_some() {
+                // A terminating pod is evicted again only to shorten its
+                // grace period, as kubectl's eviction of it does (the usual
+                // fix for a pod stuck Terminating: --grace-period=1).
+                let shorter = self.settings.grace_period.is_some_and(|g| {
+                    pod.metadata
+                        .deletion_grace_period_seconds
+                        .is_none_or(|current| g < current)
+                });
+                let state = if pod.metadata.deletion_timestamp.is_some() && !shorter {
                     State::Terminating
                 } else {
                     State::Queued

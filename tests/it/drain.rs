@@ -755,3 +755,35 @@ fn timeout_counts_per_node_as_kubectl_counts_it() {
         assert!(c.get(Resource::Pods, "apps", "held").is_some(), "n1 held");
     }
 }
+
+/// The usual fix for a pod stuck Terminating, `drain --grace-period=1`,
+/// shortens its deletion with us as with kubectl drain.
+#[test]
+fn a_shorter_grace_period_shortens_a_terminating_pod() {
+    let scenario = Scenario::new()
+        .node("n1")
+        .node("spare")
+        .pod("apps", "stuck", "n1", |p| {
+            p["spec"]["terminationGracePeriodSeconds"] = json!(120);
+        })
+        .yaml();
+    let theirs = Cluster::start(&scenario, 33);
+    let ours = Cluster::start(&scenario, 33);
+    for c in [&theirs, &ours] {
+        c.wait_settled();
+        c.kubectl(&["delete", "pod", "-n", "apps", "stuck", "--wait=false"])
+            .success();
+    }
+    let args = [
+        "drain",
+        "n1",
+        "--force",
+        "--grace-period=1",
+        "--timeout=30s",
+    ];
+    theirs.kubectl(&args).success();
+    ours.maintain(&args).success();
+    for c in [&theirs, &ours] {
+        assert!(c.get(Resource::Pods, "apps", "stuck").is_none());
+    }
+}

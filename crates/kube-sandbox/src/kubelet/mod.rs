@@ -42,15 +42,18 @@ pub(crate) fn ready_delay(pod: &Value, default_seconds: f64) -> Option<Duration>
 /// How long a deleted pod takes to stop: the knob, else the grace period
 /// left until its deletionTimestamp.
 pub(crate) fn shutdown_delay(pod: &Value) -> Duration {
-    if let Some(Knob::Seconds(secs)) = seconds_knob(pod, SHUTDOWN_SECONDS) {
-        return Duration::from_secs_f64(secs);
-    }
+    // The grace period ends at deletionTimestamp; the kubelet kills what is
+    // still running then, so a shortened grace period shortens the shutdown.
     let remaining = pod
         .pointer("/metadata/deletionTimestamp")
         .and_then(Value::as_str)
         .and_then(seconds_since)
         .map_or(0, |elapsed| -elapsed);
-    Duration::from_secs(remaining.max(0) as u64)
+    let grace = Duration::from_secs(remaining.max(0) as u64);
+    match seconds_knob(pod, SHUTDOWN_SECONDS) {
+        Some(Knob::Seconds(secs)) => Duration::from_secs_f64(secs).min(grace),
+        _ => grace,
+    }
 }
 
 pub(crate) fn completion_delay(pod: &Value) -> Option<Duration> {
