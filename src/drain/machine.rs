@@ -161,6 +161,8 @@ pub(crate) struct NodeMachine {
     /// Pods the drain leaves alone, and pods kubectl's filters refuse.
     others: Vec<PodOutcome>,
     refusals: Vec<String>,
+    /// Why pods failed for good (a refusal no retry changes).
+    failures: Vec<String>,
     waves: Vec<WaveOutcome>,
     running: Option<Running>,
     queue: VecDeque<PodKey>,
@@ -188,6 +190,7 @@ impl NodeMachine {
             members: BTreeMap::new(),
             others: Vec::new(),
             refusals: Vec::new(),
+            failures: Vec::new(),
             waves: Vec::new(),
             running: None,
             queue: VecDeque::new(),
@@ -428,6 +431,11 @@ impl NodeMachine {
                     .filter(|m| m.wave <= w)
                     .all(Member::done);
                 if !done {
+                    if self.stuck(w) {
+                        let message = self.failures.join("; ");
+                        self.finish(NodeStatus::Failed, Some(message));
+                        return;
+                    }
                     break;
                 }
                 self.wave_done(w);
@@ -651,9 +659,10 @@ impl NodeMachine {
                 let retry = now + retry_after.unwrap_or(FALLBACK_RETRY);
                 self.block(key, cause.expect("a refusal"), Some(retry), Some(budget));
             }
-            Answer::MultiplePdbs(_) => {
-                let retry = now + FALLBACK_RETRY;
-                self.block(key, cause.expect("a refusal"), Some(retry), None);
+            // kubectl drain fails such a pod at once: no retry will help.
+            Answer::MultiplePdbs(message) => {
+                let message = format!("cannot evict {key}: {message}");
+                self.fail(key, cause.expect("a refusal"), message);
             }
             Answer::Retry {
                 retry_after,
@@ -665,10 +674,9 @@ impl NodeMachine {
                     message: message.clone(),
                 };
                 if attempts > MAX_API_ATTEMPTS {
-                    self.block(key, cause, None, None);
                     let message =
                         format!("evicting {key} failed {MAX_API_ATTEMPTS} times: {message}");
-                    self.finish(NodeStatus::Failed, Some(message));
+                    self.fail(key, cause, message);
                     return;
                 }
                 let backoff = Duration::from_millis(200 * (1 << attempts.min(6)))
@@ -680,15 +688,12 @@ impl NodeMachine {
                 };
                 self.emit(Event::ApiTrouble { node, message });
             }
+            // A refusal no retry changes fails that pod; the others go on,
+            // and the node ends failed once nothing else can move.
             Answer::Forbidden(message) => {
-                self.block(
-                    key,
-                    Cause::Forbidden {
-                        message: message.clone(),
-                    },
-                    None,
-                    None,
-                );
+                let cause = Cause::Forbidden {
+                    message: message.clone(),
+                };
                 let verb = if self.settings.delete {
                     "delete pods"
                 } else {
@@ -698,23 +703,45 @@ impl NodeMachine {
                     "not allowed to {verb} in namespace {}: {message}",
                     key.namespace
                 );
-                self.finish(NodeStatus::Failed, Some(message));
+                self.fail(key, cause, message);
             }
             Answer::Failed(message) => {
-                self.block(
-                    key,
-                    Cause::ApiError {
-                        message: message.clone(),
-                    },
-                    None,
-                    None,
-                );
-                self.finish(
-                    NodeStatus::Failed,
-                    Some(format!("evicting {key}: {message}")),
-                );
+                let cause = Cause::ApiError {
+                    message: message.clone(),
+                };
+                self.fail(key, cause, format!("evicting {key}: {message}"));
             }
         }
+    }
+
+    /// A pod no retry will move: blocked for good, its reason kept for the
+    /// node's message (each distinct reason once).
+    fn fail(&mut self, key: &PodKey, cause: Cause, message: String) {
+        self.block(key, cause, None, None);
+        if !self.failures.contains(&message) {
+            self.failures.push(message);
+        }
+    }
+
+    /// Has wave `w` nothing left that can move: every pod not gone failed
+    /// for good and no eviction in flight?
+    fn stuck(&self, w: usize) -> bool {
+        !self.failures.is_empty()
+            && self.in_flight == 0
+            && self
+                .members
+                .values()
+                .filter(|m| m.wave <= w && !m.done())
+                .all(|m| {
+                    matches!(
+                        m.state,
+                        State::Blocked {
+                            retry_at: None,
+                            budget: None,
+                            ..
+                        }
+                    )
+                })
     }
 
     fn on_change(&mut self, change: Change) {
@@ -1328,5 +1355,45 @@ mod tests {
                 reason: SkipReason::DaemonSet
             }]
         );
+    }
+
+    #[test]
+    fn a_forbidden_eviction_does_not_stop_the_others() {
+        let (mut d, _) = Drain::new(&[("a", 0), ("b", 0)], waves(&["user"]));
+        let a = d.answer(SEC, "a", Answer::Forbidden("no".into()));
+        assert!(finished(&a).is_none(), "b's eviction is still in flight");
+        d.answer(SEC, "b", Answer::Accepted);
+        let end = d.gone(2 * SEC, "b");
+        let outcome = finished(&end).expect("nothing else can move");
+        assert_eq!(outcome.status, NodeStatus::Failed);
+        assert!(
+            outcome
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("not allowed to create pods/eviction in namespace ns"),
+            "{outcome:?}"
+        );
+        assert_eq!(result(outcome, "b"), PodResult::Evicted);
+        assert!(matches!(
+            result(outcome, "a"),
+            PodResult::Remaining {
+                cause: Cause::Forbidden { .. }
+            }
+        ));
+    }
+
+    #[test]
+    fn a_pod_under_two_budgets_fails_at_once() {
+        let (mut d, _) = Drain::new(&[("a", 0)], waves(&["user"]));
+        let end = d.answer(SEC, "a", Answer::MultiplePdbs("more than one".into()));
+        let outcome = finished(&end).expect("failed without a retry");
+        assert_eq!(outcome.status, NodeStatus::Failed);
+        assert!(matches!(
+            result(outcome, "a"),
+            PodResult::Remaining {
+                cause: Cause::MultiplePdbs { .. }
+            }
+        ));
     }
 }

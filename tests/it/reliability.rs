@@ -132,13 +132,16 @@ fn survives_the_api_server_going_away_for_a_while() {
     );
 }
 
-#[test]
-fn refused_permissions_name_what_to_grant_and_stop_safely() {
-    let deny = |verb: &str, resource: &str, namespace: &str| Deny {
+fn deny(verb: &str, resource: &str, namespace: &str) -> Deny {
+    Deny {
         verb: verb.into(),
         resource: resource.into(),
         namespace: namespace.into(),
-    };
+    }
+}
+
+#[test]
+fn refused_permissions_name_what_to_grant_and_stop_safely() {
     // Eviction refused: stop, say which verb, resource and namespace.
     let c = web_on_n1(3, "maxUnavailable: 1");
     c.sandbox.deny(deny("create", "pods/eviction", "apps"));
@@ -325,4 +328,53 @@ fn oidc_id_tokens_from_the_kubeconfig_work_and_are_never_printed() {
             .iter()
             .any(|r| r.auth == "bearer" && r.status == 200)
     );
+}
+
+/// One namespace's evictions refused: kubectl drain evicts the rest and
+/// fails; so do we, and the report says which pod was refused and why.
+#[test]
+fn one_refused_eviction_does_not_stop_the_others() {
+    let scenario = crate::scenario::Scenario::new()
+        .node("n1")
+        .node("spare")
+        .deployment("web", 1)
+        .object(serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}}))
+        .pod("other", "free", "n1", |p| {
+            p["metadata"]["ownerReferences"] = serde_json::json!([]);
+        })
+        .yaml();
+    let denied = |cfg: &mut kube_sandbox::SandboxConfig| {
+        cfg.deny.push(deny("create", "pods/eviction", "other"));
+    };
+    let theirs = Cluster::start_with(&scenario, 33, denied);
+    let ours = Cluster::start_with(&scenario, 33, denied);
+    for c in [&theirs, &ours] {
+        c.wait_settled();
+    }
+    let args = ["drain", "n1", "--force", "--timeout", "30s"];
+    let kubectl = theirs.kubectl(&args);
+    kubectl.code(1);
+    let out = ours.maintain(&[&args[..], &["-o", "json"]].concat());
+    out.code(1);
+    let report = out.report();
+    let n1 = report.node("n1");
+    assert_eq!(n1.status, "failed", "{out:?}");
+    assert!(
+        n1.message
+            .as_deref()
+            .is_some_and(|m| m.contains("not allowed to create pods/eviction in namespace other")),
+        "{out:?}"
+    );
+    assert_eq!(n1.pod("other/free").result["cause"]["kind"], "forbidden");
+    for c in [&theirs, &ours] {
+        assert!(
+            c.get(Resource::Pods, "other", "free").is_some(),
+            "refused pod stays"
+        );
+        assert!(
+            c.pods_on("n1").iter().all(|p| !p.starts_with("apps/")),
+            "the others were evicted: {:?}",
+            c.pods_on("n1")
+        );
+    }
 }
