@@ -29,6 +29,9 @@ pub(crate) enum Answer {
     Retry {
         retry_after: Option<Duration>,
         message: String,
+        /// 429 without a budget behind it (API priority and fairness):
+        /// retried as long as the drain may take, never given up.
+        throttled: bool,
     },
     /// RBAC: retrying will not help.
     Forbidden(String),
@@ -89,6 +92,12 @@ fn pdb_name_from_cause(message: &str) -> Option<String> {
     rest.split_whitespace().next().map(str::to_string)
 }
 
+fn has_cause(status: Option<&Status>, reason: &str) -> bool {
+    status
+        .and_then(|s| s.details.as_ref())
+        .is_some_and(|d| d.causes.iter().any(|c| c.reason == reason))
+}
+
 /// What an answer means. Pure, for tests.
 pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -> Answer {
     let status: Option<Status> = serde_json::from_slice(body).ok();
@@ -124,16 +133,21 @@ pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -
                 None => Answer::Retry {
                     retry_after,
                     message,
+                    throttled: true,
                 },
             }
         }
         500 if message.contains("more than one PodDisruptionBudget") => {
             Answer::MultiplePdbs(message)
         }
+        // The pod's namespace is being deleted: the namespace controller
+        // removes the pod, so kubectl drain waits for it as for an eviction.
+        403 if has_cause(status.as_ref(), "NamespaceTerminating") => Answer::Accepted,
         403 => Answer::Forbidden(message),
         500..=599 | 408 => Answer::Retry {
             retry_after,
             message,
+            throttled: false,
         },
         _ => Answer::Failed(message),
     }
@@ -148,6 +162,7 @@ pub(crate) async fn send(client: &kube::Client, r: &Request<'_>) -> Answer {
             return Answer::Retry {
                 retry_after: None,
                 message: format!("{e}"),
+                throttled: false,
             };
         }
     };
@@ -196,6 +211,15 @@ mod tests {
         ));
         let uid = br#"{"message":"Operation cannot be fulfilled on pods \"db-0\": Precondition failed: UID in precondition: a, UID in object meta: b","code":409}"#;
         assert_eq!(interpret(409, None, uid), Answer::Gone);
+        let leaving = br#"{"kind":"Status","status":"Failure","message":"pods \"p\" is forbidden: unable to create new content in namespace gone because it is being terminated","reason":"Forbidden","details":{"causes":[{"reason":"NamespaceTerminating","message":"namespace gone is being terminated","field":"metadata.namespace"}]},"code":403}"#;
+        assert_eq!(interpret(403, None, leaving), Answer::Accepted);
+        assert!(matches!(
+            interpret(429, None, apf),
+            Answer::Retry {
+                throttled: true,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -667,13 +667,15 @@ impl NodeMachine {
             Answer::Retry {
                 retry_after,
                 message,
+                throttled,
             } => {
                 m.attempts += 1;
                 let attempts = m.attempts;
                 let cause = Cause::ApiError {
                     message: message.clone(),
                 };
-                if attempts > MAX_API_ATTEMPTS {
+                // Throttling says "later", not "no": only --timeout ends it.
+                if attempts > MAX_API_ATTEMPTS && !throttled {
                     let message =
                         format!("evicting {key} failed {MAX_API_ATTEMPTS} times: {message}");
                     self.fail(key, cause, message);
@@ -1187,31 +1189,32 @@ mod tests {
     }
 
     #[test]
-    fn throttling_backs_off_and_gives_up_after_the_attempts() {
+    fn server_errors_back_off_and_give_up_after_the_attempts() {
+        let retry = |throttled| Answer::Retry {
+            retry_after: None,
+            message: "503".into(),
+            throttled,
+        };
         let (mut d, _) = Drain::new(&[("a", 0)], waves(&["user"]));
         let mut t = SEC;
         for attempt in 1..=MAX_API_ATTEMPTS {
-            let e = d.answer(
-                t,
-                "a",
-                Answer::Retry {
-                    retry_after: None,
-                    message: "503".into(),
-                },
-            );
+            let e = d.answer(t, "a", retry(false));
             assert!(finished(&e).is_none(), "attempt {attempt}");
             t = d.m.next_wakeup().expect("a retry").duration_since(d.t0);
             assert_eq!(evicted(&d.at(t, Input::Tick)), ["a"]);
         }
-        let e = d.answer(
-            t,
-            "a",
-            Answer::Retry {
-                retry_after: None,
-                message: "503".into(),
-            },
-        );
+        let e = d.answer(t, "a", retry(false));
         assert_eq!(finished(&e).expect("given up").status, NodeStatus::Failed);
+
+        // Throttling (429 without a budget) is retried until --timeout.
+        let (mut d, _) = Drain::new(&[("a", 0)], waves(&["user"]));
+        let mut t = SEC;
+        for _ in 0..3 * MAX_API_ATTEMPTS {
+            let e = d.answer(t, "a", retry(true));
+            assert!(finished(&e).is_none());
+            t = d.m.next_wakeup().expect("a retry").duration_since(d.t0);
+            assert_eq!(evicted(&d.at(t, Input::Tick)), ["a"]);
+        }
     }
 
     #[test]
