@@ -117,7 +117,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__drain)
-            opts="-l -o -y -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --output --yes --taint --reason --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --help --version"
+            opts="-l -o -y -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --all-or-nothing --output --yes --taint --reason --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -341,7 +341,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__plan)
-            opts="-l -o -y -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --output --yes --taint --reason --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --help --version"
+            opts="-l -o -y -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --all-or-nothing --output --yes --taint --reason --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

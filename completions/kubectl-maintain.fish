@@ -61,6 +61,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
@@ -93,6 +94,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'

@@ -213,6 +213,9 @@ pub struct DrainArgs {
     /// Nodes drained at the same time
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub max_parallel: usize,
+    /// If kubectl's filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)
+    #[arg(long)]
+    pub all_or_nothing: bool,
     /// Report format on stdout
     #[arg(short = 'o', long, value_enum, default_value = "table")]
     pub output: OutputFormat,

@@ -68,6 +68,7 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         chunk_size: 500,
         dry_run: DryRun::None,
         max_parallel: 1,
+        all_or_nothing: false,
         taints: Vec::new(),
         reason: Some("demo".into()),
         guards: crate::policy::guard::Guards::default(),

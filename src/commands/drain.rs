@@ -102,6 +102,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         chunk_size: args.chunk_size as u32,
         dry_run,
         max_parallel: args.max_parallel,
+        all_or_nothing: args.all_or_nothing,
         taints,
         reason: args.reason.clone(),
         guards: crate::policy::guard::Guards { max_unavailable },
@@ -224,6 +225,7 @@ pub(crate) async fn execute(
     });
     let interrupt = interrupt_on_ctrl_c();
     let dry_run = options.dry_run;
+    let all_or_nothing = options.all_or_nothing;
     let prepared = match drain::prepare(clients, plan.clone(), options, events, interrupt).await {
         Ok(p) => p,
         // kubectl drain -l exits 0 when nothing matches; loops over pools rely on it.
@@ -233,8 +235,9 @@ pub(crate) async fn execute(
         }
         Err(e) => return Err(drain_error(e).into()),
     };
+    let nothing_changes = prepared.refused() && all_or_nothing;
     let confirming =
-        dry_run == DryRun::None && !assume_yes && !prepared.refused() && confirm::interactive();
+        dry_run == DryRun::None && !assume_yes && !nothing_changes && confirm::interactive();
     if !confirming {
         for w in prepared.warnings() {
             eprintln!("warning: {w}");

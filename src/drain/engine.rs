@@ -104,6 +104,8 @@ impl NodePlan {
         settings: Arc<Settings>,
         was_cordoned: bool,
     ) -> NodeOutcome {
+        // A node kubectl's filters refuse ends at its machine's start, before
+        // any eviction or watch request.
         let known = self
             .pods
             .iter()
@@ -263,9 +265,11 @@ impl Prepared {
         let started = Instant::now();
         let engine = self.engine.clone();
         let dry_run = engine.options.dry_run;
-        // kubectl's filters, for every node, before anything changes: a refused
-        // pod anywhere stops the whole drain with nothing cordoned or evicted.
-        if self.refused() || dry_run != DryRun::None {
+        // As kubectl drain: every node is cordoned, each node kubectl's filters
+        // refuse stays cordoned and is reported, the others are drained. With
+        // --all-or-nothing a refused pod anywhere changes nothing at all.
+        let all_or_nothing = engine.options.all_or_nothing && self.refused();
+        if all_or_nothing || dry_run != DryRun::None {
             let settings = engine.settings();
             let mut out = Vec::new();
             for n in &self.nodes {

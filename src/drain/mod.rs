@@ -40,6 +40,9 @@ pub(crate) struct Options {
     pub(crate) chunk_size: u32,
     pub(crate) dry_run: DryRun,
     pub(crate) max_parallel: usize,
+    /// `--all-or-nothing`: if kubectl's filters refuse a pod on any selected
+    /// node, change nothing anywhere.
+    pub(crate) all_or_nothing: bool,
     /// Maintenance taints added at cordon (`--taint` and the plan's).
     pub(crate) taints: Vec<crate::policy::maintenance::TaintSpec>,
     /// `--reason`, recorded on the node.

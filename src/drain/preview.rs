@@ -55,8 +55,8 @@ async fn verdict(
     }
 }
 
-/// A node not drained because kubectl's filters refuse pods, on it or on
-/// another selected node: nothing was changed.
+/// A node not drained because kubectl's filters refuse pods on it (or, with
+/// `--all-or-nothing`, on another selected node): nothing was evicted.
 pub(crate) fn refused(machine: NodeMachine) -> NodeOutcome {
     let message = match refusal_message(&machine) {
         Some(m) => format!("cannot drain: {m}"),

@@ -56,6 +56,9 @@ pub(crate) fn describe(
                 waves.join(", ")
             }
         );
+        if let Some(refusal) = &n.message {
+            let _ = writeln!(out, "    will be cordoned but not drained: {refusal}");
+        }
     }
     if !tight.is_empty() {
         let _ = writeln!(

@@ -334,20 +334,14 @@ fn kubectl_filters_refuse_what_kubectl_refuses() {
             "we say {msg}: {m:?}"
         );
     }
-    // Neither evicted anything. kubectl leaves the node cordoned; we check
-    // every node before changing anything, so ours is untouched.
+    // Neither evicted anything; both leave the node cordoned.
     for c in [&kubectl_side, &ours] {
         assert!(c.evictions().is_empty());
+        assert_eq!(
+            c.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"],
+            true
+        );
     }
-    assert_eq!(
-        kubectl_side.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"],
-        true
-    );
-    assert!(
-        ours.writes().iter().all(|w| w.path != "/api/v1/nodes/n1"),
-        "{:?}",
-        ours.writes()
-    );
     // With kubectl's override flags both go through.
     let flags = [
         "drain",
@@ -786,4 +780,51 @@ fn a_shorter_grace_period_shortens_a_terminating_pod() {
     for c in [&theirs, &ours] {
         assert!(c.get(Resource::Pods, "apps", "stuck").is_none());
     }
+}
+
+/// Several nodes as kubectl drains them: every node cordoned, the one whose
+/// pod kubectl's filters refuse left cordoned and reported, the other drained.
+/// `--all-or-nothing` keeps v0.1.0's way: a refusal anywhere changes nothing.
+#[test]
+fn a_refused_node_does_not_stop_the_others() {
+    let scenario = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .cordoned_node("spare")
+        .pod("default", "bare", "n1", |_| {})
+        .pod("apps", "owned", "n2", |p| {
+            p["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+                "kind": "ReplicaSet", "name": "gone", "uid": "1", "controller": true}]);
+            scenario::shutdown(p, 0.2);
+        })
+        .yaml();
+    let theirs = Cluster::start(&scenario, 33);
+    let ours = Cluster::start(&scenario, 33);
+    let untouched = Cluster::start(&scenario, 33);
+    for c in [&theirs, &ours, &untouched] {
+        c.wait_settled();
+    }
+    let args = ["drain", "n1", "n2", "--timeout", "30s"];
+    let kubectl = theirs.kubectl(&args);
+    assert_ne!(kubectl.code, 0, "{kubectl:?}");
+    let out = ours.maintain(&[&args[..], &["-o", "json"]].concat());
+    out.code(3);
+    let report = out.report();
+    assert_eq!(report.node("n1").status, "refused", "{out:?}");
+    assert_eq!(report.node("n2").status, "drained", "{out:?}");
+    for c in [&theirs, &ours] {
+        for n in ["n1", "n2"] {
+            assert_eq!(
+                c.get(Resource::Nodes, "", n).unwrap()["spec"]["unschedulable"],
+                true,
+                "{n} cordoned"
+            );
+        }
+        assert!(c.get(Resource::Pods, "default", "bare").is_some());
+        assert!(c.get(Resource::Pods, "apps", "owned").is_none());
+    }
+
+    let out = untouched.maintain(&[&args[..], &["--all-or-nothing"]].concat());
+    out.code(3);
+    assert!(untouched.writes().is_empty(), "{:?}", untouched.writes());
 }
