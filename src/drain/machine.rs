@@ -138,6 +138,9 @@ struct Member {
     evicted: bool,
     attempts: u32,
     warning: Option<String>,
+    /// The cause the listeners were last told of (one line per change of
+    /// cause, not one per retry).
+    told: Option<String>,
 }
 
 impl Member {
@@ -215,6 +218,7 @@ impl NodeMachine {
             evicted: false,
             attempts: 0,
             warning,
+            told: None,
         };
         match disposition {
             Disposition::Evict { wave, warning } => {
@@ -600,8 +604,14 @@ impl NodeMachine {
         let Some(m) = self.members.get_mut(key) else {
             return;
         };
-        let new =
-            !matches!(&m.state, State::Blocked { cause: c, .. } if c.summary() == cause.summary());
+        // A budget's numbers change as pods come and go; the cause is the
+        // same budget, so it is told once.
+        let identity = match &cause {
+            Cause::Pdb { name, .. } => format!("pdb/{name}"),
+            other => other.summary(),
+        };
+        let new = m.told.as_ref() != Some(&identity);
+        m.told = Some(identity);
         let summary = cause.summary();
         m.state = State::Blocked {
             cause,
@@ -830,7 +840,8 @@ impl NodeMachine {
             .collect();
         for k in held {
             let m = self.members.get_mut(&k).expect("member");
-            let mut refreshed = None;
+            // The report shows the budget's latest numbers; the listeners
+            // were told of the budget once (see `block`).
             if let State::Blocked {
                 cause: cause @ Cause::Pdb { .. },
                 ..
@@ -839,21 +850,9 @@ impl NodeMachine {
                 let Cause::Pdb { message, .. } = &*cause else {
                     unreachable!()
                 };
-                let new = budget_cause(&key.1, Some(&budget), message.clone());
-                if new.summary() != cause.summary() {
-                    refreshed = Some(new.summary());
-                    *cause = new;
-                }
+                *cause = budget_cause(&key.1, Some(&budget), message.clone());
             }
-            let retry = allowed > 0 && m.wave <= wave;
-            if let Some(summary) = refreshed {
-                self.emit(Event::Blocked {
-                    node: self.node.clone(),
-                    pod: k.clone(),
-                    cause: summary,
-                });
-            }
-            if retry {
+            if allowed > 0 && m.wave <= wave {
                 allowed -= 1;
                 self.queue.push_back(k);
             }
@@ -1398,5 +1397,34 @@ mod tests {
                 cause: Cause::MultiplePdbs { .. }
             }
         ));
+    }
+
+    #[test]
+    fn a_pod_blocked_again_by_the_same_budget_is_told_once() {
+        let blocked = |effects: &[Effect]| {
+            effects
+                .iter()
+                .filter(|e| matches!(e, Effect::Emit(Event::Blocked { .. })))
+                .count()
+        };
+        let (mut d, _) = Drain::new(&[("a", 0)], waves(&["user"]));
+        let budget_key = || ("ns".to_string(), "web".to_string());
+        let mut told = blocked(&d.answer(SEC, "a", refusal("web", None)));
+        told += blocked(&d.at(
+            2 * SEC,
+            Input::Budget {
+                key: budget_key(),
+                budget: budget(1),
+            },
+        ));
+        told += blocked(&d.answer(3 * SEC, "a", refusal("web", None)));
+        told += blocked(&d.at(
+            4 * SEC,
+            Input::Budget {
+                key: budget_key(),
+                budget: budget(0),
+            },
+        ));
+        assert_eq!(told, 1, "one line per pod per change of cause");
     }
 }

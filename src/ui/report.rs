@@ -112,6 +112,7 @@ fn summary(outcome: &DrainOutcome) -> String {
         "STATUS",
         "WAVES",
         "EVICTED",
+        "GONE",
         "SKIPPED",
         "REMAINING",
         "TIME",
@@ -127,12 +128,10 @@ fn summary(outcome: &DrainOutcome) -> String {
                 .map(|w| w.name.as_str())
                 .collect::<Vec<_>>()
                 .join(","),
-            count(|r| {
-                matches!(
-                    r,
-                    PodResult::Evicted | PodResult::Completed | PodResult::GoneByItself
-                )
-            }),
+            // Pods we evicted, apart from those that went by themselves
+            // (completed, or deleted by someone else) while the drain ran.
+            count(|r| matches!(r, PodResult::Evicted)),
+            count(|r| matches!(r, PodResult::Completed | PodResult::GoneByItself)),
             count(|r| matches!(r, PodResult::Skipped { .. })),
             count(|r| matches!(r, PodResult::Remaining { .. })),
             human(std::time::Duration::from_millis(n.elapsed_ms)),
