@@ -61,6 +61,29 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s s -l server -d 'The address and port of the Kubernetes API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l certificate-authority -d 'Path to a cert file for the certificate authority' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l tls-server-name -d 'Server name to use for server certificate validation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l request-timeout -d 'How long to wait for a single request before giving up (e.g. 30s; 0: no limit)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l disable-compression -d 'Do not ask the server for compressed responses' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s n -l namespace -d 'Accepted as kubectl accepts it; a drain works across namespaces' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s v -l v -d 'kubectl\'s log level; accepted, the drain\'s own lines do not change' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l cache-dir -d 'kubectl\'s discovery cache; accepted (the drain caches nothing)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l match-server-version -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
@@ -94,6 +117,29 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s s -l server -d 'The address and port of the Kubernetes API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l certificate-authority -d 'Path to a cert file for the certificate authority' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l tls-server-name -d 'Server name to use for server certificate validation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l request-timeout -d 'How long to wait for a single request before giving up (e.g. 30s; 0: no limit)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l disable-compression -d 'Do not ask the server for compressed responses' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s n -l namespace -d 'Accepted as kubectl accepts it; a drain works across namespaces' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s v -l v -d 'kubectl\'s log level; accepted, the drain\'s own lines do not change' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l cache-dir -d 'kubectl\'s discovery cache; accepted (the drain caches nothing)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l match-server-version -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
@@ -103,6 +149,29 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s s -l server -d 'The address and port of the Kubernetes API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l certificate-authority -d 'Path to a cert file for the certificate authority' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l tls-server-name -d 'Server name to use for server certificate validation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l request-timeout -d 'How long to wait for a single request before giving up (e.g. 30s; 0: no limit)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l disable-compression -d 'Do not ask the server for compressed responses' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s n -l namespace -d 'Accepted as kubectl accepts it; a drain works across namespaces' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s v -l v -d 'kubectl\'s log level; accepted, the drain\'s own lines do not change' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l cache-dir -d 'kubectl\'s discovery cache; accepted (the drain caches nothing)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l match-server-version -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -110,6 +179,29 @@ json\t''
 yaml\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s s -l server -d 'The address and port of the Kubernetes API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l certificate-authority -d 'Path to a cert file for the certificate authority' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l tls-server-name -d 'Server name to use for server certificate validation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l request-timeout -d 'How long to wait for a single request before giving up (e.g. 30s; 0: no limit)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l disable-compression -d 'Do not ask the server for compressed responses' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s n -l namespace -d 'Accepted as kubectl accepts it; a drain works across namespaces' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s v -l v -d 'kubectl\'s log level; accepted, the drain\'s own lines do not change' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l cache-dir -d 'kubectl\'s discovery cache; accepted (the drain caches nothing)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l match-server-version -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -l timeout -d 'Give up on the blocked pods after this long' -r

@@ -1,16 +1,15 @@
 //! Kubernetes clients from a kubeconfig, as kubectl would pick it
 //! (`--kubeconfig`, `KUBECONFIG`, `~/.kube/config`; `--context`).
 
-use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context as _;
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::{
+    AuthInfo, Cluster, Context, KubeConfigOptions, Kubeconfig, NamedAuthInfo, NamedCluster,
+    NamedContext,
+};
 
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Target {
-    pub(crate) kubeconfig: Option<PathBuf>,
-    pub(crate) context: Option<String>,
-}
+use crate::cli::ClusterArgs;
 
 /// Two clients to one cluster: `main` retries throttled requests itself;
 /// `evict` does not, because kube's built-in retry hides a PDB's 429 for
@@ -21,27 +20,158 @@ pub(crate) struct Clients {
     pub(crate) evict: kube::Client,
 }
 
-async fn config(target: &Target) -> anyhow::Result<kube::Config> {
-    let options = KubeConfigOptions {
-        context: target.context.clone(),
-        ..KubeConfigOptions::default()
-    };
-    match &target.kubeconfig {
-        Some(path) => {
-            let kc = Kubeconfig::read_from(path)
-                .with_context(|| format!("reading kubeconfig {}", path.display()))?;
-            kube::Config::from_custom_kubeconfig(kc, &options)
-                .await
-                .with_context(|| format!("loading kubeconfig {}", path.display()))
-        }
-        None => kube::Config::from_kubeconfig(&options)
-            .await
-            .context("loading the kubeconfig (KUBECONFIG or ~/.kube/config)"),
+/// The kubeconfig as kubectl reads it: `--kubeconfig`, else every file of
+/// `KUBECONFIG` merged, else `~/.kube/config`; none at all is fine when
+/// `--server` says where the cluster is.
+fn kubeconfig(args: &ClusterArgs) -> anyhow::Result<Kubeconfig> {
+    match &args.kubeconfig {
+        Some(path) => Kubeconfig::read_from(path)
+            .with_context(|| format!("reading kubeconfig {}", path.display())),
+        None => match Kubeconfig::read() {
+            Ok(kc) => Ok(kc),
+            Err(_) if args.server.is_some() => Ok(Kubeconfig::default()),
+            Err(e) => Err(e).context("reading the kubeconfig (KUBECONFIG or ~/.kube/config)"),
+        },
     }
 }
 
-pub(crate) async fn connect(target: &Target) -> anyhow::Result<Clients> {
-    from_config(config(target).await?)
+/// kubectl's global flags over the kubeconfig, as clientcmd's overrides
+/// apply them: to the cluster and user the chosen context names.
+fn apply_overrides(kc: &mut Kubeconfig, args: &ClusterArgs) -> KubeConfigOptions {
+    const OVERRIDE: &str = "kubectl-maintain-flags";
+    let context_name = args
+        .context
+        .clone()
+        .or_else(|| kc.current_context.clone())
+        .unwrap_or_else(|| OVERRIDE.to_string());
+    if !kc.contexts.iter().any(|c| c.name == context_name) {
+        kc.contexts.push(NamedContext {
+            name: context_name.clone(),
+            context: Some(Context {
+                cluster: OVERRIDE.into(),
+                user: Some(OVERRIDE.into()),
+                ..Context::default()
+            }),
+            other: std::collections::BTreeMap::default(),
+        });
+    }
+    let context = kc
+        .contexts
+        .iter()
+        .find(|c| c.name == context_name)
+        .and_then(|c| c.context.clone())
+        .unwrap_or_default();
+    let cluster_name = args.cluster.clone().unwrap_or(context.cluster);
+    let user_name = args
+        .user
+        .clone()
+        .or(context.user)
+        .unwrap_or_else(|| OVERRIDE.to_string());
+    if !kc.clusters.iter().any(|c| c.name == cluster_name) {
+        kc.clusters.push(NamedCluster {
+            name: cluster_name.clone(),
+            cluster: Some(Cluster::default()),
+            other: std::collections::BTreeMap::default(),
+        });
+    }
+    if !kc.auth_infos.iter().any(|a| a.name == user_name) {
+        kc.auth_infos.push(NamedAuthInfo {
+            name: user_name.clone(),
+            auth_info: Some(AuthInfo::default()),
+            other: std::collections::BTreeMap::default(),
+        });
+    }
+    if let Some(cluster) = kc
+        .clusters
+        .iter_mut()
+        .find(|c| c.name == cluster_name)
+        .map(|c| c.cluster.get_or_insert_with(Cluster::default))
+    {
+        if let Some(server) = &args.server {
+            cluster.server = Some(server.clone());
+        }
+        if let Some(ca) = &args.certificate_authority {
+            cluster.certificate_authority = Some(ca.clone());
+            cluster.certificate_authority_data = None;
+        }
+        if args.insecure_skip_tls_verify {
+            cluster.insecure_skip_tls_verify = Some(true);
+        }
+        if let Some(name) = &args.tls_server_name {
+            cluster.tls_server_name = Some(name.clone());
+        }
+    }
+    if let Some(user) = kc
+        .auth_infos
+        .iter_mut()
+        .find(|a| a.name == user_name)
+        .map(|a| a.auth_info.get_or_insert_with(AuthInfo::default))
+    {
+        if let Some(token) = &args.token {
+            user.token = Some(token.clone().into());
+            user.token_file = None;
+        }
+        if let Some(cert) = &args.client_certificate {
+            user.client_certificate = Some(cert.clone());
+            user.client_certificate_data = None;
+        }
+        if let Some(key) = &args.client_key {
+            user.client_key = Some(key.clone());
+            user.client_key_data = None;
+        }
+    }
+    KubeConfigOptions {
+        context: Some(context_name),
+        cluster: Some(cluster_name),
+        user: Some(user_name),
+    }
+}
+
+/// Impersonation as kubectl sends it: `--as`, `--as-group`, `--as-uid`.
+fn impersonation(args: &ClusterArgs) -> anyhow::Result<Vec<(http::HeaderName, http::HeaderValue)>> {
+    let header = |name: &'static str, value: &str| -> anyhow::Result<_> {
+        Ok((
+            http::HeaderName::from_static(name),
+            http::HeaderValue::from_str(value).with_context(|| format!("{name}: {value:?}"))?,
+        ))
+    };
+    let mut headers = Vec::new();
+    if let Some(user) = &args.as_user {
+        headers.push(header("impersonate-user", user)?);
+    }
+    for group in &args.as_group {
+        headers.push(header("impersonate-group", group)?);
+    }
+    if let Some(uid) = &args.as_uid {
+        headers.push(header("impersonate-uid", uid)?);
+    }
+    Ok(headers)
+}
+
+async fn config(args: &ClusterArgs) -> anyhow::Result<kube::Config> {
+    let mut kc = kubeconfig(args)?;
+    let options = apply_overrides(&mut kc, args);
+    let mut config = kube::Config::from_custom_kubeconfig(kc, &options)
+        .await
+        .context("loading the kubeconfig")?;
+    config.headers.extend(impersonation(args)?);
+    if args.disable_compression {
+        config.disable_compression = true;
+    }
+    let timeout = match args.request_timeout.as_str() {
+        "" => Duration::ZERO,
+        t => crate::duration::parse(t)
+            .map_err(|e| crate::cli::exit::Exit::usage(format!("--request-timeout: {e}")))?,
+    };
+    if timeout > Duration::ZERO {
+        config.read_timeout = Some(timeout);
+        config.write_timeout = Some(timeout);
+    }
+    Ok(config)
+}
+
+pub(crate) async fn connect(args: &ClusterArgs) -> anyhow::Result<Clients> {
+    from_config(config(args).await?)
 }
 
 /// Clients for a kubeconfig held in memory (the demo's sandbox).

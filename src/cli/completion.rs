@@ -149,7 +149,7 @@ pub async fn run(args: &[String]) {
 pub async fn node_names() -> Vec<String> {
     use k8s_openapi::api::core::v1::Node;
     let list = async {
-        let clients = crate::client::connect(&crate::client::Target::default())
+        let clients = crate::client::connect(&crate::cli::ClusterArgs::default())
             .await
             .ok()?;
         let api: kube::Api<Node> = kube::Api::all(clients.main);

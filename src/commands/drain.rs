@@ -7,7 +7,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::cli::exit::{self, Exit};
 use crate::cli::{DrainArgs, DryRunArg, OutputFormat};
-use crate::client::{self, Target};
+use crate::client;
 use crate::drain::outcome::{DrainOutcome, NodeStatus, PodResult};
 use crate::drain::prepare::NodeSelection;
 use crate::drain::{self, DrainError, DryRun, Options};
@@ -160,11 +160,7 @@ fn interrupt_on_ctrl_c() -> watch::Receiver<bool> {
 
 pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
     let (plan, options) = validate(&args, plan_only)?;
-    let target = Target {
-        kubeconfig: args.cluster.kubeconfig.clone(),
-        context: args.cluster.context.clone(),
-    };
-    let clients = client::connect(&target).await?;
+    let clients = client::connect(&args.cluster).await?;
     execute(clients, plan, options, args.output, args.yes).await
 }
 

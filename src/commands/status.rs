@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::cli::exit;
 use crate::cli::{OutputFormat, StatusArgs};
-use crate::client::{self, Target};
+use crate::client;
 use crate::drain::pod_key::PodKey;
 use crate::drain::pod_watch::{self, PodQuery};
 use crate::policy::classify::{MIRROR_ANNOTATION, controller_kind};
@@ -40,11 +40,7 @@ struct Document {
 }
 
 pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
-    let clients = client::connect(&Target {
-        kubeconfig: args.cluster.kubeconfig.clone(),
-        context: args.cluster.context.clone(),
-    })
-    .await?;
+    let clients = client::connect(&args.cluster).await?;
     let api: Api<Node> = Api::all(clients.main.clone());
     let nodes = api.list(&ListParams::default()).await?;
     let mut out = Vec::new();

@@ -8,18 +8,14 @@ use kube::api::{Patch, PatchParams};
 
 use crate::cli::UncordonArgs;
 use crate::cli::exit::{self, Exit};
-use crate::client::{self, Target};
+use crate::client;
 use crate::drain::prepare;
 use crate::policy::maintenance;
 use crate::ui::node_events::{self, Recorder};
 
 pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let selection = super::drain::node_selection(&args.nodes, args.selector.as_ref())?;
-    let clients = client::connect(&Target {
-        kubeconfig: args.cluster.kubeconfig.clone(),
-        context: args.cluster.context.clone(),
-    })
-    .await?;
+    let clients = client::connect(&args.cluster).await?;
     let (warnings, rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(crate::ui::lines::run(rx));
     let nodes = prepare::resolve_nodes(&clients.main, &selection, &warnings)

@@ -245,6 +245,24 @@ impl Cluster {
         Self::run(self.command(&bin, args), Duration::from_secs(60))
     }
 
+    /// Our binary with extra environment (over the hermetic one).
+    pub(crate) fn maintain_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
+        let mut cmd = self.command(&bin, args);
+        cmd.envs(env.iter().copied());
+        Self::run(cmd, Duration::from_secs(60))
+    }
+
+    /// The real kubectl with extra environment (over the hermetic one).
+    pub(crate) fn kubectl_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let cache = self.dir.path().join("cache");
+        let mut all = vec!["--cache-dir", cache.to_str().expect("utf-8 path")];
+        all.extend_from_slice(args);
+        let mut cmd = self.command(&kubectl_path(), &all);
+        cmd.envs(env.iter().copied());
+        Self::run(cmd, Duration::from_secs(60))
+    }
+
     /// Our binary started in the background (for signals), output piped.
     #[allow(dead_code)]
     pub(crate) fn maintain_spawn(&self, args: &[&str]) -> std::process::Child {

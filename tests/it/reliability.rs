@@ -378,3 +378,66 @@ fn one_refused_eviction_does_not_stop_the_others() {
         );
     }
 }
+
+/// kubectl hands its global flags to the plugin; runbooks carry them. Each
+/// is accepted with kubectl's meaning: impersonation reaches the API, and
+/// --server with --token needs no kubeconfig at all.
+#[test]
+fn kubectl_global_flags_work_as_in_kubectl() {
+    let c = Cluster::start(&crate::drain::two_nodes().yaml(), 33);
+    let url = c.sandbox.url();
+    // The same flags, to the real kubectl and to us. (kubectl sends no
+    // token over plain HTTP; ours does, as the credentials test checks.)
+    let flags = [
+        "--server",
+        &url,
+        "--token",
+        SECRET,
+        "--as",
+        "jane",
+        "--as-group",
+        "ops",
+        "--as-group",
+        "oncall",
+        "-n",
+        "default",
+        "-v=4",
+        "--request-timeout=30s",
+        "--insecure-skip-tls-verify",
+        "--warnings-as-errors",
+        "--disable-compression=true",
+        "--kubeconfig",
+        "/nonexistent/but/overridden",
+    ];
+    let no_kubeconfig = &flags[..flags.len() - 2];
+    let nowhere = [("KUBECONFIG", "/nonexistent")];
+    c.kubectl_env(&[&["get", "nodes"][..], no_kubeconfig].concat(), &nowhere)
+        .success();
+    // --kubeconfig naming no file is an error for both.
+    assert_ne!(
+        c.kubectl(&[&["get", "nodes"][..], &flags[..]].concat())
+            .code,
+        0
+    );
+    assert_ne!(c.maintain(&[&["status"][..], &flags[..]].concat()).code, 0);
+    let before = c.requests().len();
+    // kubectl's --match-server-version compares kubectl's own version with
+    // the server's; ours accepts it and has no kubectl version to compare.
+    let out = c.maintain_env(
+        &[
+            &["drain", "n1", "--dry-run=server", "--match-server-version"][..],
+            no_kubeconfig,
+        ]
+        .concat(),
+        &nowhere,
+    );
+    out.success();
+    let ours: Vec<_> = c.requests().into_iter().skip(before).collect();
+    assert!(!ours.is_empty());
+    for r in &ours {
+        assert_eq!(r.impersonate_user, "jane", "{r:?}");
+        assert_eq!(r.impersonate_groups, ["ops", "oncall"], "{r:?}");
+        assert_eq!(r.auth, "bearer", "{r:?}");
+    }
+    assert!(!out.stdout.contains(SECRET) && !out.stderr.contains(SECRET));
+}

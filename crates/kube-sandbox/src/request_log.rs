@@ -21,6 +21,12 @@ pub struct Entry {
     /// (a Table for `kubectl get`, metadata only, or plain JSON).
     #[serde(default)]
     pub accept: String,
+    /// `Impersonate-User`, when the client impersonates someone (`--as`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub impersonate_user: String,
+    /// `Impersonate-Group` headers, in order (`--as-group`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub impersonate_groups: Vec<String>,
     /// The kind of credentials sent (`bearer`, `basic`, `none`), never their value.
     #[serde(default)]
     pub auth: String,

@@ -101,6 +101,8 @@ struct LogCtx {
     query: String,
     user_agent: String,
     accept: String,
+    impersonate_user: String,
+    impersonate_groups: Vec<String>,
     auth: String,
     request_bytes: u64,
     started: Instant,
@@ -117,6 +119,8 @@ impl LogCtx {
                 status,
                 user_agent: self.user_agent.clone(),
                 accept: self.accept.clone(),
+                impersonate_user: self.impersonate_user.clone(),
+                impersonate_groups: self.impersonate_groups.clone(),
                 auth: self.auth.clone(),
                 request_bytes: self.request_bytes,
                 response_bytes,
@@ -154,6 +158,13 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         query: parts.uri.query().unwrap_or_default().to_string(),
         user_agent: header(header::USER_AGENT),
         accept: header(header::ACCEPT),
+        impersonate_user: header(header::HeaderName::from_static("impersonate-user")),
+        impersonate_groups: parts
+            .headers
+            .get_all("impersonate-group")
+            .iter()
+            .filter_map(|v| v.to_str().ok().map(str::to_string))
+            .collect(),
         auth: header(header::AUTHORIZATION)
             .split_whitespace()
             .next()
