@@ -24,6 +24,9 @@ struct NodeStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
     was_cordoned: bool,
+    /// The node was uncordoned by hand: the record is left over, and the
+    /// next drain replaces it.
+    stale: bool,
     taints: Vec<String>,
     /// Pods still on the node that a drain would evict or wait for.
     pods_remaining: Vec<String>,
@@ -70,6 +73,7 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
             since: record.started_at.clone(),
             reason: record.reason.clone(),
             was_cordoned: record.was_unschedulable,
+            stale: maintenance::is_stale(&node),
             taints: record.taints.iter().map(ToString::to_string).collect(),
             pods_remaining: remaining
                 .iter()
@@ -108,6 +112,11 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
                     || n.since.clone(),
                     |s| format!("{} ago", kube_conventions::time::human_duration(s)),
                 );
+                let age = if n.stale {
+                    format!("{age} (stale: uncordoned by hand)")
+                } else {
+                    age
+                };
                 t.add_row([
                     n.node.clone(),
                     age,

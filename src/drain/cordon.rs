@@ -29,7 +29,7 @@ pub(crate) async fn cordon(
     let now = kube_conventions::time::now_rfc3339();
     let mut current = node.clone();
     for _ in 0..5 {
-        let was = maintenance::record_of(&current)
+        let was = maintenance::live_record(&current)
             .map_or_else(|| unschedulable(&current), |r| r.was_unschedulable);
         let now_cordoned = unschedulable(&current);
         let Some(patch) = maintenance::cordon_patch(

@@ -77,6 +77,17 @@ impl std::fmt::Display for TaintSpec {
     }
 }
 
+/// A record made stale by a plain `kubectl uncordon`: the node is
+/// schedulable again, but our record of the maintenance is still there.
+pub fn is_stale(node: &Node) -> bool {
+    record_of(node).is_some() && !unschedulable(node)
+}
+
+/// The record of a maintenance still in progress (not a stale one).
+pub fn live_record(node: &Node) -> Option<Record> {
+    record_of(node).filter(|_| unschedulable(node))
+}
+
 pub fn record_of(node: &Node) -> Option<Record> {
     let text = node.metadata.annotations.as_ref()?.get(ANNOTATION)?;
     serde_json::from_str(text).ok()
@@ -121,13 +132,24 @@ pub fn cordon_patch(
         .iter()
         .filter(|t| !current.iter().any(|c| t.matches(c)))
         .collect();
-    let existing = record_of(node);
-    if unschedulable(node) && missing.is_empty() && existing.is_some() {
+    let existing = live_record(node);
+    if missing.is_empty() && existing.is_some() {
         return None;
     }
+    // A stale record (the node was uncordoned by hand) is replaced; the
+    // taints it added that are still there stay ours to remove.
+    let stale_taints: Vec<TaintSpec> = record_of(node)
+        .filter(|_| existing.is_none())
+        .map(|r| {
+            r.taints
+                .into_iter()
+                .filter(|t| current.iter().any(|c| t.matches(c)))
+                .collect()
+        })
+        .unwrap_or_default();
     let mut record = existing.unwrap_or_else(|| Record {
         was_unschedulable: unschedulable(node),
-        taints: Vec::new(),
+        taints: stale_taints,
         reason: reason.map(str::to_string),
         started_at: now.to_string(),
     });
@@ -272,5 +294,36 @@ mod tests {
         let after = apply(&during, &undo);
         assert!(unschedulable(&after));
         assert!(words.contains("left cordoned"));
+    }
+
+    #[test]
+    fn a_record_left_by_a_plain_uncordon_is_stale_and_replaced() {
+        let before = node(&json!({"metadata": {"name": "n", "resourceVersion": "5"}, "spec": {}}));
+        let ours = [TaintSpec::parse("maintenance:NoSchedule").unwrap()];
+        let during = apply(
+            &before,
+            &cordon_patch(&before, &ours, Some("old"), "t1").unwrap(),
+        );
+        assert!(!is_stale(&during));
+        // kubectl uncordon: schedulable again, our record and taint left.
+        let uncordoned = apply(&during, &json!({"spec": {"unschedulable": null}}));
+        assert!(is_stale(&uncordoned));
+        assert!(live_record(&uncordoned).is_none());
+        let again = apply(
+            &uncordoned,
+            &cordon_patch(&uncordoned, &ours, Some("new"), "t2").unwrap(),
+        );
+        let record = record_of(&again).unwrap();
+        assert_eq!(
+            (record.reason.as_deref(), record.started_at.as_str()),
+            (Some("new"), "t2")
+        );
+        assert!(!record.was_unschedulable);
+        assert_eq!(
+            record.taints, ours,
+            "the taint still there stays ours to remove"
+        );
+        let (undo, _) = uncordon_patch(&again);
+        assert_eq!(apply(&again, &undo).spec, before.spec);
     }
 }

@@ -385,3 +385,22 @@ fn events_follow_the_maintenance() {
         events.stdout
     );
 }
+
+/// A plain `kubectl uncordon` leaves our record behind: `status` says it is
+/// stale, and the next drain replaces it.
+#[test]
+fn a_record_left_by_kubectl_uncordon_is_stale() {
+    let c = apps_on_n1();
+    c.maintain(&["drain", "n1", "--reason", "first"]).success();
+    c.kubectl(&["uncordon", "n1"]).success();
+    let status = c.maintain(&["status", "-o", "json"]);
+    status.success();
+    let doc: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(doc["nodes"][0]["stale"], true, "{status:?}");
+    c.maintain(&["drain", "n1", "--reason", "second"]).success();
+    let node: k8s_openapi::api::core::v1::Node =
+        serde_json::from_value((*c.get(Resource::Nodes, "", "n1").unwrap()).clone()).unwrap();
+    let record = maintenance::record_of(&node).unwrap();
+    assert_eq!(record.reason.as_deref(), Some("second"));
+    assert!(!maintenance::is_stale(&node));
+}
