@@ -48,8 +48,8 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l chunk-size -d 'List pods in pages of this many (0: all at once)' -r
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t''
-client\t''
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t'`false` is kubectl\'s deprecated spelling'
+client\t'`true` (or no value) is kubectl\'s deprecated spelling'
 server\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-parallel -d 'Nodes drained at the same time' -r
@@ -88,7 +88,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l force -d 'Continue even if there are pods that do not declare a controller' -r -f -a "true\t''
@@ -104,8 +104,8 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l chunk-size -d 'List pods in pages of this many (0: all at once)' -r
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t''
-client\t''
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t'`false` is kubectl\'s deprecated spelling'
+client\t'`true` (or no value) is kubectl\'s deprecated spelling'
 server\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-parallel -d 'Nodes drained at the same time' -r
@@ -144,7 +144,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F

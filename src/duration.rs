@@ -15,7 +15,9 @@ pub(crate) fn parse(input: &str) -> Result<Duration, DurationError> {
         input: input.to_string(),
         reason,
     };
+    // Go's time.ParseDuration, which kubectl uses, takes a leading '+'.
     let s = input.trim();
+    let s = s.strip_prefix('+').unwrap_or(s);
     if s.starts_with('-') {
         return Err(err("a duration cannot be negative"));
     }

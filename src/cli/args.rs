@@ -206,7 +206,11 @@ pub struct ClusterArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DryRunArg {
+    /// `false` is kubectl's deprecated spelling.
+    #[value(alias = "false")]
     None,
+    /// `true` (or no value) is kubectl's deprecated spelling.
+    #[value(alias = "true")]
     Client,
     Server,
 }
@@ -233,7 +237,7 @@ pub struct DrainArgs {
     #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
     pub ignore_daemonsets: bool,
     /// Continue even if there are pods using emptyDir (their data is deleted)
-    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    #[arg(long, alias = "delete-local-data", action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
     pub delete_emptydir_data: bool,
     /// Seconds each pod gets to terminate; negative uses the pod's own
     #[arg(long, value_name = "SECONDS", default_value_t = -1, allow_negative_numbers = true)]

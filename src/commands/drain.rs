@@ -53,13 +53,13 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
     }
     let timeout = crate::duration::parse(&args.timeout)
         .map_err(|e| Exit::usage(format!("--timeout: {e}")))?;
-    if args.skip_wait_for_delete_timeout < 0 {
-        return Err(Exit::usage(
-            "--skip-wait-for-delete-timeout must be 0 or more seconds",
-        ));
-    }
-    if args.chunk_size < 0 || args.chunk_size > i64::from(u32::MAX) {
-        return Err(Exit::usage("--chunk-size must be 0 or more"));
+    // kubectl reads a negative --skip-wait-for-delete-timeout as off and a
+    // negative --chunk-size as no paging; so do we.
+    if args.chunk_size > i64::from(u32::MAX) {
+        return Err(Exit::usage(format!(
+            "--chunk-size must be at most {}",
+            u32::MAX
+        )));
     }
     if args.max_parallel == 0 {
         return Err(Exit::usage("--max-parallel must be at least 1"));
@@ -93,13 +93,14 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
             force: args.force,
             ignore_daemonsets: args.ignore_daemonsets,
             delete_emptydir_data: args.delete_emptydir_data,
-            skip_wait_for_delete_timeout: args.skip_wait_for_delete_timeout as u64,
+            skip_wait_for_delete_timeout: u64::try_from(args.skip_wait_for_delete_timeout)
+                .unwrap_or(0),
         },
         grace_period: (args.grace_period >= 0).then_some(args.grace_period),
         timeout: (!timeout.is_zero()).then_some(timeout),
         pod_selector: (!args.pod_selector.is_empty()).then(|| args.pod_selector.clone()),
         disable_eviction: args.disable_eviction,
-        chunk_size: args.chunk_size as u32,
+        chunk_size: u32::try_from(args.chunk_size).unwrap_or(0),
         dry_run,
         max_parallel: args.max_parallel,
         all_or_nothing: args.all_or_nothing,

@@ -485,7 +485,6 @@ fn invalid_input_makes_no_api_call() {
         vec!["drain", "n1", "-l", "pool=a"],
         vec!["drain"],
         vec!["drain", "n1", "--timeout", "-5s"],
-        vec!["drain", "n1", "--skip-wait-for-delete-timeout", "-1"],
         vec!["drain", "n1", "--pod-selector", "app in (a"],
         vec!["drain", "n1", "--dry-run=maybe"],
     ] {
@@ -827,4 +826,38 @@ fn a_refused_node_does_not_stop_the_others() {
     let out = untouched.maintain(&[&args[..], &["--all-or-nothing"]].concat());
     out.code(3);
     assert!(untouched.writes().is_empty(), "{:?}", untouched.writes());
+}
+
+/// kubectl's older spellings, as kubectl 1.27 reads them: `--dry-run` with
+/// no value or `=true` (client), `=false` (none), `--delete-local-data`,
+/// `--timeout=+5m`, a negative `--chunk-size` and
+/// `--skip-wait-for-delete-timeout`.
+#[test]
+fn kubectls_older_spellings_are_read_as_kubectl_reads_them() {
+    let scenario = two_nodes().deployment("web", 1).yaml();
+    let theirs = Cluster::start(&scenario, 27);
+    let ours = Cluster::start(&scenario, 27);
+    for c in [&theirs, &ours] {
+        settle_on_n1(c);
+    }
+    let old = [
+        "--delete-local-data",
+        "--timeout=+5m",
+        "--chunk-size=-1",
+        "--skip-wait-for-delete-timeout=-1",
+    ];
+    for dry in ["--dry-run", "--dry-run=true"] {
+        let args = [&["drain", "n1", dry][..], &old[..]].concat();
+        theirs.kubectl(&args).success();
+        ours.maintain(&args).success();
+        for c in [&theirs, &ours] {
+            assert!(c.evictions().is_empty(), "{dry} is a client dry run");
+        }
+    }
+    let args = [&["drain", "n1", "--dry-run=false"][..], &old[..]].concat();
+    theirs.kubectl(&args).success();
+    ours.maintain(&args).success();
+    for c in [&theirs, &ours] {
+        assert_eq!(c.evictions().len(), 1, "--dry-run=false drains");
+    }
 }
