@@ -16,15 +16,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     if pods::is_terminating(&job) || pods::condition_true(&job, "Complete") {
         return;
     }
-    let uid = job["metadata"]["uid"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let owned: Vec<std::sync::Arc<Value>> = store
-        .pods_owned_by(&uid)
-        .iter()
-        .filter_map(|k| store.get(Resource::Pods, k))
-        .collect();
+    let owned = super::owned_pods(store, &job);
     let completions = job
         .pointer("/spec/completions")
         .and_then(Value::as_i64)

@@ -45,6 +45,16 @@ pub(crate) fn owner_resource(kind: &str) -> Option<Resource> {
     }
 }
 
+/// The pods whose ownerReferences name `owner`.
+pub(crate) fn owned_pods(store: &Store, owner: &Value) -> Vec<std::sync::Arc<Value>> {
+    let uid = owner["metadata"]["uid"].as_str().unwrap_or_default();
+    store
+        .pods_owned_by(uid)
+        .iter()
+        .filter_map(|k| store.get(Resource::Pods, k))
+        .collect()
+}
+
 /// Reconciles one workload object with its controller.
 pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
     match res {

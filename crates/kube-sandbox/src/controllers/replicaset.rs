@@ -23,15 +23,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     if pods::is_terminating(&rs) {
         return;
     }
-    let uid = rs["metadata"]["uid"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let owned: Vec<std::sync::Arc<Value>> = store
-        .pods_owned_by(&uid)
-        .iter()
-        .filter_map(|k| store.get(Resource::Pods, k))
-        .collect();
+    let owned = super::owned_pods(store, &rs);
     let active: Vec<&std::sync::Arc<Value>> = owned
         .iter()
         .filter(|p| !pods::is_terminating(p) && !pods::is_terminal(p))
