@@ -86,6 +86,19 @@ async fn evict(engine: &Engine, key: PodKey, uid: String, vmi: Option<String>) -
         let _permit = engine.slots.acquire().await;
         engine.evict(&key, &uid, false).await
     };
+    let answer = match answer {
+        Answer::MultiplePdbs(message) => {
+            let names = super::prepare::budgets_selecting(&engine.clients.main, &key).await;
+            Answer::MultiplePdbs(match names {
+                Some(names) if !names.is_empty() => format!(
+                    "{message} (PodDisruptionBudgets {} select it)",
+                    names.join(", ")
+                ),
+                _ => message,
+            })
+        }
+        other => other,
+    };
     let evacuation = match (&answer, &vmi) {
         (Answer::PdbBlocked { .. }, Some(vmi)) => {
             super::kubevirt::evacuation(&engine.clients.main, &key.namespace, vmi).await

@@ -241,6 +241,35 @@ pub(crate) async fn tight_budgets<'a>(
     out
 }
 
+/// The names of the PodDisruptionBudgets that select a pod, read when the
+/// eviction API refuses it for having several (its message names none).
+pub(crate) async fn budgets_selecting(client: &kube::Client, key: &PodKey) -> Option<Vec<String>> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &key.namespace);
+    let labels = pods
+        .get_metadata(&key.name)
+        .await
+        .ok()?
+        .metadata
+        .labels
+        .unwrap_or_default();
+    let budgets: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), &key.namespace);
+    let list = budgets.list(&ListParams::default()).await.ok()?;
+    Some(
+        list.items
+            .iter()
+            .filter(|pdb| {
+                let selector = pdb
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.selector.as_ref())
+                    .and_then(|s| serde_json::to_value(s).ok());
+                Selector::from_label_selector(selector.as_ref()).is_ok_and(|s| s.matches(&labels))
+            })
+            .filter_map(|pdb| pdb.metadata.name.clone())
+            .collect(),
+    )
+}
+
 pub(crate) struct Classifier {
     pub(crate) plan: Plan,
     pub(crate) flags: FilterFlags,

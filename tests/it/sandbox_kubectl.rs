@@ -266,6 +266,15 @@ fn two_pdbs_are_an_error(minor: u32) {
         "{out:?}"
     );
     assert!(c.pods_on(&node).contains(&web), "the pod stays");
+    // Ours fails that pod at once too, and names both budgets.
+    let ours = c.maintain(&["drain", &node, "--ignore-daemonsets", "--timeout", "10s"]);
+    ours.code(1);
+    assert!(
+        ours.stdout
+            .contains("PodDisruptionBudgets web, web-too select it"),
+        "{ours:?}"
+    );
+    assert!(c.pods_on(&node).contains(&web), "the pod stays");
 }
 
 #[test]
