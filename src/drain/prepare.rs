@@ -152,8 +152,11 @@ pub(crate) async fn daemonsets(
     pods: &[&Pod],
     events: &Sink,
 ) -> Result<DaemonSets, DrainError> {
+    // A finished pod passes kubectl's DaemonSet filter without a lookup
+    // (filters.go checks the owner only for pods still running).
     let wanted: BTreeSet<(String, String)> = pods
         .iter()
+        .filter(|p| !crate::policy::classify::is_finished(p))
         .filter_map(|p| match controller_kind(p) {
             Some(("DaemonSet", name)) => Some((
                 p.metadata.namespace.clone().unwrap_or_default(),

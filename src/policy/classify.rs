@@ -144,7 +144,8 @@ pub fn controller_kind(pod: &Pod) -> Option<(&str, &str)> {
         .map(|o| (o.kind.as_str(), o.name.as_str()))
 }
 
-fn is_finished(pod: &Pod) -> bool {
+/// Succeeded or Failed: kubectl's filters let such a pod go without checks.
+pub fn is_finished(pod: &Pod) -> bool {
     matches!(
         pod.status.as_ref().and_then(|s| s.phase.as_deref()),
         Some("Succeeded" | "Failed")

@@ -861,3 +861,33 @@ fn kubectls_older_spellings_are_read_as_kubectl_reads_them() {
         assert_eq!(c.evictions().len(), 1, "--dry-run=false drains");
     }
 }
+
+/// A finished DaemonSet pod passes kubectl's filter without a lookup of its
+/// DaemonSet; we make no such request either.
+#[test]
+fn a_finished_daemonset_pod_needs_no_daemonset_lookup() {
+    let scenario = Scenario::new()
+        .node("n1")
+        .node("spare")
+        .pod("kube-system", "agent-done", "n1", |p| {
+            p["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+                "kind": "DaemonSet", "name": "agent", "uid": "1", "controller": true}]);
+            p["status"] = json!({"phase": "Succeeded"});
+        })
+        .yaml();
+    let theirs = Cluster::start(&scenario, 33);
+    let ours = Cluster::start(&scenario, 33);
+    theirs
+        .kubectl(&["drain", "n1", "--ignore-daemonsets"])
+        .success();
+    ours.maintain(&["drain", "n1", "--ignore-daemonsets"])
+        .success();
+    for c in [&theirs, &ours] {
+        let lookups: Vec<_> = c
+            .requests()
+            .into_iter()
+            .filter(|r| r.path.contains("/daemonsets/"))
+            .collect();
+        assert!(lookups.is_empty(), "{lookups:#?}");
+    }
+}
