@@ -162,7 +162,19 @@ pub(crate) async fn prepare(
     }
     let all_pods: Vec<&Pod> = listed.iter().flat_map(|l| l.3.pods.iter()).collect();
     let daemonsets = prepare::daemonsets(main, &all_pods, &events).await?;
-    let (namespace_labels, terminating_namespaces) = prepare::namespaces(main, &events).await?;
+    // Namespaces are needed only for a plan's namespace selectors; without
+    // one, a refusal to list them costs only the "namespace terminating" cause.
+    let (namespace_labels, terminating_namespaces) = match prepare::namespaces(main, &events).await
+    {
+        Err(DrainError::Forbidden { message, .. }) if !plan.uses_namespace_selectors() => {
+            let message = format!(
+                "cannot list namespaces (the drain goes on; pods of a namespace being deleted are reported as terminating): {message}"
+            );
+            emit(&events, Event::Warning { message });
+            Default::default()
+        }
+        other => other?,
+    };
     let classifier = Classifier {
         plan,
         flags: options.flags.clone(),

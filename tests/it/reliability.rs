@@ -441,3 +441,40 @@ fn kubectl_global_flags_work_as_in_kubectl() {
     }
     assert!(!out.stdout.contains(SECRET) && !out.stderr.contains(SECRET));
 }
+
+/// kubectl drain never lists namespaces; neither must we, unless a plan
+/// selects pods by namespace labels: a refusal to list them only warns.
+#[test]
+fn listing_namespaces_is_needed_only_for_namespace_selectors() {
+    let scenario = crate::drain::two_nodes().deployment("web", 1).yaml();
+    let no_namespaces = |cfg: &mut kube_sandbox::SandboxConfig| {
+        cfg.deny.push(deny("list", "namespaces", ""));
+    };
+    let theirs = Cluster::start_with(&scenario, 33, no_namespaces);
+    let ours = Cluster::start_with(&scenario, 33, no_namespaces);
+    for c in [&theirs, &ours] {
+        c.wait_settled();
+        c.kubectl(&["uncordon", "n2"]).success();
+    }
+    theirs.kubectl(&["drain", "n1"]).success();
+    let out = ours.maintain(&["drain", "n1"]);
+    out.success();
+    assert!(
+        out.stderr.contains("warning: cannot list namespaces"),
+        "{out:?}"
+    );
+    // With a namespace selector in the plan it is needed: a clear 403 first.
+    let plan = ours.dir.path().join("plan.yaml");
+    std::fs::write(
+        &plan,
+        "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  rules:\n  - name: keep\n    action: skip\n    namespaceSelector: {matchLabels: {team: x}}\n",
+    )
+    .unwrap();
+    let out = ours.maintain(&["drain", "n2", "--plan", plan.to_str().unwrap()]);
+    out.code(1);
+    assert!(
+        out.stderr
+            .contains("the drain needs permission to list namespaces"),
+        "{out:?}"
+    );
+}
