@@ -9,9 +9,15 @@ use std::fmt::Write as _;
 use crate::drain::outcome::{DrainOutcome, PodResult};
 use crate::drain::pod_key::PodKey;
 
+/// Set (to anything) to never ask, for automation that runs under a
+/// pseudo-terminal (`--yes` does the same per command).
+pub(crate) const NO_CONFIRM: &str = "KUBECTL_MAINTAIN_NO_CONFIRM";
+
 pub(crate) fn interactive() -> bool {
     use std::io::IsTerminal;
-    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+    std::io::stdin().is_terminal()
+        && std::io::stderr().is_terminal()
+        && std::env::var_os(NO_CONFIRM).is_none()
 }
 
 /// What the drain is about to do, for a person to read.

@@ -209,9 +209,14 @@ fn json_and_yaml_reports_follow_the_documented_schema() {
 /// Runs a command under a pseudo-terminal (util-linux `script`), typing
 /// `input` once the confirmation prompt is on the screen (if one comes).
 fn in_terminal(c: &Cluster, args: &str, input: &str) -> (String, i32) {
+    in_terminal_env(c, &[], args, input)
+}
+
+fn in_terminal_env(c: &Cluster, env: &[(&str, &str)], args: &str, input: &str) -> (String, i32) {
     use std::io::{Read, Write};
     let cmd = format!("{} {args}", bin().display());
     let mut child = Command::new("script")
+        .envs(env.iter().copied())
         .args(["-qec", &cmd, "/dev/null"])
         .env("KUBECONFIG", &c.kubeconfig)
         .env("HOME", c.dir.path().join("home"))
@@ -407,4 +412,21 @@ fn krew_manifest_names_the_binary_for_every_platform() {
     .map(|(o, a)| ((*o).into(), (*a).into()))
     .collect();
     assert_eq!(platforms, want);
+}
+
+/// Automation under a pseudo-terminal turns the question off with an
+/// environment variable, as `--yes` does per command.
+#[test]
+fn the_question_can_be_turned_off_for_automation() {
+    let c = Cluster::start(SMALL, 33);
+    c.wait_settled();
+    let node = db_node(&c);
+    let (screen, code) = in_terminal_env(
+        &c,
+        &[("KUBECTL_MAINTAIN_NO_CONFIRM", "1")],
+        &format!("drain {node} --ignore-daemonsets --force --timeout 1s"),
+        "",
+    );
+    assert!(!screen.contains("Drain now?"), "{screen}");
+    assert_eq!(code, 3, "drained up to the blocked pod: {screen}");
 }
