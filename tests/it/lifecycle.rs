@@ -391,7 +391,9 @@ fn events_follow_the_maintenance() {
 #[test]
 fn a_record_left_by_kubectl_uncordon_is_stale() {
     let c = apps_on_n1();
-    c.maintain(&["drain", "n1", "--reason", "first"]).success();
+    // The logs pod has no shutdown knob: it would use its whole 30 s grace.
+    c.maintain(&["drain", "n1", "--reason", "first", "--grace-period=1"])
+        .success();
     c.kubectl(&["uncordon", "n1"]).success();
     let status = c.maintain(&["status", "-o", "json"]);
     status.success();
