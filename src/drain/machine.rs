@@ -842,15 +842,10 @@ impl NodeMachine {
             let m = self.members.get_mut(&k).expect("member");
             // The report shows the budget's latest numbers; the listeners
             // were told of the budget once (see `block`).
-            if let State::Blocked {
-                cause: cause @ Cause::Pdb { .. },
-                ..
-            } = &mut m.state
+            if let State::Blocked { cause, .. } = &mut m.state
+                && let Cause::Pdb { message, .. } = cause
             {
-                let Cause::Pdb { message, .. } = &*cause else {
-                    unreachable!()
-                };
-                *cause = budget_cause(&key.1, Some(&budget), message.clone());
+                *cause = budget_cause(&key.1, Some(&budget), std::mem::take(message));
             }
             if allowed > 0 && m.wave <= wave {
                 allowed -= 1;

@@ -221,12 +221,7 @@ pub(crate) async fn tight_budgets<'a>(
             .as_ref()
             .is_some_and(|s| s.disruptions_allowed == 0)
     }) {
-        let selector = pdb
-            .spec
-            .as_ref()
-            .and_then(|s| s.selector.as_ref())
-            .and_then(|s| serde_json::to_value(s).ok());
-        let Ok(sel) = Selector::from_label_selector(selector.as_ref()) else {
+        let Some(sel) = budget_selector(pdb) else {
             continue;
         };
         for pod in pods
@@ -242,6 +237,17 @@ pub(crate) async fn tight_budgets<'a>(
         }
     }
     out
+}
+
+/// The pods a budget selects, as policy/v1 reads its selector (a missing
+/// selector selects nothing); `None` for a selector that does not parse.
+fn budget_selector(pdb: &PodDisruptionBudget) -> Option<Selector> {
+    let selector = pdb
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.as_ref())
+        .and_then(|s| serde_json::to_value(s).ok());
+    Selector::from_label_selector(selector.as_ref()).ok()
 }
 
 /// The names of the PodDisruptionBudgets that select a pod, read when the
@@ -260,14 +266,7 @@ pub(crate) async fn budgets_selecting(client: &kube::Client, key: &PodKey) -> Op
     Some(
         list.items
             .iter()
-            .filter(|pdb| {
-                let selector = pdb
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.selector.as_ref())
-                    .and_then(|s| serde_json::to_value(s).ok());
-                Selector::from_label_selector(selector.as_ref()).is_ok_and(|s| s.matches(&labels))
-            })
+            .filter(|pdb| budget_selector(pdb).is_some_and(|s| s.matches(&labels)))
             .filter_map(|pdb| pdb.metadata.name.clone())
             .collect(),
     )

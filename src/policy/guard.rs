@@ -73,6 +73,10 @@ pub struct Guards {
     pub max_unavailable: Option<MaxUnavailable>,
 }
 
+fn is_selected(selected: &[Node], n: &Node) -> bool {
+    selected.iter().any(|s| name(s) == name(n))
+}
+
 fn name(n: &Node) -> &str {
     n.metadata.name.as_deref().unwrap_or_default()
 }
@@ -100,7 +104,7 @@ fn unavailable(n: &Node) -> bool {
 /// selection? With more nodes than the view's sample shows, some are taken
 /// to be usable.
 pub fn leaves_no_schedulable_node(view: &ClusterView, selected: &[Node]) -> bool {
-    let chosen = |n: &Node| selected.iter().any(|s| name(s) == name(n));
+    let chosen = |n: &Node| is_selected(selected, n);
     let hard_tainted = |n: &Node| {
         n.spec
             .as_ref()
@@ -120,7 +124,7 @@ pub fn leaves_no_schedulable_node(view: &ClusterView, selected: &[Node]) -> bool
 /// `--max-unavailable`: refuses when more nodes than it allows would be
 /// unavailable (cordoned or not Ready) with the selection drained.
 pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), String> {
-    let chosen = |n: &Node| selected.iter().any(|s| name(s) == name(n));
+    let chosen = |n: &Node| is_selected(selected, n);
     if let (Some(max), Some(all)) = (g.max_unavailable, &view.all) {
         let allowed = max.of(all.len());
         let out = all.iter().filter(|n| chosen(n) || unavailable(n)).count();
@@ -137,7 +141,7 @@ pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), St
 /// etcd keeps quorum with at most floor((n-1)/2) of n control-plane nodes
 /// out. For actions that take nodes down (a drain does not).
 pub fn quorum(control_planes: &[Node], selected: &[Node]) -> Result<(), String> {
-    let chosen = |n: &Node| selected.iter().any(|s| name(s) == name(n));
+    let chosen = |n: &Node| is_selected(selected, n);
     let out_after = |n: &&Node| chosen(n) || unavailable(n);
     let cp = control_planes;
     let out = cp.iter().filter(out_after).count();
