@@ -22,6 +22,10 @@ pub struct SandboxConfig {
     pub faults: Faults,
     /// Requests refused with 403, as RBAC would.
     pub deny: Vec<Deny>,
+    /// When set, the only requests allowed, as a Role bound to the caller
+    /// would allow them: everything else is refused with 403 (discovery and
+    /// `/version` stay open, as `system:discovery` keeps them).
+    pub role: Option<Vec<Rule>>,
     /// When set, requests must carry `Authorization: Bearer <this>` (401 otherwise).
     pub require_token: Option<String>,
 }
@@ -34,6 +38,7 @@ impl Default for SandboxConfig {
             ready_seconds: 1.0,
             faults: Faults::default(),
             deny: Vec::new(),
+            role: None,
             require_token: None,
         }
     }
@@ -72,6 +77,30 @@ pub struct Deny {
     /// Only in this namespace; every namespace when empty.
     #[serde(default)]
     pub namespace: String,
+}
+
+/// One rule of a Role: these verbs on these resources (`*` for any).
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Rule {
+    pub verbs: Vec<String>,
+    /// Plurals with an optional subresource: `nodes`, `pods/eviction`.
+    pub resources: Vec<String>,
+}
+
+impl Rule {
+    pub fn new(verbs: &[&str], resources: &[&str]) -> Self {
+        let own = |v: &[&str]| v.iter().map(|s| (*s).to_string()).collect();
+        Rule {
+            verbs: own(verbs),
+            resources: own(resources),
+        }
+    }
+
+    pub(crate) fn allows(&self, verb: &str, resource: &str) -> bool {
+        let has = |list: &[String], x: &str| list.iter().any(|v| v == "*" || v == x);
+        has(&self.verbs, verb) && has(&self.resources, resource)
+    }
 }
 
 impl SandboxConfig {

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::watch as tokio_watch;
 
-pub use config::{Deny, Faults, SandboxConfig};
+pub use config::{Deny, Faults, Rule, SandboxConfig};
 use resources::Resource;
 use state::Shared;
 use store::Store;
@@ -184,6 +184,12 @@ impl Sandbox {
     /// Refuses `deny.verb` on `deny.resource` from now on, as RBAC would.
     pub fn deny(&self, deny: Deny) {
         self.shared.deny(deny);
+    }
+
+    /// From now on allows only what `rules` allow, as a Role bound to the
+    /// caller would (`None`: everything again). Discovery stays open.
+    pub fn set_role(&self, rules: Option<Vec<Rule>>) {
+        self.shared.set_role(rules);
     }
 
     /// Drops the watch history, as an etcd compaction does: every watch

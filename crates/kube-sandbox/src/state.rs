@@ -3,15 +3,22 @@
 use std::sync::{Mutex, MutexGuard};
 
 use crate::clock::IdGen;
-use crate::config::{Deny, Faults, SandboxConfig};
+use crate::config::{Deny, Faults, Rule, SandboxConfig};
 use crate::request_log::RequestLog;
 use crate::store::Store;
+
+/// What tests change while the sandbox serves.
+struct Chaos {
+    faults: Faults,
+    deny: Vec<Deny>,
+    role: Option<Vec<Rule>>,
+}
 
 pub(crate) struct Shared {
     store: Mutex<Store>,
     /// Settings fixed at start; faults and refusals live in `chaos`.
     pub(crate) config: SandboxConfig,
-    chaos: Mutex<(Faults, Vec<Deny>)>,
+    chaos: Mutex<Chaos>,
     pub(crate) log: Option<RequestLog>,
     /// Dice for fault injection, seeded from the config for repeatable runs.
     pub(crate) dice: IdGen,
@@ -22,7 +29,11 @@ pub(crate) struct Shared {
 impl Shared {
     pub(crate) fn new(store: Store, config: SandboxConfig, log: Option<RequestLog>) -> Self {
         let dice = IdGen::new(config.faults.seed);
-        let chaos = Mutex::new((config.faults.clone(), config.deny.clone()));
+        let chaos = Mutex::new(Chaos {
+            faults: config.faults.clone(),
+            deny: config.deny.clone(),
+            role: config.role.clone(),
+        });
         Shared {
             store: Mutex::new(store),
             chaos,
@@ -42,42 +53,44 @@ impl Shared {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The faults in force now.
-    pub(crate) fn faults(&self) -> Faults {
+    fn chaos(&self) -> MutexGuard<'_, Chaos> {
         self.chaos
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .0
-            .clone()
+    }
+
+    /// The faults in force now.
+    pub(crate) fn faults(&self) -> Faults {
+        self.chaos().faults.clone()
     }
 
     /// Changes the faults while serving (tests turn them on once a scenario settled).
     pub(crate) fn set_faults(&self, faults: Faults) {
-        self.chaos
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .0 = faults;
+        self.chaos().faults = faults;
     }
 
     /// Refuses `verb` on `resource` (in `namespace`, or everywhere when empty) from now on.
     pub(crate) fn deny(&self, d: Deny) {
-        self.chaos
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .1
-            .push(d);
+        self.chaos().deny.push(d);
+    }
+
+    /// From now on allows only what `rules` allow (`None`: everything).
+    pub(crate) fn set_role(&self, rules: Option<Vec<Rule>>) {
+        self.chaos().role = rules;
     }
 
     pub(crate) fn denies(&self, verb: &str, resource: &str, namespace: &str) -> bool {
-        let chaos = self
-            .chaos
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        chaos.1.iter().any(|d| {
-            d.verb == verb
-                && d.resource == resource
-                && (d.namespace.is_empty() || d.namespace == namespace)
-        })
+        let chaos = self.chaos();
+        let outside_role = chaos
+            .role
+            .as_ref()
+            .is_some_and(|rules| !rules.iter().any(|r| r.allows(verb, resource)));
+        outside_role
+            || chaos.deny.iter().any(|d| {
+                d.verb == verb
+                    && d.resource == resource
+                    && (d.namespace.is_empty() || d.namespace == namespace)
+            })
     }
 
     /// A number in [0, 1) from the fault dice.

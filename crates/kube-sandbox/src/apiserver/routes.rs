@@ -186,6 +186,10 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             }
             let mut store = shared.store();
             check_namespace(&store, t)?;
+            if let Some(ns) = &t.namespace {
+                let name = body["metadata"]["name"].as_str().unwrap_or_default();
+                super::admission::namespace_lifecycle(&store, t.resource, ns, name)?;
+            }
             validate_name(t.resource, &body)?;
             if dry_run {
                 return Ok(Reply::Json { status: 201, body });
@@ -199,6 +203,8 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
         ("POST", true, Some("eviction")) if t.resource == Resource::Pods => {
             let body = parse_body(req.body, req.content_type)?;
             let mut store = shared.store();
+            let (ns, name) = t.key();
+            super::admission::namespace_lifecycle(&store, t.resource, &ns, &name)?;
             let status = eviction::evict(&mut store, &t.key(), &body, dry_run)?;
             Ok(Reply::Json {
                 status: 201,
