@@ -14,8 +14,9 @@ use super::events::emit;
 use super::evict::Answer;
 use super::machine::{Effect, Input, NodeMachine, Now};
 use super::outcome::NodeOutcome;
+use super::pdb_watch::Signal;
 use super::pod_key::PodKey;
-use super::pod_watch::{PodQuery, PodWatch};
+use super::pod_watch::{Change, PodQuery, PodWatch};
 
 /// Drains one node until its machine finishes. The machine was made from
 /// the node's snapshot: `known` pods at `resource_version`.
@@ -45,23 +46,43 @@ pub(crate) async fn drain_node(
         machine.start(Now::read())
     };
     loop {
+        let mut unwatched = Vec::new();
         for effect in effects.drain(..) {
             match effect {
                 Effect::Evict { key, uid, vmi } => inflight.push(evict(engine, key, uid, vmi)),
-                Effect::WatchBudget(key) => engine.pdbs.ensure(&key),
+                Effect::WatchBudget(key) => {
+                    if !engine.pdbs.ensure(&key) {
+                        unwatched.push(key);
+                    }
+                }
                 Effect::Emit(e) => emit(&engine.events, e),
                 Effect::Finish(outcome) => return *outcome,
             }
         }
+        if let Some(key) = unwatched.pop() {
+            // Told at once: this budget was found forbidden for another pod.
+            effects = machine.step(Input::BudgetUnwatched(key), Now::read());
+            for key in unwatched {
+                effects.extend(machine.step(Input::BudgetUnwatched(key), Now::read()));
+            }
+            continue;
+        }
         let wake = machine.next_wakeup();
         let input = tokio::select! {
             Some(answer) = inflight.next(), if !inflight.is_empty() => answer,
-            Some(change) = changes.next() => Input::Pod(change),
+            Some(change) = changes.next() => match change {
+                Change::Polling(message) => {
+                    engine.warn_once(message);
+                    continue;
+                }
+                change => Input::Pod(change),
+            },
             msg = budgets.recv() => match msg {
-                Ok(key) => match engine.pdbs.get(&key) {
+                Ok(Signal::Changed(key)) => match engine.pdbs.get(&key) {
                     Some(budget) => Input::Budget { key, budget },
                     None => continue,
                 },
+                Ok(Signal::Forbidden(key)) => Input::BudgetUnwatched(key),
                 Err(RecvError::Lagged(_)) => Input::BudgetsLagged,
                 Err(RecvError::Closed) => continue,
             },

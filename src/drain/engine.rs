@@ -3,7 +3,7 @@
 //! node, drain up to `--max-parallel` at once, one outcome at the end.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -37,6 +37,8 @@ pub(crate) struct Engine {
     pub(crate) interrupt: watch::Receiver<bool>,
     waves: Vec<WaveSpec>,
     terminating_namespaces: BTreeSet<String>,
+    /// Warnings already given, so that every node's drain says one once.
+    warned: Mutex<BTreeSet<String>>,
 }
 
 impl Engine {
@@ -54,6 +56,13 @@ impl Engine {
             },
         )
         .await
+    }
+
+    /// A warning that every node's drain may find, given once.
+    pub(crate) fn warn_once(&self, message: String) {
+        if self.warned.lock().expect("warned").insert(message.clone()) {
+            emit(&self.events, Event::Warning { message });
+        }
     }
 
     /// What each node's machine works with.
@@ -162,18 +171,13 @@ pub(crate) async fn prepare(
     }
     let all_pods: Vec<&Pod> = listed.iter().flat_map(|l| l.3.pods.iter()).collect();
     let daemonsets = prepare::daemonsets(main, &all_pods, &events).await?;
-    // Namespaces are needed only for a plan's namespace selectors; without
-    // one, a refusal to list them costs only the "namespace terminating" cause.
-    let (namespace_labels, terminating_namespaces) = match prepare::namespaces(main, &events).await
-    {
-        Err(DrainError::Forbidden { message, .. }) if !plan.uses_namespace_selectors() => {
-            let message = format!(
-                "cannot list namespaces (the drain goes on; pods of a namespace being deleted are reported as terminating): {message}"
-            );
-            emit(&events, Event::Warning { message });
-            Default::default()
-        }
-        other => other?,
+    // Namespaces are read only for a plan's namespace selectors, as kubectl
+    // drain never lists them; a namespace being deleted is otherwise learnt
+    // from the eviction's answer.
+    let (namespace_labels, terminating_namespaces) = if plan.uses_namespace_selectors() {
+        prepare::namespaces(main, &events).await?
+    } else {
+        Default::default()
     };
     let classifier = Classifier {
         plan,
@@ -205,7 +209,7 @@ pub(crate) async fn prepare(
         })
         .collect();
     let engine = Arc::new(Engine {
-        pdbs: pdb_watch::PdbWatches::new(clients.main.clone()),
+        pdbs: pdb_watch::PdbWatches::new(clients.main.clone(), events.clone()),
         clients,
         options,
         slots: Semaphore::new(GLOBAL_IN_FLIGHT),
@@ -213,9 +217,13 @@ pub(crate) async fn prepare(
         interrupt,
         waves,
         terminating_namespaces: classifier.terminating_namespaces,
+        warned: Mutex::new(BTreeSet::new()),
     });
     let wave_names = engine.waves.iter().map(|w| w.name.clone()).collect();
     let mut warnings = Vec::new();
+    if let Some(w) = held_by_markers(&nodes) {
+        warnings.push(w);
+    }
     if no_room {
         warnings.push(left_pending(&nodes));
     }
@@ -347,6 +355,28 @@ fn outcome(
         waves,
         nodes,
     }
+}
+
+/// The warning for pods whose markers kubectl drain would ignore: this
+/// drain leaves them or waits for them, said before anything changes.
+fn held_by_markers(nodes: &[NodePlan]) -> Option<String> {
+    let held: Vec<String> = nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .filter_map(|(p, d)| {
+            crate::policy::classify::marker(d).map(|m| format!("{} ({m})", PodKey::of(p)))
+        })
+        .collect();
+    (!held.is_empty()).then(|| {
+        format!(
+            "{} drain markers that kubectl drain ignores; --ignore-markers drains them as kubectl does: {}",
+            match held.len() {
+                1 => "1 pod carries".to_string(),
+                n => format!("{n} pods carry"),
+            },
+            held.join(", ")
+        )
+    })
 }
 
 /// The warning for a drain that leaves no schedulable node: the pods it

@@ -15,6 +15,10 @@ use serde_json::json;
 pub(crate) enum Answer {
     /// The pod is being deleted.
     Accepted,
+    /// The pod's namespace is being deleted (403 NamespaceTerminating): the
+    /// namespace controller removes the pod, so it is waited for as if
+    /// evicted, as kubectl drain does.
+    NamespaceTerminating,
     /// The pod (with this uid) no longer exists.
     Gone,
     /// A PodDisruptionBudget refuses it now (429 with a DisruptionBudget cause).
@@ -140,9 +144,7 @@ pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -
         500 if message.contains("more than one PodDisruptionBudget") => {
             Answer::MultiplePdbs(message)
         }
-        // The pod's namespace is being deleted: the namespace controller
-        // removes the pod, so kubectl drain waits for it as for an eviction.
-        403 if has_cause(status.as_ref(), "NamespaceTerminating") => Answer::Accepted,
+        403 if has_cause(status.as_ref(), "NamespaceTerminating") => Answer::NamespaceTerminating,
         403 => Answer::Forbidden(message),
         500..=599 | 408 => Answer::Retry {
             retry_after,
@@ -212,7 +214,7 @@ mod tests {
         let uid = br#"{"message":"Operation cannot be fulfilled on pods \"db-0\": Precondition failed: UID in precondition: a, UID in object meta: b","code":409}"#;
         assert_eq!(interpret(409, None, uid), Answer::Gone);
         let leaving = br#"{"kind":"Status","status":"Failure","message":"pods \"p\" is forbidden: unable to create new content in namespace gone because it is being terminated","reason":"Forbidden","details":{"causes":[{"reason":"NamespaceTerminating","message":"namespace gone is being terminated","field":"metadata.namespace"}]},"code":403}"#;
-        assert_eq!(interpret(403, None, leaving), Answer::Accepted);
+        assert_eq!(interpret(403, None, leaving), Answer::NamespaceTerminating);
         assert!(matches!(
             interpret(429, None, apf),
             Answer::Retry {

@@ -1,9 +1,12 @@
 //! Watches on the PodDisruptionBudgets that refused an eviction, one per
 //! budget (field-selected by name), shared by every node's drain. When a
 //! budget allows a disruption again, the blocked evictions are retried at
-//! once instead of after a blind sleep.
+//! once instead of after a blind sleep. kubectl drain needs no permission on
+//! budgets: where reading one is forbidden, one warning says so and the
+//! drain retries its pods on kubectl's timer instead.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
@@ -11,6 +14,8 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Api;
 use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::broadcast;
+
+use super::events::{Event, Sink, emit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Budget {
@@ -38,36 +43,55 @@ impl Budget {
 /// (namespace, name).
 pub(crate) type Key = (String, String);
 
+/// What the drain knows of a budget it asked to watch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Watched {
+    Starting,
+    Seen(Budget),
+    /// Reading it is forbidden: no change will ever be told.
+    Forbidden,
+}
+
+/// What the watches tell every node's drain.
+#[derive(Debug, Clone)]
+pub(crate) enum Signal {
+    Changed(Key),
+    Forbidden(Key),
+}
+
 #[derive(Clone)]
 pub(crate) struct PdbWatches {
     client: kube::Client,
-    state: Arc<Mutex<HashMap<Key, Option<Budget>>>>,
-    changed: broadcast::Sender<Key>,
+    events: Sink,
+    /// The one warning that budgets cannot be watched was given.
+    warned: Arc<AtomicBool>,
+    state: Arc<Mutex<HashMap<Key, Watched>>>,
+    changed: broadcast::Sender<Signal>,
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
 
 impl PdbWatches {
-    pub(crate) fn new(client: kube::Client) -> Self {
+    pub(crate) fn new(client: kube::Client, events: Sink) -> Self {
         let (changed, _) = broadcast::channel(1024);
         PdbWatches {
             client,
+            events,
+            warned: Arc::new(AtomicBool::new(false)),
             state: Arc::new(Mutex::new(HashMap::new())),
             changed,
             tasks: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Key> {
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Signal> {
         self.changed.subscribe()
     }
 
     pub(crate) fn get(&self, key: &Key) -> Option<Budget> {
-        self.state
-            .lock()
-            .expect("pdb state")
-            .get(key)
-            .copied()
-            .flatten()
+        match self.state.lock().expect("pdb state").get(key) {
+            Some(Watched::Seen(b)) => Some(*b),
+            _ => None,
+        }
     }
 
     /// Reads a budget once (dry runs, which do not wait for changes).
@@ -77,23 +101,24 @@ impl PdbWatches {
         self.state
             .lock()
             .expect("pdb state")
-            .insert(key.clone(), Some(budget));
+            .insert(key.clone(), Watched::Seen(budget));
         Some(budget)
     }
 
-    /// Starts watching this budget unless it is watched already.
-    pub(crate) fn ensure(&self, key: &Key) {
+    /// Starts watching this budget unless it is watched already. Returns
+    /// false when the budget is known to be forbidden to read.
+    pub(crate) fn ensure(&self, key: &Key) -> bool {
         {
             let mut state = self.state.lock().expect("pdb state");
-            if state.contains_key(key) {
-                return;
-            }
-            state.insert(key.clone(), None);
+            match state.get(key) {
+                Some(Watched::Forbidden) => return false,
+                Some(_) => return true,
+                None => state.insert(key.clone(), Watched::Starting),
+            };
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);
         let config = watcher::Config::default().fields(&format!("metadata.name={}", key.1));
-        let state = self.state.clone();
-        let changed = self.changed.clone();
+        let this = self.clone();
         let key = key.clone();
         let task = tokio::spawn(async move {
             let mut stream = watcher(api, config)
@@ -101,16 +126,52 @@ impl PdbWatches {
                 .applied_objects()
                 .boxed();
             while let Some(item) = stream.next().await {
-                if let Ok(pdb) = item {
-                    state
-                        .lock()
-                        .expect("pdb state")
-                        .insert(key.clone(), Some(Budget::from_pdb(&pdb)));
-                    let _ = changed.send(key.clone());
+                match item {
+                    Ok(pdb) => this.record(&key, Watched::Seen(Budget::from_pdb(&pdb))),
+                    Err(e) => {
+                        if let Some(message) = forbidden(&e) {
+                            this.record(&key, Watched::Forbidden);
+                            if !this.warned.swap(true, Ordering::Relaxed) {
+                                let message = format!(
+                                    "cannot watch PodDisruptionBudgets ({message}): evictions a budget refuses are retried every {} s, as kubectl drain does",
+                                    super::machine::UNWATCHED_RETRY.as_secs()
+                                );
+                                emit(&this.events, Event::Warning { message });
+                            }
+                            return;
+                        }
+                    }
                 }
             }
         });
         self.tasks.lock().expect("tasks").push(task);
+        true
+    }
+
+    fn record(&self, key: &Key, watched: Watched) {
+        self.state
+            .lock()
+            .expect("pdb state")
+            .insert(key.clone(), watched);
+        let _ = self.changed.send(match watched {
+            Watched::Forbidden => Signal::Forbidden(key.clone()),
+            _ => Signal::Changed(key.clone()),
+        });
+    }
+}
+
+/// The API's message when a list or watch was forbidden.
+fn forbidden(e: &watcher::Error) -> Option<String> {
+    match e {
+        watcher::Error::InitialListFailed(kube::Error::Api(s))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+        | watcher::Error::WatchFailed(kube::Error::Api(s))
+            if s.code == 403 =>
+        {
+            Some(s.message.clone())
+        }
+        watcher::Error::WatchError(s) if s.code == 403 => Some(s.message.clone()),
+        _ => None,
     }
 }
 

@@ -2,7 +2,10 @@
 //! decision is made from), then followed by one field-selected watch that
 //! resumes from that list's resourceVersion. The drain learns that a pod
 //! went from the watch, not from a GET per pod per second as kubectl does,
-//! and lists again only when the watch history expired (410 Gone).
+//! and lists again only when the watch history expired (410 Gone). kubectl
+//! drain needs no permission to watch pods: where watching is forbidden,
+//! the node's pods are listed once a second instead (kubectl's interval),
+//! one request per node rather than one per pod.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
@@ -10,6 +13,7 @@ use std::time::Duration;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
 use kube::Api;
 use kube::api::{ListParams, WatchEvent, WatchParams};
 use kube::core::PartialObjectMeta;
@@ -55,15 +59,47 @@ pub(crate) struct Snapshot {
     pub(crate) resource_version: String,
 }
 
+/// How often the node's pods are listed when they may not be watched.
+pub(crate) const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
 /// Lists the node's pods, following `continue` tokens.
 pub(crate) async fn list(api: &Api<Pod>, query: &PodQuery) -> Result<Snapshot, kube::Error> {
+    list_pages(query, |params| async move {
+        let page = api.list(&params).await?;
+        Ok((page.items, page.metadata))
+    })
+    .await
+}
+
+/// Lists the node's pods' metadata alone (no spec, no status).
+async fn list_metadata(api: &Api<Pod>, query: &PodQuery) -> Result<Snapshot, kube::Error> {
+    list_pages(query, |params| async move {
+        let page = api.list_metadata(&params).await?;
+        let pods = page
+            .items
+            .into_iter()
+            .map(|p| Pod {
+                metadata: p.metadata,
+                ..Pod::default()
+            })
+            .collect();
+        Ok((pods, page.metadata))
+    })
+    .await
+}
+
+async fn list_pages<F, Fut>(query: &PodQuery, mut fetch: F) -> Result<Snapshot, kube::Error>
+where
+    F: FnMut(ListParams) -> Fut,
+    Fut: Future<Output = Result<(Vec<Pod>, ListMeta), kube::Error>>,
+{
     let mut params = query.list_params();
     let mut pods = Vec::new();
     loop {
-        let page = api.list(&params).await?;
-        let resource_version = page.metadata.resource_version.clone().unwrap_or_default();
-        pods.extend(page.items);
-        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+        let (items, meta) = fetch(params.clone()).await?;
+        let resource_version = meta.resource_version.clone().unwrap_or_default();
+        pods.extend(items);
+        match meta.continue_.filter(|c| !c.is_empty()) {
             Some(token) => params = params.continue_token(&token),
             None => {
                 return Ok(Snapshot {
@@ -99,6 +135,9 @@ pub(crate) enum Change {
     Gone { key: PodKey, uid: String },
     /// A request failed; the watch goes on after a backoff.
     Error(String),
+    /// Watching is forbidden: from now on the pods are listed every
+    /// `POLL_INTERVAL` (the message says so, for one warning).
+    Polling(String),
 }
 
 type Events = BoxStream<'static, Result<WatchEvent<Pod>, kube::Error>>;
@@ -113,6 +152,11 @@ pub(crate) struct PodWatch {
     resource_version: String,
     /// The uid last seen under each key, to tell what a relist dropped.
     known: HashMap<PodKey, String>,
+    /// The resourceVersion last seen under each key, so that a relist
+    /// reports only what changed.
+    versions: HashMap<PodKey, String>,
+    /// Watching is forbidden: list every `POLL_INTERVAL` instead.
+    polling: bool,
     pending: VecDeque<Change>,
     stream: Option<Events>,
     /// The watch history expired: list before watching again.
@@ -136,6 +180,8 @@ impl PodWatch {
             metadata_only,
             resource_version,
             known: known.into_iter().collect(),
+            versions: HashMap::new(),
+            polling: false,
             pending: VecDeque::new(),
             stream: None,
             relist: false,
@@ -157,6 +203,11 @@ impl PodWatch {
                 let backoff = Duration::from_millis(200 * (1 << self.failures.min(5)));
                 tokio::time::sleep(backoff.min(Duration::from_secs(5))).await;
             }
+            if self.polling {
+                tokio::time::sleep(POLL_INTERVAL).await;
+                self.relist().await;
+                continue;
+            }
             if self.relist {
                 self.relist().await;
                 continue;
@@ -165,6 +216,14 @@ impl PodWatch {
                 Some(s) => s,
                 None => match self.start().await {
                     Ok(s) => self.stream.insert(s),
+                    Err(kube::Error::Api(s)) if s.code == 403 => {
+                        self.polling = true;
+                        return Change::Polling(format!(
+                            "cannot watch pods ({}): each node's pods are listed every {} s instead, as kubectl drain polls",
+                            s.message,
+                            POLL_INTERVAL.as_secs()
+                        ));
+                    }
                     Err(e) => return self.failed(&e),
                 },
             };
@@ -212,6 +271,7 @@ impl PodWatch {
                 let key = PodKey::of(&p);
                 if self.known.get(&key).map(String::as_str) == Some(uid(&p)) {
                     self.known.remove(&key);
+                    self.versions.remove(&key);
                 }
                 self.pending.push_back(Change::Gone {
                     key,
@@ -242,6 +302,11 @@ impl PodWatch {
 
     fn upsert(&mut self, p: Pod) {
         let key = PodKey::of(&p);
+        let version = p.metadata.resource_version.clone().unwrap_or_default();
+        if self.versions.get(&key) == Some(&version) {
+            return;
+        }
+        self.versions.insert(key.clone(), version);
         let new_uid = uid(&p).to_string();
         if let Some(old) = self.known.insert(key.clone(), new_uid.clone())
             && old != new_uid
@@ -252,10 +317,15 @@ impl PodWatch {
         self.pending.push_back(Change::Upsert(Box::new(p)));
     }
 
-    /// The history no longer reaches back to our version: list again and
-    /// report what the list no longer has.
+    /// The history no longer reaches back to our version (or watching is
+    /// forbidden): list again and report what changed and what is gone.
     async fn relist(&mut self) {
-        match list(&self.api, &self.query).await {
+        let listed = if self.metadata_only {
+            list_metadata(&self.api, &self.query).await
+        } else {
+            list(&self.api, &self.query).await
+        };
+        match listed {
             Ok(snapshot) => {
                 self.relist = false;
                 let seen: HashMap<PodKey, String> = snapshot
@@ -271,6 +341,7 @@ impl PodWatch {
                     .collect();
                 for (key, uid) in dropped {
                     self.known.remove(&key);
+                    self.versions.remove(&key);
                     self.pending.push_back(Change::Gone { key, uid });
                 }
                 self.resource_version = snapshot.resource_version;

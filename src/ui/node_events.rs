@@ -26,6 +26,8 @@ const COMPONENT: &str = "kubectl-maintain";
 pub(crate) struct Recorder {
     client: kube::Client,
     warned: AtomicBool,
+    /// Creating events was forbidden: no further attempt.
+    forbidden: AtomicBool,
 }
 
 impl Recorder {
@@ -33,11 +35,15 @@ impl Recorder {
         Recorder {
             client,
             warned: AtomicBool::new(false),
+            forbidden: AtomicBool::new(false),
         }
     }
 
     /// Records one event on a node (node events live in `default`, as the kubelet's do).
     pub(crate) async fn node_event(&self, node: &str, kind: &str, reason: &str, message: &str) {
+        if self.forbidden.load(Ordering::Relaxed) {
+            return;
+        }
         let now = kube_conventions::time::now_rfc3339();
         let event: K8sEvent = serde_json::from_value(json!({
             "metadata": {"generateName": format!("{node}."), "namespace": "default"},
@@ -53,9 +59,13 @@ impl Recorder {
         }))
         .expect("a valid Event");
         let api: Api<K8sEvent> = Api::namespaced(self.client.clone(), "default");
-        if let Err(e) = api.create(&PostParams::default(), &event).await
-            && !self.warned.swap(true, Ordering::Relaxed)
-        {
+        let Err(e) = api.create(&PostParams::default(), &event).await else {
+            return;
+        };
+        if matches!(&e, kube::Error::Api(s) if s.code == 403) {
+            self.forbidden.store(true, Ordering::Relaxed);
+        }
+        if !self.warned.swap(true, Ordering::Relaxed) {
             let why = match &e {
                 kube::Error::Api(s) if s.code == 403 => {
                     format!(

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use kube_sandbox::config::{Deny, Faults};
+use kube_sandbox::config::{Deny, Faults, Rule};
 use kube_sandbox::resources::Resource;
 
 use crate::drain::web_on_n1;
@@ -202,6 +202,63 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
             .contains("grant create on events in namespace default"),
         "{out:?}"
     );
+}
+
+/// What kubectl drain needs (kubernetes/kubectl pkg/drain: the node get
+/// and cordon patch, the pod list, DaemonSet gets for its filter, the
+/// evictions, and a GET per pod until it is gone), and nothing more.
+fn kubectl_drain_role() -> Vec<Rule> {
+    vec![
+        Rule::new(&["get", "patch"], &["nodes"]),
+        Rule::new(&["get", "list"], &["pods"]),
+        Rule::new(&["create"], &["pods/eviction"]),
+        Rule::new(&["get"], &["daemonsets"]),
+    ]
+}
+
+#[test]
+fn exactly_kubectl_drains_permissions_are_enough() {
+    // Three pods behind a budget that lets one go at a time: the drain must
+    // wait for pods it may not watch and retry a budget it may not read.
+    let theirs = web_on_n1(3, "maxUnavailable: 1");
+    let ours = web_on_n1(3, "maxUnavailable: 1");
+    for c in [&theirs, &ours] {
+        c.sandbox.set_role(Some(kubectl_drain_role()));
+    }
+    let args = ["drain", "n1", "--ignore-daemonsets", "--timeout", "60s"];
+    theirs.kubectl(&args).success();
+    let out = ours.maintain(&args);
+    out.success();
+    assert!(out.stdout.contains("node/n1 drained"), "{out:?}");
+    // Each missing permission is one warning, said once.
+    for warning in [
+        "warning: cannot watch pods",
+        "warning: cannot watch PodDisruptionBudgets",
+        "warning: cannot list nodes",
+        "warning: cannot record Kubernetes events",
+    ] {
+        assert_eq!(out.stderr.matches(warning).count(), 1, "{warning}: {out:?}");
+    }
+    for c in [&theirs, &ours] {
+        assert!(
+            c.pods_on("n1").iter().all(|p| !p.starts_with("apps/web-")),
+            "{:?}",
+            c.pods_on("n1")
+        );
+        assert_eq!(
+            c.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"],
+            true
+        );
+    }
+    // A refused request is not repeated in a loop: each kind is tried once
+    // (a budget's watch once per budget).
+    let refused: Vec<String> = ours
+        .requests()
+        .into_iter()
+        .filter(|r| r.user_agent.starts_with("kubectl-maintain/") && r.status == 403)
+        .map(|r| format!("{} {}?{}", r.method, r.path, r.query))
+        .collect();
+    assert!(refused.len() <= 6, "{refused:#?}");
 }
 
 const SECRET: &str = "tok-SECRET-8c1f0e";
@@ -442,8 +499,8 @@ fn kubectl_global_flags_work_as_in_kubectl() {
     assert!(!out.stdout.contains(SECRET) && !out.stderr.contains(SECRET));
 }
 
-/// kubectl drain never lists namespaces; neither must we, unless a plan
-/// selects pods by namespace labels: a refusal to list them only warns.
+/// kubectl drain never lists namespaces; neither do we, unless a plan
+/// selects pods by namespace labels: then a refusal stops before any change.
 #[test]
 fn listing_namespaces_is_needed_only_for_namespace_selectors() {
     let scenario = crate::drain::two_nodes().deployment("web", 1).yaml();
@@ -459,9 +516,12 @@ fn listing_namespaces_is_needed_only_for_namespace_selectors() {
     theirs.kubectl(&["drain", "n1"]).success();
     let out = ours.maintain(&["drain", "n1"]);
     out.success();
+    assert!(!out.stderr.contains("namespaces"), "{out:?}");
     assert!(
-        out.stderr.contains("warning: cannot list namespaces"),
-        "{out:?}"
+        ours.requests()
+            .iter()
+            .all(|r| !r.path.ends_with("/namespaces")),
+        "no namespace list"
     );
     // With a namespace selector in the plan it is needed: a clear 403 first.
     let plan = ours.dir.path().join("plan.yaml");
