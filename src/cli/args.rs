@@ -276,6 +276,9 @@ pub struct DrainArgs {
     /// Nodes drained at the same time
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub max_parallel: usize,
+    /// Ignore pods' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does
+    #[arg(long)]
+    pub ignore_markers: bool,
     /// If kubectl's filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)
     #[arg(long)]
     pub all_or_nothing: bool,

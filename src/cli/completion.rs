@@ -206,7 +206,7 @@ mod tests {
             vec!["node-1".into(), "node-2".into(), "other".into()]
         });
         assert_eq!(nodes, ["node-2"]);
-        let (flags, _) = candidates(&words(&["drain", "--ignore"]), Vec::new);
+        let (flags, _) = candidates(&words(&["drain", "--ignore-d"]), Vec::new);
         assert_eq!(flags, ["--ignore-daemonsets"]);
     }
 }

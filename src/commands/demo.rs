@@ -60,6 +60,7 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
             ignore_daemonsets: true,
             delete_emptydir_data: true,
             skip_wait_for_delete_timeout: 0,
+            ignore_markers: false,
         },
         grace_period: None,
         timeout: Some(timeout),

@@ -95,6 +95,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
             delete_emptydir_data: args.delete_emptydir_data,
             skip_wait_for_delete_timeout: u64::try_from(args.skip_wait_for_delete_timeout)
                 .unwrap_or(0),
+            ignore_markers: args.ignore_markers,
         },
         grace_period: (args.grace_period >= 0).then_some(args.grace_period),
         timeout: (!timeout.is_zero()).then_some(timeout),

@@ -10,7 +10,7 @@
 //! with waves run in order and refusals retried the moment the budget
 //! allows instead of after a fixed 5 s.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,6 +31,9 @@ use crate::policy::classify::{Disposition, SkipReason, WaitReason, priority};
 pub(crate) const IN_FLIGHT: usize = 16;
 /// Retry a PDB-blocked pod this often even when no budget change says so.
 pub(crate) const FALLBACK_RETRY: Duration = Duration::from_secs(20);
+/// Retry a pod held by a budget we may not watch this often: kubectl
+/// drain's interval between evictions a budget refused.
+pub(crate) const UNWATCHED_RETRY: Duration = Duration::from_secs(5);
 /// Consecutive failed attempts (5xx, throttling) before a pod is given up.
 pub(crate) const MAX_API_ATTEMPTS: u32 = 12;
 /// How often `--skip-wait-for-delete-timeout` looks at terminating pods.
@@ -96,6 +99,9 @@ pub(crate) enum Input {
     },
     /// Budget changes were missed: retry every pod a budget holds.
     BudgetsLagged,
+    /// This budget cannot be watched (forbidden): its pods are retried on
+    /// kubectl's timer instead.
+    BudgetUnwatched(BudgetKey),
     /// `next_wakeup` came.
     Tick,
     Interrupted,
@@ -171,6 +177,10 @@ pub(crate) struct NodeMachine {
     queue: VecDeque<PodKey>,
     in_flight: usize,
     budgets: HashMap<BudgetKey, Budget>,
+    unwatched: HashSet<BudgetKey>,
+    /// Namespaces being deleted (their pods may hang in Terminating): those
+    /// listed beforehand and those an eviction's answer named.
+    terminating_namespaces: BTreeSet<String>,
     last: Now,
     finished: bool,
     effects: Vec<Effect>,
@@ -185,6 +195,7 @@ impl NodeMachine {
         was_cordoned: bool,
         now: Now,
     ) -> Self {
+        let terminating_namespaces = settings.terminating_namespaces.clone();
         let mut m = NodeMachine {
             node: node.to_string(),
             settings,
@@ -199,6 +210,8 @@ impl NodeMachine {
             queue: VecDeque::new(),
             in_flight: 0,
             budgets: HashMap::new(),
+            unwatched: HashSet::new(),
+            terminating_namespaces,
             last: now,
             finished: false,
             effects: Vec::new(),
@@ -355,6 +368,7 @@ impl NodeMachine {
                     .collect();
                 self.queue.extend(held);
             }
+            Input::BudgetUnwatched(key) => self.on_unwatched(key),
             Input::Tick => self.on_tick(),
             Input::Interrupted => self.finish(NodeStatus::Interrupted, None),
         }
@@ -485,6 +499,28 @@ impl NodeMachine {
             wave: name,
             pods,
         });
+        // A held pod is waited for the way a budget makes kubectl wait:
+        // said on screen, with how to release it.
+        let held: Vec<(PodKey, WaitReason)> = self
+            .members
+            .iter()
+            .filter(|(_, m)| m.wave == w)
+            .filter_map(|(k, m)| match &m.state {
+                State::Waiting(reason) => Some((k.clone(), reason.clone())),
+                _ => None,
+            })
+            .collect();
+        for (pod, reason) in held {
+            let cause = Cause::WaitingForCompletion {
+                reason: reason.clone(),
+            };
+            let release = reason.release_for(&pod.namespace, &pod.name);
+            self.emit(Event::Blocked {
+                node: self.node.clone(),
+                pod,
+                cause: format!("{}; to drain it now: {release}", cause.summary()),
+            });
+        }
     }
 
     fn wave_done(&mut self, w: usize) {
@@ -575,7 +611,7 @@ impl NodeMachine {
     /// The cause a refusing answer stands for.
     pub(crate) fn refusal_cause(&self, namespace: &str, answer: &Answer) -> Option<Cause> {
         match answer {
-            Answer::Accepted | Answer::Gone => None,
+            Answer::Accepted | Answer::NamespaceTerminating | Answer::Gone => None,
             Answer::PdbBlocked { pdb, message, .. } => Some(budget_cause(
                 pdb,
                 self.budgets.get(&(namespace.to_string(), pdb.clone())),
@@ -649,6 +685,22 @@ impl NodeMachine {
                     pod: key.clone(),
                 });
             }
+            // The namespace controller deletes the pod: waited for (kubectl
+            // retries the eviction until the pod is gone), not counted as
+            // evicted, and said on screen.
+            Answer::NamespaceTerminating => {
+                m.attempts = 0;
+                m.state = State::Terminating;
+                self.terminating_namespaces.insert(key.namespace.clone());
+                let cause = Cause::NamespaceTerminating {
+                    namespace: key.namespace.clone(),
+                };
+                self.emit(Event::Blocked {
+                    node,
+                    pod: key.clone(),
+                    cause: cause.summary(),
+                });
+            }
             Answer::Gone => {
                 m.state = State::Done(if m.evicted {
                     PodResult::Evicted
@@ -666,7 +718,12 @@ impl NodeMachine {
                 m.attempts = 0;
                 let budget = (key.namespace.clone(), pdb);
                 self.effects.push(Effect::WatchBudget(budget.clone()));
-                let retry = now + retry_after.unwrap_or(FALLBACK_RETRY);
+                let fallback = if self.unwatched.contains(&budget) {
+                    UNWATCHED_RETRY
+                } else {
+                    FALLBACK_RETRY
+                };
+                let retry = now + retry_after.unwrap_or(fallback);
                 self.block(key, cause.expect("a refusal"), Some(retry), Some(budget));
             }
             // kubectl drain fails such a pod at once: no retry will help.
@@ -777,6 +834,7 @@ impl NodeMachine {
                 node: self.node.clone(),
                 message,
             }),
+            Change::Polling(message) => self.emit(Event::Warning { message }),
         }
     }
 
@@ -824,6 +882,24 @@ impl NodeMachine {
                 }
             }
         }
+    }
+
+    /// No change of this budget will come: retry its pods on kubectl's timer.
+    fn on_unwatched(&mut self, key: BudgetKey) {
+        let soon = self.last.at + UNWATCHED_RETRY;
+        for m in self.members.values_mut() {
+            if let State::Blocked {
+                retry_at: Some(at),
+                budget: Some(b),
+                ..
+            } = &mut m.state
+                && *b == key
+                && *at > soon
+            {
+                *at = soon;
+            }
+        }
+        self.unwatched.insert(key);
     }
 
     /// A budget changed: refresh the causes it holds pods for, and retry as
@@ -889,12 +965,8 @@ impl NodeMachine {
             })
             .collect();
         let names: Vec<String> = self.settings.waves.iter().map(|w| w.name.clone()).collect();
-        let mut pods = conclude::pod_outcomes(
-            ended,
-            &names,
-            &self.settings.terminating_namespaces,
-            self.last.wall,
-        );
+        let mut pods =
+            conclude::pod_outcomes(ended, &names, &self.terminating_namespaces, self.last.wall);
         pods.extend(self.others.iter().cloned());
         pods.sort_by(|a, b| a.pod.cmp(&b.pod));
         NodeOutcome {
@@ -1138,6 +1210,27 @@ mod tests {
             evicted(&retried),
             ["b"],
             "retried the moment the budget allows it"
+        );
+    }
+
+    #[test]
+    fn a_budget_that_cannot_be_watched_is_retried_on_kubectls_timer() {
+        let (mut d, _) = Drain::new(&[("a", 0), ("b", 0)], waves(&["user"]));
+        d.answer(SEC, "a", refusal("web", None));
+        assert_eq!(d.m.next_wakeup(), Some(d.t0 + SEC + FALLBACK_RETRY));
+        d.at(2 * SEC, Input::BudgetUnwatched(("ns".into(), "web".into())));
+        assert_eq!(
+            d.m.next_wakeup(),
+            Some(d.t0 + 2 * SEC + UNWATCHED_RETRY),
+            "the waiting pod comes forward"
+        );
+        assert_eq!(evicted(&d.at(7 * SEC, Input::Tick)), ["a"]);
+        d.answer(7 * SEC, "b", refusal("web", None));
+        d.answer(7 * SEC, "a", refusal("web", None));
+        assert_eq!(
+            d.m.next_wakeup(),
+            Some(d.t0 + 7 * SEC + UNWATCHED_RETRY),
+            "later refusals wait 5 s, not 20"
         );
     }
 

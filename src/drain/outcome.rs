@@ -126,15 +126,9 @@ impl Cause {
                 "more than one PDB selects the pod; the eviction API refuses it".into()
             }
             Cause::Refused { message, .. } => message.clone(),
-            Cause::WaitingForCompletion { reason } => match reason {
-                WaitReason::Rule(r) => format!("waiting for it to complete (rule {r})"),
-                WaitReason::DrainLabel => {
-                    "waiting for it to complete (cluster.x-k8s.io/drain: wait-completed)".into()
-                }
-                WaitReason::DoNotDisrupt => {
-                    "waiting for it to complete (karpenter.sh/do-not-disrupt)".into()
-                }
-            },
+            Cause::WaitingForCompletion { reason } => {
+                format!("waiting for it to complete ({})", reason.describe())
+            }
             Cause::WaitingForEarlierWave { wave } => format!("waiting for wave {wave} to finish"),
             Cause::Terminating {
                 seconds,
@@ -178,7 +172,7 @@ impl Cause {
                 }
                 Refusal::Unmanaged => "rerun with --force, or add a skip rule for the pod",
             },
-            Cause::WaitingForCompletion { .. } => "let it finish, or remove the rule or marker",
+            Cause::WaitingForCompletion { reason } => reason.release(),
             Cause::WaitingForEarlierWave { .. } => "resolve what blocks the earlier wave",
             Cause::Terminating { .. } => {
                 "check the pod's preStop hooks and the kubelet on the node"

@@ -26,6 +26,9 @@ pub struct FilterFlags {
     pub delete_emptydir_data: bool,
     /// `--skip-wait-for-delete-timeout` in seconds (0: off).
     pub skip_wait_for_delete_timeout: u64,
+    /// `--ignore-markers`: pods' drain markers (`cluster.x-k8s.io/drain`,
+    /// `karpenter.sh/do-not-disrupt`) are ignored, as kubectl ignores them.
+    pub ignore_markers: bool,
 }
 
 /// A pod kubectl would refuse to drain; any of these stops its node.
@@ -79,7 +82,9 @@ pub enum SkipReason {
 pub fn describe_skip(r: &SkipReason) -> String {
     match r {
         SkipReason::Rule(name) => format!("rule {name}"),
-        SkipReason::DrainLabel => format!("label {CAPI_DRAIN_LABEL}: skip"),
+        SkipReason::DrainLabel => format!(
+            "marker: label {CAPI_DRAIN_LABEL}=skip (kubectl drain evicts it; --ignore-markers does too)"
+        ),
         SkipReason::MirrorPod => "static pod: the kubelet owns it, the API cannot evict it".into(),
         SkipReason::DaemonSet => "DaemonSet-managed (--ignore-daemonsets)".into(),
         SkipReason::DeletedLongAgo => {
@@ -100,6 +105,56 @@ pub enum WaitReason {
     DrainLabel,
     /// Annotation `karpenter.sh/do-not-disrupt: "true"`.
     DoNotDisrupt,
+}
+
+impl WaitReason {
+    /// What holds the pod, in a few words.
+    pub fn describe(&self) -> String {
+        match self {
+            WaitReason::Rule(name) => format!("rule {name} of the plan"),
+            WaitReason::DrainLabel => format!("marker: label {CAPI_DRAIN_LABEL}=wait-completed"),
+            WaitReason::DoNotDisrupt => {
+                format!("marker: annotation {KARPENTER_DO_NOT_DISRUPT}=true")
+            }
+        }
+    }
+
+    /// How the operator lets the drain evict the pod.
+    pub fn release(&self) -> &'static str {
+        match self {
+            WaitReason::Rule(_) => "change the plan's rule",
+            WaitReason::DrainLabel => {
+                "remove the label (kubectl label pod NAME -n NS cluster.x-k8s.io/drain-) or rerun with --ignore-markers"
+            }
+            WaitReason::DoNotDisrupt => {
+                "remove the annotation (kubectl annotate pod NAME -n NS karpenter.sh/do-not-disrupt-) or rerun with --ignore-markers"
+            }
+        }
+    }
+
+    /// `release` for one pod, its command ready to paste.
+    pub fn release_for(&self, namespace: &str, name: &str) -> String {
+        self.release()
+            .replace("pod NAME -n NS", &format!("pod {name} -n {namespace}"))
+    }
+
+    /// Is it a marker on the pod (which kubectl drain ignores), not a rule?
+    pub fn is_marker(&self) -> bool {
+        !matches!(self, WaitReason::Rule(_))
+    }
+}
+
+/// A marker kubectl drain ignores that decides this pod's fate, if any.
+pub fn marker(d: &Disposition) -> Option<String> {
+    match d {
+        Disposition::WaitCompleted { reason, .. } if reason.is_marker() => {
+            Some(format!("{}: waits until it completes", reason.describe()))
+        }
+        Disposition::Skip {
+            reason: SkipReason::DrainLabel,
+        } => Some(format!("label {CAPI_DRAIN_LABEL}=skip: left on the node")),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -254,7 +309,12 @@ impl Context<'_> {
                 };
             }
         }
-        match (label(pod, CAPI_DRAIN_LABEL), wave) {
+        let markers = if self.flags.ignore_markers {
+            None
+        } else {
+            label(pod, CAPI_DRAIN_LABEL)
+        };
+        match (markers, wave) {
             (Some("skip"), _) => {
                 return Disposition::Skip {
                     reason: SkipReason::DrainLabel,
@@ -268,7 +328,8 @@ impl Context<'_> {
             }
             _ => {}
         }
-        if annotation(pod, KARPENTER_DO_NOT_DISRUPT) == Some("true")
+        if !self.flags.ignore_markers
+            && annotation(pod, KARPENTER_DO_NOT_DISRUPT) == Some("true")
             && let Some(wave) = wave
         {
             return Disposition::WaitCompleted {
@@ -450,6 +511,7 @@ mod tests {
             ignore_daemonsets: true,
             delete_emptydir_data: true,
             skip_wait_for_delete_timeout: 0,
+            ignore_markers: false,
         };
         assert!(matches!(
             f.classify(&bare),
@@ -527,6 +589,20 @@ mod tests {
                 reason: SkipReason::MirrorPod
             }
         );
+        // --ignore-markers: kubectl's filters decide, as for any pod.
+        f.flags.ignore_markers = true;
+        assert!(matches!(
+            f.classify(&dnd),
+            Disposition::Evict { wave: 0, .. }
+        ));
+        assert_eq!(
+            f.classify(&skip),
+            Disposition::Refuse {
+                refusal: Refusal::Unmanaged
+            },
+            "a bare pod is refused without --force, marker or not"
+        );
+        f.flags.ignore_markers = false;
 
         f.plan.rules.push(crate::policy::plan::Rule {
             name: "logging".into(),

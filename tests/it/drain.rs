@@ -277,6 +277,79 @@ spec:
     );
 }
 
+/// Pod markers are our deliberate difference: said before anything
+/// changes, the held pod waited for with its release on screen, and
+/// `--ignore-markers` gives kubectl's outcome.
+#[test]
+fn markers_are_said_before_and_ignore_markers_drains_as_kubectl() {
+    let scenario = || {
+        two_nodes()
+            .deployment("web", 1)
+            .deployment_with("cache", 1, |d| {
+                template(d)["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] =
+                    json!("true");
+            })
+            .deployment_with("pinned", 1, |d| {
+                template(d)["metadata"]["labels"]["cluster.x-k8s.io/drain"] = json!("skip");
+            })
+            .yaml()
+    };
+    let theirs = Cluster::start(&scenario(), 33);
+    let held = Cluster::start(&scenario(), 33);
+    let ignored = Cluster::start(&scenario(), 33);
+    for c in [&theirs, &held, &ignored] {
+        settle_on_n1(c);
+    }
+    theirs
+        .kubectl(&["drain", "n1", "--ignore-daemonsets", "--timeout", "30s"])
+        .success();
+
+    let out = held.maintain(&["drain", "n1", "--ignore-daemonsets", "--timeout", "3s"]);
+    out.code(3);
+    let warning = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("drain markers that kubectl drain ignores"))
+        .unwrap_or_else(|| panic!("{out:?}"));
+    assert!(warning.contains("2 pods carry") && warning.contains("--ignore-markers"));
+    assert!(warning.contains("annotation karpenter.sh/do-not-disrupt=true"));
+    assert!(warning.contains("label cluster.x-k8s.io/drain=skip"));
+    let before_any_eviction =
+        out.stderr.find(warning).unwrap() < out.stderr.find("evicted").unwrap_or(usize::MAX);
+    assert!(before_any_eviction, "{out:?}");
+    assert!(
+        out.stderr.lines().any(|l| l.contains("apps/cache-")
+            && l.contains("waiting for it to complete")
+            && l.contains(" -n apps karpenter.sh/do-not-disrupt-")),
+        "the wait is on screen with its release: {out:?}"
+    );
+    let kept: BTreeSet<String> = held.pods_on("n1").iter().map(|p| app_of(p)).collect();
+    assert!(
+        kept.contains("cache") && kept.contains("pinned"),
+        "{kept:?}"
+    );
+
+    let out = ignored.maintain(&[
+        "drain",
+        "n1",
+        "--ignore-daemonsets",
+        "--ignore-markers",
+        "--timeout",
+        "30s",
+    ]);
+    out.success();
+    assert!(!out.stderr.contains("markers that"), "{out:?}");
+    let left = |c: &Cluster| -> BTreeSet<String> {
+        c.pods_on("n1")
+            .iter()
+            .map(|p| app_of(p))
+            .filter(|a| a != "agent")
+            .collect()
+    };
+    assert_eq!(left(&ignored), left(&theirs), "kubectl's outcome");
+    assert!(left(&theirs).is_empty(), "{:?}", left(&theirs));
+}
+
 const FILTERED: &str = "
 ---
 apiVersion: v1
@@ -630,7 +703,7 @@ fn terminating_pods_report_what_holds_them() {
         scenario::shutdown(p, 0.1);
         p["spec"]["terminationGracePeriodSeconds"] = json!(1);
     };
-    let c = two_nodes()
+    let scenario = two_nodes()
         .object(json!({
             "apiVersion": "v1", "kind": "Namespace",
             "metadata": {"name": "leaving", "deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": ["kubernetes"]},
@@ -638,8 +711,19 @@ fn terminating_pods_report_what_holds_them() {
         }))
         .pod("apps", "held", "n1", held)
         .pod("leaving", "stuck", "n1", held)
-        .start(33);
+        .yaml();
+    let theirs = Cluster::start(&scenario, 33);
+    let c = Cluster::start(&scenario, 33);
+    settle_on_n1(&theirs);
     settle_on_n1(&c);
+    // kubectl retries the namespace's 403 until the pod is gone (here: the
+    // timeout); we wait for it the same way, on the watch.
+    let k = theirs.kubectl(&["drain", "n1", "--force", "--timeout", "4s"]);
+    assert_ne!(k.code, 0, "{k:?}");
+    assert!(
+        k.stderr.contains("from terminating namespace \"leaving\""),
+        "{k:?}"
+    );
     let out = c.maintain(&["drain", "n1", "--force", "--timeout", "4s", "-o", "json"]);
     out.code(3);
     let report = out.report();
