@@ -22,19 +22,22 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         .await
         .map_err(super::drain::drain_error)?;
     let api: Api<Node> = Api::all(clients.main.clone());
+    let params = PatchParams {
+        field_manager: Some(maintenance::FIELD_MANAGER.into()),
+        ..PatchParams::default()
+    };
     let recorder = Recorder::new(clients.main.clone());
+    let mut kept = false;
     for node in nodes {
         let name = node.metadata.name.clone().unwrap_or_default();
         let mut current = node;
         let mut done = None;
         for _ in 0..5 {
-            let (patch, words) = maintenance::uncordon_patch(&current);
-            match api
-                .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
-                .await
-            {
+            let undo = maintenance::uncordon_patch(&current);
+            match api.patch(&name, &params, &Patch::Merge(undo.patch)).await {
                 Ok(_) => {
-                    done = Some(words);
+                    kept |= undo.kept_for_another;
+                    done = Some(undo.words);
                     break;
                 }
                 Err(kube::Error::Api(s)) if s.code == 409 => current = api.get(&name).await?,
@@ -62,5 +65,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
             .await;
         println!("node/{name} {words}");
     }
-    Ok(exit::OK)
+    // A node left cordoned for someone else is not what was asked: say so
+    // in the exit code, so that a runbook does not go on as if it were back.
+    Ok(if kept { exit::INCOMPLETE } else { exit::OK })
 }

@@ -24,6 +24,7 @@ pub(crate) async fn cordon(
     let api: Api<Node> = Api::all(engine.clients.main.clone());
     let params = PatchParams {
         dry_run,
+        field_manager: Some(maintenance::FIELD_MANAGER.into()),
         ..PatchParams::default()
     };
     let now = kube_conventions::time::now_rfc3339();

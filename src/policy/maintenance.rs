@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub const ANNOTATION: &str = "kubectl-maintain.io/maintenance";
+/// The field manager our writes carry, so that `managedFields` tells our
+/// cordon from a person's.
+pub const FIELD_MANAGER: &str = "kubectl-maintain";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -173,16 +176,60 @@ pub fn cordon_patch(
     }))
 }
 
+/// Who cordoned the node after this maintenance began, if someone else
+/// did: `spec.unschedulable` is owned (managedFields) by other managers
+/// only, so a person uncordoned and cordoned it again since our cordon.
+/// `None` when we cordoned it, when it was cordoned before the maintenance,
+/// or when the server keeps no managedFields.
+pub fn cordoned_by_another(node: &Node) -> Option<String> {
+    let record = live_record(node)?;
+    if record.was_unschedulable {
+        return None;
+    }
+    let owners: Vec<String> = node
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|e| {
+            e.fields_v1
+                .as_ref()
+                .is_some_and(|f| f.0.pointer("/f:spec/f:unschedulable").is_some())
+        })
+        .map(|e| {
+            let manager = e.manager.clone().unwrap_or_default();
+            match &e.time {
+                Some(t) => format!("{manager} (at {})", t.0),
+                None => manager,
+            }
+        })
+        .collect();
+    let ours = owners
+        .iter()
+        .any(|o| o.split(' ').next() == Some(FIELD_MANAGER));
+    (!owners.is_empty() && !ours).then(|| owners.join(", "))
+}
+
+/// What uncordon will do: the merge patch, in words, and whether the node
+/// stays cordoned because someone else cordoned it after us.
+pub struct Uncordon {
+    pub patch: Value,
+    pub words: String,
+    pub kept_for_another: bool,
+}
+
 /// What uncordon will do, in words, and the merge patch that does it.
-pub fn uncordon_patch(node: &Node) -> (Value, String) {
+pub fn uncordon_patch(node: &Node) -> Uncordon {
     let rv = json!(node.metadata.resource_version);
     let Some(record) = record_of(node) else {
         // Not ours: a plain uncordon, as kubectl does it.
-        return (
-            json!({"metadata": {"resourceVersion": rv}, "spec": {"unschedulable": null}}),
-            "uncordoned".to_string(),
-        );
+        return Uncordon {
+            patch: json!({"metadata": {"resourceVersion": rv}, "spec": {"unschedulable": null}}),
+            words: "uncordoned".to_string(),
+            kept_for_another: false,
+        };
     };
+    let another = cordoned_by_another(node);
     let current: Vec<Taint> = node
         .spec
         .as_ref()
@@ -193,8 +240,13 @@ pub fn uncordon_patch(node: &Node) -> (Value, String) {
         .filter(|t| !record.taints.iter().any(|r| r.matches(t)))
         .filter_map(|t| serde_json::to_value(t).ok())
         .collect();
-    let mut spec =
-        json!({"unschedulable": if record.was_unschedulable { json!(true) } else { Value::Null }});
+    let mut spec = match &another {
+        // Not ours to undo: the patch leaves spec.unschedulable alone.
+        Some(_) => json!({}),
+        None => {
+            json!({"unschedulable": if record.was_unschedulable { json!(true) } else { Value::Null }})
+        }
+    };
     if kept.len() != current.len() {
         spec["taints"] = if kept.is_empty() {
             Value::Null
@@ -202,19 +254,25 @@ pub fn uncordon_patch(node: &Node) -> (Value, String) {
             Value::Array(kept)
         };
     }
-    let mut words = if record.was_unschedulable {
-        "left cordoned, as it was before the maintenance".to_string()
-    } else {
-        "uncordoned".to_string()
+    let name = node.metadata.name.as_deref().unwrap_or_default();
+    let mut words = match &another {
+        Some(who) => format!(
+            "left cordoned: {who} cordoned it after this maintenance began (kubectl uncordon {name} makes it schedulable)"
+        ),
+        None if record.was_unschedulable => {
+            "left cordoned, as it was before the maintenance".to_string()
+        }
+        None => "uncordoned".to_string(),
     };
     if !record.taints.is_empty() {
         let names: Vec<String> = record.taints.iter().map(ToString::to_string).collect();
         words = format!("{words}; removed taints {}", names.join(", "));
     }
-    (
-        json!({"metadata": {"resourceVersion": rv, "annotations": {ANNOTATION: null}}, "spec": spec}),
+    Uncordon {
+        patch: json!({"metadata": {"resourceVersion": rv, "annotations": {ANNOTATION: null}}, "spec": spec}),
         words,
-    )
+        kept_for_another: another.is_some(),
+    }
 }
 
 #[cfg(test)]
@@ -279,9 +337,9 @@ mod tests {
         assert_eq!(rec.reason.as_deref(), Some("kernel upgrade"));
         // Resuming changes nothing.
         assert!(cordon_patch(&during, &ours, None, "later").is_none());
-        let (undo, words) = uncordon_patch(&during);
-        let after = apply(&during, &undo);
-        assert_eq!(after.spec, before.spec, "{words}");
+        let undo = uncordon_patch(&during);
+        let after = apply(&during, &undo.patch);
+        assert_eq!(after.spec, before.spec, "{}", undo.words);
         assert!(record_of(&after).is_none());
     }
 
@@ -290,10 +348,10 @@ mod tests {
         let before = node(&json!({"metadata": {"name": "n"}, "spec": {"unschedulable": true}}));
         let during = apply(&before, &cordon_patch(&before, &[], None, "t").unwrap());
         assert!(record_of(&during).unwrap().was_unschedulable);
-        let (undo, words) = uncordon_patch(&during);
-        let after = apply(&during, &undo);
+        let undo = uncordon_patch(&during);
+        let after = apply(&during, &undo.patch);
         assert!(unschedulable(&after));
-        assert!(words.contains("left cordoned"));
+        assert!(undo.words.contains("left cordoned"));
     }
 
     #[test]
@@ -323,7 +381,36 @@ mod tests {
             record.taints, ours,
             "the taint still there stays ours to remove"
         );
-        let (undo, _) = uncordon_patch(&again);
-        assert_eq!(apply(&again, &undo).spec, before.spec);
+        let undo = uncordon_patch(&again);
+        assert_eq!(apply(&again, &undo.patch).spec, before.spec);
+    }
+
+    #[test]
+    fn a_cordon_someone_made_after_ours_is_not_undone() {
+        let owned_by = |manager: &str| {
+            json!([{"manager": manager, "operation": "Update", "time": "2026-11-22T11:00:00Z",
+                "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:unschedulable": {}}}}])
+        };
+        let before = node(&json!({"metadata": {"name": "n"}, "spec": {}}));
+        let mut during = apply(&before, &cordon_patch(&before, &[], None, "t").unwrap());
+        during.metadata.managed_fields = serde_json::from_value(owned_by(FIELD_MANAGER)).unwrap();
+        assert_eq!(cordoned_by_another(&during), None, "our own cordon");
+        assert!(!uncordon_patch(&during).kept_for_another);
+
+        // kubectl uncordon, then kubectl cordon: kubectl owns the field now.
+        let mut recordoned = during.clone();
+        recordoned.metadata.managed_fields = serde_json::from_value(owned_by("kubectl")).unwrap();
+        let who = cordoned_by_another(&recordoned).expect("someone else");
+        assert!(who.starts_with("kubectl (at 2026-11-22T11:00:00"), "{who}");
+        let undo = uncordon_patch(&recordoned);
+        assert!(undo.kept_for_another);
+        let after = apply(&recordoned, &undo.patch);
+        assert!(unschedulable(&after), "{}", undo.words);
+        assert!(record_of(&after).is_none(), "our record goes");
+        assert!(undo.words.contains("kubectl uncordon n"), "{}", undo.words);
+
+        // No managedFields at all (an old server): our record decides.
+        during.metadata.managed_fields = None;
+        assert_eq!(cordoned_by_another(&during), None);
     }
 }

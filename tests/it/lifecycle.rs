@@ -406,3 +406,37 @@ fn a_record_left_by_kubectl_uncordon_is_stale() {
     assert_eq!(record.reason.as_deref(), Some("second"));
     assert!(!maintenance::is_stale(&node));
 }
+
+/// `kubectl uncordon` then `kubectl cordon` during our maintenance: the
+/// node's managedFields say a person cordoned it after us, so our uncordon
+/// removes its record but leaves the node cordoned, and says so (exit 3).
+#[test]
+fn uncordon_never_undoes_a_cordon_made_after_ours() {
+    let c = apps_on_n1();
+    c.maintain(&["drain", "n1", "--grace-period=1"]).success();
+    c.kubectl(&["uncordon", "n1"]).success();
+    c.kubectl(&["cordon", "n1"]).success();
+    let out = c.maintain(&["uncordon", "n1"]);
+    out.code(3);
+    assert!(
+        out.stdout.contains("node/n1 left cordoned: kubectl")
+            && out
+                .stdout
+                .contains("kubectl uncordon n1 makes it schedulable"),
+        "{out:?}"
+    );
+    let node: k8s_openapi::api::core::v1::Node =
+        serde_json::from_value((*c.get(Resource::Nodes, "", "n1").unwrap()).clone()).unwrap();
+    assert!(maintenance::unschedulable(&node));
+    assert!(
+        maintenance::record_of(&node).is_none(),
+        "our record is gone"
+    );
+
+    // Without a later cordon, our uncordon is the whole undo.
+    c.kubectl(&["uncordon", "n1"]).success();
+    c.maintain(&["drain", "n1", "--grace-period=1"]).success();
+    c.maintain(&["uncordon", "n1"]).success();
+    let node = c.get(Resource::Nodes, "", "n1").unwrap();
+    assert_ne!(node["spec"]["unschedulable"], true);
+}

@@ -8,6 +8,7 @@ pub(crate) mod deletion;
 mod discovery;
 pub(crate) mod eviction;
 mod list;
+mod managed_fields;
 mod meta;
 pub(crate) mod patch;
 pub(crate) mod query;
@@ -235,6 +236,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         query: &query,
         content_type: &content_type,
         accept: &accept,
+        user_agent: &ctx.user_agent,
         body: &body,
     };
     match routes::handle(&shared, &request) {

@@ -116,7 +116,23 @@ pub(crate) struct Request<'a> {
     pub(crate) query: &'a [(String, String)],
     pub(crate) content_type: &'a str,
     pub(crate) accept: &'a str,
+    pub(crate) user_agent: &'a str,
     pub(crate) body: &'a [u8],
+}
+
+impl Request<'_> {
+    /// Records in `new`'s managedFields what this write changed.
+    fn track(&self, old: Option<&Value>, new: &mut Value, applied: Option<&Value>) {
+        let now = crate::clock::now_rfc3339();
+        let writer = super::managed_fields::Writer {
+            manager: super::managed_fields::manager(self.query, self.user_agent),
+            applied,
+            subresource: self.target.subresource.as_deref(),
+            api_version: &self.target.resource.api_version(),
+            now: &now,
+        };
+        super::managed_fields::track(old, new, &writer);
+    }
 }
 
 pub(crate) fn handle(shared: &Arc<Shared>, req: &Request<'_>) -> Reply {
@@ -191,6 +207,7 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
                 super::admission::namespace_lifecycle(&store, t.resource, ns, name)?;
             }
             validate_name(t.resource, &body)?;
+            req.track(None, &mut body, None);
             if dry_run {
                 return Ok(Reply::Json { status: 201, body });
             }
@@ -222,7 +239,8 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             let old = store
                 .get(t.resource, &t.key())
                 .ok_or_else(|| ApiError::not_found(t.resource, &t.key().1))?;
-            let new = split_status(&old, body, sub.is_some());
+            let mut new = split_status(&old, body, sub.is_some());
+            req.track(Some(&old), &mut new, None);
             write(&mut store, t, new, dry_run, true)
         }
         ("PATCH", true, sub @ (None | Some("status"))) => {
@@ -238,13 +256,15 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             let Some(old) = store.get(t.resource, &t.key()) else {
                 if kind == PatchType::Apply {
                     drop(store);
-                    return create_from_apply(shared, t, patch_doc, dry_run);
+                    return create_from_apply(shared, req, patch_doc, dry_run);
                 }
                 return Err(ApiError::not_found(t.resource, &t.key().1));
             };
             let patched = patch::apply(kind, &old, &patch_doc)
                 .map_err(|e| ApiError::new(422, "Invalid", e))?;
-            let new = split_status(&old, patched, sub.is_some());
+            let mut new = split_status(&old, patched, sub.is_some());
+            let applied = (kind == PatchType::Apply).then_some(&patch_doc);
+            req.track(Some(&old), &mut new, applied);
             // A patch carrying a resourceVersion is a precondition, like an update.
             write(&mut store, t, new, dry_run, true)
         }
@@ -300,10 +320,13 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
 
 fn create_from_apply(
     shared: &Arc<Shared>,
-    t: &Target,
+    req: &Request<'_>,
     mut body: Value,
     dry_run: bool,
 ) -> Result<Reply, ApiError> {
+    let t = &req.target;
+    let applied = body.clone();
+    req.track(None, &mut body, Some(&applied));
     body["metadata"]["name"] = json!(t.key().1);
     if let Some(ns) = &t.namespace {
         body["metadata"]["namespace"] = json!(ns);
