@@ -341,7 +341,14 @@ fn what_kubectl_drains_is_not_refused() {
 #[test]
 fn events_follow_the_maintenance() {
     let c = apps_on_n1();
-    let out = c.maintain(&["drain", "n1", "--reason", "kernel upgrade"]);
+    // The logs pod has no shutdown knob: it would use its whole 30 s grace.
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--reason",
+        "kernel upgrade",
+        "--grace-period=1",
+    ]);
     out.success();
     assert_eq!(c.maintain(&["uncordon", "n1"]).code, 0);
     let events = c.kubectl(&[
