@@ -499,6 +499,39 @@ fn kubectl_global_flags_work_as_in_kubectl() {
     assert!(!out.stdout.contains(SECRET) && !out.stderr.contains(SECRET));
 }
 
+/// A KUBECONFIG of several files is merged as kubectl merges it: the first
+/// file to name a cluster, user or context, or the current context, wins.
+#[test]
+fn a_kubeconfig_of_several_files_is_merged_as_kubectl_merges_it() {
+    let c = Cluster::start(&crate::drain::two_nodes().yaml(), 33);
+    let write = |name: &str, text: String| {
+        let path = c.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let context = write(
+        "context.yaml",
+        "apiVersion: v1\nkind: Config\ncurrent-context: sandbox\ncontexts:\n- name: sandbox\n  context: {cluster: sandbox, user: sandbox}\n".into(),
+    );
+    let cluster = |server: &str| {
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster: {{server: '{server}'}}\nusers:\n- name: sandbox\n  user: {{}}\n"
+        )
+    };
+    let good = write("good.yaml", cluster(&c.sandbox.url()));
+    let bad = write("bad.yaml", cluster("http://127.0.0.1:9"));
+    for (paths, works) in [
+        (format!("{context}:{good}:{bad}"), true),
+        (format!("{context}:{bad}:{good}"), false),
+    ] {
+        let env = [("KUBECONFIG", paths.as_str())];
+        let theirs = c.kubectl_env(&["get", "nodes", "--request-timeout=5s"], &env);
+        let ours = c.maintain_env(&["status", "--request-timeout=5s"], &env);
+        assert_eq!(theirs.code == 0, works, "{paths}: {theirs:?}");
+        assert_eq!(ours.code == 0, works, "{paths}: {ours:?}");
+    }
+}
+
 /// kubectl drain never lists namespaces; neither do we, unless a plan
 /// selects pods by namespace labels: then a refusal stops before any change.
 #[test]
