@@ -9,6 +9,7 @@
 //!   cargo bench --bench drain -- --plan-timing 5000   # plan for 50 nodes of 5,000
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --keep   # keep the request logs
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --shutdown 5  # pods that take 5 s to stop
+//!   cargo bench --bench drain -- --sizes 100 --drains 10 --kubectl-role  # only kubectl drain's permissions
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 use kube_sandbox::generate::{self, ClusterSpec, DRAIN_LABEL};
 use kube_sandbox::request_log;
 use kube_sandbox::resources::Resource;
-use kube_sandbox::{Options, Sandbox};
+use kube_sandbox::{Options, Rule, Sandbox};
 use serde_json::Value;
 
 /// Seconds a pod takes to stop, unless `--shutdown` says otherwise.
@@ -157,9 +158,21 @@ fn peak_rss(stderr: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// What `kubectl drain -l` needs, and nothing more: no pod watch (kubectl
+/// maintain then lists each node's pods every second), no budgets, no Events.
+fn kubectl_drain_role() -> Vec<Rule> {
+    vec![
+        Rule::new(&["get", "list", "patch"], &["nodes"]),
+        Rule::new(&["get", "list"], &["pods"]),
+        Rule::new(&["create"], &["pods/eviction"]),
+        Rule::new(&["get"], &["daemonsets"]),
+    ]
+}
+
 fn run(
     tool: Tool,
     (nodes, drained, shutdown): (usize, usize, f64),
+    kubectl_role: bool,
     work: &Path,
 ) -> (Figures, Duration) {
     let spec = spec(nodes, drained, shutdown);
@@ -167,6 +180,9 @@ fn run(
     let bound = lower_bound(&objects, drained, &spec);
     let log = work.join("requests.jsonl");
     let (rt, sandbox) = settled_sandbox(objects, Some(log.clone()));
+    if kubectl_role {
+        sandbox.set_role(Some(kubectl_drain_role()));
+    }
     let kubeconfig = work.join("kubeconfig");
     sandbox.write_kubeconfig(&kubeconfig).expect("kubeconfig");
     let before = request_log::read(&log).map_or(0, |l| l.len());
@@ -309,6 +325,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(SHUTDOWN);
     let drains = list(&args, "--drains", &[1, 10, 50]);
+    let kubectl_role = args.iter().any(|a| a == "--kubectl-role");
     let work = std::env::temp_dir().join(format!("km-bench-{}", std::process::id()));
     println!(
         "| cluster | drained | tool | wall | lower bound | wall / bound | evicted | requests / evicted pod | KiB / evicted pod | peak memory | first eviction | exit |"
@@ -320,7 +337,7 @@ fn main() {
             for tool in [Tool::Maintain, Tool::Kubectl] {
                 let dir: PathBuf = work.join(format!("{nodes}-{drained}-{}", tool as u8));
                 std::fs::create_dir_all(&dir).expect("work dir");
-                let (f, bound) = run(tool, (nodes, drained, shutdown), &dir);
+                let (f, bound) = run(tool, (nodes, drained, shutdown), kubectl_role, &dir);
                 let name = if tool == Tool::Maintain {
                     "kubectl maintain"
                 } else {
@@ -333,11 +350,14 @@ fn main() {
                         x / f.evicted as f64
                     }
                 };
-                let stop = if (shutdown - SHUTDOWN).abs() > f64::EPSILON {
+                let mut stop = if (shutdown - SHUTDOWN).abs() > f64::EPSILON {
                     format!(", {shutdown} s to stop")
                 } else {
                     String::new()
                 };
+                if kubectl_role {
+                    stop.push_str(", kubectl drain's permissions only");
+                }
                 println!(
                     "| {nodes} nodes, {} pods{stop} | {drained} | {name} | {:.1} s | {:.1} s | {:.2} | {} | {:.2} | {:.1} | {} MiB | {} | {} |",
                     nodes * PODS_PER_NODE,
