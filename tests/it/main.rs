@@ -8,6 +8,7 @@ mod harness;
 mod kubevirt;
 mod lifecycle;
 mod operator;
+mod rehearsal;
 mod reliability;
 mod sandbox_cli;
 mod sandbox_kubectl;

@@ -134,51 +134,84 @@ impl Selector {
             }
         }
         if let Some(exprs) = value.get("matchExpressions").and_then(Value::as_array) {
-            for e in exprs {
-                let key = e
-                    .get("key")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| err("a matchExpression has no key".into()))?;
-                validate_key(key).map_err(&err)?;
-                let values: Vec<String> = e
-                    .get("values")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|v| v.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let operator = e.get("operator").and_then(Value::as_str).unwrap_or("");
-                let op = match operator {
-                    "In" | "NotIn" if values.is_empty() => {
-                        return Err(err(format!(
-                            "operator {operator} needs values for key {key}"
-                        )));
-                    }
-                    "In" => Op::In(values),
-                    "NotIn" => Op::NotIn(values),
-                    "Exists" | "DoesNotExist" if !values.is_empty() => {
-                        return Err(err(format!(
-                            "operator {operator} takes no values for key {key}"
-                        )));
-                    }
-                    "Exists" => Op::Exists,
-                    "DoesNotExist" => Op::DoesNotExist,
-                    other => {
-                        return Err(err(format!(
-                            "unknown operator {other:?} for key {key} (In, NotIn, Exists, DoesNotExist)"
-                        )));
-                    }
-                };
-                reqs.push(Requirement {
-                    key: key.to_string(),
-                    op,
-                });
-            }
+            reqs.extend(requirements(exprs, false).map_err(err)?);
         }
         Ok(Selector::All(reqs))
     }
+
+    /// Converts a node selector term's `matchExpressions` or `matchFields`
+    /// (core/v1 NodeSelectorRequirement): the label operators and `Gt`/`Lt`.
+    pub fn from_node_selector_requirements(exprs: &[Value]) -> Result<Self, SelectorError> {
+        requirements(exprs, true)
+            .map(Selector::All)
+            .map_err(|reason| SelectorError {
+                input: Value::Array(exprs.to_vec()).to_string(),
+                reason,
+            })
+    }
+}
+
+/// `matchExpressions`-shaped requirements; `numeric` allows `Gt` and `Lt`.
+fn requirements(exprs: &[Value], numeric: bool) -> Result<Vec<Requirement>, String> {
+    let mut reqs = Vec::new();
+    for e in exprs {
+        let key = e
+            .get("key")
+            .and_then(Value::as_str)
+            .ok_or_else(|| "a matchExpression has no key".to_string())?;
+        validate_key(key)?;
+        let values: Vec<String> = e
+            .get("values")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let operator = e.get("operator").and_then(Value::as_str).unwrap_or("");
+        let op = match operator {
+            "In" | "NotIn" if values.is_empty() => {
+                return Err(format!("operator {operator} needs values for key {key}"));
+            }
+            "In" => Op::In(values),
+            "NotIn" => Op::NotIn(values),
+            "Exists" | "DoesNotExist" if !values.is_empty() => {
+                return Err(format!("operator {operator} takes no values for key {key}"));
+            }
+            "Exists" => Op::Exists,
+            "DoesNotExist" => Op::DoesNotExist,
+            "Gt" | "Lt" if numeric => {
+                let n = match values.as_slice() {
+                    [v] => v.parse::<i64>().ok(),
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    format!("operator {operator} needs one integer value for key {key}")
+                })?;
+                if operator == "Gt" {
+                    Op::Gt(n)
+                } else {
+                    Op::Lt(n)
+                }
+            }
+            other => {
+                let known = if numeric {
+                    "In, NotIn, Exists, DoesNotExist, Gt, Lt"
+                } else {
+                    "In, NotIn, Exists, DoesNotExist"
+                };
+                return Err(format!(
+                    "unknown operator {other:?} for key {key} ({known})"
+                ));
+            }
+        };
+        reqs.push(Requirement {
+            key: key.to_string(),
+            op,
+        });
+    }
+    Ok(reqs)
 }
 
 pub fn labels_of(object: &Value) -> BTreeMap<String, String> {

@@ -129,6 +129,21 @@ fn classify(obj: &Value) -> Result<Resource, String> {
 /// node, as a registering kubelet would make it.
 fn default_node(mut node: Value, minor: &str) -> Value {
     let name = node["metadata"]["name"].clone();
+    // The well-known labels a kubelet registers its node with.
+    let labels = node["metadata"]
+        .as_object_mut()
+        .expect("an object")
+        .entry("labels")
+        .or_insert_with(|| json!({}));
+    if let Some(labels) = labels.as_object_mut() {
+        for (k, v) in [
+            ("kubernetes.io/hostname", name.clone()),
+            ("kubernetes.io/os", json!("linux")),
+            ("kubernetes.io/arch", json!("amd64")),
+        ] {
+            labels.entry(k).or_insert(v);
+        }
+    }
     let st = &mut node["status"];
     if st.get("conditions").is_none() {
         st["conditions"] = json!([{

@@ -115,6 +115,12 @@ impl Sim {
                     if pods::node_name(new).is_none() && !pods::is_terminating(new) {
                         dirty.unscheduled.insert(key.clone());
                     }
+                    // A pod that finished frees what it requested.
+                    if pods::is_terminal(new)
+                        && c.old.as_deref().is_some_and(|o| !pods::is_terminal(o))
+                    {
+                        dirty.retry_pending = true;
+                    }
                 } else {
                     // A pod left: room on its node for a pending one.
                     dirty.retry_pending = true;

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 use crate::clock::{IdGen, now_rfc3339};
+use crate::objects::pods;
 use crate::resources::Resource;
 use crate::status::ApiError;
 
@@ -69,6 +70,10 @@ pub(crate) struct Store {
     tables: HashMap<Resource, BTreeMap<Key, Arc<Value>>>,
     pods_by_node: HashMap<String, BTreeSet<Key>>,
     pods_by_owner: HashMap<String, BTreeSet<Key>>,
+    /// What the pods bound to each node request (the scheduler's NodeInfo).
+    requested_by_node: HashMap<String, Requested>,
+    /// Bound pods with required pod anti-affinity terms.
+    anti_affine: BTreeSet<Key>,
     history: VecDeque<Arc<WatchEvent>>,
     history_limit: usize,
     /// Watches may resume from this version or later; older is 410 Expired.
@@ -76,6 +81,13 @@ pub(crate) struct Store {
     changes: Option<mpsc::UnboundedSender<Change>>,
     latest: watch::Sender<u64>,
     pub(crate) ids: IdGen,
+}
+
+/// What the unfinished pods bound to a node request, in thousandths.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Requested {
+    pub(crate) pods: i64,
+    pub(crate) resources: pods::Requests,
 }
 
 /// Too-old watch resourceVersion: answered with a 410 `Expired` ERROR event.
@@ -93,6 +105,8 @@ impl Store {
             tables: HashMap::new(),
             pods_by_node: HashMap::new(),
             pods_by_owner: HashMap::new(),
+            requested_by_node: HashMap::new(),
+            anti_affine: BTreeSet::new(),
             history: VecDeque::new(),
             history_limit: history_limit.max(1),
             floor: 0,
@@ -159,6 +173,16 @@ impl Store {
     /// How many pods are bound to a node (no copying).
     pub(crate) fn pod_count_on_node(&self, node: &str) -> usize {
         self.pods_by_node.get(node).map_or(0, BTreeSet::len)
+    }
+
+    /// What the unfinished pods bound to a node request.
+    pub(crate) fn requested_on_node(&self, node: &str) -> Option<&Requested> {
+        self.requested_by_node.get(node)
+    }
+
+    /// Bound pods with required pod anti-affinity terms.
+    pub(crate) fn anti_affine_pods(&self) -> impl Iterator<Item = &Key> {
+        self.anti_affine.iter()
     }
 
     /// Keys of the pods whose ownerReferences name this uid.
@@ -256,6 +280,23 @@ impl Store {
                 set.insert(key.clone());
             } else {
                 set.remove(key);
+            }
+            // What the scheduler counts against the node: every pod bound to
+            // it that has not finished (kube-scheduler drops terminal pods).
+            if !pods::is_terminal(obj) {
+                let used = self.requested_by_node.entry(node.to_string()).or_default();
+                let sign = if add { 1 } else { -1 };
+                used.pods += sign;
+                for (k, v) in pods::requests(obj) {
+                    *used.resources.entry(k).or_default() += sign * v;
+                }
+            }
+            if pods::has_required_anti_affinity(obj) {
+                if add {
+                    self.anti_affine.insert(key.clone());
+                } else {
+                    self.anti_affine.remove(key);
+                }
             }
         }
         if let Some(owners) = obj

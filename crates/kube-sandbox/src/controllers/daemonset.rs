@@ -1,11 +1,11 @@
 //! DaemonSet controller: one pod on every node whose taints it tolerates and
-//! whose labels match its nodeSelector. Its pods tolerate cordoning, so an
+//! that its nodeSelector and node affinity select (see `scheduler::daemon_fits`). Its pods tolerate cordoning, so an
 //! evicted DaemonSet pod comes back on the same node, which is why drains
 //! leave them alone.
 
 use serde_json::{Value, json};
 
-use super::scheduler::{UNSCHEDULABLE_TAINT, unfit_reason};
+use super::scheduler::{UNSCHEDULABLE_TAINT, daemon_fits};
 use super::template::pod_from_template;
 use super::update_status;
 use crate::objects::pods;
@@ -68,12 +68,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     let nodes: Vec<(String, bool)> = store
         .iter(Resource::Nodes, None, None)
         .map(|(_, n)| {
-            // The node must be fit except for being not ready: a DaemonSet
-            // tolerates that, and the scheduler's readiness check does not apply.
-            let fits = match unfit_reason(&template_pod, n) {
-                None | Some("node(s) were not ready") => true,
-                Some(_) => false,
-            };
+            let fits = daemon_fits(&template_pod, n);
             (
                 n["metadata"]["name"]
                     .as_str()

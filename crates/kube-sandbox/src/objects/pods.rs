@@ -51,6 +51,14 @@ pub fn is_ready(pod: &Value) -> bool {
     condition_true(pod, "Ready")
 }
 
+/// A status condition of this type.
+pub fn condition<'a>(obj: &'a Value, kind: &str) -> Option<&'a Value> {
+    obj.pointer("/status/conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == kind)
+}
+
 pub fn condition_true(obj: &Value, kind: &str) -> bool {
     obj.pointer("/status/conditions")
         .and_then(Value::as_array)
@@ -122,4 +130,73 @@ pub(crate) fn set_condition(
         Some(c) => *c = new,
         None => list.push(new),
     }
+}
+
+/// Does the pod carry required pod anti-affinity terms?
+pub(crate) fn has_required_anti_affinity(pod: &Value) -> bool {
+    pod.pointer("/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty())
+}
+
+/// Resources in thousandths (`cpu`, `memory`, extended resources), as
+/// kube-scheduler adds a pod up (k8s.io/component-helpers/resource
+/// PodRequests): the app containers and restartable init containers
+/// (sidecars) together, or the largest init container with the sidecars
+/// started before it if that is more, plus the pod's overhead.
+pub type Requests = std::collections::BTreeMap<String, i64>;
+
+pub fn requests(pod: &Value) -> Requests {
+    fn of(container: &Value) -> Requests {
+        container
+            .pointer("/resources/requests")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.clone(), kube_conventions::quantity::milli_of(v)?)))
+            .collect()
+    }
+    fn add(into: &mut Requests, more: &Requests) {
+        for (k, v) in more {
+            *into.entry(k.clone()).or_default() += v;
+        }
+    }
+    let list = |field: &str| {
+        pod.pointer(&format!("/spec/{field}"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut total = Requests::new();
+    for c in list("containers") {
+        add(&mut total, &of(&c));
+    }
+    let mut sidecars = Requests::new();
+    let mut init_peak = Requests::new();
+    for c in list("initContainers") {
+        let r = of(&c);
+        if c["restartPolicy"] == "Always" {
+            add(&mut sidecars, &r);
+            add(&mut total, &r);
+        } else {
+            let mut during = sidecars.clone();
+            add(&mut during, &r);
+            for (k, v) in during {
+                let peak = init_peak.entry(k).or_default();
+                *peak = (*peak).max(v);
+            }
+        }
+    }
+    for (k, v) in init_peak {
+        let t = total.entry(k).or_default();
+        *t = (*t).max(v);
+    }
+    if let Some(overhead) = pod.pointer("/spec/overhead").and_then(Value::as_object) {
+        for (k, v) in overhead {
+            if let Some(m) = kube_conventions::quantity::milli_of(v) {
+                *total.entry(k.clone()).or_default() += m;
+            }
+        }
+    }
+    total
 }

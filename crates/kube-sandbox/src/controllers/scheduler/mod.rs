@@ -1,0 +1,371 @@
+//! The scheduler: kube-scheduler's default filters, in its order, each in
+//! its own file citing the upstream plugin: NodeUnschedulable,
+//! TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
+//! PodTopologySpread, InterPodAffinity. A node that fails one is counted
+//! under that filter's reason (NodeResourcesFit under each shortage); a pod
+//! that fits nowhere stays Pending with `PodScheduled=False` and a
+//! FailedScheduling Event worded as kube-scheduler words it
+//! (pkg/scheduler/framework/types.go, FitError: "0/5 nodes are available:
+//! 2 Insufficient cpu, 3 node(s) didn't match pod anti-affinity rules.").
+//!
+//! Among the nodes that fit, the score is simpler than kube-scheduler's
+//! weighted plugins but leans the same way: fewest replicas of the same
+//! owner (the default topology spreading), fewest untolerated
+//! PreferNoSchedule taints, most preferred node affinity, least requested
+//! cpu and memory, fewest pods.
+//!
+//! A NotReady node counts as carrying `node.kubernetes.io/not-ready:
+//! NoSchedule`, the taint the node lifecycle controller gives it.
+
+mod inter_pod_affinity;
+mod node_affinity;
+mod node_ports;
+mod node_resources_fit;
+mod node_unschedulable;
+mod pod_topology_spread;
+mod taint_toleration;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Value, json};
+
+use crate::clock::now_rfc3339;
+use crate::objects::pods;
+use crate::resources::Resource;
+use crate::store::{Key, Store};
+
+pub(crate) use node_unschedulable::UNSCHEDULABLE_TAINT;
+
+const SCHEDULER: &str = "default-scheduler";
+const NOT_READY_TAINT: &str = "node.kubernetes.io/not-ready";
+
+/// A label of an object's metadata.
+pub(super) fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+    obj.pointer("/metadata/labels")?.get(key)?.as_str()
+}
+
+/// The node as the filters see it: a NotReady node with the not-ready taint.
+fn as_scheduled(node: &Value) -> std::borrow::Cow<'_, Value> {
+    let ready = node
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))
+        .is_none_or(|c| c["status"] == "True");
+    let tainted = node
+        .pointer("/spec/taints")
+        .and_then(Value::as_array)
+        .is_some_and(|ts| ts.iter().any(|t| t["key"] == NOT_READY_TAINT));
+    if ready || tainted {
+        return std::borrow::Cow::Borrowed(node);
+    }
+    let mut node = node.clone();
+    let taint = json!({"key": NOT_READY_TAINT, "effect": "NoSchedule"});
+    match node
+        .pointer_mut("/spec/taints")
+        .and_then(Value::as_array_mut)
+    {
+        Some(list) => list.push(taint),
+        None => node["spec"]["taints"] = json!([taint]),
+    }
+    std::borrow::Cow::Owned(node)
+}
+
+/// Would the DaemonSet controller run this pod on this node? Its node
+/// affinity and taints decide (pkg/controller/daemon NodeShouldRunDaemonPod);
+/// cordoning and readiness do not, as its pods tolerate both.
+pub(crate) fn daemon_fits(pod: &Value, node: &Value) -> bool {
+    node_affinity::matches(pod, node) && taint_toleration::filter(pod, node).is_ok()
+}
+
+/// One scheduling attempt's view of a pod: what every node is checked against.
+struct Cycle<'a> {
+    store: &'a Store,
+    pod: &'a Value,
+    requests: pods::Requests,
+    host_ports: Vec<(String, String, i64)>,
+    spread: pod_topology_spread::Spread,
+    affinity: inter_pod_affinity::State,
+    /// Replicas of the pod's owner on each node.
+    siblings: HashMap<String, usize>,
+}
+
+/// Lower is better; compared in order.
+#[derive(PartialEq, PartialOrd)]
+struct Score(usize, usize, i64, f64, usize);
+
+impl<'a> Cycle<'a> {
+    fn new(store: &'a Store, pod: &'a Value) -> Self {
+        let mut siblings = HashMap::new();
+        if let Some(owner) = pods::controller_of(pod) {
+            for k in store.pods_owned_by(&owner.uid) {
+                if let Some(n) = store
+                    .get(Resource::Pods, &k)
+                    .as_deref()
+                    .and_then(pods::node_name)
+                {
+                    *siblings.entry(n.to_string()).or_default() += 1;
+                }
+            }
+        }
+        Cycle {
+            store,
+            pod,
+            requests: pods::requests(pod),
+            host_ports: node_ports::host_ports(pod),
+            spread: pod_topology_spread::prefilter(store, pod),
+            affinity: inter_pod_affinity::prefilter(store, pod),
+            siblings,
+        }
+    }
+
+    /// Every reason the node refuses the pod, from the first filter that
+    /// refuses it; empty when it fits.
+    fn refusals(&self, node: &Value, name: &str) -> Vec<String> {
+        let one = |r: Result<(), String>| r.err().into_iter().collect::<Vec<_>>();
+        let node = as_scheduled(node);
+        let node = node.as_ref();
+        let first = [
+            node_unschedulable::filter(self.pod, node),
+            taint_toleration::filter(self.pod, node),
+            node_affinity::filter(self.pod, node),
+        ]
+        .into_iter()
+        .find(Result::is_err);
+        if let Some(r) = first {
+            return one(r);
+        }
+        if !self.host_ports.is_empty() {
+            let on_node: Vec<_> = self
+                .store
+                .pods_on_node(name)
+                .into_iter()
+                .filter_map(|k| self.store.get(Resource::Pods, &k))
+                .filter(|p| !pods::is_terminal(p))
+                .collect();
+            let r = node_ports::filter(&self.host_ports, on_node.iter().map(AsRef::as_ref));
+            if r.is_err() {
+                return one(r);
+            }
+        }
+        let short =
+            node_resources_fit::shortages(&self.requests, node, self.store.requested_on_node(name));
+        if !short.is_empty() {
+            return short;
+        }
+        [
+            pod_topology_spread::filter(&self.spread, node),
+            inter_pod_affinity::filter(&self.affinity, node),
+        ]
+        .into_iter()
+        .find(Result::is_err)
+        .map(one)
+        .unwrap_or_default()
+    }
+
+    fn score(&self, node: &Value, name: &str) -> Score {
+        Score(
+            self.siblings.get(name).copied().unwrap_or(0),
+            taint_toleration::preferred_against(self.pod, node),
+            -node_affinity::preferred_weight(self.pod, node),
+            node_resources_fit::allocated_share(
+                &self.requests,
+                node,
+                self.store.requested_on_node(name),
+            ),
+            self.store.pod_count_on_node(name),
+        )
+    }
+
+    /// The best node, or kube-scheduler's message for why none fits.
+    fn place(&self) -> Result<String, String> {
+        let mut best: Option<(Score, String)> = None;
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        let mut total = 0;
+        for (_, node) in self.store.iter(Resource::Nodes, None, None) {
+            total += 1;
+            let name = node["metadata"]["name"].as_str().unwrap_or_default();
+            let refused = self.refusals(node, name);
+            if !refused.is_empty() {
+                for r in refused {
+                    *reasons.entry(r).or_default() += 1;
+                }
+                continue;
+            }
+            let score = self.score(node, name);
+            if best.as_ref().is_none_or(|(b, _)| score < *b) {
+                best = Some((score, name.to_string()));
+            }
+        }
+        match best {
+            Some((_, node)) => Ok(node),
+            None => Err(fit_error(total, &reasons)),
+        }
+    }
+}
+
+/// "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) were
+/// unschedulable." Reasons sorted as kube-scheduler sorts them: by the
+/// whole "count reason" string.
+fn fit_error(total: usize, reasons: &BTreeMap<String, usize>) -> String {
+    let mut parts: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+    parts.sort();
+    if parts.is_empty() {
+        return format!("0/{total} nodes are available.");
+    }
+    format!("0/{total} nodes are available: {}.", parts.join(", "))
+}
+
+/// An Event about a pod from the scheduler.
+fn event(pod: &Value, kind: &str, reason: &str, message: &str, now: &str) -> Value {
+    let ns = pod["metadata"]["namespace"].clone();
+    json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"generateName": format!("{}.", pod["metadata"]["name"].as_str().unwrap_or_default()), "namespace": ns},
+        "involvedObject": {"apiVersion": "v1", "kind": "Pod", "namespace": ns,
+            "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]},
+        "reason": reason,
+        "message": message,
+        "type": kind,
+        "source": {"component": SCHEDULER},
+        "reportingComponent": SCHEDULER,
+        "firstTimestamp": now,
+        "lastTimestamp": now,
+        "count": 1,
+    })
+}
+
+/// Tries to bind one pod. Returns false when it stays pending.
+pub(crate) fn schedule(store: &mut Store, key: &Key) -> bool {
+    let Some(pod) = store.get(Resource::Pods, key) else {
+        return true;
+    };
+    if pods::node_name(&pod).is_some() || pods::is_terminating(&pod) || pods::is_terminal(&pod) {
+        return true;
+    }
+    let verdict = Cycle::new(store, &pod).place();
+    let now = now_rfc3339();
+    match verdict {
+        Ok(node) => {
+            let _ = store.modify(Resource::Pods, key, |p| {
+                p["spec"]["nodeName"] = json!(node);
+                pods::set_condition(p, "PodScheduled", "True", "", "", &now);
+            });
+            let message = format!("Successfully assigned {}/{} to {node}", key.0, key.1);
+            let _ = store.create(
+                Resource::Events,
+                event(&pod, "Normal", "Scheduled", &message, &now),
+            );
+            true
+        }
+        Err(message) => {
+            let told = pods::condition(&pod, "PodScheduled")
+                .is_some_and(|c| c["message"] == message.as_str());
+            let _ = store.modify(Resource::Pods, key, |p| {
+                pods::set_condition(p, "PodScheduled", "False", "Unschedulable", &message, &now);
+            });
+            // One Event per new reason, not one per retry.
+            if !told {
+                let _ = store.create(
+                    Resource::Events,
+                    event(&pod, "Warning", "FailedScheduling", &message, &now),
+                );
+            }
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, extra: &Value) -> Value {
+        let mut n = json!({"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}]}});
+        json_merge(&mut n, extra);
+        n
+    }
+
+    fn json_merge(into: &mut Value, from: &Value) {
+        match (into, from) {
+            (Value::Object(a), Value::Object(b)) => {
+                for (k, v) in b {
+                    json_merge(a.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+            (a, b) => *a = b.clone(),
+        }
+    }
+
+    #[test]
+    fn a_pod_that_fits_nowhere_gets_the_schedulers_message_and_one_event() {
+        let mut store = Store::new(1000);
+        store
+            .load(
+                Resource::Nodes,
+                node("n1", &json!({"spec": {"unschedulable": true}})),
+            )
+            .unwrap();
+        store
+            .load(
+                Resource::Nodes,
+                node("n2", &json!({"status": {"allocatable": {"cpu": "1"}}})),
+            )
+            .unwrap();
+        store
+            .load(Resource::Nodes, node("n3", &json!({"spec": {"taints": [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]}})))
+            .unwrap();
+        store
+            .load(
+                Resource::Nodes,
+                node("n4", &json!({"status": {"allocatable": {"cpu": "1"}}})),
+            )
+            .unwrap();
+        let pod = json!({"metadata": {"name": "big", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1500m"}}}]}});
+        store.load(Resource::Pods, pod).unwrap();
+        let key = ("default".to_string(), "big".to_string());
+        assert!(!schedule(&mut store, &key));
+        let p = store.get(Resource::Pods, &key).unwrap();
+        let cond = pods::condition(&p, "PodScheduled").unwrap();
+        assert_eq!(cond["status"], "False");
+        assert_eq!(
+            cond["message"],
+            "0/4 nodes are available: 1 node(s) had untolerated taint {gpu: yes}, 1 node(s) were unschedulable, 2 Insufficient cpu."
+        );
+        assert!(!schedule(&mut store, &key), "again");
+        let events: Vec<_> = store
+            .iter(Resource::Events, None, None)
+            .filter(|(_, e)| e["reason"] == "FailedScheduling")
+            .collect();
+        assert_eq!(events.len(), 1, "told once");
+        // Room on n2: scheduled there, with a Scheduled event.
+        store
+            .modify(Resource::Nodes, &(String::new(), "n2".into()), |n| {
+                n["status"]["allocatable"]["cpu"] = json!("4");
+            })
+            .unwrap();
+        assert!(schedule(&mut store, &key));
+        assert_eq!(
+            store.get(Resource::Pods, &key).unwrap()["spec"]["nodeName"],
+            "n2"
+        );
+    }
+
+    #[test]
+    fn a_not_ready_node_takes_only_pods_that_tolerate_it() {
+        let n = node(
+            "n1",
+            &json!({"status": {"conditions": [{"type": "Ready", "status": "False"}]}}),
+        );
+        let store = Store::new(10);
+        let pod = json!({"metadata": {"namespace": "d"}, "spec": {}});
+        let cycle = Cycle::new(&store, &pod);
+        assert_eq!(
+            cycle.refusals(&n, "n1"),
+            ["node(s) had untolerated taint {node.kubernetes.io/not-ready: }"]
+        );
+    }
+}

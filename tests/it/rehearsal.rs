@@ -1,0 +1,144 @@
+//! The sandbox as a rehearsal: the outcome of a drain on it is the outcome
+//! a real cluster would reach, because its scheduler applies
+//! kube-scheduler's rules. Each test runs the real kubectl on one copy and
+//! kubectl maintain on another.
+
+use std::time::Duration;
+
+use kube_sandbox::objects::pods;
+use kube_sandbox::resources::Resource;
+use serde_json::json;
+
+use crate::harness::Cluster;
+use crate::scenario::{Scenario, template};
+
+/// Three nodes, three web replicas that may not share a node, and a budget
+/// that keeps two of them.
+fn anti_affine_web() -> String {
+    Scenario::new()
+        .node("n1")
+        .node("n2")
+        .node("n3")
+        .deployment_with("web", 3, |d| {
+            template(d)["spec"]["affinity"] = json!({"podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": {"app": "web"}},
+                "topologyKey": "kubernetes.io/hostname",
+            }]}});
+        })
+        .pdb("web", "minAvailable: 2")
+        .yaml()
+}
+
+fn pending_web(c: &Cluster) -> Vec<std::sync::Arc<serde_json::Value>> {
+    c.pods()
+        .into_iter()
+        .filter(|p| p["metadata"]["labels"]["app"] == "web" && pods::node_name(p).is_none())
+        .collect()
+}
+
+#[test]
+fn anti_affine_replicas_stay_pending_and_the_next_drain_blocks() {
+    let theirs = Cluster::start(&anti_affine_web(), 33);
+    let ours = Cluster::start(&anti_affine_web(), 33);
+    for c in [&theirs, &ours] {
+        c.wait_settled();
+        let nodes: std::collections::BTreeSet<String> = c
+            .pods()
+            .iter()
+            .filter_map(|p| pods::node_name(p).map(str::to_string))
+            .collect();
+        assert_eq!(nodes.len(), 3, "one replica per node");
+    }
+    theirs
+        .kubectl(&["drain", "n1", "--timeout", "20s"])
+        .success();
+    ours.maintain(&["drain", "n1", "--timeout", "20s"])
+        .success();
+    for c in [&theirs, &ours] {
+        c.wait_for("the replacement to be tried", Duration::from_secs(5), |c| {
+            pending_web(c)
+                .iter()
+                .any(|p| pods::condition(p, "PodScheduled").is_some())
+        });
+        let pending = pending_web(c);
+        assert_eq!(pending.len(), 1, "the replacement has nowhere to go");
+        let scheduled = pods::condition(&pending[0], "PodScheduled").unwrap();
+        assert_eq!(scheduled["status"], "False");
+        assert_eq!(
+            scheduled["message"],
+            "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't match pod anti-affinity rules."
+        );
+    }
+    // The operator sees it as on a real cluster.
+    let events = ours.kubectl(&[
+        "get",
+        "events",
+        "-n",
+        "apps",
+        "--field-selector",
+        "reason=FailedScheduling",
+    ]);
+    events.success();
+    assert!(
+        events
+            .stdout
+            .contains("didn't match pod anti-affinity rules"),
+        "{events:?}"
+    );
+    // The budget has two healthy pods and needs two: n2 cannot be drained.
+    let k = theirs.kubectl(&["drain", "n2", "--timeout", "3s"]);
+    assert_ne!(k.code, 0, "{k:?}");
+    let m = ours.maintain(&["drain", "n2", "--timeout", "3s"]);
+    m.code(3);
+    assert!(
+        m.stdout.contains("blocked by PodDisruptionBudget apps/web"),
+        "{m:?}"
+    );
+    for c in [&theirs, &ours] {
+        assert_eq!(
+            c.pods_on("n2")
+                .iter()
+                .filter(|p| p.starts_with("apps/web-"))
+                .count(),
+            1,
+            "web stays on n2"
+        );
+        let pdb = c
+            .get(Resource::PodDisruptionBudgets, "apps", "web")
+            .unwrap();
+        assert_eq!(pdb["status"]["disruptionsAllowed"], 0);
+    }
+}
+
+/// Requests count against allocatable: a replacement that fits nowhere
+/// stays Pending with the scheduler's words, and `kubectl describe` shows it.
+#[test]
+fn requests_that_fit_nowhere_stay_pending() {
+    let scenario = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment_with("big", 2, |d| {
+            template(d)["spec"]["containers"][0]["resources"] =
+                json!({"requests": {"cpu": "5", "memory": "1Gi"}});
+        })
+        .yaml();
+    for minor in [27, 33] {
+        let c = Cluster::start(&scenario, minor);
+        c.wait_settled();
+        // Nodes are 8 cpu each: one big pod per node, the replacement of
+        // the one drained fits nowhere.
+        c.maintain(&["drain", "n1", "--timeout", "20s"]).success();
+        c.wait_for("a pending replacement", Duration::from_secs(5), |c| {
+            c.pods().iter().any(|p| pods::node_name(p).is_none())
+        });
+        let out = c.kubectl(&["describe", "pods", "-n", "apps", "-l", "app=big"]);
+        out.success();
+        assert!(
+            out.stdout.contains(
+                "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable."
+            ),
+            "kubectl 1.{minor}: {out:?}"
+        );
+    }
+}
