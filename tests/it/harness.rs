@@ -332,6 +332,12 @@ impl Cluster {
     }
 
     /// Waits until every pod is Running and Ready and nothing is terminating.
+    /// Until the simulation has nothing left to do for now (controllers
+    /// caught up with every write).
+    pub(crate) fn wait_idle(&self) {
+        self.runtime().block_on(self.sandbox.wait_idle());
+    }
+
     pub(crate) fn wait_settled(&self) {
         self.wait_for("all pods Ready", Duration::from_secs(20), |c| {
             let pods = c.pods();

@@ -142,3 +142,88 @@ fn requests_that_fit_nowhere_stay_pending() {
         );
     }
 }
+
+/// The node lifecycle as a real control plane runs it: a cordon brings the
+/// unschedulable taint and an uncordon takes it away; a node whose kubelet
+/// is down gets the not-ready taints, and its pods, once evicted, stay
+/// Terminating (no kubelet confirms), so a drain of a dead node needs
+/// `--skip-wait-for-delete-timeout`, with kubectl as with us.
+#[test]
+fn a_dead_node_drains_as_on_a_real_cluster() {
+    // A 1 s grace period: a deletion's deadline (deletionTimestamp) is its
+    // start plus the grace period, and skipping counts from the deadline.
+    let scenario = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment_with("web", 2, |d| {
+            template(d)["spec"]["terminationGracePeriodSeconds"] = json!(1);
+        })
+        .yaml();
+    let theirs = Cluster::start(&scenario, 33);
+    let ours = Cluster::start(&scenario, 33);
+    let taints = |c: &Cluster| -> Vec<String> {
+        c.get(Resource::Nodes, "", "n1").unwrap()["spec"]["taints"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|t| {
+                format!(
+                    "{}:{}",
+                    t["key"].as_str().unwrap(),
+                    t["effect"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    for c in [&theirs, &ours] {
+        c.wait_settled();
+        c.kubectl(&["cordon", "n1"]).success();
+        c.wait_for("the unschedulable taint", Duration::from_secs(5), |c| {
+            taints(c) == ["node.kubernetes.io/unschedulable:NoSchedule"]
+        });
+        c.kubectl(&["uncordon", "n1"]).success();
+        c.wait_for("no taint", Duration::from_secs(5), |c| taints(c).is_empty());
+        // The kubelet of n1 stops posting: its node goes NotReady.
+        c.kubectl(&[
+            "patch", "node", "n1", "--subresource=status", "--type=merge", "-p",
+            r#"{"status":{"conditions":[{"type":"Ready","status":"False","reason":"KubeletNotReady"}]}}"#,
+        ])
+        .success();
+        c.wait_for("the not-ready taints", Duration::from_secs(5), |c| {
+            let t = taints(c);
+            t.contains(&"node.kubernetes.io/not-ready:NoSchedule".to_string())
+                && t.contains(&"node.kubernetes.io/not-ready:NoExecute".to_string())
+        });
+    }
+    let on_n1 = |c: &Cluster| {
+        c.pods_on("n1")
+            .iter()
+            .filter(|p| p.starts_with("apps/web-"))
+            .count()
+    };
+    assert!(on_n1(&ours) > 0, "a web pod runs on n1");
+    // Without skipping, neither drain ends: the evicted pods stay Terminating.
+    let k = theirs.kubectl(&["drain", "n1", "--timeout", "3s"]);
+    assert_ne!(k.code, 0, "{k:?}");
+    let m = ours.maintain(&["drain", "n1", "--timeout", "3s"]);
+    m.code(3);
+    for c in [&theirs, &ours] {
+        assert!(on_n1(c) > 0, "still there, Terminating");
+        assert!(
+            c.pods()
+                .iter()
+                .filter(|p| pods::node_name(p) == Some("n1"))
+                .all(|p| pods::is_terminating(p) || p["metadata"]["labels"]["app"] != "web")
+        );
+    }
+    // Skipping pods deleted more than a second ago, both finish.
+    let skip = [
+        "drain",
+        "n1",
+        "--skip-wait-for-delete-timeout=1",
+        "--timeout",
+        "20s",
+    ];
+    theirs.kubectl(&skip).success();
+    ours.maintain(&skip).success();
+}

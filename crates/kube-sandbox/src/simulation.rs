@@ -11,7 +11,9 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use crate::controllers::{self, disruption, garbage_collector, owner_resource, scheduler};
+use crate::controllers::{
+    self, disruption, garbage_collector, node_lifecycle, owner_resource, scheduler,
+};
 use crate::kubelet::{self, kubevirt};
 use crate::objects::budgets;
 use crate::objects::pods;
@@ -25,10 +27,28 @@ const MAX_BATCH: usize = 2_000;
 
 #[derive(Debug)]
 enum Timer {
-    Start { key: Key, uid: String, ready: bool },
-    Complete { key: Key, uid: String },
-    Stop { key: Key, uid: String },
-    Evacuate { key: Key, uid: String },
+    Start {
+        key: Key,
+        uid: String,
+        ready: bool,
+    },
+    Complete {
+        key: Key,
+        uid: String,
+    },
+    Stop {
+        key: Key,
+        uid: String,
+    },
+    Evacuate {
+        key: Key,
+        uid: String,
+    },
+    /// A NoExecute taint's eviction, once the pod's toleration ran out.
+    TaintEvict {
+        key: Key,
+        uid: String,
+    },
 }
 
 /// Reconciles owed after a batch of changes, each object once.
@@ -38,6 +58,8 @@ struct Dirty {
     pdbs: BTreeSet<Key>,
     unscheduled: BTreeSet<Key>,
     all_daemonsets: bool,
+    /// Nodes whose taints the node lifecycle controller owes a look.
+    nodes: BTreeSet<Key>,
     retry_pending: bool,
     gc: Vec<String>,
 }
@@ -101,6 +123,28 @@ impl Sim {
         }
     }
 
+    /// A node is Ready again: its kubelet starts what was bound to it and
+    /// finishes what was being deleted meanwhile.
+    fn kubelet_back(&mut self, store: &Store, node: &str) {
+        for key in store.pods_on_node(node) {
+            let Some(pod) = store.get(Resource::Pods, &key) else {
+                continue;
+            };
+            let uid = pod["metadata"]["uid"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if pods::is_terminating(&pod) {
+                self.after(kubelet::shutdown_delay(&pod), Timer::Stop { key, uid });
+            } else if kubelet::needs_start(&pod) {
+                let ready = kubelet::ready_delay(&pod, self.shared.config.ready_seconds);
+                let delay = ready.unwrap_or(Duration::from_millis(100));
+                let ready = ready.is_some();
+                self.after(delay, Timer::Start { key, uid, ready });
+            }
+        }
+    }
+
     fn note_change(&mut self, store: &Store, c: &Change, dirty: &mut Dirty) {
         let obj = c
             .new
@@ -147,6 +191,15 @@ impl Sim {
                     dirty.all_daemonsets = true;
                 }
                 dirty.retry_pending = true;
+                dirty.nodes.insert(key.clone());
+                let up = |n: Option<&Value>| {
+                    n.is_some_and(|n| {
+                        pods::condition(n, "Ready").is_none_or(|c| c["status"] == "True")
+                    })
+                };
+                if up(new) && !up(old) && old.is_some() {
+                    self.kubelet_back(store, &key.1);
+                }
             }
             Resource::PodDisruptionBudgets => {
                 let stale = c.new.as_deref().is_some_and(|p| {
@@ -222,6 +275,15 @@ impl Sim {
         for key in &dirty.pdbs {
             disruption::reconcile(store, key);
         }
+        for key in &dirty.nodes {
+            for (after, pod, uid) in node_lifecycle::reconcile(store, key) {
+                if after.is_zero() {
+                    node_lifecycle::evict(store, &pod, &uid);
+                } else {
+                    self.after(after, Timer::TaintEvict { key: pod, uid });
+                }
+            }
+        }
         self.pending.extend(dirty.unscheduled);
         if dirty.retry_pending || !self.pending.is_empty() {
             let pending = std::mem::take(&mut self.pending);
@@ -239,6 +301,7 @@ impl Sim {
             Timer::Complete { key, uid } => kubelet::complete(store, &key, &uid),
             Timer::Stop { key, uid } => kubelet::finish_termination(store, &key, &uid),
             Timer::Evacuate { key, uid } => kubevirt::evacuate(store, &key, &uid),
+            Timer::TaintEvict { key, uid } => node_lifecycle::evict(store, &key, &uid),
         }
     }
 }
@@ -276,6 +339,11 @@ pub(crate) fn spawn(
         dirty.pdbs.extend(
             store
                 .iter(Resource::PodDisruptionBudgets, None, None)
+                .map(|(k, _)| k.clone()),
+        );
+        dirty.nodes.extend(
+            store
+                .iter(Resource::Nodes, None, None)
                 .map(|(k, _)| k.clone()),
         );
         let loaded: Vec<Arc<Value>> = store

@@ -91,13 +91,25 @@ fn pod_ip(store: &Store) -> String {
     )
 }
 
+/// Is the kubelet of the pod's node up (its node Ready)? A kubelet that
+/// is down starts nothing and confirms no deletion; the simulation resumes
+/// its work when the node is Ready again.
+pub(crate) fn node_up(store: &Store, pod: &Value) -> bool {
+    let Some(node) = pods::node_name(pod)
+        .and_then(|n| store.get(Resource::Nodes, &(String::new(), n.to_string())))
+    else {
+        return true;
+    };
+    pods::condition(&node, "Ready").is_none_or(|c| c["status"] == "True")
+}
+
 /// The kubelet runs the pod's containers; they become Ready unless `ready`
 /// is false.
 pub(crate) fn start(store: &mut Store, key: &Key, uid: &str, ready: bool) {
     let Some(pod) = store.get(Resource::Pods, key) else {
         return;
     };
-    if pod["metadata"]["uid"] != uid || !needs_start(&pod) {
+    if pod["metadata"]["uid"] != uid || !needs_start(&pod) || !node_up(store, &pod) {
         return;
     }
     let now = now_rfc3339();
@@ -175,7 +187,7 @@ pub(crate) fn finish_termination(store: &mut Store, key: &Key, uid: &str) {
     let Some(pod) = store.get(Resource::Pods, key) else {
         return;
     };
-    if pod["metadata"]["uid"] != uid || !pods::is_terminating(&pod) {
+    if pod["metadata"]["uid"] != uid || !pods::is_terminating(&pod) || !node_up(store, &pod) {
         return;
     }
     let opts = DeleteOptions {

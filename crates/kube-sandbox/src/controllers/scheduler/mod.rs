@@ -35,6 +35,7 @@ use crate::resources::Resource;
 use crate::store::{Key, Store};
 
 pub(crate) use node_unschedulable::UNSCHEDULABLE_TAINT;
+pub(crate) use taint_toleration::tolerates;
 
 const SCHEDULER: &str = "default-scheduler";
 const NOT_READY_TAINT: &str = "node.kubernetes.io/not-ready";
