@@ -227,3 +227,93 @@ fn a_dead_node_drains_as_on_a_real_cluster() {
     theirs.kubectl(&skip).success();
     ours.maintain(&skip).success();
 }
+
+/// A dump is loaded as it was, not healed: a pod stuck in ImagePullBackOff
+/// stays Pending and not Ready, and a budget over pods of a controller the
+/// sandbox does not run (here a ReplicationController) keeps the expected
+/// count the dump recorded, so it allows what the real cluster allowed.
+const DUMPED: &str = "
+apiVersion: v1
+kind: Pod
+metadata:
+  name: stuck
+  namespace: apps
+  labels: {app: stuck}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: stuck-rs, uid: u-stuck, controller: true}]
+spec:
+  nodeName: n1
+  containers: [{name: c, image: registry.example/missing:1}]
+status:
+  phase: Pending
+  conditions: [{type: Ready, status: 'False'}, {type: PodScheduled, status: 'True'}]
+  containerStatuses:
+  - name: c
+    ready: false
+    restartCount: 0
+    image: registry.example/missing:1
+    imageID: ''
+    state: {waiting: {reason: ImagePullBackOff, message: 'Back-off pulling image'}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: legacy, namespace: apps}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: legacy}}
+status:
+  currentHealthy: 2
+  desiredHealthy: 1
+  expectedPods: 2
+  disruptionsAllowed: 1
+  observedGeneration: 1
+";
+
+fn legacy_pod(name: &str, node: &str) -> serde_json::Value {
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "apps", "labels": {"app": "legacy"},
+            "ownerReferences": [{"apiVersion": "v1", "kind": "ReplicationController",
+                "name": "legacy", "uid": "u-legacy", "controller": true}]},
+        "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x"}]},
+    })
+}
+
+#[test]
+fn a_dump_loads_as_it_was() {
+    let c = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .raw(DUMPED)
+        .object(legacy_pod("legacy-a", "n1"))
+        .object(legacy_pod("legacy-b", "n2"))
+        .start(33);
+    c.wait_for("the legacy pods Ready", Duration::from_secs(10), |c| {
+        ["legacy-a", "legacy-b"].iter().all(|n| {
+            c.get(Resource::Pods, "apps", n)
+                .is_some_and(|p| pods::is_ready(&p))
+        })
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let stuck = c.get(Resource::Pods, "apps", "stuck").unwrap();
+    assert_eq!(pods::phase(&stuck), "Pending");
+    assert!(!pods::is_ready(&stuck));
+    assert_eq!(
+        stuck["status"]["containerStatuses"][0]["state"]["waiting"]["reason"],
+        "ImagePullBackOff"
+    );
+    let pdb = c
+        .get(Resource::PodDisruptionBudgets, "apps", "legacy")
+        .unwrap();
+    assert_eq!(pdb["status"]["expectedPods"], 2, "{pdb}");
+    assert_eq!(pdb["status"]["disruptionsAllowed"], 1, "{pdb}");
+    // kubectl get pdb shows it: ALLOWED DISRUPTIONS 1.
+    let out = c.kubectl(&["get", "pdb", "-n", "apps", "legacy"]);
+    out.success();
+    assert!(
+        out.stdout
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.split_whitespace().nth(3) == Some("1")),
+        "{out:?}"
+    );
+}

@@ -69,6 +69,8 @@ struct Sim {
     timers: TimerQueue<Timer>,
     /// Pods the scheduler could not place, tried again when nodes change.
     pending: BTreeSet<Key>,
+    /// The first pass over what the scenario loaded is running.
+    loading: bool,
 }
 
 impl Sim {
@@ -84,7 +86,11 @@ impl Sim {
             .unwrap_or_default()
             .to_string();
         let was_bound = old.is_some_and(|o| pods::node_name(o).is_some());
-        if kubelet::needs_start(new) && !was_bound {
+        // A pod as a dump recorded it (its kubelet's container statuses)
+        // stays as it was on load: Pending in ImagePullBackOff stays Pending.
+        // Hand-written pods have no such record: their kubelet starts them.
+        let as_dumped = self.loading && new.pointer("/status/containerStatuses").is_some();
+        if kubelet::needs_start(new) && !was_bound && !as_dumped {
             match kubelet::ready_delay(new, self.shared.config.ready_seconds) {
                 Some(d) => self.after(
                     d,
@@ -318,6 +324,7 @@ pub(crate) fn spawn(
         shared: shared.clone(),
         timers: TimerQueue::new(),
         pending: BTreeSet::new(),
+        loading: true,
     };
     {
         let mut store = shared.store();
@@ -360,6 +367,7 @@ pub(crate) fn spawn(
             }
         }
         sim.reconcile(&mut store, dirty);
+        sim.loading = false;
     }
     tokio::spawn(async move {
         loop {

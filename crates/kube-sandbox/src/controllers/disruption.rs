@@ -123,26 +123,42 @@ pub(crate) fn selected_pods(
         .collect()
 }
 
+/// Why a budget's expected count is not the sum of its controllers' scales.
+enum NoScale {
+    /// A pod without a controller, or a controller that is not there: the
+    /// disruption controller's failSafe (nothing allowed).
+    Missing,
+    /// A controller the sandbox does not run (a ReplicationController, a
+    /// custom resource with a scale subresource): the real controller reads
+    /// its scale, which a dump records as the budget's `expectedPods`.
+    NotSimulated,
+}
+
 /// Summed `spec.replicas` of the controllers of these pods, each counted
 /// once: Deployment (through its ReplicaSet), ReplicaSet, StatefulSet.
-fn controller_scale(store: &Store, pods: &[(Key, std::sync::Arc<Value>)]) -> Option<i32> {
+fn controller_scale(store: &Store, pods: &[(Key, std::sync::Arc<Value>)]) -> Result<i32, NoScale> {
     let mut seen: BTreeMap<String, i32> = BTreeMap::new();
     for (key, pod) in pods {
-        let owner = pods::controller_of(pod)?;
+        let owner = pods::controller_of(pod).ok_or(NoScale::Missing)?;
         let (res, scale_owner) = match owner.kind.as_str() {
             "ReplicaSet" => {
-                let rs = store.get(Resource::ReplicaSets, &(key.0.clone(), owner.name.clone()))?;
+                let rs = store
+                    .get(Resource::ReplicaSets, &(key.0.clone(), owner.name.clone()))
+                    .ok_or(NoScale::Missing)?;
                 match pods::controller_of(&rs) {
                     Some(d) if d.kind == "Deployment" => (Resource::Deployments, d.name),
                     _ => (Resource::ReplicaSets, owner.name),
                 }
             }
             "StatefulSet" => (Resource::StatefulSets, owner.name),
-            _ => return None,
+            "DaemonSet" | "Job" => return Err(NoScale::Missing),
+            _ => return Err(NoScale::NotSimulated),
         };
         let id = format!("{res:?}/{scale_owner}");
         if let std::collections::btree_map::Entry::Vacant(slot) = seen.entry(id) {
-            let obj = store.get(res, &(key.0.clone(), scale_owner))?;
+            let obj = store
+                .get(res, &(key.0.clone(), scale_owner))
+                .ok_or(NoScale::Missing)?;
             let replicas = obj
                 .pointer("/spec/replicas")
                 .and_then(Value::as_i64)
@@ -150,7 +166,7 @@ fn controller_scale(store: &Store, pods: &[(Key, std::sync::Arc<Value>)]) -> Opt
             slot.insert(replicas);
         }
     }
-    Some(seen.values().sum())
+    Ok(seen.values().sum())
 }
 
 /// Recomputes one PDB's status and writes it when it changed.
@@ -168,7 +184,16 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     let max = IntOrPercent::from_json(pdb.pointer("/spec/maxUnavailable").unwrap_or(&Value::Null))
         .ok()
         .flatten();
-    let scale = controller_scale(store, &pods);
+    let scale = match controller_scale(store, &pods) {
+        Ok(n) => Some(n),
+        Err(NoScale::Missing) => None,
+        // Kept from the dump: the scale only the real controller could read.
+        Err(NoScale::NotSimulated) => pdb
+            .pointer("/status/expectedPods")
+            .and_then(Value::as_i64)
+            .and_then(|n| i32::try_from(n).ok())
+            .filter(|n| *n > 0),
+    };
 
     // Expired entries leave disruptedPods; entries for pods that are gone too.
     let mut disrupted: serde_json::Map<String, Value> = pdb
