@@ -606,9 +606,8 @@ fn invalid_input_makes_no_api_call() {
 
 #[test]
 fn disable_eviction_deletes_with_the_grace_period_asked() {
-    let c = web_on_n1(2, "minAvailable: 2");
-    // The PDB allows nothing, but DELETE does not ask it.
-    let out = c.maintain(&[
+    // kubectl 1.33 sends its DeleteOptions as protobuf, 1.27 as JSON.
+    let flags = [
         "drain",
         "n1",
         "--disable-eviction",
@@ -616,7 +615,19 @@ fn disable_eviction_deletes_with_the_grace_period_asked() {
         "7",
         "--timeout",
         "20s",
-    ]);
+    ];
+    for minor in [27, 33] {
+        let theirs = two_nodes()
+            .deployment("web", 2)
+            .pdb("web", "minAvailable: 2")
+            .start(minor);
+        settle_on_n1(&theirs);
+        theirs.kubectl(&flags).success();
+        assert_deleted_with_grace(&theirs, 7);
+    }
+    let c = web_on_n1(2, "minAvailable: 2");
+    // The PDB allows nothing, but DELETE does not ask it.
+    let out = c.maintain(&flags);
     out.success();
     let reqs = c.requests();
     assert!(
@@ -628,7 +639,11 @@ fn disable_eviction_deletes_with_the_grace_period_asked() {
         .filter(|r| r.method == "DELETE" && r.path.starts_with("/api/v1/namespaces/apps/pods/"))
         .count();
     assert_eq!(deletes, 2);
-    // The grace period reached the API server.
+    assert_deleted_with_grace(&c, 7);
+}
+
+/// Every pod deletion the history shows asked for `grace` seconds.
+fn assert_deleted_with_grace(c: &Cluster, grace: i64) {
     let graces: Vec<i64> = c
         .history(Resource::Pods)
         .iter()
@@ -640,7 +655,7 @@ fn disable_eviction_deletes_with_the_grace_period_asked() {
         .filter(|g| *g > 0)
         .collect();
     assert!(
-        !graces.is_empty() && graces.iter().all(|g| *g == 7),
+        !graces.is_empty() && graces.iter().all(|g| *g == grace),
         "{graces:?}"
     );
 }

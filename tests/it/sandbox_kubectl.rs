@@ -309,3 +309,39 @@ fn unknown_field_selector_is_a_bad_request() {
     assert!(ok.stdout.contains("pod/debug-shell"), "{ok:?}");
     assert_eq!(ok.stdout.lines().count(), c.pods_on("worker-1").len());
 }
+
+/// `kubectl scale` goes through the scale subresource: the Deployment's
+/// replicas change and its controller follows.
+fn scale_a_deployment(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    c.wait_settled();
+    let out = c.kubectl(&["scale", "deployment", "web", "-n", "shop", "--replicas=5"]);
+    out.success();
+    assert!(out.stdout.contains("deployment.apps/web scaled"), "{out:?}");
+    c.wait_for("five web pods", Duration::from_secs(10), |c| {
+        c.pods()
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "web" && pods::is_ready(p))
+            .count()
+            == 5
+    });
+    let scale = c.kubectl(&[
+        "get",
+        "--raw",
+        "/apis/apps/v1/namespaces/shop/deployments/web/scale",
+    ]);
+    scale.success();
+    let scale: serde_json::Value = serde_json::from_str(&scale.stdout).unwrap();
+    assert_eq!(scale["spec"]["replicas"], 5);
+    assert_eq!(scale["status"]["selector"], "app=web");
+}
+
+#[test]
+fn scale_a_deployment_1_27() {
+    scale_a_deployment(27);
+}
+
+#[test]
+fn scale_a_deployment_1_33() {
+    scale_a_deployment(33);
+}

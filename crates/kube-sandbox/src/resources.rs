@@ -138,7 +138,7 @@ impl Resource {
                 true,
                 &["deploy"],
                 &["all"],
-                &["status"]
+                &["status", "scale"]
             ),
             Resource::ReplicaSets => info!(
                 "apps",
@@ -149,7 +149,7 @@ impl Resource {
                 true,
                 &["rs"],
                 &["all"],
-                &["status"]
+                &["status", "scale"]
             ),
             Resource::StatefulSets => info!(
                 "apps",
@@ -160,7 +160,7 @@ impl Resource {
                 true,
                 &["sts"],
                 &["all"],
-                &["status"]
+                &["status", "scale"]
             ),
             Resource::DaemonSets => info!(
                 "apps",
@@ -278,6 +278,15 @@ pub(crate) fn api_resource_list(group: &str, version: &str) -> Option<Value> {
                     "version": "v1",
                     "kind": "Eviction",
                     "verbs": ["create"],
+                }),
+                "scale" => json!({
+                    "name": format!("{}/scale", i.plural),
+                    "singularName": "",
+                    "namespaced": true,
+                    "group": "autoscaling",
+                    "version": "v1",
+                    "kind": "Scale",
+                    "verbs": ["get", "patch", "update"],
                 }),
                 _ => json!({
                     "name": format!("{}/{sub}", i.plural),

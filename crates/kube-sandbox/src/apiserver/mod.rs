@@ -11,8 +11,10 @@ mod list;
 mod managed_fields;
 mod meta;
 pub(crate) mod patch;
+mod protobuf;
 pub(crate) mod query;
 pub(crate) mod routes;
+pub(crate) mod scale;
 mod table;
 pub(crate) mod watch;
 

@@ -268,11 +268,57 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             // A patch carrying a resourceVersion is a precondition, like an update.
             write(&mut store, t, new, dry_run, true)
         }
+        ("GET", true, Some("scale")) if super::scale::serves(t.resource) => {
+            let obj = shared
+                .store()
+                .get(t.resource, &t.key())
+                .ok_or_else(|| ApiError::not_found(t.resource, &t.key().1))?;
+            Ok(ok(super::scale::of(&obj)))
+        }
+        (method @ ("PUT" | "PATCH"), true, Some("scale")) if super::scale::serves(t.resource) => {
+            let mut store = shared.store();
+            let old = store
+                .get(t.resource, &t.key())
+                .ok_or_else(|| ApiError::not_found(t.resource, &t.key().1))?;
+            let body = parse_body(req.body, req.content_type)?;
+            let wanted = if method == "PUT" {
+                body
+            } else {
+                let kind = PatchType::from_content_type(req.content_type).ok_or_else(|| {
+                    ApiError::new(415, "UnsupportedMediaType", "unsupported patch type")
+                })?;
+                patch::apply(kind, &super::scale::of(&old), &body)
+                    .map_err(|e| ApiError::new(422, "Invalid", e))?
+            };
+            let mut new = super::scale::apply(t.resource, &old, &wanted)?;
+            req.track(Some(&old), &mut new, None);
+            let written = write(&mut store, t, new, dry_run, true)?;
+            let Reply::Json { body, .. } = written else {
+                return Ok(written);
+            };
+            Ok(ok(super::scale::of(&body)))
+        }
         ("DELETE", true, None) => {
             let mut delete_opts = if req.body.is_empty() {
                 DeleteOptions::default()
-            } else {
+            } else if req.content_type.starts_with(super::protobuf::CONTENT_TYPE) {
+                let options =
+                    super::protobuf::delete_options(req.body).map_err(ApiError::bad_request)?;
+                DeleteOptions::from_json(&options)
+            } else if req.content_type.is_empty()
+                || req.content_type.starts_with("application/json")
+                || req.content_type.starts_with("application/yaml")
+            {
                 DeleteOptions::from_json(&parse_body(req.body, "application/json")?)
+            } else {
+                return Err(ApiError::new(
+                    415,
+                    "UnsupportedMediaType",
+                    format!(
+                        "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got {:?})",
+                        req.content_type
+                    ),
+                ));
             };
             for (k, v) in req.query {
                 match k.as_str() {
