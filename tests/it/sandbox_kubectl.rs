@@ -345,3 +345,85 @@ fn scale_a_deployment_1_27() {
 fn scale_a_deployment_1_33() {
     scale_a_deployment(33);
 }
+
+/// `kubectl get -w` keeps its columns after the first screen (watch events
+/// are Tables), and `--sort-by` on a field outside metadata sorts rows
+/// (`includeObject=Object`).
+fn get_watch_and_sort_by(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    c.wait_settled();
+    let watching = std::process::Command::new(crate::harness::kubectl_path())
+        .env("KUBECONFIG", &c.kubeconfig)
+        .args(["get", "pods", "-n", "shop", "-w", "--request-timeout=4s"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let web = web_pod_on(&c, &node_of_any_web(&c)).expect("a web pod");
+    let name = web.split('/').nth(1).unwrap().to_string();
+    c.kubectl(&["delete", "pod", "-n", "shop", &name, "--wait=false"])
+        .success();
+    let out = watching.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let header: Vec<&str> = stdout
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        header,
+        ["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+        "{stdout}"
+    );
+    let changes: Vec<&str> = stdout
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with(&name))
+        .collect();
+    assert!(
+        changes
+            .iter()
+            .any(|l| l.split_whitespace().nth(2) == Some("Terminating")),
+        "kubectl 1.{minor}: the deleted pod's rows keep READY and STATUS:\n{stdout}"
+    );
+    let sorted = c.kubectl(&[
+        "get",
+        "pods",
+        "-n",
+        "shop",
+        "--sort-by=.spec.nodeName",
+        "-o",
+        "wide",
+    ]);
+    sorted.success();
+    assert!(!sorted.stdout.contains("No resources found"), "{sorted:?}");
+    let nodes: Vec<&str> = sorted
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().nth(6))
+        .collect();
+    let mut expected = nodes.clone();
+    expected.sort_unstable();
+    assert!(nodes.len() > 1 && nodes == expected, "{sorted:?}");
+}
+
+fn node_of_any_web(c: &Cluster) -> String {
+    c.pods()
+        .iter()
+        .find(|p| p["metadata"]["labels"]["app"] == "web")
+        .and_then(|p| pods::node_name(p).map(str::to_string))
+        .expect("a web pod on a node")
+}
+
+#[test]
+fn get_watch_and_sort_by_1_27() {
+    get_watch_and_sort_by(27);
+}
+
+#[test]
+fn get_watch_and_sort_by_1_33() {
+    get_watch_and_sort_by(33);
+}

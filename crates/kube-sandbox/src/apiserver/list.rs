@@ -105,7 +105,12 @@ pub(super) fn list(
         meta["remainingItemCount"] = json!(remaining);
     }
     if wants_table(accept) {
-        return Ok(super::routes::ok(table::table(t.resource, &items, &meta)));
+        return Ok(super::routes::ok(table::table(
+            t.resource,
+            &items,
+            &meta,
+            opts.include_object,
+        )));
     }
     // Serialise outside the lock: a list of thousands of pods is the
     // largest answer the sandbox gives.

@@ -66,6 +66,17 @@ pub(crate) struct ListOptions {
     pub(crate) timeout_seconds: Option<u64>,
     pub(crate) bookmarks: bool,
     pub(crate) dry_run: bool,
+    /// `includeObject` for Table answers: what each row carries.
+    pub(crate) include_object: IncludeObject,
+}
+
+/// What a Table row carries of its object (metav1 IncludeObjectPolicy).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum IncludeObject {
+    None,
+    #[default]
+    Metadata,
+    Object,
 }
 
 impl ListOptions {
@@ -90,6 +101,18 @@ impl ListOptions {
                 "timeoutSeconds" => o.timeout_seconds = v.parse().ok(),
                 "allowWatchBookmarks" => o.bookmarks = v == "true",
                 "dryRun" => o.dry_run = v == "All",
+                "includeObject" => {
+                    o.include_object = match v.as_str() {
+                        "None" => IncludeObject::None,
+                        "Object" => IncludeObject::Object,
+                        "" | "Metadata" => IncludeObject::Metadata,
+                        other => {
+                            return Err(ApiError::bad_request(format!(
+                                "includeObject: Unsupported value: {other:?}: supported values: \"None\", \"Metadata\", \"Object\""
+                            )));
+                        }
+                    };
+                }
                 _ => {}
             }
         }

@@ -166,8 +166,10 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             Ok(Reply::Watch(crate::apiserver::watch::WatchRequest {
                 resource: t.resource,
                 namespace: t.namespace.clone(),
+                table: super::list::wants_table(req.accept),
                 options: opts,
                 metadata_only: super::meta::wanted(req.accept),
+                columns_sent: std::sync::atomic::AtomicBool::new(false),
             }))
         }
         ("GET", false, None) => super::list::list(shared, t, &opts, req.accept),
@@ -178,7 +180,12 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
                 .ok_or_else(|| ApiError::not_found(t.resource, &t.key().1))?;
             if super::list::wants_table(req.accept) {
                 let meta = json!({"resourceVersion": obj["metadata"]["resourceVersion"]});
-                return Ok(ok(table::table(t.resource, &[obj], &meta)));
+                return Ok(ok(table::table(
+                    t.resource,
+                    &[obj],
+                    &meta,
+                    opts.include_object,
+                )));
             }
             if super::meta::wanted(req.accept) {
                 return Ok(ok(super::meta::partial(&obj)));

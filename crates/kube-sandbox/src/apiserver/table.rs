@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::apiserver::query::IncludeObject;
 use crate::clock::{human_duration, seconds_since};
 use crate::objects::pods;
 use crate::resources::Resource;
@@ -394,8 +395,53 @@ fn cells(res: Resource, o: &Value) -> Vec<Value> {
 }
 
 /// A Table of the given objects, with the resourceVersion and continue
-/// token of the list they came from.
-pub(crate) fn table(res: Resource, objects: &[std::sync::Arc<Value>], list_meta: &Value) -> Value {
+/// token of the list they came from; each row carries what `include` asks.
+pub(crate) fn table(
+    res: Resource,
+    objects: &[std::sync::Arc<Value>],
+    list_meta: &Value,
+    include: IncludeObject,
+) -> Value {
+    let mut t = rows_only(res, objects, list_meta, include);
+    t["columnDefinitions"] = column_definitions(res);
+    t
+}
+
+/// A Table without its column definitions: the watch events after the
+/// first, as kube-apiserver sends them.
+pub(crate) fn rows_only(
+    res: Resource,
+    objects: &[std::sync::Arc<Value>],
+    list_meta: &Value,
+    include: IncludeObject,
+) -> Value {
+    let rows: Vec<Value> = objects
+        .iter()
+        .map(|o| {
+            let mut row = json!({"cells": cells(res, o)});
+            match include {
+                IncludeObject::None => {}
+                IncludeObject::Metadata => {
+                    row["object"] = json!({
+                        "kind": "PartialObjectMetadata",
+                        "apiVersion": "meta.k8s.io/v1",
+                        "metadata": o["metadata"],
+                    });
+                }
+                IncludeObject::Object => row["object"] = (**o).clone(),
+            }
+            row
+        })
+        .collect();
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": list_meta,
+        "rows": rows,
+    })
+}
+
+fn column_definitions(res: Resource) -> Value {
     let defs: Vec<Value> = columns(res)
         .iter()
         .map(|c| {
@@ -408,24 +454,5 @@ pub(crate) fn table(res: Resource, objects: &[std::sync::Arc<Value>], list_meta:
             })
         })
         .collect();
-    let rows: Vec<Value> = objects
-        .iter()
-        .map(|o| {
-            json!({
-                "cells": cells(res, o),
-                "object": {
-                    "kind": "PartialObjectMetadata",
-                    "apiVersion": "meta.k8s.io/v1",
-                    "metadata": o["metadata"],
-                },
-            })
-        })
-        .collect();
-    json!({
-        "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": list_meta,
-        "columnDefinitions": defs,
-        "rows": rows,
-    })
+    Value::Array(defs)
 }

@@ -20,6 +20,10 @@ pub(crate) struct WatchRequest {
     pub(crate) options: ListOptions,
     /// `Accept: ...;as=PartialObjectMetadata`: objects as their metadata only.
     pub(crate) metadata_only: bool,
+    /// `Accept: ...;as=Table` (`kubectl get -w`): each event's object is a
+    /// one-row Table, the first with the column definitions.
+    pub(crate) table: bool,
+    pub(crate) columns_sent: std::sync::atomic::AtomicBool,
 }
 
 /// How long an idle watch waits before it sends a bookmark.
@@ -96,7 +100,21 @@ impl WatchRequest {
         )
     }
 
-    fn event(&self, kind: &str, object: &Value) -> Bytes {
+    fn event(&self, kind: &str, object: &Arc<Value>) -> Bytes {
+        if self.table {
+            let meta = json!({"resourceVersion": object["metadata"]["resourceVersion"]});
+            let rows = std::slice::from_ref(object);
+            let include = self.options.include_object;
+            let t = if self
+                .columns_sent
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                super::table::rows_only(self.resource, rows, &meta, include)
+            } else {
+                super::table::table(self.resource, rows, &meta, include)
+            };
+            return line(kind, &t);
+        }
         if self.metadata_only {
             line(kind, &super::meta::partial(object))
         } else {
