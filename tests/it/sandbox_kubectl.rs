@@ -427,3 +427,37 @@ fn get_watch_and_sort_by_1_27() {
 fn get_watch_and_sort_by_1_33() {
     get_watch_and_sort_by(33);
 }
+
+/// `kubectl auth can-i` answers from the sandbox's own refusals, so a
+/// rehearsal of a restricted role can be checked before the drain.
+fn auth_can_i(minor: u32) {
+    use kube_sandbox::Rule;
+    let c = Cluster::start(SMALL, minor);
+    c.sandbox.set_role(Some(vec![
+        Rule::new(&["get", "patch"], &["nodes"]),
+        Rule::new(&["get", "list"], &["pods"]),
+        Rule::new(&["create"], &["pods/eviction"]),
+    ]));
+    let can = |args: &[&str]| c.kubectl(&[&["auth", "can-i"][..], args].concat());
+    let yes = can(&["create", "pods", "--subresource=eviction", "-n", "shop"]);
+    assert_eq!((yes.code, yes.stdout.trim()), (0, "yes"), "{yes:?}");
+    let no = can(&["watch", "pods", "-n", "shop"]);
+    assert_eq!((no.code, no.stdout.trim()), (1, "no"), "{no:?}");
+    let no = can(&["list", "poddisruptionbudgets", "-A"]);
+    assert_eq!(no.stdout.trim(), "no", "{no:?}");
+    if minor >= 28 {
+        let me = c.kubectl(&["auth", "whoami"]);
+        me.success();
+        assert!(me.stdout.contains("system:anonymous"), "{me:?}");
+    }
+}
+
+#[test]
+fn auth_can_i_1_27() {
+    auth_can_i(27);
+}
+
+#[test]
+fn auth_can_i_1_33() {
+    auth_can_i(33);
+}

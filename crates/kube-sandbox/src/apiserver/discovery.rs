@@ -31,8 +31,10 @@ pub(crate) fn discovery(shared: &Shared, path: &str) -> Option<Value> {
         })),
         ["api", v] => resources::api_resource_list("", v),
         ["apis"] => {
+            let reviews = super::access_review::GROUPS.iter().map(|g| (*g, "v1"));
             let groups: Vec<Value> = resources::group_versions()
                 .into_iter()
+                .chain(reviews)
                 .map(|(g, v)| {
                     let gv = json!({"groupVersion": format!("{g}/{v}"), "version": v});
                     json!({"name": g, "versions": [gv], "preferredVersion": gv})
@@ -47,7 +49,8 @@ pub(crate) fn discovery(shared: &Shared, path: &str) -> Option<Value> {
                 let gv = json!({"groupVersion": format!("{g}/{v}"), "version": v});
                 json!({"kind": "APIGroup", "apiVersion": "v1", "name": g, "versions": [gv], "preferredVersion": gv})
             }),
-        ["apis", g, v] => resources::api_resource_list(g, v),
+        ["apis", g, v] => resources::api_resource_list(g, v)
+            .or_else(|| super::access_review::discovery(path)),
         _ => None,
     }
 }

@@ -2,6 +2,7 @@
 //! connection task per client, the request log, fault injection and refused
 //! permissions in front of the handlers; `routes` maps a request to them.
 
+mod access_review;
 pub(crate) mod admission;
 pub(crate) mod defaults;
 pub(crate) mod deletion;
@@ -11,7 +12,7 @@ mod list;
 mod managed_fields;
 mod meta;
 pub(crate) mod patch;
-mod protobuf;
+pub(crate) mod protobuf;
 pub(crate) mod query;
 pub(crate) mod routes;
 pub(crate) mod scale;
@@ -208,6 +209,22 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
                 .body(full("ok"))
                 .expect("valid response");
         }
+    }
+    let review = || {
+        if header(header::CONTENT_TYPE).starts_with(protobuf::CONTENT_TYPE) {
+            protobuf::access_review(&body).ok()
+        } else {
+            serde_json::from_slice::<Value>(&body).ok()
+        }
+    };
+    if parts.method == Method::POST
+        && access_review::is_review(path)
+        && let Some(review) = review()
+        && let Some(answer) = access_review::answer(&shared, path, &review)
+    {
+        let bytes = serde_json::to_vec(&answer).unwrap_or_default();
+        ctx.write(&shared, 201, bytes.len() as u64);
+        return json_response(201, bytes, None);
     }
     let Some(target) = routes::parse_target(path) else {
         let e = ApiError::path_not_found();

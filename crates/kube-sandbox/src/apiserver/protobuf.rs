@@ -5,8 +5,11 @@
 //! generated.proto: typeMeta = 1, raw = 2), whose `raw` is the message
 //! (k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto: DeleteOptions
 //! gracePeriodSeconds = 1, preconditions = 2 {uid = 1, resourceVersion = 2},
-//! dryRun = 5). Only what the sandbox reads is decoded; other fields are
-//! skipped by their wire type.
+//! dryRun = 5), and kubectl 1.33's SelfSubjectAccessReview for `auth can-i`
+//! (k8s.io/api/authorization/v1/generated.proto: spec = 2, its
+//! resourceAttributes = 1 {namespace = 1, verb = 2, group = 3, version = 4,
+//! resource = 5, subresource = 6, name = 7}). Only what the sandbox reads is
+//! decoded; other fields are skipped by their wire type.
 
 use serde_json::{Map, Value, json};
 
@@ -84,20 +87,66 @@ fn text(b: &[u8]) -> Value {
     json!(String::from_utf8_lossy(b))
 }
 
-/// A protobuf `DeleteOptions` as the JSON one reads (`DeleteOptions::from_json`).
-pub(crate) fn delete_options(body: &[u8]) -> Result<Value, String> {
-    let bad = |()| "the protobuf body could not be decoded".to_string();
+fn bad(_: ()) -> String {
+    "the protobuf body could not be decoded".to_string()
+}
+
+/// The message inside the `k8s\0` envelope's `runtime.Unknown`.
+fn unwrap(body: &[u8]) -> Result<&[u8], String> {
     let inner = body
         .strip_prefix(MAGIC)
         .ok_or("a protobuf body must start with the k8s magic number")?;
-    let raw = fields(inner)
+    Ok(fields(inner)
         .map_err(bad)?
         .into_iter()
         .find_map(|(n, f)| match (n, f) {
             (2, Field::Bytes(b)) => Some(b),
             _ => None,
         })
-        .unwrap_or_default();
+        .unwrap_or_default())
+}
+
+/// The one length-delimited field `n` of a message.
+fn sub(buf: &[u8], n: u64) -> Result<&[u8], String> {
+    Ok(fields(buf)
+        .map_err(bad)?
+        .into_iter()
+        .find_map(|(m, f)| match (m, f) {
+            (m, Field::Bytes(b)) if m == n => Some(b),
+            _ => None,
+        })
+        .unwrap_or_default())
+}
+
+/// A protobuf SelfSubjectAccessReview as its JSON form.
+pub(crate) fn access_review(body: &[u8]) -> Result<Value, String> {
+    let attrs = sub(sub(unwrap(body)?, 2)?, 1)?;
+    let names = [
+        "namespace",
+        "verb",
+        "group",
+        "version",
+        "resource",
+        "subresource",
+        "name",
+    ];
+    let mut out = Map::new();
+    for (n, f) in fields(attrs).map_err(bad)? {
+        if let (Some(name), Field::Bytes(s)) = (names.get((n as usize).wrapping_sub(1)), f) {
+            out.insert((*name).to_string(), text(s));
+        }
+    }
+    Ok(json!({
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "metadata": {},
+        "spec": {"resourceAttributes": Value::Object(out)},
+    }))
+}
+
+/// A protobuf `DeleteOptions` as the JSON one reads (`DeleteOptions::from_json`).
+pub(crate) fn delete_options(body: &[u8]) -> Result<Value, String> {
+    let raw = unwrap(body)?;
     let mut out = Map::new();
     let mut dry_run = Vec::new();
     for (n, f) in fields(raw).map_err(bad)? {
