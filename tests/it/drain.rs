@@ -794,6 +794,11 @@ fn max_parallel_keeps_every_slot_busy() {
     out.success();
     let gone = c.deletion_times();
     let at = |node: &str| gone[&format!("default/on-{node}")];
+    // For the record (`cargo test --test it max_parallel -- --nocapture`).
+    let first = gone.values().min().copied().unwrap_or(0);
+    for n in ["n1", "n2", "n3", "n4"] {
+        eprintln!("max-parallel 2: on-{n} gone at +{} ms", at(n) - first);
+    }
     for fast in ["n2", "n3", "n4"] {
         assert!(
             at(fast) < at("n1"),

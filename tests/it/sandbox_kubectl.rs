@@ -461,3 +461,53 @@ fn auth_can_i_1_27() {
 fn auth_can_i_1_33() {
     auth_can_i(33);
 }
+
+/// A wrong-typed patch is refused with 422 naming the field, and nothing is
+/// stored that would break kubectl afterwards.
+fn a_wrong_typed_patch_is_refused(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    c.wait_settled();
+    let node = free_worker(&c);
+    let out = c.kubectl(&[
+        "patch",
+        "node",
+        &node,
+        "-p",
+        r#"{"spec":{"unschedulable":"yes"}}"#,
+    ]);
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains(&format!(
+            "Node \"{node}\" is invalid: spec.unschedulable: Invalid value: \"yes\""
+        )),
+        "kubectl 1.{minor}: {out:?}"
+    );
+    let status = c
+        .requests()
+        .iter()
+        .rev()
+        .find(|r| r.method == "PATCH")
+        .map(|r| r.status);
+    assert_eq!(status, Some(422));
+    c.kubectl(&["get", "nodes"]).success();
+    let scaled = c.kubectl(&[
+        "patch",
+        "deployment",
+        "web",
+        "-n",
+        "shop",
+        "-p",
+        r#"{"spec":{"selector":{"matchLabels":{"app":"other"}}}}"#,
+    ]);
+    assert!(scaled.stderr.contains("field is immutable"), "{scaled:?}");
+}
+
+#[test]
+fn a_wrong_typed_patch_is_refused_1_27() {
+    a_wrong_typed_patch_is_refused(27);
+}
+
+#[test]
+fn a_wrong_typed_patch_is_refused_1_33() {
+    a_wrong_typed_patch_is_refused(33);
+}

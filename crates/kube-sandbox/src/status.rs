@@ -38,6 +38,30 @@ impl ApiError {
             .with_details(details(res, name))
     }
 
+    /// 422 for one field, as a field.Error becomes a StatusError: the
+    /// message and a cause kubectl prints as `FIELD: DETAIL` (`reason` is
+    /// `FieldValueInvalid`, `FieldValueRequired`, `FieldValueForbidden`).
+    pub(crate) fn invalid_field(
+        res: Resource,
+        name: &str,
+        reason: &str,
+        field: &str,
+        detail: &str,
+    ) -> Self {
+        let info = res.info();
+        let mut d = json!({"name": name, "kind": info.kind,
+            "causes": [{"reason": reason, "message": detail, "field": field}]});
+        if !info.group.is_empty() {
+            d["group"] = json!(info.group);
+        }
+        ApiError::new(
+            422,
+            "Invalid",
+            format!("{} \"{name}\" is invalid: {field}: {detail}", info.kind),
+        )
+        .with_details(d)
+    }
+
     pub(crate) fn already_exists(res: Resource, name: &str) -> Self {
         let plural = qualified_plural(res);
         ApiError::new(

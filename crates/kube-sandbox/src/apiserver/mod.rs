@@ -17,6 +17,7 @@ pub(crate) mod query;
 pub(crate) mod routes;
 pub(crate) mod scale;
 mod table;
+mod validation;
 pub(crate) mod watch;
 
 use std::convert::Infallible;

@@ -215,10 +215,12 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             }
             validate_name(t.resource, &body)?;
             req.track(None, &mut body, None);
+            let body = prepare_new(t.resource, body);
+            super::validation::check(t.resource, None, &body)?;
             if dry_run {
                 return Ok(Reply::Json { status: 201, body });
             }
-            let created = store.create(t.resource, prepare_new(t.resource, body))?;
+            let created = store.create(t.resource, body)?;
             Ok(Reply::Json {
                 status: 201,
                 body: (*created).clone(),
@@ -386,10 +388,12 @@ fn create_from_apply(
     }
     let mut store = shared.store();
     check_namespace(&store, t)?;
+    let body = prepare_new(t.resource, body);
+    super::validation::check(t.resource, None, &body)?;
     if dry_run {
         return Ok(Reply::Json { status: 201, body });
     }
-    let created = store.create(t.resource, prepare_new(t.resource, body))?;
+    let created = store.create(t.resource, body)?;
     Ok(Reply::Json {
         status: 201,
         body: (*created).clone(),
@@ -453,6 +457,7 @@ fn write(
 ) -> Result<Reply, ApiError> {
     if let Some(old) = store.get(t.resource, &t.key()) {
         keep_immutable(t.resource, &old, &mut new);
+        super::validation::check(t.resource, Some(&old), &new)?;
     }
     if dry_run {
         return Ok(ok(new));

@@ -1,0 +1,257 @@
+//! Validation of every write, with the apiserver's 422 `Invalid` answers
+//! (kubernetes pkg/apis/core/validation and pkg/apis/apps/validation, as far
+//! as a drain's rehearsal meets them):
+//! - the object must read as its typed kind (k8s-openapi's models): a
+//!   wrong-typed field, such as `unschedulable: "yes"`, is refused and named
+//!   by its path, never stored where it would break every later reader;
+//! - a pod needs containers;
+//! - what cannot change does not: a workload's `spec.selector`, and a pod's
+//!   spec except its images, `activeDeadlineSeconds`, added tolerations and
+//!   `terminationGracePeriodSeconds` ("pod updates may not change fields
+//!   other than ...").
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::resources::Resource;
+use crate::status::ApiError;
+
+fn decodes<T: DeserializeOwned>(v: &Value) -> Result<(), String> {
+    serde_json::from_value::<T>(v.clone())
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// Does the object read as its typed kind? `Err` carries serde's reason.
+fn typed(res: Resource, obj: &Value) -> Result<(), String> {
+    use k8s_openapi::api::policy::v1 as policy;
+    use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch, core::v1 as core};
+    match res {
+        Resource::Namespaces => decodes::<core::Namespace>(obj),
+        Resource::Nodes => decodes::<core::Node>(obj),
+        Resource::Pods => decodes::<core::Pod>(obj),
+        Resource::Events => decodes::<core::Event>(obj),
+        Resource::PodDisruptionBudgets => decodes::<policy::PodDisruptionBudget>(obj),
+        Resource::Deployments => decodes::<apps::Deployment>(obj),
+        Resource::ReplicaSets => decodes::<apps::ReplicaSet>(obj),
+        Resource::StatefulSets => decodes::<apps::StatefulSet>(obj),
+        Resource::DaemonSets => decodes::<apps::DaemonSet>(obj),
+        Resource::Jobs => decodes::<batch::Job>(obj),
+        Resource::VirtualMachineInstances => Ok(()),
+    }
+}
+
+/// Every leaf of an object with its path (`spec.unschedulable`,
+/// `spec.containers[0].name`).
+fn leaves(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            for (k, child) in m {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                leaves(child, &p, out);
+            }
+        }
+        Value::Array(a) if !a.is_empty() => {
+            for (i, child) in a.iter().enumerate() {
+                leaves(child, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => out.push((path.to_string(), v.clone())),
+    }
+}
+
+fn pointer(path: &str) -> String {
+    let mut out = String::new();
+    for part in path.split('.') {
+        let (name, index) = part.split_once('[').unwrap_or((part, ""));
+        out.push('/');
+        out.push_str(&name.replace('~', "~0").replace('/', "~1"));
+        if let Some(i) = index.strip_suffix(']') {
+            out.push('/');
+            out.push_str(i);
+        }
+    }
+    out
+}
+
+/// The leaf of `new` whose value makes it unreadable: the first changed
+/// leaf whose removal lets the object read as its kind.
+fn culprit(res: Resource, old: Option<&Value>, new: &Value) -> Option<(String, Value)> {
+    let mut all = Vec::new();
+    leaves(new, "", &mut all);
+    all.into_iter()
+        .filter(|(p, v)| old.and_then(|o| o.pointer(&pointer(p))) != Some(v))
+        .find(|(p, _)| {
+            let mut probe = new.clone();
+            if let Some(slot) = probe.pointer_mut(&pointer(p)) {
+                *slot = Value::Null;
+            }
+            typed(res, &probe).is_ok()
+        })
+}
+
+fn reason(serde: &str) -> &str {
+    serde.split(" at line ").next().unwrap_or(serde)
+}
+
+fn name_of(obj: &Value) -> &str {
+    obj.pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// What the pod spec may change on an update (core validation's
+/// ValidatePodUpdate): everything else must stay as it was.
+fn pod_spec_mutable_removed(spec: &Value) -> Value {
+    let mut s = spec.clone();
+    for list in ["containers", "initContainers"] {
+        if let Some(cs) = s.get_mut(list).and_then(Value::as_array_mut) {
+            for c in cs {
+                if let Some(c) = c.as_object_mut() {
+                    c.remove("image");
+                }
+            }
+        }
+    }
+    if let Some(m) = s.as_object_mut() {
+        for field in [
+            "activeDeadlineSeconds",
+            "tolerations",
+            "terminationGracePeriodSeconds",
+            "nodeName",
+        ] {
+            m.remove(field);
+        }
+    }
+    s
+}
+
+/// Checks one write: `old` is the stored object (`None` on create).
+pub(crate) fn check(res: Resource, old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
+    let name = name_of(new);
+    if let Err(why) = typed(res, new) {
+        return Err(match culprit(res, old, new) {
+            Some((path, value)) => ApiError::invalid_field(
+                res,
+                name,
+                "FieldValueInvalid",
+                &path,
+                &format!("Invalid value: {value}: {}", reason(&why)),
+            ),
+            None => ApiError::invalid(res, name, reason(&why)),
+        });
+    }
+    if res == Resource::Pods
+        && new
+            .pointer("/spec/containers")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty)
+    {
+        return Err(ApiError::invalid_field(
+            res,
+            name,
+            "FieldValueRequired",
+            "spec.containers",
+            "Required value",
+        ));
+    }
+    let Some(old) = old else {
+        return Ok(());
+    };
+    let workload = matches!(
+        res,
+        Resource::Deployments
+            | Resource::ReplicaSets
+            | Resource::StatefulSets
+            | Resource::DaemonSets
+    );
+    if workload && old.pointer("/spec/selector") != new.pointer("/spec/selector") {
+        return Err(ApiError::invalid_field(
+            res,
+            name,
+            "FieldValueInvalid",
+            "spec.selector",
+            &format!(
+                "Invalid value: {}: field is immutable",
+                new.pointer("/spec/selector").unwrap_or(&Value::Null)
+            ),
+        ));
+    }
+    if res == Resource::Pods {
+        let (before, after) = (
+            pod_spec_mutable_removed(&old["spec"]),
+            pod_spec_mutable_removed(&new["spec"]),
+        );
+        if before != after {
+            return Err(ApiError::invalid_field(
+                res,
+                name,
+                "FieldValueForbidden",
+                "spec",
+                "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_wrong_type_is_refused_and_named_by_its_path() {
+        let old = json!({"metadata": {"name": "n1"}, "spec": {}});
+        let new = json!({"metadata": {"name": "n1"}, "spec": {"unschedulable": "yes"}});
+        let e = check(Resource::Nodes, Some(&old), &new).unwrap_err();
+        assert_eq!(e.code, 422);
+        assert_eq!(
+            e.message,
+            "Node \"n1\" is invalid: spec.unschedulable: Invalid value: \"yes\": invalid type: string \"yes\", expected a boolean"
+        );
+        assert!(check(Resource::Nodes, Some(&old), &old).is_ok());
+    }
+
+    #[test]
+    fn pods_need_containers_and_keep_their_spec() {
+        let bare = json!({"metadata": {"name": "p"}, "spec": {"containers": []}});
+        let e = check(Resource::Pods, None, &bare).unwrap_err();
+        assert!(
+            e.message.ends_with("spec.containers: Required value"),
+            "{}",
+            e.message
+        );
+        let pod = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "a"}]}});
+        let mut image = pod.clone();
+        image["spec"]["containers"][0]["image"] = json!("b");
+        assert!(check(Resource::Pods, Some(&pod), &image).is_ok());
+        let mut renamed = pod.clone();
+        renamed["spec"]["containers"][0]["name"] = json!("d");
+        let e = check(Resource::Pods, Some(&pod), &renamed).unwrap_err();
+        assert!(
+            e.message.contains("pod updates may not change fields"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_workloads_selector_is_immutable() {
+        let d = json!({"metadata": {"name": "web"}, "spec": {"selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c"}]}}}});
+        let mut changed = d.clone();
+        changed["spec"]["selector"]["matchLabels"]["app"] = json!("api");
+        let e = check(Resource::Deployments, Some(&d), &changed).unwrap_err();
+        assert!(
+            e.message.contains("spec.selector: Invalid value"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.ends_with("field is immutable"));
+    }
+}
