@@ -511,3 +511,62 @@ fn a_wrong_typed_patch_is_refused_1_27() {
 fn a_wrong_typed_patch_is_refused_1_33() {
     a_wrong_typed_patch_is_refused(33);
 }
+
+/// `kubectl rollout restart` changes the template: a new ReplicaSet rolls
+/// the pods over within maxSurge and maxUnavailable, and `rollout status`
+/// waits for it, as against a real cluster.
+fn rollout_restart_replaces_the_pods(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    c.wait_settled();
+    let web = |c: &Cluster| -> std::collections::BTreeSet<String> {
+        c.pods()
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "web" && !pods::is_terminating(p))
+            .map(|p| p["metadata"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = web(&c);
+    c.kubectl(&["rollout", "restart", "deployment/web", "-n", "shop"])
+        .success();
+    let status = c.kubectl(&[
+        "rollout",
+        "status",
+        "deployment/web",
+        "-n",
+        "shop",
+        "--timeout=30s",
+    ]);
+    status.success();
+    assert!(
+        status.stdout.contains("successfully rolled out"),
+        "{status:?}"
+    );
+    let after = web(&c);
+    assert_eq!(after.len(), before.len(), "{after:?}");
+    assert!(
+        after.is_disjoint(&before),
+        "every pod replaced: {before:?} -> {after:?}"
+    );
+    let sets = c.kubectl(&["get", "rs", "-n", "shop", "-l", "app=web", "--no-headers"]);
+    let replicas: Vec<&str> = sets
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(
+        replicas.len(),
+        2,
+        "the old ReplicaSet is kept, scaled to 0: {sets:?}"
+    );
+    assert!(replicas.contains(&"0"), "{sets:?}");
+}
+
+#[test]
+fn rollout_restart_replaces_the_pods_1_27() {
+    rollout_restart_replaces_the_pods(27);
+}
+
+#[test]
+fn rollout_restart_replaces_the_pods_1_33() {
+    rollout_restart_replaces_the_pods(33);
+}
