@@ -317,3 +317,90 @@ fn a_dump_loads_as_it_was() {
         "{out:?}"
     );
 }
+
+/// A StatefulSet pod's zonal volume keeps it in its zone: its volume is
+/// provisioned where it first lands (WaitForFirstConsumer), a drain moves it
+/// only to a node of that zone, and with none left it stays Pending with
+/// the scheduler's words, with kubectl as with us.
+fn zonal_node(name: &str, zone: &str, cordoned: bool) -> serde_json::Value {
+    json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": {"topology.kubernetes.io/zone": zone}},
+        "spec": {"unschedulable": cordoned}})
+}
+
+fn zonal_db() -> String {
+    Scenario::new()
+        .object(zonal_node("n1", "a", false))
+        .object(zonal_node("n2", "b", true))
+        .object(zonal_node("n3", "a", true))
+        .object(
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": "zonal"}, "provisioner": "disk.csi.example",
+            "volumeBindingMode": "WaitForFirstConsumer"}),
+        )
+        .object(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": "apps"},
+            "spec": {"replicas": 1, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                "template": {"metadata": {"labels": {"app": "db"},
+                    "annotations": {"sandbox.kubectl-maintain.io/ready-seconds": "0.2",
+                        "sandbox.kubectl-maintain.io/shutdown-seconds": "0.2"}},
+                    "spec": {"containers": [{"name": "c", "image": "db"}]}},
+                "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                    "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"],
+                        "resources": {"requests": {"storage": "10Gi"}}}}]}}))
+        .yaml()
+}
+
+#[test]
+fn a_zonal_volume_keeps_its_pod_in_its_zone() {
+    let theirs = Cluster::start(&zonal_db(), 33);
+    let ours = Cluster::start(&zonal_db(), 33);
+    let db_node = |c: &Cluster| {
+        c.get(Resource::Pods, "apps", "db-0")
+            .and_then(|p| pods::node_name(&p).map(str::to_string))
+    };
+    for c in [&theirs, &ours] {
+        c.wait_settled();
+        assert_eq!(db_node(c).as_deref(), Some("n1"));
+        let pvc = c
+            .get(Resource::PersistentVolumeClaims, "apps", "data-db-0")
+            .unwrap();
+        assert_eq!(
+            pvc["status"]["phase"], "Bound",
+            "provisioned where db-0 landed"
+        );
+        c.kubectl(&["uncordon", "n2", "n3"]).success();
+    }
+    theirs
+        .kubectl(&["drain", "n1", "--timeout", "20s"])
+        .success();
+    ours.maintain(&["drain", "n1", "--timeout", "20s"])
+        .success();
+    for c in [&theirs, &ours] {
+        c.wait_for("db-0 back", Duration::from_secs(5), |c| {
+            db_node(c).is_some()
+        });
+        assert_eq!(
+            db_node(c).as_deref(),
+            Some("n3"),
+            "zone a, not n2 in zone b"
+        );
+    }
+    theirs
+        .kubectl(&["drain", "n3", "--timeout", "20s"])
+        .success();
+    ours.maintain(&["drain", "n3", "--timeout", "20s"])
+        .success();
+    for c in [&theirs, &ours] {
+        c.wait_for("db-0 pending", Duration::from_secs(5), |c| {
+            c.get(Resource::Pods, "apps", "db-0").is_some_and(|p| {
+                pods::condition(&p, "PodScheduled").is_some_and(|s| s["status"] == "False")
+            })
+        });
+        let pod = c.get(Resource::Pods, "apps", "db-0").unwrap();
+        assert_eq!(
+            pods::condition(&pod, "PodScheduled").unwrap()["message"],
+            "0/3 nodes are available: 1 node(s) didn't match PersistentVolume's node affinity, 2 node(s) were unschedulable."
+        );
+    }
+}

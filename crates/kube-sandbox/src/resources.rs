@@ -16,6 +16,9 @@ pub enum Resource {
     DaemonSets,
     Jobs,
     VirtualMachineInstances,
+    PersistentVolumes,
+    PersistentVolumeClaims,
+    StorageClasses,
 }
 
 pub struct ResourceInfo {
@@ -43,7 +46,7 @@ const VERBS: &[&str] = &[
 ];
 
 impl Resource {
-    pub const ALL: [Resource; 11] = [
+    pub const ALL: [Resource; 14] = [
         Resource::Namespaces,
         Resource::Nodes,
         Resource::Pods,
@@ -55,6 +58,9 @@ impl Resource {
         Resource::DaemonSets,
         Resource::Jobs,
         Resource::VirtualMachineInstances,
+        Resource::PersistentVolumes,
+        Resource::PersistentVolumeClaims,
+        Resource::StorageClasses,
     ];
 
     pub fn info(self) -> &'static ResourceInfo {
@@ -183,6 +189,40 @@ impl Resource {
                 &[],
                 &["all"],
                 &["status"]
+            ),
+            // Volumes, for the scheduler's volume topology.
+            Resource::PersistentVolumes => info!(
+                "",
+                "v1",
+                "persistentvolumes",
+                "persistentvolume",
+                "PersistentVolume",
+                false,
+                &["pv"],
+                &[],
+                &["status"]
+            ),
+            Resource::PersistentVolumeClaims => info!(
+                "",
+                "v1",
+                "persistentvolumeclaims",
+                "persistentvolumeclaim",
+                "PersistentVolumeClaim",
+                true,
+                &["pvc"],
+                &[],
+                &["status"]
+            ),
+            Resource::StorageClasses => info!(
+                "storage.k8s.io",
+                "v1",
+                "storageclasses",
+                "storageclass",
+                "StorageClass",
+                false,
+                &["sc"],
+                &[],
+                &[]
             ),
             // KubeVirt's VMIs, for drains of nodes that run virtual machines.
             Resource::VirtualMachineInstances => info!(

@@ -113,7 +113,7 @@ fn classify(obj: &Value) -> Result<Resource, String> {
     let api_version = obj["apiVersion"].as_str().unwrap_or_default();
     let kind = obj["kind"].as_str().unwrap_or_default();
     let res = Resource::from_kind(api_version, kind).ok_or_else(|| {
-        format!("{api_version}/{kind} is not served by the sandbox (nodes, pods, namespaces, events, poddisruptionbudgets, deployments, replicasets, statefulsets, daemonsets, jobs)")
+        format!("{api_version}/{kind} is not served by the sandbox (nodes, pods, namespaces, events, poddisruptionbudgets, deployments, replicasets, statefulsets, daemonsets, jobs, persistentvolumes, persistentvolumeclaims, storageclasses)")
     })?;
     let name = obj
         .pointer("/metadata/name")

@@ -235,6 +235,10 @@ impl Sim {
                     dirty.owners.insert((res, (key.0.clone(), owner.name)));
                 }
             }
+            // A claim bound or a volume made: pods waiting on them may fit now.
+            Resource::PersistentVolumes
+            | Resource::PersistentVolumeClaims
+            | Resource::StorageClasses => dirty.retry_pending = true,
             Resource::VirtualMachineInstances => {
                 if let Some(new) = c.new.as_deref()
                     && kubevirt::evacuation_started(c.old.as_deref(), new)
@@ -293,8 +297,9 @@ impl Sim {
         self.pending.extend(dirty.unscheduled);
         if dirty.retry_pending || !self.pending.is_empty() {
             let pending = std::mem::take(&mut self.pending);
+            let minor = self.shared.config.minor().parse().unwrap_or(33);
             for key in pending {
-                if !scheduler::schedule(store, &key) {
+                if !scheduler::schedule(store, &key, minor) {
                     self.pending.insert(key);
                 }
             }

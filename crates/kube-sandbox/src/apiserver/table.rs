@@ -102,6 +102,34 @@ fn columns(res: Resource) -> Vec<Col> {
             col("IP", "string", 0),
             col("NodeName", "string", 0),
         ],
+        Resource::PersistentVolumes => vec![
+            col("Name", "string", 0),
+            col("Capacity", "string", 0),
+            col("Access Modes", "string", 0),
+            col("Reclaim Policy", "string", 0),
+            col("Status", "string", 0),
+            col("Claim", "string", 0),
+            col("StorageClass", "string", 0),
+            col("Reason", "string", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::PersistentVolumeClaims => vec![
+            col("Name", "string", 0),
+            col("Status", "string", 0),
+            col("Volume", "string", 0),
+            col("Capacity", "string", 0),
+            col("Access Modes", "string", 0),
+            col("StorageClass", "string", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::StorageClasses => vec![
+            col("Name", "string", 0),
+            col("Provisioner", "string", 0),
+            col("ReclaimPolicy", "string", 0),
+            col("VolumeBindingMode", "string", 0),
+            col("AllowVolumeExpansion", "string", 0),
+            col("Age", "string", 0),
+        ],
         Resource::Events => vec![
             col("Last Seen", "string", 0),
             col("Type", "string", 0),
@@ -110,6 +138,24 @@ fn columns(res: Resource) -> Vec<Col> {
             col("Message", "string", 0),
         ],
     }
+}
+
+/// `RWO,ROX`: kubectl's short access modes.
+fn access_modes(modes: Option<&Value>) -> String {
+    modes
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|m| match m {
+            "ReadWriteOnce" => "RWO",
+            "ReadOnlyMany" => "ROX",
+            "ReadWriteMany" => "RWX",
+            "ReadWriteOncePod" => "RWOP",
+            other => other,
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn age(obj: &Value) -> String {
@@ -365,6 +411,49 @@ fn cells(res: Resource, o: &Value) -> Vec<Value> {
             json!(str_or(o, "/status/phase", "")),
             json!(str_or(o, "/status/interfaces/0/ipAddress", "")),
             json!(str_or(o, "/status/nodeName", "")),
+        ],
+        Resource::PersistentVolumes => {
+            let claim = match (
+                o.pointer("/spec/claimRef/namespace")
+                    .and_then(Value::as_str),
+                o.pointer("/spec/claimRef/name").and_then(Value::as_str),
+            ) {
+                (Some(ns), Some(n)) => format!("{ns}/{n}"),
+                _ => String::new(),
+            };
+            vec![
+                name,
+                json!(str_or(o, "/spec/capacity/storage", "")),
+                json!(access_modes(o.pointer("/spec/accessModes"))),
+                json!(str_or(o, "/spec/persistentVolumeReclaimPolicy", "Retain")),
+                json!(str_or(o, "/status/phase", "Available")),
+                json!(claim),
+                json!(str_or(o, "/spec/storageClassName", "")),
+                json!(str_or(o, "/status/reason", "")),
+                json!(age(o)),
+            ]
+        }
+        Resource::PersistentVolumeClaims => vec![
+            name,
+            json!(str_or(o, "/status/phase", "Pending")),
+            json!(str_or(o, "/spec/volumeName", "")),
+            json!(str_or(o, "/status/capacity/storage", "")),
+            json!(access_modes(o.pointer("/status/accessModes"))),
+            json!(str_or(o, "/spec/storageClassName", "")),
+            json!(age(o)),
+        ],
+        Resource::StorageClasses => vec![
+            name,
+            json!(str_or(o, "/provisioner", "")),
+            json!(str_or(o, "/reclaimPolicy", "Delete")),
+            json!(str_or(o, "/volumeBindingMode", "Immediate")),
+            json!(
+                o.get("allowVolumeExpansion")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false)
+                    .to_string()
+            ),
+            json!(age(o)),
         ],
         Resource::Events => {
             let last = o

@@ -37,6 +37,9 @@ fn typed(res: Resource, obj: &Value) -> Result<(), String> {
         Resource::StatefulSets => decodes::<apps::StatefulSet>(obj),
         Resource::DaemonSets => decodes::<apps::DaemonSet>(obj),
         Resource::Jobs => decodes::<batch::Job>(obj),
+        Resource::PersistentVolumes => decodes::<core::PersistentVolume>(obj),
+        Resource::PersistentVolumeClaims => decodes::<core::PersistentVolumeClaim>(obj),
+        Resource::StorageClasses => decodes::<k8s_openapi::api::storage::v1::StorageClass>(obj),
         Resource::VirtualMachineInstances => Ok(()),
     }
 }

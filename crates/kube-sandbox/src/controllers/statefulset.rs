@@ -10,6 +10,64 @@ use crate::objects::pods;
 use crate::resources::Resource;
 use crate::store::{Key, Store};
 
+/// Each `volumeClaimTemplate` becomes the pod's claim `TEMPLATE-POD` (made
+/// if missing, kept when the pod goes: its data stays) and a volume of the
+/// pod (pkg/controller/statefulset/stateful_set_utils.go).
+fn claim_volumes(store: &mut Store, sts: &Value, pod: &mut Value, pod_name: &str) {
+    let ns = sts["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    for t in sts
+        .pointer("/spec/volumeClaimTemplates")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let template = t["metadata"]["name"].as_str().unwrap_or_default();
+        let claim = format!("{template}-{pod_name}");
+        if store
+            .get(
+                Resource::PersistentVolumeClaims,
+                &(ns.clone(), claim.clone()),
+            )
+            .is_none()
+        {
+            let mut pvc = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": claim, "namespace": ns,
+                    "labels": sts.pointer("/spec/selector/matchLabels").cloned().unwrap_or(json!({}))},
+                "spec": t["spec"].clone(),
+                "status": {"phase": "Pending"}});
+            if pvc["spec"].get("storageClassName").is_none()
+                && let Some(default) = default_storage_class(store)
+            {
+                pvc["spec"]["storageClassName"] = json!(default);
+            }
+            let _ = store.create(Resource::PersistentVolumeClaims, pvc);
+        }
+        let volumes = pod["spec"]
+            .as_object_mut()
+            .expect("a spec")
+            .entry("volumes")
+            .or_insert_with(|| json!([]));
+        if let Some(list) = volumes.as_array_mut()
+            && !list.iter().any(|v| v["name"] == template)
+        {
+            list.push(json!({"name": template, "persistentVolumeClaim": {"claimName": claim}}));
+        }
+    }
+}
+
+/// The StorageClass marked default, which a claim without a class gets.
+fn default_storage_class(store: &Store) -> Option<String> {
+    store
+        .iter(Resource::StorageClasses, None, None)
+        .find(|(_, sc)| {
+            pods::annotation(sc, "storageclass.kubernetes.io/is-default-class") == Some("true")
+        })
+        .map(|(k, _)| k.1.clone())
+}
+
 pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     let Some(sts) = store.get(Resource::StatefulSets, key) else {
         return;
@@ -45,6 +103,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
                 pod["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] = json!(name);
                 pod["metadata"]["labels"]["apps.kubernetes.io/pod-index"] = json!(i.to_string());
                 pod["spec"]["hostname"] = json!(name);
+                claim_volumes(store, &sts, &mut pod, &name);
                 if let Some(svc) = sts.pointer("/spec/serviceName") {
                     pod["spec"]["subdomain"] = svc.clone();
                 }

@@ -1,7 +1,8 @@
 //! The scheduler: kube-scheduler's default filters, in its order, each in
 //! its own file citing the upstream plugin: NodeUnschedulable,
 //! TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
-//! PodTopologySpread, InterPodAffinity. A node that fails one is counted
+//! VolumeBinding with VolumeZone, PodTopologySpread, InterPodAffinity. A
+//! node that fails one is counted
 //! under that filter's reason (NodeResourcesFit under each shortage); a pod
 //! that fits nowhere stays Pending with `PodScheduled=False` and a
 //! FailedScheduling Event worded as kube-scheduler words it
@@ -24,6 +25,7 @@ mod node_resources_fit;
 mod node_unschedulable;
 mod pod_topology_spread;
 mod taint_toleration;
+mod volume_binding;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -86,6 +88,7 @@ struct Cycle<'a> {
     host_ports: Vec<(String, String, i64)>,
     spread: pod_topology_spread::Spread,
     affinity: inter_pod_affinity::State,
+    volumes: volume_binding::Volumes,
     /// Replicas of the pod's owner on each node.
     siblings: HashMap<String, usize>,
 }
@@ -95,7 +98,7 @@ struct Cycle<'a> {
 struct Score(usize, usize, i64, f64, usize);
 
 impl<'a> Cycle<'a> {
-    fn new(store: &'a Store, pod: &'a Value) -> Self {
+    fn new(store: &'a Store, pod: &'a Value, minor: u32) -> Self {
         let mut siblings = HashMap::new();
         if let Some(owner) = pods::controller_of(pod) {
             for k in store.pods_owned_by(&owner.uid) {
@@ -115,6 +118,7 @@ impl<'a> Cycle<'a> {
             host_ports: node_ports::host_ports(pod),
             spread: pod_topology_spread::prefilter(store, pod),
             affinity: inter_pod_affinity::prefilter(store, pod),
+            volumes: volume_binding::prefilter(store, pod, minor),
             siblings,
         }
     }
@@ -154,6 +158,7 @@ impl<'a> Cycle<'a> {
             return short;
         }
         [
+            volume_binding::filter(&self.volumes, node),
             pod_topology_spread::filter(&self.spread, node),
             inter_pod_affinity::filter(&self.affinity, node),
         ]
@@ -179,6 +184,10 @@ impl<'a> Cycle<'a> {
 
     /// The best node, or kube-scheduler's message for why none fits.
     fn place(&self) -> Result<String, String> {
+        if let Some(why) = volume_binding::nowhere(&self.volumes) {
+            let total = self.store.len(Resource::Nodes);
+            return Err(format!("0/{total} nodes are available: {why}."));
+        }
         let mut best: Option<(Score, String)> = None;
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         let mut total = 0;
@@ -236,15 +245,17 @@ fn event(pod: &Value, kind: &str, reason: &str, message: &str, now: &str) -> Val
     })
 }
 
-/// Tries to bind one pod. Returns false when it stays pending.
-pub(crate) fn schedule(store: &mut Store, key: &Key) -> bool {
+/// Tries to bind one pod (`minor`: the Kubernetes minor the sandbox
+/// serves, for reasons kube-scheduler reworded). Returns false when it
+/// stays pending.
+pub(crate) fn schedule(store: &mut Store, key: &Key, minor: u32) -> bool {
     let Some(pod) = store.get(Resource::Pods, key) else {
         return true;
     };
     if pods::node_name(&pod).is_some() || pods::is_terminating(&pod) || pods::is_terminal(&pod) {
         return true;
     }
-    let verdict = Cycle::new(store, &pod).place();
+    let verdict = Cycle::new(store, &pod, minor).place();
     let now = now_rfc3339();
     match verdict {
         Ok(node) => {
@@ -252,6 +263,7 @@ pub(crate) fn schedule(store: &mut Store, key: &Key) -> bool {
                 p["spec"]["nodeName"] = json!(node);
                 pods::set_condition(p, "PodScheduled", "True", "", "", &now);
             });
+            volume_binding::provision(store, &pod, &node);
             let message = format!("Successfully assigned {}/{} to {node}", key.0, key.1);
             let _ = store.create(
                 Resource::Events,
@@ -328,7 +340,7 @@ mod tests {
             "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1500m"}}}]}});
         store.load(Resource::Pods, pod).unwrap();
         let key = ("default".to_string(), "big".to_string());
-        assert!(!schedule(&mut store, &key));
+        assert!(!schedule(&mut store, &key, 33));
         let p = store.get(Resource::Pods, &key).unwrap();
         let cond = pods::condition(&p, "PodScheduled").unwrap();
         assert_eq!(cond["status"], "False");
@@ -336,7 +348,7 @@ mod tests {
             cond["message"],
             "0/4 nodes are available: 1 node(s) had untolerated taint {gpu: yes}, 1 node(s) were unschedulable, 2 Insufficient cpu."
         );
-        assert!(!schedule(&mut store, &key), "again");
+        assert!(!schedule(&mut store, &key, 33), "again");
         let events: Vec<_> = store
             .iter(Resource::Events, None, None)
             .filter(|(_, e)| e["reason"] == "FailedScheduling")
@@ -348,7 +360,7 @@ mod tests {
                 n["status"]["allocatable"]["cpu"] = json!("4");
             })
             .unwrap();
-        assert!(schedule(&mut store, &key));
+        assert!(schedule(&mut store, &key, 33));
         assert_eq!(
             store.get(Resource::Pods, &key).unwrap()["spec"]["nodeName"],
             "n2"
@@ -363,7 +375,7 @@ mod tests {
         );
         let store = Store::new(10);
         let pod = json!({"metadata": {"namespace": "d"}, "spec": {}});
-        let cycle = Cycle::new(&store, &pod);
+        let cycle = Cycle::new(&store, &pod, 33);
         assert_eq!(
             cycle.refusals(&n, "n1"),
             ["node(s) had untolerated taint {node.kubernetes.io/not-ready: }"]
