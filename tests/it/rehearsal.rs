@@ -30,6 +30,14 @@ fn anti_affine_web() -> String {
         .yaml()
 }
 
+/// The same drain by kubectl on one copy and by us on the other; both
+/// succeed.
+fn drain_both(theirs: &Cluster, ours: &Cluster, node: &str) {
+    let args = ["drain", node, "--timeout", "20s"];
+    theirs.kubectl(&args).success();
+    ours.maintain(&args).success();
+}
+
 fn pending_web(c: &Cluster) -> Vec<std::sync::Arc<serde_json::Value>> {
     c.pods()
         .into_iter()
@@ -50,11 +58,7 @@ fn anti_affine_replicas_stay_pending_and_the_next_drain_blocks() {
             .collect();
         assert_eq!(nodes.len(), 3, "one replica per node");
     }
-    theirs
-        .kubectl(&["drain", "n1", "--timeout", "20s"])
-        .success();
-    ours.maintain(&["drain", "n1", "--timeout", "20s"])
-        .success();
+    drain_both(&theirs, &ours, "n1");
     for c in [&theirs, &ours] {
         c.wait_for("the replacement to be tried", Duration::from_secs(5), |c| {
             pending_web(c)
@@ -371,11 +375,7 @@ fn a_zonal_volume_keeps_its_pod_in_its_zone() {
         );
         c.kubectl(&["uncordon", "n2", "n3"]).success();
     }
-    theirs
-        .kubectl(&["drain", "n1", "--timeout", "20s"])
-        .success();
-    ours.maintain(&["drain", "n1", "--timeout", "20s"])
-        .success();
+    drain_both(&theirs, &ours, "n1");
     for c in [&theirs, &ours] {
         c.wait_for("db-0 back", Duration::from_secs(5), |c| {
             db_node(c).is_some()
@@ -386,11 +386,7 @@ fn a_zonal_volume_keeps_its_pod_in_its_zone() {
             "zone a, not n2 in zone b"
         );
     }
-    theirs
-        .kubectl(&["drain", "n3", "--timeout", "20s"])
-        .success();
-    ours.maintain(&["drain", "n3", "--timeout", "20s"])
-        .success();
+    drain_both(&theirs, &ours, "n3");
     for c in [&theirs, &ours] {
         c.wait_for("db-0 pending", Duration::from_secs(5), |c| {
             c.get(Resource::Pods, "apps", "db-0").is_some_and(|p| {
