@@ -1,5 +1,7 @@
-//! Defaulting on create, as the apiserver's defaulters do for the fields
-//! the simulation reads (kubernetes pkg/apis/core/v1/defaults.go).
+//! Defaulting on create, as the apiserver's defaulters do (kubernetes
+//! pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/defaults.go,
+//! pkg/apis/batch/v1/defaults.go): a field the client left out gets the
+//! value a real cluster would store; nothing given is overwritten.
 
 use serde_json::{Value, json};
 
@@ -30,12 +32,116 @@ fn default_tolerations(pod: &mut Value) {
     }
 }
 
-/// Defaulting on create, as the apiserver's defaulters do for the fields
-/// the simulation reads.
+/// Sets `obj[path]` (a `/`-separated pointer) unless it is there already.
+fn or_default(obj: &mut Value, path: &str, value: Value) {
+    if obj.pointer(path).is_some() {
+        return;
+    }
+    let mut at = obj;
+    let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let Some(map) = at.as_object_mut() else {
+            return;
+        };
+        if i + 1 == parts.len() {
+            map.insert((*part).to_string(), value);
+            return;
+        }
+        at = map.entry((*part).to_string()).or_insert_with(|| json!({}));
+    }
+}
+
+/// A pod spec's defaults (SetDefaults_PodSpec, SetDefaults_Container).
+fn pod_spec(spec: &mut Value) {
+    or_default(spec, "/restartPolicy", json!("Always"));
+    or_default(spec, "/dnsPolicy", json!("ClusterFirst"));
+    or_default(spec, "/schedulerName", json!("default-scheduler"));
+    or_default(spec, "/securityContext", json!({}));
+    or_default(spec, "/enableServiceLinks", json!(true));
+    or_default(spec, "/terminationGracePeriodSeconds", json!(30));
+    for list in ["containers", "initContainers"] {
+        for c in spec
+            .get_mut(list)
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            let image = c["image"].as_str().unwrap_or_default();
+            let tag = image
+                .rsplit('/')
+                .next()
+                .and_then(|s| s.split_once(':'))
+                .map(|(_, t)| t);
+            let pull = if image.contains('@') || tag.is_some_and(|t| t != "latest") {
+                "IfNotPresent"
+            } else {
+                "Always"
+            };
+            or_default(c, "/imagePullPolicy", json!(pull));
+            or_default(c, "/terminationMessagePath", json!("/dev/termination-log"));
+            or_default(c, "/terminationMessagePolicy", json!("File"));
+            for p in c
+                .get_mut("ports")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                or_default(p, "/protocol", json!("TCP"));
+            }
+        }
+    }
+}
+
+/// A workload's defaults, its pod template's included.
+fn workload(res: Resource, obj: &mut Value) {
+    if let Some(spec) = obj.pointer_mut("/spec/template/spec") {
+        pod_spec(spec);
+    }
+    match res {
+        Resource::Deployments => {
+            or_default(obj, "/spec/replicas", json!(1));
+            or_default(obj, "/spec/strategy/type", json!("RollingUpdate"));
+            if obj["spec"]["strategy"]["type"] == "RollingUpdate" {
+                or_default(obj, "/spec/strategy/rollingUpdate/maxSurge", json!("25%"));
+                or_default(
+                    obj,
+                    "/spec/strategy/rollingUpdate/maxUnavailable",
+                    json!("25%"),
+                );
+            }
+            or_default(obj, "/spec/revisionHistoryLimit", json!(10));
+            or_default(obj, "/spec/progressDeadlineSeconds", json!(600));
+        }
+        Resource::ReplicaSets => or_default(obj, "/spec/replicas", json!(1)),
+        Resource::StatefulSets => {
+            or_default(obj, "/spec/replicas", json!(1));
+            or_default(obj, "/spec/podManagementPolicy", json!("OrderedReady"));
+            or_default(obj, "/spec/updateStrategy/type", json!("RollingUpdate"));
+            or_default(obj, "/spec/revisionHistoryLimit", json!(10));
+        }
+        Resource::DaemonSets => {
+            or_default(obj, "/spec/updateStrategy/type", json!("RollingUpdate"));
+            or_default(obj, "/spec/revisionHistoryLimit", json!(10));
+        }
+        Resource::Jobs => {
+            // A work queue (parallelism without completions) keeps its nil.
+            if obj.pointer("/spec/parallelism").is_none() {
+                or_default(obj, "/spec/completions", json!(1));
+            }
+            or_default(obj, "/spec/parallelism", json!(1));
+            or_default(obj, "/spec/backoffLimit", json!(6));
+            or_default(obj, "/spec/completionMode", json!("NonIndexed"));
+        }
+        _ => {}
+    }
+}
+
+/// Defaulting on create, as the apiserver's defaulters do.
 pub(crate) fn prepare_new(res: Resource, mut obj: Value) -> Value {
+    workload(res, &mut obj);
     if res == Resource::Pods {
-        if obj.pointer("/spec/terminationGracePeriodSeconds").is_none() {
-            obj["spec"]["terminationGracePeriodSeconds"] = json!(30);
+        if let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) {
+            pod_spec(spec);
         }
         if obj.pointer("/status/phase").is_none() {
             obj["status"]["phase"] = json!("Pending");
@@ -58,4 +164,44 @@ pub(crate) fn prepare_new(res: Resource, mut obj: Value) -> Value {
         obj["status"]["phase"] = json!("Active");
     }
     obj
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_client_leaves_out_gets_the_apiservers_default() {
+        let d = prepare_new(
+            Resource::Deployments,
+            json!({"spec": {"template": {"spec": {"containers": [
+                {"name": "c", "image": "nginx:1.27", "ports": [{"containerPort": 80}]},
+                {"name": "s", "image": "sidecar"}]}}}}),
+        );
+        assert_eq!(d["spec"]["replicas"], 1);
+        assert_eq!(d["spec"]["strategy"]["rollingUpdate"]["maxSurge"], "25%");
+        let pod = &d["spec"]["template"]["spec"];
+        assert_eq!(pod["restartPolicy"], "Always");
+        assert_eq!(pod["dnsPolicy"], "ClusterFirst");
+        assert_eq!(pod["containers"][0]["imagePullPolicy"], "IfNotPresent");
+        assert_eq!(
+            pod["containers"][1]["imagePullPolicy"], "Always",
+            "no tag: latest"
+        );
+        assert_eq!(pod["containers"][0]["ports"][0]["protocol"], "TCP");
+        let recreate = prepare_new(
+            Resource::Deployments,
+            json!({"spec": {"strategy": {"type": "Recreate"}}}),
+        );
+        assert!(recreate.pointer("/spec/strategy/rollingUpdate").is_none());
+        let queue = prepare_new(Resource::Jobs, json!({"spec": {"parallelism": 3}}));
+        assert!(queue.pointer("/spec/completions").is_none());
+        let pod = prepare_new(
+            Resource::Pods,
+            json!({"spec": {"containers": [{"name": "c", "image": "x"}]}}),
+        );
+        let tolerations = pod["spec"]["tolerations"].as_array().unwrap();
+        assert_eq!(tolerations.len(), 2, "not-ready and unreachable, 300 s");
+        assert_eq!(pod["spec"]["restartPolicy"], "Always");
+    }
 }
