@@ -59,6 +59,22 @@ pub(super) fn list(
     let limit = opts.limit.unwrap_or(usize::MAX);
     let (items, next, remaining, rv) = {
         let store = shared.store();
+        // `Exact`: only the state at that version, which the sandbox keeps
+        // only while it is the current one (older is 410, as past the
+        // apiserver's watch cache window).
+        if opts.resource_version_match.as_deref() == Some("Exact")
+            && let Some(asked) = opts.resource_version.as_deref()
+            && asked != store.resource_version().to_string()
+        {
+            return Err(ApiError::new(
+                410,
+                "Expired",
+                format!(
+                    "too old resource version: {asked} ({})",
+                    store.resource_version()
+                ),
+            ));
+        }
         let ns = t.namespace.as_deref();
         let mut items: Vec<Arc<Value>> = Vec::new();
         let mut next = None;

@@ -68,6 +68,11 @@ pub(crate) struct ListOptions {
     pub(crate) dry_run: bool,
     /// `includeObject` for Table answers: what each row carries.
     pub(crate) include_object: IncludeObject,
+    /// `sendInitialEvents` (a watch-list: the current objects, then a
+    /// bookmark marking their end).
+    pub(crate) send_initial_events: bool,
+    /// `resourceVersionMatch`: `NotOlderThan` or `Exact`.
+    pub(crate) resource_version_match: Option<String>,
 }
 
 /// What a Table row carries of its object (metav1 IncludeObjectPolicy).
@@ -101,6 +106,15 @@ impl ListOptions {
                 "timeoutSeconds" => o.timeout_seconds = v.parse().ok(),
                 "allowWatchBookmarks" => o.bookmarks = v == "true",
                 "dryRun" => o.dry_run = v == "All",
+                "sendInitialEvents" => o.send_initial_events = v == "true",
+                "resourceVersionMatch" if !v.is_empty() => {
+                    if !matches!(v.as_str(), "NotOlderThan" | "Exact") {
+                        return Err(ApiError::bad_request(format!(
+                            "resourceVersionMatch: Unsupported value: {v:?}: supported values: \"Exact\", \"NotOlderThan\""
+                        )));
+                    }
+                    o.resource_version_match = Some(v.clone());
+                }
                 "includeObject" => {
                     o.include_object = match v.as_str() {
                         "None" => IncludeObject::None,
@@ -115,6 +129,40 @@ impl ListOptions {
                 }
                 _ => {}
             }
+        }
+        // The apiserver's rules for these together (metainternalversion
+        // validation of ListOptions).
+        let forbidden = |field: &str, why: &str| {
+            Err(ApiError::new(
+                422,
+                "Invalid",
+                format!("ListOptions.meta.k8s.io \"\" is invalid: {field}: Forbidden: {why}"),
+            ))
+        };
+        if o.send_initial_events {
+            if !o.watch {
+                return forbidden(
+                    "sendInitialEvents",
+                    "sendInitialEvents is forbidden for list",
+                );
+            }
+            if o.resource_version_match.as_deref() != Some("NotOlderThan") || !o.bookmarks {
+                return forbidden(
+                    "sendInitialEvents",
+                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan and allowWatchBookmarks to true",
+                );
+            }
+        } else if o.watch && o.resource_version_match.is_some() {
+            return forbidden(
+                "resourceVersionMatch",
+                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+            );
+        }
+        if o.resource_version_match.is_some() && o.resource_version.is_none() && !o.watch {
+            return forbidden(
+                "resourceVersionMatch",
+                "resourceVersionMatch is forbidden unless resourceVersion is provided",
+            );
         }
         Ok(o)
     }

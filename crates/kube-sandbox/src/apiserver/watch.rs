@@ -80,6 +80,16 @@ impl WatchRequest {
         }
     }
 
+    /// The bookmark that ends a watch-list's initial events
+    /// (`k8s.io/initial-events-end`), which informers wait for.
+    fn initial_events_end(&self, rv: u64) -> Bytes {
+        let mut b: Value = serde_json::from_slice(&self.bookmark(rv)).unwrap_or_default();
+        b["object"]["metadata"]["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        let mut out = serde_json::to_vec(&b).unwrap_or_default();
+        out.push(b'\n');
+        Bytes::from(out)
+    }
+
     fn bookmark(&self, rv: u64) -> Bytes {
         let info = self.resource.info();
         let (kind, api_version) = if self.metadata_only {
@@ -134,11 +144,12 @@ impl WatchRequest {
         let mut sent: u64 = 0;
         let mut changes = shared.store().subscribe();
 
+        // A watch-list starts from the current objects whatever its version.
         let requested = self
             .options
             .resource_version
             .as_deref()
-            .filter(|rv| *rv != "0")
+            .filter(|rv| *rv != "0" && !self.options.send_initial_events)
             .map(str::parse::<u64>);
         let mut last_rv = match requested {
             Some(Ok(rv)) => rv,
@@ -162,6 +173,11 @@ impl WatchRequest {
                         return;
                     }
                     sent += 1;
+                }
+                if self.options.send_initial_events
+                    && tx.send(self.initial_events_end(rv)).await.is_err()
+                {
+                    return;
                 }
                 rv
             }
