@@ -570,3 +570,48 @@ fn rollout_restart_replaces_the_pods_1_27() {
 fn rollout_restart_replaces_the_pods_1_33() {
     rollout_restart_replaces_the_pods(33);
 }
+
+/// What the components record, `kubectl describe` shows: the scheduler's,
+/// the ReplicaSet controller's and the kubelet's Events for a new pod, and
+/// the kubelet's Killing when one is deleted.
+#[test]
+fn components_record_their_events() {
+    let c = Cluster::start(SMALL, 33);
+    c.wait_settled();
+    c.kubectl(&["scale", "deployment", "web", "-n", "shop", "--replicas=4"])
+        .success();
+    c.wait_settled();
+    let events = c.kubectl(&["get", "events", "-n", "shop"]);
+    events.success();
+    for reason in [
+        "Scheduled",
+        "SuccessfulCreate",
+        "Pulled",
+        "Created",
+        "Started",
+    ] {
+        assert!(
+            events
+                .stdout
+                .lines()
+                .any(|l| l.split_whitespace().any(|w| w == reason)),
+            "{reason}: {events:?}"
+        );
+    }
+    let web = web_pod_on(&c, &node_of_any_web(&c)).expect("a web pod");
+    let name = web.split('/').nth(1).unwrap().to_string();
+    c.kubectl(&["delete", "pod", "-n", "shop", &name, "--wait=false"])
+        .success();
+    c.wait_for("Killing", Duration::from_secs(5), |c| {
+        c.kubectl(&[
+            "get",
+            "events",
+            "-n",
+            "shop",
+            "--field-selector",
+            "reason=Killing",
+        ])
+        .stdout
+        .contains(&name)
+    });
+}

@@ -17,6 +17,7 @@ mod apiserver;
 mod clock;
 pub mod config;
 mod controllers;
+mod events;
 pub mod generate;
 mod kubelet;
 pub mod objects;

@@ -49,6 +49,11 @@ enum Timer {
         key: Key,
         uid: String,
     },
+    /// The kubelet begins stopping a deleted pod (its Killing Events).
+    Kill {
+        key: Key,
+        uid: String,
+    },
 }
 
 /// Reconciles owed after a batch of changes, each object once.
@@ -125,6 +130,10 @@ impl Sim {
         let newly_terminating = pods::is_terminating(new)
             && old.is_none_or(|o| !pods::is_terminating(o) || grace(o) != grace(new));
         if newly_terminating {
+            if old.is_none_or(|o| !pods::is_terminating(o)) && pods::node_name(new).is_some() {
+                let (key, uid) = (key.clone(), uid.clone());
+                self.after(Duration::ZERO, Timer::Kill { key, uid });
+            }
             self.after(kubelet::shutdown_delay(new), Timer::Stop { key, uid });
         }
     }
@@ -313,6 +322,7 @@ impl Sim {
             Timer::Stop { key, uid } => kubelet::finish_termination(store, &key, &uid),
             Timer::Evacuate { key, uid } => kubevirt::evacuate(store, &key, &uid),
             Timer::TaintEvict { key, uid } => node_lifecycle::evict(store, &key, &uid),
+            Timer::Kill { key, uid } => kubelet::killing(store, &key, &uid),
         }
     }
 }

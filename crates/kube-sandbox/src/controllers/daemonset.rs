@@ -99,7 +99,9 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         } else {
             let mut pod = template_pod.clone();
             pod["spec"]["nodeName"] = json!(node);
-            let _ = store.create(Resource::Pods, pod);
+            if let Ok(pod) = store.create(Resource::Pods, pod) {
+                crate::events::created_pod(store, &ds, &pod, "daemonset-controller");
+            }
         }
     }
     let status = json!({

@@ -10,6 +10,8 @@ use crate::objects::pods;
 use crate::resources::Resource;
 use crate::store::{Key, Store};
 
+const COMPONENT: &str = "replicaset-controller";
+
 pub(crate) fn replicas(obj: &Value) -> i64 {
     obj.pointer("/spec/replicas")
         .and_then(Value::as_i64)
@@ -31,7 +33,9 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     let want = replicas(&rs);
     let have = active.len() as i64;
     for _ in have..want {
-        let _ = store.create(Resource::Pods, pod_from_template(&rs, None));
+        if let Ok(pod) = store.create(Resource::Pods, pod_from_template(&rs, None)) {
+            crate::events::created_pod(store, &rs, &pod, COMPONENT);
+        }
     }
     if have > want {
         // Scale down: unscheduled and unready pods go first, as the real
@@ -46,12 +50,23 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
                     .unwrap_or_default()
                     .to_string(),
             );
-            let _ = crate::apiserver::deletion::delete(
+            let deleted = crate::apiserver::deletion::delete(
                 store,
                 Resource::Pods,
                 &k,
                 &crate::apiserver::deletion::DeleteOptions::default(),
             );
+            if deleted.is_ok() {
+                let message = format!("Deleted pod: {}", k.1);
+                crate::events::record(
+                    store,
+                    &rs,
+                    "Normal",
+                    "SuccessfulDelete",
+                    &message,
+                    COMPONENT,
+                );
+            }
         }
     }
     let ready = active.iter().filter(|p| pods::is_ready(p)).count();

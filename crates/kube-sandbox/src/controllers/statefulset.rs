@@ -107,7 +107,17 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
                 if let Some(svc) = sts.pointer("/spec/serviceName") {
                     pod["spec"]["subdomain"] = svc.clone();
                 }
-                let _ = store.create(Resource::Pods, pod);
+                if store.create(Resource::Pods, pod).is_ok() {
+                    let message = format!("create Pod {name} in StatefulSet {} successful", key.1);
+                    crate::events::record(
+                        store,
+                        &sts,
+                        "Normal",
+                        "SuccessfulCreate",
+                        &message,
+                        "statefulset-controller",
+                    );
+                }
                 current += 1;
                 blocked |= !parallel;
             }

@@ -148,6 +148,37 @@ pub(crate) fn start(store: &mut Store, key: &Key, uid: &str, ready: bool) {
             pods::set_condition(p, c, s, "", "", &now);
         }
     });
+    for c in pod["spec"]["containers"].as_array().into_iter().flatten() {
+        let name = c["name"].as_str().unwrap_or_default();
+        let image = c["image"].as_str().unwrap_or_default();
+        for (reason, message) in [
+            (
+                "Pulled",
+                format!("Container image \"{image}\" already present on machine"),
+            ),
+            ("Created", format!("Created container: {name}")),
+            ("Started", format!("Started container {name}")),
+        ] {
+            crate::events::record(store, &pod, "Normal", reason, &message, "kubelet");
+        }
+    }
+}
+
+/// The kubelet starts stopping a deleted pod's containers.
+pub(crate) fn killing(store: &mut Store, key: &Key, uid: &str) {
+    let Some(pod) = store.get(Resource::Pods, key) else {
+        return;
+    };
+    if pod["metadata"]["uid"] != uid || !pods::is_terminating(&pod) || !node_up(store, &pod) {
+        return;
+    }
+    for c in pod["spec"]["containers"].as_array().into_iter().flatten() {
+        let message = format!(
+            "Stopping container {}",
+            c["name"].as_str().unwrap_or_default()
+        );
+        crate::events::record(store, &pod, "Normal", "Killing", &message, "kubelet");
+    }
 }
 
 /// The pod's containers exit 0 on their own (a Job's work is done).

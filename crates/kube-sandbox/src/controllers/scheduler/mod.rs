@@ -225,26 +225,6 @@ fn fit_error(total: usize, reasons: &BTreeMap<String, usize>) -> String {
     format!("0/{total} nodes are available: {}.", parts.join(", "))
 }
 
-/// An Event about a pod from the scheduler.
-fn event(pod: &Value, kind: &str, reason: &str, message: &str, now: &str) -> Value {
-    let ns = pod["metadata"]["namespace"].clone();
-    json!({
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"generateName": format!("{}.", pod["metadata"]["name"].as_str().unwrap_or_default()), "namespace": ns},
-        "involvedObject": {"apiVersion": "v1", "kind": "Pod", "namespace": ns,
-            "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]},
-        "reason": reason,
-        "message": message,
-        "type": kind,
-        "source": {"component": SCHEDULER},
-        "reportingComponent": SCHEDULER,
-        "firstTimestamp": now,
-        "lastTimestamp": now,
-        "count": 1,
-    })
-}
-
 /// Tries to bind one pod (`minor`: the Kubernetes minor the sandbox
 /// serves, for reasons kube-scheduler reworded). Returns false when it
 /// stays pending.
@@ -265,10 +245,7 @@ pub(crate) fn schedule(store: &mut Store, key: &Key, minor: u32) -> bool {
             });
             volume_binding::provision(store, &pod, &node);
             let message = format!("Successfully assigned {}/{} to {node}", key.0, key.1);
-            let _ = store.create(
-                Resource::Events,
-                event(&pod, "Normal", "Scheduled", &message, &now),
-            );
+            crate::events::record(store, &pod, "Normal", "Scheduled", &message, SCHEDULER);
             true
         }
         Err(message) => {
@@ -279,9 +256,13 @@ pub(crate) fn schedule(store: &mut Store, key: &Key, minor: u32) -> bool {
             });
             // One Event per new reason, not one per retry.
             if !told {
-                let _ = store.create(
-                    Resource::Events,
-                    event(&pod, "Warning", "FailedScheduling", &message, &now),
+                crate::events::record(
+                    store,
+                    &pod,
+                    "Warning",
+                    "FailedScheduling",
+                    &message,
+                    SCHEDULER,
                 );
             }
             false
