@@ -17,8 +17,13 @@ pub struct SandboxConfig {
     pub kube_version: String,
     /// How many changes a watch can resume from before it gets 410 Expired.
     pub watch_history: usize,
-    /// Seconds a new pod takes to become Ready, unless its annotation says otherwise.
+    /// Seconds a new pod takes to become Ready, unless its annotation or its
+    /// readiness probe says otherwise.
     pub ready_seconds: f64,
+    /// Seconds a deleted pod's containers take to exit once told to, unless
+    /// its annotation or its preStop hook says otherwise; never more than
+    /// its grace period. Unset: the whole grace period.
+    pub shutdown_seconds: Option<f64>,
     pub faults: Faults,
     /// Requests refused with 403, as RBAC would.
     pub deny: Vec<Deny>,
@@ -36,6 +41,7 @@ impl Default for SandboxConfig {
             kube_version: "1.33".into(),
             watch_history: 100_000,
             ready_seconds: 1.0,
+            shutdown_seconds: None,
             faults: Faults::default(),
             deny: Vec::new(),
             role: None,

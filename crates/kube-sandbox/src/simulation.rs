@@ -134,7 +134,10 @@ impl Sim {
                 let (key, uid) = (key.clone(), uid.clone());
                 self.after(Duration::ZERO, Timer::Kill { key, uid });
             }
-            self.after(kubelet::shutdown_delay(new), Timer::Stop { key, uid });
+            self.after(
+                kubelet::shutdown_delay(new, self.shared.config.shutdown_seconds),
+                Timer::Stop { key, uid },
+            );
         }
     }
 
@@ -150,7 +153,10 @@ impl Sim {
                 .unwrap_or_default()
                 .to_string();
             if pods::is_terminating(&pod) {
-                self.after(kubelet::shutdown_delay(&pod), Timer::Stop { key, uid });
+                self.after(
+                    kubelet::shutdown_delay(&pod, self.shared.config.shutdown_seconds),
+                    Timer::Stop { key, uid },
+                );
             } else if kubelet::needs_start(&pod) {
                 let ready = kubelet::ready_delay(&pod, self.shared.config.ready_seconds);
                 let delay = ready.unwrap_or(Duration::from_millis(100));

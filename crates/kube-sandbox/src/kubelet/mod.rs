@@ -31,29 +31,68 @@ fn seconds_knob(pod: &Value, key: &str) -> Option<Knob> {
 }
 
 /// When a just-bound pod should start: `None` when it never becomes Ready.
+/// The annotation decides; else the readiness probe (its first success
+/// after `initialDelaySeconds`, then `successThreshold - 1` periods more),
+/// and never sooner than the scenario's default.
 pub(crate) fn ready_delay(pod: &Value, default_seconds: f64) -> Option<Duration> {
     match seconds_knob(pod, READY_SECONDS) {
         Some(Knob::Never) => None,
         Some(Knob::Seconds(s)) => Some(Duration::from_secs_f64(s)),
-        None => Some(Duration::from_secs_f64(default_seconds)),
+        None => {
+            let probe = |p: &Value| {
+                let field = |f: &str, d: i64| p[f].as_i64().unwrap_or(d) as f64;
+                field("initialDelaySeconds", 0)
+                    + (field("successThreshold", 1) - 1.0).max(0.0) * field("periodSeconds", 10)
+            };
+            let probed = pod["spec"]["containers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c.get("readinessProbe").map(probe))
+                .fold(0.0, f64::max);
+            Some(Duration::from_secs_f64(probed.max(default_seconds)))
+        }
     }
 }
 
-/// How long a deleted pod takes to stop: the knob, else the grace period
-/// left until its deletionTimestamp.
-pub(crate) fn shutdown_delay(pod: &Value) -> Duration {
-    // The grace period ends at deletionTimestamp; the kubelet kills what is
-    // still running then, so a shortened grace period shortens the shutdown.
+/// Seconds a container's preStop hook keeps it running: a `sleep` action,
+/// or an exec whose command ends in `sleep N`.
+fn pre_stop_seconds(pod: &Value) -> Option<f64> {
+    pod["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let hook = c.pointer("/lifecycle/preStop")?;
+            if let Some(s) = hook.pointer("/sleep/seconds").and_then(Value::as_f64) {
+                return Some(s);
+            }
+            let command = hook.pointer("/exec/command")?.as_array()?;
+            let last = command.last()?.as_str()?;
+            let mut words = last.split_whitespace().rev();
+            let n = words.next()?.parse::<f64>().ok()?;
+            (words.next()? == "sleep").then_some(n)
+        })
+        .reduce(f64::max)
+}
+
+/// How long a deleted pod takes to stop: the annotation, else its preStop
+/// hook, else the scenario's `shutdownSeconds`, else the whole grace
+/// period; never past its deletionTimestamp (the kubelet kills what still
+/// runs then, so a shortened grace period shortens the shutdown).
+pub(crate) fn shutdown_delay(pod: &Value, default_seconds: Option<f64>) -> Duration {
     let remaining = pod
         .pointer("/metadata/deletionTimestamp")
         .and_then(Value::as_str)
         .and_then(seconds_since)
         .map_or(0, |elapsed| -elapsed);
     let grace = Duration::from_secs(remaining.max(0) as u64);
-    match seconds_knob(pod, SHUTDOWN_SECONDS) {
-        Some(Knob::Seconds(secs)) => Duration::from_secs_f64(secs).min(grace),
-        _ => grace,
-    }
+    let wanted = match seconds_knob(pod, SHUTDOWN_SECONDS) {
+        Some(Knob::Seconds(secs)) => Some(secs),
+        Some(Knob::Never) => None,
+        None => pre_stop_seconds(pod).or(default_seconds),
+    };
+    wanted.map_or(grace, |s| Duration::from_secs_f64(s.max(0.0)).min(grace))
 }
 
 pub(crate) fn completion_delay(pod: &Value) -> Option<Duration> {
@@ -227,4 +266,40 @@ pub(crate) fn finish_termination(store: &mut Store, key: &Key, uid: &str) {
         ..DeleteOptions::default()
     };
     let _ = deletion::delete(store, Resource::Pods, key, &opts);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readiness_comes_from_the_probe_and_shutdown_from_pre_stop() {
+        let probed = json!({"spec": {"containers": [
+            {"name": "a", "readinessProbe": {"initialDelaySeconds": 5, "periodSeconds": 2, "successThreshold": 3}},
+            {"name": "b"}]}});
+        assert_eq!(ready_delay(&probed, 1.0), Some(Duration::from_secs(9)));
+        assert_eq!(
+            ready_delay(&json!({"spec": {}}), 1.0),
+            Some(Duration::from_secs(1))
+        );
+        let far =
+            crate::clock::format_time(jiff::Timestamp::now() + jiff::SignedDuration::from_secs(30));
+        let stopping = |hook: Value| {
+            json!({"metadata": {"deletionTimestamp": far},
+                "spec": {"containers": [{"name": "a", "lifecycle": {"preStop": hook}}]}})
+        };
+        let slept = shutdown_delay(&stopping(json!({"sleep": {"seconds": 7}})), None);
+        assert!(
+            slept <= Duration::from_secs(7) && slept >= Duration::from_secs(6),
+            "{slept:?}"
+        );
+        let exec = stopping(json!({"exec": {"command": ["/bin/sh", "-c", "sleep 4"]}}));
+        assert_eq!(shutdown_delay(&exec, Some(1.0)), Duration::from_secs(4));
+        let plain = stopping(json!({}));
+        assert_eq!(shutdown_delay(&plain, Some(2.0)), Duration::from_secs(2));
+        assert!(
+            shutdown_delay(&plain, None) >= Duration::from_secs(28),
+            "the grace period"
+        );
+    }
 }
