@@ -16,7 +16,7 @@ use crate::controllers::{
 };
 use crate::kubelet::{self, kubevirt};
 use crate::objects::budgets;
-use crate::objects::pods;
+use crate::objects::{nodes, pods};
 use crate::resources::Resource;
 use crate::state::Shared;
 use crate::store::{Change, Key, Store, key_of};
@@ -213,11 +213,7 @@ impl Sim {
                 }
                 dirty.retry_pending = true;
                 dirty.nodes.insert(key.clone());
-                let up = |n: Option<&Value>| {
-                    n.is_some_and(|n| {
-                        pods::condition(n, "Ready").is_none_or(|c| c["status"] == "True")
-                    })
-                };
+                let up = |n: Option<&Value>| n.is_some_and(nodes::is_ready);
                 if up(new) && !up(old) && old.is_some() {
                     self.kubelet_back(store, &key.1);
                 }

@@ -139,7 +139,7 @@ pub(crate) fn node_up(store: &Store, pod: &Value) -> bool {
     else {
         return true;
     };
-    pods::condition(&node, "Ready").is_none_or(|c| c["status"] == "True")
+    crate::objects::nodes::is_ready(&node)
 }
 
 /// The kubelet runs the pod's containers; they become Ready unless `ready`

@@ -1,6 +1,8 @@
 //! Reading Kubernetes objects held as JSON: what the apiserver, the
-//! controllers and the kubelets all need to know of a pod, a budget, a VM.
+//! controllers and the kubelets all need to know of a pod, a node, a budget,
+//! a VM.
 
 pub(crate) mod budgets;
 pub(crate) mod kubevirt;
+pub(crate) mod nodes;
 pub mod pods;

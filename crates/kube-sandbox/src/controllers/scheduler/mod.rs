@@ -31,8 +31,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Value, json};
 
+use super::node_lifecycle::NOT_READY;
 use crate::clock::now_rfc3339;
-use crate::objects::pods;
+use crate::objects::{nodes, pods};
 use crate::resources::Resource;
 use crate::store::{Key, Store};
 
@@ -40,7 +41,6 @@ pub(crate) use node_unschedulable::UNSCHEDULABLE_TAINT;
 pub(crate) use taint_toleration::tolerates;
 
 const SCHEDULER: &str = "default-scheduler";
-const NOT_READY_TAINT: &str = "node.kubernetes.io/not-ready";
 
 /// A label of an object's metadata.
 pub(super) fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
@@ -49,20 +49,15 @@ pub(super) fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
 
 /// The node as the filters see it: a NotReady node with the not-ready taint.
 fn as_scheduled(node: &Value) -> std::borrow::Cow<'_, Value> {
-    let ready = node
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))
-        .is_none_or(|c| c["status"] == "True");
     let tainted = node
         .pointer("/spec/taints")
         .and_then(Value::as_array)
-        .is_some_and(|ts| ts.iter().any(|t| t["key"] == NOT_READY_TAINT));
-    if ready || tainted {
+        .is_some_and(|ts| ts.iter().any(|t| t["key"] == NOT_READY));
+    if nodes::is_ready(node) || tainted {
         return std::borrow::Cow::Borrowed(node);
     }
     let mut node = node.clone();
-    let taint = json!({"key": NOT_READY_TAINT, "effect": "NoSchedule"});
+    let taint = json!({"key": NOT_READY, "effect": "NoSchedule"});
     match node
         .pointer_mut("/spec/taints")
         .and_then(Value::as_array_mut)
