@@ -8,6 +8,7 @@ mod harness;
 mod kubevirt;
 mod lifecycle;
 mod operator;
+mod python_client;
 mod rehearsal;
 mod reliability;
 mod sandbox_cli;

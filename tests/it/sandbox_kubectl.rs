@@ -615,3 +615,144 @@ fn components_record_their_events() {
         .contains(&name)
     });
 }
+
+const MANIFESTS: &str = "
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: api:1, env: [{name: A, value: '1'}]}]
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: legacy, namespace: shop}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: legacy}}
+    spec:
+      containers: [{name: c, image: legacy:1}]
+";
+
+/// `apply -f`, `create -f` and `explain` without flags: kubectl reads the
+/// OpenAPI documents, leaves validation to the server (`fieldValidation=
+/// Strict`), and the server refuses an unknown field by its path. A
+/// ReplicationController is served and runs its pods; node heartbeats are
+/// Leases.
+fn apply_create_and_explain(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    let dir = crate::harness::TempDir::new("manifests");
+    let file = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let all = file("all.yaml", MANIFESTS);
+    let applied = c.kubectl(&["apply", "-f", &all]);
+    applied.success();
+    assert!(
+        applied.stdout.contains("deployment.apps/api created")
+            && applied
+                .stdout
+                .contains("replicationcontroller/legacy created"),
+        "kubectl 1.{minor}: {applied:?}"
+    );
+    let creates = c.requests();
+    let creates: Vec<_> = creates.iter().filter(|r| r.method == "POST").collect();
+    assert!(
+        creates
+            .iter()
+            .all(|r| r.query.contains("fieldValidation=Strict")),
+        "validation is left to the server: {creates:?}"
+    );
+    let again = c.kubectl(&["apply", "-f", &all]);
+    assert!(
+        again.stdout.contains("deployment.apps/api unchanged"),
+        "{again:?}"
+    );
+
+    // A second env var merges into the container by name.
+    let more = MANIFESTS.replace(
+        "[{name: A, value: '1'}]",
+        "[{name: A, value: '1'}, {name: B, value: '2'}]",
+    );
+    c.kubectl(&["apply", "-f", &file("more.yaml", &more)])
+        .success();
+    let d = c.get(Resource::Deployments, "shop", "api").unwrap();
+    let env = &d["spec"]["template"]["spec"]["containers"][0]["env"];
+    assert_eq!(env.as_array().map(Vec::len), Some(2), "{d}");
+
+    let typo = MANIFESTS.replace("replicas: 1\n", "replicas: 1\n  replica: 2\n");
+    let refused = c.kubectl(&["create", "-f", &file("typo.yaml", &typo)]);
+    assert!(
+        refused.stderr.contains(
+            "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.replica\""
+        ),
+        "kubectl 1.{minor}: {refused:?}"
+    );
+    assert!(
+        c.get(Resource::Deployments, "shop", "api").unwrap()["spec"]
+            .get("replica")
+            .is_none()
+    );
+
+    c.wait_for("two legacy pods", Duration::from_secs(10), |c| {
+        c.pods()
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "legacy" && pods::is_ready(p))
+            .count()
+            == 2
+    });
+    let rc = c.kubectl(&["get", "rc", "legacy", "-n", "shop"]);
+    let row: Vec<&str> = rc
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(row[..4], ["legacy", "2", "2", "2"], "{rc:?}");
+
+    let explain = c.kubectl(&["explain", "pod.spec.nodeName"]);
+    explain.success();
+    assert!(
+        explain.stdout.contains("FIELD: nodeName <string>")
+            && explain
+                .stdout
+                .contains("NodeName indicates in which node this pod is scheduled"),
+        "kubectl 1.{minor}: {explain:?}"
+    );
+
+    let leases = c.kubectl(&["get", "leases", "-n", "kube-node-lease"]);
+    leases.success();
+    let holders: Vec<&str> = leases
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert!(
+        holders.contains(&"worker-1")
+            && holders.len()
+                == c.kubectl(&["get", "nodes", "-o", "name"])
+                    .stdout
+                    .lines()
+                    .count(),
+        "{leases:?}"
+    );
+}
+
+#[test]
+fn apply_create_and_explain_1_27() {
+    apply_create_and_explain(27);
+}
+
+#[test]
+fn apply_create_and_explain_1_33() {
+    apply_create_and_explain(33);
+}

@@ -8,6 +8,14 @@ pub(crate) use kube_conventions::time::{
     format_time, human_duration, now_rfc3339, now_rfc3339_micros, seconds_since,
 };
 
+/// FNV-1a: a stable 64-bit digest (a node's seeded identifiers, a
+/// document's hash).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// splitmix64: unique-enough identifiers without a random-number dependency.
 pub(crate) struct IdGen {
     state: AtomicU64,

@@ -20,6 +20,7 @@ mod controllers;
 mod events;
 pub mod generate;
 mod kubelet;
+mod models;
 pub mod objects;
 pub mod request_log;
 pub mod resources;

@@ -15,6 +15,8 @@ pub enum Resource {
     StatefulSets,
     DaemonSets,
     Jobs,
+    ReplicationControllers,
+    Leases,
     VirtualMachineInstances,
     PersistentVolumes,
     PersistentVolumeClaims,
@@ -46,7 +48,7 @@ const VERBS: &[&str] = &[
 ];
 
 impl Resource {
-    pub const ALL: [Resource; 14] = [
+    pub const ALL: [Resource; 16] = [
         Resource::Namespaces,
         Resource::Nodes,
         Resource::Pods,
@@ -57,6 +59,8 @@ impl Resource {
         Resource::StatefulSets,
         Resource::DaemonSets,
         Resource::Jobs,
+        Resource::ReplicationControllers,
+        Resource::Leases,
         Resource::VirtualMachineInstances,
         Resource::PersistentVolumes,
         Resource::PersistentVolumeClaims,
@@ -189,6 +193,30 @@ impl Resource {
                 &[],
                 &["all"],
                 &["status"]
+            ),
+            // The core API's workload before ReplicaSets; still in clusters.
+            Resource::ReplicationControllers => info!(
+                "",
+                "v1",
+                "replicationcontrollers",
+                "replicationcontroller",
+                "ReplicationController",
+                true,
+                &["rc"],
+                &["all"],
+                &["status", "scale"]
+            ),
+            // Node heartbeats (kube-node-lease) and locks.
+            Resource::Leases => info!(
+                "coordination.k8s.io",
+                "v1",
+                "leases",
+                "lease",
+                "Lease",
+                true,
+                &[],
+                &[],
+                &[]
             ),
             // Volumes, for the scheduler's volume topology.
             Resource::PersistentVolumes => info!(

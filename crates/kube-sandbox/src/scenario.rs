@@ -153,15 +153,30 @@ fn default_node(mut node: Value, minor: &str) -> Value {
             "lastTransitionTime": crate::clock::now_rfc3339(),
         }]);
     }
-    if st.get("nodeInfo").is_none() {
-        st["nodeInfo"] = json!({
-            "kubeletVersion": format!("v1.{minor}.0"),
-            "osImage": "Sandbox Linux",
-            "kernelVersion": "6.1.0-sandbox",
-            "containerRuntimeVersion": "containerd://1.7.0",
-            "operatingSystem": "linux",
-            "architecture": "amd64",
-        });
+    // Every nodeInfo field is a required string of the API (clients such as
+    // the Python one refuse a node without them); the kubelet fills them.
+    let ids = crate::clock::IdGen::new(crate::clock::fnv1a(
+        name.as_str().unwrap_or_default().as_bytes(),
+    ));
+    let info = [
+        ("machineID", json!(ids.uid().replace('-', ""))),
+        ("systemUUID", json!(ids.uid())),
+        ("bootID", json!(ids.uid())),
+        ("kernelVersion", json!("6.1.0-sandbox")),
+        ("osImage", json!("Sandbox Linux")),
+        ("containerRuntimeVersion", json!("containerd://1.7.0")),
+        ("kubeletVersion", json!(format!("v1.{minor}.0"))),
+        ("kubeProxyVersion", json!("")),
+        ("operatingSystem", json!("linux")),
+        ("architecture", json!("amd64")),
+    ];
+    if !st["nodeInfo"].is_object() {
+        st["nodeInfo"] = json!({});
+    }
+    if let Some(dumped) = st["nodeInfo"].as_object_mut() {
+        for (k, v) in info {
+            dumped.entry(k).or_insert(v);
+        }
     }
     if st.get("allocatable").is_none() {
         st["allocatable"] = json!({"cpu": "8", "memory": "32Gi", "pods": "110"});

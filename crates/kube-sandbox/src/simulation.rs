@@ -229,6 +229,7 @@ impl Sim {
                 }
             }
             Resource::ReplicaSets
+            | Resource::ReplicationControllers
             | Resource::Deployments
             | Resource::StatefulSets
             | Resource::DaemonSets
@@ -267,7 +268,7 @@ impl Sim {
                     );
                 }
             }
-            Resource::Namespaces | Resource::Events => {}
+            Resource::Namespaces | Resource::Events | Resource::Leases => {}
         }
         // Garbage collection scans every object for owner references, so
         // only owners' deletions ask for it: pods and events own nothing.
@@ -297,6 +298,7 @@ impl Sim {
             disruption::reconcile(store, key);
         }
         for key in &dirty.nodes {
+            kubelet::heartbeat::sync(store, &key.1);
             for (after, pod, uid) in node_lifecycle::reconcile(store, key) {
                 if after.is_zero() {
                     node_lifecycle::evict(store, &pod, &uid);
@@ -353,6 +355,7 @@ pub(crate) fn spawn(
         for res in [
             Resource::Deployments,
             Resource::ReplicaSets,
+            Resource::ReplicationControllers,
             Resource::StatefulSets,
             Resource::Jobs,
         ] {

@@ -113,6 +113,24 @@ fn workload(res: Resource, obj: &mut Value) {
             or_default(obj, "/spec/progressDeadlineSeconds", json!(600));
         }
         Resource::ReplicaSets => or_default(obj, "/spec/replicas", json!(1)),
+        // core/v1 SetDefaults_ReplicationController: the template's labels
+        // stand in for an empty selector and empty object labels.
+        Resource::ReplicationControllers => {
+            or_default(obj, "/spec/replicas", json!(1));
+            let labels = obj.pointer("/spec/template/metadata/labels").cloned();
+            if let Some(labels) = labels.filter(|l| l.as_object().is_some_and(|m| !m.is_empty())) {
+                let empty = |v: Option<&Value>| {
+                    v.and_then(Value::as_object)
+                        .is_none_or(serde_json::Map::is_empty)
+                };
+                if empty(obj.pointer("/spec/selector")) {
+                    obj["spec"]["selector"] = labels.clone();
+                }
+                if empty(obj.pointer("/metadata/labels")) {
+                    obj["metadata"]["labels"] = labels;
+                }
+            }
+        }
         Resource::StatefulSets => {
             or_default(obj, "/spec/replicas", json!(1));
             or_default(obj, "/spec/podManagementPolicy", json!("OrderedReady"));

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::query::ListOptions;
 use super::routes::{Reply, Target};
 use super::table;
+use crate::objects::leases;
 use crate::resources::Resource;
 use crate::state::Shared;
 use crate::status::ApiError;
@@ -87,7 +88,7 @@ pub(super) fn list(
                 return;
             }
             if items.len() < limit {
-                items.push(o.clone());
+                items.push(leases::as_read(&store, t.resource, o.clone()));
                 if items.len() == limit {
                     next = Some(k.clone());
                 }

@@ -8,9 +8,11 @@ pub(crate) mod defaults;
 pub(crate) mod deletion;
 mod discovery;
 pub(crate) mod eviction;
+mod field_validation;
 mod list;
 mod managed_fields;
 mod meta;
+mod openapi;
 pub(crate) mod patch;
 pub(crate) mod protobuf;
 pub(crate) mod query;
@@ -202,6 +204,13 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             let bytes = serde_json::to_vec(&doc).unwrap_or_default();
             ctx.write(&shared, 200, bytes.len() as u64);
             return json_response(200, bytes, None);
+        }
+        if let Some(doc) = openapi::document(path, &header(header::ACCEPT), shared.config.minor()) {
+            ctx.write(&shared, 200, doc.bytes.len() as u64);
+            return Response::builder()
+                .header(header::CONTENT_TYPE, doc.content_type)
+                .body(full(doc.bytes))
+                .expect("valid response");
         }
         if matches!(path, "/healthz" | "/livez" | "/readyz") {
             ctx.write(&shared, 200, 2);

@@ -58,7 +58,7 @@ pub(crate) fn merge_patch(target: &Value, patch: &Value) -> Value {
 
 /// The patchMergeKey of list fields (from the core API's struct tags), by
 /// field name; lists not named here are replaced whole, as for `taints`.
-fn merge_key(field: &str) -> Option<&'static str> {
+pub(crate) fn merge_key(field: &str) -> Option<&'static str> {
     match field {
         "conditions" | "addresses" => Some("type"),
         "containers"
@@ -78,7 +78,7 @@ fn merge_key(field: &str) -> Option<&'static str> {
 }
 
 /// Primitive lists with `patchStrategy:"merge"`: union, not replace.
-fn merges_primitives(field: &str) -> bool {
+pub(crate) fn merges_primitives(field: &str) -> bool {
     field == "finalizers"
 }
 

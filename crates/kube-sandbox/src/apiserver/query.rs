@@ -66,6 +66,8 @@ pub(crate) struct ListOptions {
     pub(crate) timeout_seconds: Option<u64>,
     pub(crate) bookmarks: bool,
     pub(crate) dry_run: bool,
+    /// `fieldValidation` of a write.
+    pub(crate) field_validation: super::field_validation::FieldValidation,
     /// `includeObject` for Table answers: what each row carries.
     pub(crate) include_object: IncludeObject,
     /// `sendInitialEvents` (a watch-list: the current objects, then a
@@ -106,6 +108,9 @@ impl ListOptions {
                 "timeoutSeconds" => o.timeout_seconds = v.parse().ok(),
                 "allowWatchBookmarks" => o.bookmarks = v == "true",
                 "dryRun" => o.dry_run = v == "All",
+                "fieldValidation" => {
+                    o.field_validation = super::field_validation::FieldValidation::parse(v)?;
+                }
                 "sendInitialEvents" => o.send_initial_events = v == "true",
                 "resourceVersionMatch" if !v.is_empty() => {
                     if !matches!(v.as_str(), "NotOlderThan" | "Exact") {

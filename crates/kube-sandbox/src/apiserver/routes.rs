@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::defaults::prepare_new;
+use super::field_validation;
 use super::table;
 use crate::apiserver::deletion::{self, DeleteOptions, Deleted};
 use crate::apiserver::eviction;
@@ -174,10 +175,13 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
         }
         ("GET", false, None) => super::list::list(shared, t, &opts, req.accept),
         ("GET", true, None | Some("status")) => {
-            let obj = shared
-                .store()
-                .get(t.resource, &t.key())
-                .ok_or_else(|| ApiError::not_found(t.resource, &t.key().1))?;
+            let obj = {
+                let store = shared.store();
+                let obj = store
+                    .get(t.resource, &t.key())
+                    .ok_or_else(|| ApiError::not_found(t.resource, &t.key().1))?;
+                crate::objects::leases::as_read(&store, t.resource, obj)
+            };
             if super::list::wants_table(req.accept) {
                 let meta = json!({"resourceVersion": obj["metadata"]["resourceVersion"]});
                 return Ok(ok(table::table(
@@ -195,6 +199,7 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
         ("POST", false, None) => {
             let mut body = parse_body(req.body, req.content_type)?;
             check_kind(t.resource, &body)?;
+            field_validation::check(t.resource, &mut body, opts.field_validation, false)?;
             if let Some(ns) = &t.namespace {
                 let given = body
                     .pointer("/metadata/namespace")
@@ -240,6 +245,7 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
         ("PUT", true, sub @ (None | Some("status"))) => {
             let mut body = parse_body(req.body, req.content_type)?;
             check_kind(t.resource, &body)?;
+            field_validation::check(t.resource, &mut body, opts.field_validation, false)?;
             body["metadata"]["name"] = json!(t.key().1);
             if let Some(ns) = &t.namespace {
                 body["metadata"]["namespace"] = json!(ns);
@@ -260,7 +266,11 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
                     format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got {:?})", req.content_type),
                 )
             })?;
-            let patch_doc = parse_body(req.body, req.content_type)?;
+            let mut patch_doc = parse_body(req.body, req.content_type)?;
+            if kind == PatchType::Apply {
+                // The applied configuration is an object of the kind.
+                field_validation::check(t.resource, &mut patch_doc, opts.field_validation, true)?;
+            }
             let mut store = shared.store();
             let Some(old) = store.get(t.resource, &t.key()) else {
                 if kind == PatchType::Apply {
@@ -269,8 +279,9 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
                 }
                 return Err(ApiError::not_found(t.resource, &t.key().1));
             };
-            let patched = patch::apply(kind, &old, &patch_doc)
+            let mut patched = patch::apply(kind, &old, &patch_doc)
                 .map_err(|e| ApiError::new(422, "Invalid", e))?;
+            field_validation::check(t.resource, &mut patched, opts.field_validation, true)?;
             let mut new = split_status(&old, patched, sub.is_some());
             let applied = (kind == PatchType::Apply).then_some(&patch_doc);
             req.track(Some(&old), &mut new, applied);

@@ -1,4 +1,5 @@
-//! The `scale` subresource of Deployments, ReplicaSets and StatefulSets, as
+//! The `scale` subresource of Deployments, ReplicaSets, StatefulSets and
+//! ReplicationControllers, as
 //! `kubectl scale` and autoscalers use it: an autoscaling/v1 `Scale` whose
 //! `spec.replicas` is the workload's and whose `status` carries the
 //! replicas seen and the selector as a string (kubernetes
@@ -12,13 +13,24 @@ use crate::status::ApiError;
 pub(crate) fn serves(res: Resource) -> bool {
     matches!(
         res,
-        Resource::Deployments | Resource::ReplicaSets | Resource::StatefulSets
+        Resource::Deployments
+            | Resource::ReplicaSets
+            | Resource::StatefulSets
+            | Resource::ReplicationControllers
     )
 }
 
-/// A label selector object in its string form: `a=b,c in (d,e)`.
+/// A label selector object in its string form: `a=b,c in (d,e)`. A
+/// ReplicationController's selector is a plain label map.
 fn selector_string(sel: &Value) -> String {
-    let mut parts: Vec<String> = sel["matchLabels"]
+    let is_label_selector =
+        sel.get("matchLabels").is_some() || sel.get("matchExpressions").is_some();
+    let labels = if is_label_selector {
+        &sel["matchLabels"]
+    } else {
+        sel
+    };
+    let mut parts: Vec<String> = labels
         .as_object()
         .into_iter()
         .flatten()

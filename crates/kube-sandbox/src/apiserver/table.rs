@@ -61,7 +61,7 @@ fn columns(res: Resource) -> Vec<Col> {
             col("Available", "integer", 0),
             col("Age", "string", 0),
         ],
-        Resource::ReplicaSets => vec![
+        Resource::ReplicaSets | Resource::ReplicationControllers => vec![
             col("Name", "string", 0),
             col("Desired", "integer", 0),
             col("Current", "integer", 0),
@@ -120,6 +120,11 @@ fn columns(res: Resource) -> Vec<Col> {
             col("Capacity", "string", 0),
             col("Access Modes", "string", 0),
             col("StorageClass", "string", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::Leases => vec![
+            col("Name", "string", 0),
+            col("Holder", "string", 0),
             col("Age", "string", 0),
         ],
         Resource::StorageClasses => vec![
@@ -329,7 +334,7 @@ fn cells(res: Resource, o: &Value) -> Vec<Value> {
             json!(int(o, "/status/availableReplicas")),
             json!(age(o)),
         ],
-        Resource::ReplicaSets => vec![
+        Resource::ReplicaSets | Resource::ReplicationControllers => vec![
             name,
             json!(
                 o.pointer("/spec/replicas")
@@ -440,6 +445,11 @@ fn cells(res: Resource, o: &Value) -> Vec<Value> {
             json!(str_or(o, "/status/capacity/storage", "")),
             json!(access_modes(o.pointer("/status/accessModes"))),
             json!(str_or(o, "/spec/storageClassName", "")),
+            json!(age(o)),
+        ],
+        Resource::Leases => vec![
+            name,
+            json!(str_or(o, "/spec/holderIdentity", "")),
             json!(age(o)),
         ],
         Resource::StorageClasses => vec![

@@ -10,38 +10,24 @@
 //!   `terminationGracePeriodSeconds` ("pod updates may not change fields
 //!   other than ...").
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::models::{Model, WithModel, with_model};
 use crate::resources::Resource;
 use crate::status::ApiError;
 
-fn decodes<T: DeserializeOwned>(v: &Value) -> Result<(), String> {
-    serde_json::from_value::<T>(v.clone())
-        .map(drop)
-        .map_err(|e| e.to_string())
-}
-
 /// Does the object read as its typed kind? `Err` carries serde's reason.
 fn typed(res: Resource, obj: &Value) -> Result<(), String> {
-    use k8s_openapi::api::policy::v1 as policy;
-    use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch, core::v1 as core};
-    match res {
-        Resource::Namespaces => decodes::<core::Namespace>(obj),
-        Resource::Nodes => decodes::<core::Node>(obj),
-        Resource::Pods => decodes::<core::Pod>(obj),
-        Resource::Events => decodes::<core::Event>(obj),
-        Resource::PodDisruptionBudgets => decodes::<policy::PodDisruptionBudget>(obj),
-        Resource::Deployments => decodes::<apps::Deployment>(obj),
-        Resource::ReplicaSets => decodes::<apps::ReplicaSet>(obj),
-        Resource::StatefulSets => decodes::<apps::StatefulSet>(obj),
-        Resource::DaemonSets => decodes::<apps::DaemonSet>(obj),
-        Resource::Jobs => decodes::<batch::Job>(obj),
-        Resource::PersistentVolumes => decodes::<core::PersistentVolume>(obj),
-        Resource::PersistentVolumeClaims => decodes::<core::PersistentVolumeClaim>(obj),
-        Resource::StorageClasses => decodes::<k8s_openapi::api::storage::v1::StorageClass>(obj),
-        Resource::VirtualMachineInstances => Ok(()),
+    struct Decodes<'a>(&'a Value);
+    impl WithModel for Decodes<'_> {
+        type Out = Result<(), String>;
+        fn with<T: Model>(self) -> Self::Out {
+            serde_json::from_value::<T>(self.0.clone())
+                .map(drop)
+                .map_err(|e| e.to_string())
+        }
     }
+    with_model(res, Decodes(obj)).unwrap_or(Ok(()))
 }
 
 /// Every leaf of an object with its path (`spec.unschedulable`,

@@ -128,14 +128,15 @@ enum NoScale {
     /// A pod without a controller, or a controller that is not there: the
     /// disruption controller's failSafe (nothing allowed).
     Missing,
-    /// A controller the sandbox does not run (a ReplicationController, a
-    /// custom resource with a scale subresource): the real controller reads
+    /// A controller the sandbox does not run (a custom resource with a
+    /// scale subresource): the real controller reads
     /// its scale, which a dump records as the budget's `expectedPods`.
     NotSimulated,
 }
 
 /// Summed `spec.replicas` of the controllers of these pods, each counted
-/// once: Deployment (through its ReplicaSet), ReplicaSet, StatefulSet.
+/// once: Deployment (through its ReplicaSet), ReplicaSet, StatefulSet,
+/// ReplicationController.
 fn controller_scale(store: &Store, pods: &[(Key, std::sync::Arc<Value>)]) -> Result<i32, NoScale> {
     let mut seen: BTreeMap<String, i32> = BTreeMap::new();
     for (key, pod) in pods {
@@ -151,6 +152,7 @@ fn controller_scale(store: &Store, pods: &[(Key, std::sync::Arc<Value>)]) -> Res
                 }
             }
             "StatefulSet" => (Resource::StatefulSets, owner.name),
+            "ReplicationController" => (Resource::ReplicationControllers, owner.name),
             "DaemonSet" | "Job" => return Err(NoScale::Missing),
             _ => return Err(NoScale::NotSimulated),
         };

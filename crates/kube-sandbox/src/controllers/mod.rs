@@ -38,6 +38,7 @@ pub(crate) fn update_status(store: &mut Store, res: Resource, key: &Key, fields:
 pub(crate) fn owner_resource(kind: &str) -> Option<Resource> {
     match kind {
         "ReplicaSet" => Some(Resource::ReplicaSets),
+        "ReplicationController" => Some(Resource::ReplicationControllers),
         "Deployment" => Some(Resource::Deployments),
         "StatefulSet" => Some(Resource::StatefulSets),
         "DaemonSet" => Some(Resource::DaemonSets),
@@ -59,7 +60,9 @@ pub(crate) fn owned_pods(store: &Store, owner: &Value) -> Vec<std::sync::Arc<Val
 /// Reconciles one workload object with its controller.
 pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
     match res {
-        Resource::ReplicaSets => replicaset::reconcile(store, key),
+        Resource::ReplicaSets | Resource::ReplicationControllers => {
+            replicaset::reconcile(store, res, key);
+        }
         Resource::Deployments => deployment::reconcile(store, key),
         Resource::StatefulSets => statefulset::reconcile(store, key),
         Resource::DaemonSets => daemonset::reconcile(store, key),

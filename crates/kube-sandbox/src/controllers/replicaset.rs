@@ -1,6 +1,10 @@
 //! The ReplicaSet controller: keeps `spec.replicas` pods alive (a
 //! terminating pod no longer counts, so its replacement is made at once) and
-//! reports the counts in status (kubernetes pkg/controller/replicaset).
+//! reports the counts in status (kubernetes pkg/controller/replicaset). The
+//! same controller runs ReplicationControllers, as upstream's
+//! pkg/controller/replication wraps it: only the selector's shape (a plain
+//! label map) and the events' component differ, and pods are found by their
+//! owner reference either way.
 
 use serde_json::{Value, json};
 
@@ -10,7 +14,12 @@ use crate::objects::pods;
 use crate::resources::Resource;
 use crate::store::{Key, Store};
 
-const COMPONENT: &str = "replicaset-controller";
+fn component(res: Resource) -> &'static str {
+    match res {
+        Resource::ReplicationControllers => "replication-controller",
+        _ => "replicaset-controller",
+    }
+}
 
 pub(crate) fn replicas(obj: &Value) -> i64 {
     obj.pointer("/spec/replicas")
@@ -18,8 +27,9 @@ pub(crate) fn replicas(obj: &Value) -> i64 {
         .unwrap_or(1)
 }
 
-pub(crate) fn reconcile(store: &mut Store, key: &Key) {
-    let Some(rs) = store.get(Resource::ReplicaSets, key) else {
+/// Reconciles a ReplicaSet or a ReplicationController.
+pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
+    let Some(rs) = store.get(res, key) else {
         return;
     };
     if pods::is_terminating(&rs) {
@@ -34,7 +44,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     let have = active.len() as i64;
     for _ in have..want {
         if let Ok(pod) = store.create(Resource::Pods, pod_from_template(&rs, None)) {
-            crate::events::created_pod(store, &rs, &pod, COMPONENT);
+            crate::events::created_pod(store, &rs, &pod, component(res));
         }
     }
     if have > want {
@@ -64,7 +74,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
                     "Normal",
                     "SuccessfulDelete",
                     &message,
-                    COMPONENT,
+                    component(res),
                 );
             }
         }
@@ -72,7 +82,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     let ready = active.iter().filter(|p| pods::is_ready(p)).count();
     update_status(
         store,
-        Resource::ReplicaSets,
+        res,
         key,
         &json!({
             "replicas": have.min(want).max(active.len() as i64),
