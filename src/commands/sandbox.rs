@@ -47,21 +47,28 @@ fn apply_flags(config: &mut SandboxConfig, args: &SandboxArgs) -> Result<(), Exi
 }
 
 pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
-    let (objects, mut config) = match (&args.scenario, args.synthetic_nodes) {
-        (Some(path), _) => {
-            let s = scenario::load_file(path).map_err(|e| Exit::usage(e.to_string()))?;
-            (s.objects, s.config.unwrap_or_default())
-        }
-        (None, Some(nodes)) => {
-            let spec = generate::ClusterSpec {
-                nodes,
-                pods_per_node: args.pods_per_node,
-                ..generate::ClusterSpec::default()
-            };
-            (generate::cluster(&spec), SandboxConfig::default())
-        }
-        (None, None) => unreachable!("clap requires a source"),
-    };
+    type Objects =
+        Box<dyn Iterator<Item = (kube_sandbox::resources::Resource, serde_json::Value)> + Send>;
+    let (objects, mut config): (Objects, SandboxConfig) =
+        match (&args.scenario, args.synthetic_nodes) {
+            (Some(path), _) => {
+                let s = scenario::load_file(path).map_err(|e| Exit::usage(e.to_string()))?;
+                (
+                    Box::new(s.objects.into_iter()),
+                    s.config.unwrap_or_default(),
+                )
+            }
+            (None, Some(nodes)) => {
+                let spec = generate::ClusterSpec {
+                    nodes,
+                    pods_per_node: args.pods_per_node,
+                    ..generate::ClusterSpec::default()
+                };
+                // Made as loaded: a large cluster is never held whole.
+                (Box::new(generate::stream(&spec)), SandboxConfig::default())
+            }
+            (None, None) => unreachable!("clap requires a source"),
+        };
     apply_flags(&mut config, &args)?;
     let sandbox = Sandbox::start(
         objects,

@@ -648,7 +648,7 @@ fn assert_deleted_with_grace(c: &Cluster, grace: i64) {
         .history(Resource::Pods)
         .iter()
         .filter_map(|e| {
-            e.object
+            e.object()
                 .pointer("/metadata/deletionGracePeriodSeconds")
                 .and_then(serde_json::Value::as_i64)
         })

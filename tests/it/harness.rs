@@ -373,7 +373,8 @@ impl Cluster {
             .iter()
             .filter(|e| e.kind == EventType::Deleted)
             .map(|e| {
-                let m = &e.object["metadata"];
+                let object = e.object();
+                let m = &object["metadata"];
                 (
                     format!(
                         "{}/{}",
@@ -391,11 +392,10 @@ impl Cluster {
         let mut seen = std::collections::HashSet::new();
         self.history(Resource::Pods)
             .iter()
-            .filter(|e| {
-                pods::is_ready(&e.object) && e.old.as_deref().is_some_and(|o| !pods::is_ready(o))
-            })
+            .filter(|e| pods::is_ready(&e.object()) && e.old().is_some_and(|o| !pods::is_ready(&o)))
             .filter_map(|e| {
-                let m = &e.object["metadata"];
+                let object = e.object();
+                let m = &object["metadata"];
                 let key = format!(
                     "{}/{}",
                     m["namespace"].as_str().unwrap_or_default(),
@@ -404,7 +404,7 @@ impl Cluster {
                 seen.insert(key.clone()).then(|| {
                     (
                         key,
-                        pods::node_name(&e.object).unwrap_or_default().to_string(),
+                        pods::node_name(&object).unwrap_or_default().to_string(),
                         epoch_ms(e.at),
                     )
                 })

@@ -50,10 +50,6 @@ impl Default for Selector {
 }
 
 impl Requirement {
-    fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.matches_value(labels.get(&self.key).map(String::as_str))
-    }
-
     fn matches_value(&self, value: Option<&str>) -> bool {
         match &self.op {
             Op::Equals(v) => value == Some(v.as_str()),
@@ -82,25 +78,22 @@ impl Selector {
     }
 
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        match self {
-            Selector::Nothing => false,
-            Selector::All(reqs) => reqs.iter().all(|r| r.matches(labels)),
-        }
+        self.matches_with(|k| labels.get(k).map(String::as_str))
     }
 
     /// Matches the `metadata.labels` of a JSON object, without copying them.
     pub fn matches_object(&self, object: &Value) -> bool {
+        let labels = object
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object);
+        self.matches_with(|k| labels.and_then(|l| l.get(k)).and_then(Value::as_str))
+    }
+
+    /// Matches labels read through `label` (key to value), whatever holds them.
+    pub fn matches_with<'a>(&self, label: impl Fn(&str) -> Option<&'a str>) -> bool {
         match self {
             Selector::Nothing => false,
-            Selector::All(reqs) => {
-                let labels = object
-                    .pointer("/metadata/labels")
-                    .and_then(Value::as_object);
-                reqs.iter().all(|r| {
-                    let value = labels.and_then(|l| l.get(&r.key)).and_then(Value::as_str);
-                    r.matches_value(value)
-                })
-            }
+            Selector::All(reqs) => reqs.iter().all(|r| r.matches_value(label(&r.key))),
         }
     }
 

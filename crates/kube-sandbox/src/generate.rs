@@ -115,15 +115,35 @@ fn owner(kind: &str, api: &str, name: &str, uid: &str) -> Value {
 
 /// The objects of a synthetic cluster, in load order.
 pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
-    let ids = IdGen::new(42);
     let mut out = Vec::new();
+    each(spec, &mut |pair| out.push(pair));
+    out
+}
+
+/// The same objects, made as they are taken: a sandbox loading them never
+/// holds them all as parsed trees at once (150,000 pods would be gigabytes).
+pub fn stream(spec: &ClusterSpec) -> impl Iterator<Item = (Resource, Value)> + use<> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1024);
+    let spec = spec.clone();
+    std::thread::spawn(move || {
+        each(&spec, &mut |pair| {
+            // The reader stopping early is not an error.
+            let _ = tx.send(pair);
+        });
+    });
+    rx.into_iter()
+}
+
+/// Hands every object of the cluster to `emit`, in load order.
+fn each(spec: &ClusterSpec, emit: &mut dyn FnMut((Resource, Value))) {
+    let ids = IdGen::new(42);
     for i in 0..spec.nodes {
         let name = node_name(i);
         let mut labels = json!({"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"});
         if i < spec.labelled_nodes {
             labels[DRAIN_LABEL] = json!("yes");
         }
-        out.push((
+        emit((
             Resource::Nodes,
             json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": {}}),
         ));
@@ -131,7 +151,7 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
     let template_spec = json!({"containers": [{"name": "main", "image": "sandbox"}], "terminationGracePeriodSeconds": 30});
     // A DaemonSet on every node.
     let ds_uid = ids.uid();
-    out.push((
+    emit((
         Resource::DaemonSets,
         json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
             "metadata": {"name": "node-agent", "namespace": "kube-system", "uid": ds_uid, "generation": 1},
@@ -153,7 +173,7 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
         let name = format!("node-agent-{i:05}");
         let mut status = ready_status(&node, &ip());
         status.as_object_mut().expect("object").remove("_node");
-        out.push((
+        emit((
             Resource::Pods,
             json!({"apiVersion": "v1", "kind": "Pod",
                 "metadata": {"name": name, "namespace": "kube-system", "labels": {"app": "node-agent"},
@@ -188,7 +208,7 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
             json!({"metadata": {"labels": labels, "annotations": knob}, "spec": pod_spec});
         let owner_ref = if kind == Workload::Stateful {
             let uid = ids.uid();
-            out.push((
+            emit((
                 Resource::StatefulSets,
                 json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
                     "metadata": {"name": name, "namespace": ns, "uid": uid, "generation": 1},
@@ -199,13 +219,13 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
         } else {
             let (d_uid, rs_uid) = (ids.uid(), ids.uid());
             let rs_name = format!("{name}-5d8f7c9b4");
-            out.push((
+            emit((
                 Resource::Deployments,
                 json!({"apiVersion": "apps/v1", "kind": "Deployment",
                     "metadata": {"name": name, "namespace": ns, "uid": d_uid, "generation": 1},
                     "spec": {"replicas": replicas, "selector": {"matchLabels": labels}, "template": template}}),
             ));
-            out.push((
+            emit((
                 Resource::ReplicaSets,
                 json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
                     "metadata": {"name": rs_name, "namespace": ns, "uid": rs_uid, "generation": 1, "labels": labels,
@@ -221,7 +241,7 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
         };
         let mut pdb_spec = budget;
         pdb_spec["selector"] = json!({"matchLabels": labels});
-        out.push((
+        emit((
             Resource::PodDisruptionBudgets,
             json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                 "metadata": {"name": name, "namespace": ns, "generation": 1}, "spec": pdb_spec}),
@@ -239,7 +259,7 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
             };
             let mut spec_json = pod_spec.clone();
             spec_json["nodeName"] = json!(node);
-            out.push((
+            emit((
                 Resource::Pods,
                 json!({"apiVersion": "v1", "kind": "Pod",
                     "metadata": {"name": pod_name, "namespace": ns, "labels": labels,
@@ -249,5 +269,4 @@ pub fn cluster(spec: &ClusterSpec) -> Vec<(Resource, Value)> {
             ));
         }
     }
-    out
 }

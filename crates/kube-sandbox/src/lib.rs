@@ -17,6 +17,7 @@ mod apiserver;
 mod clock;
 pub mod config;
 mod controllers;
+mod doc;
 mod events;
 pub mod generate;
 mod kubelet;
@@ -96,7 +97,7 @@ pub struct Sandbox {
 impl Sandbox {
     /// Loads `objects` and starts serving them. Must run inside a tokio runtime.
     pub async fn start(
-        objects: Vec<(Resource, Value)>,
+        objects: impl IntoIterator<Item = (Resource, Value)>,
         opts: Options,
     ) -> Result<Sandbox, SandboxError> {
         let mut store = Store::new(opts.config.watch_history);

@@ -192,42 +192,48 @@ fn default_node(mut node: Value, minor: &str) -> Value {
 /// when the scenario does not have them, as a real cluster has them.
 pub(crate) fn populate(
     store: &mut Store,
-    objects: Vec<(Resource, Value)>,
+    objects: impl IntoIterator<Item = (Resource, Value)>,
     minor: &str,
 ) -> Result<(), String> {
-    let mut namespaces: std::collections::BTreeSet<String> =
-        ["default", "kube-system", "kube-public", "kube-node-lease"]
-            .iter()
-            .map(|s| (*s).to_string())
-            .collect();
-    for (res, obj) in &objects {
-        if res.info().namespaced {
-            let ns = obj
-                .pointer("/metadata/namespace")
-                .and_then(Value::as_str)
-                .unwrap_or("default");
-            namespaces.insert(ns.to_string());
+    // One pass, so that a stream of objects is never held whole: a
+    // namespace is made when first needed, and replaced by the file's own
+    // if the file has it.
+    let mut made: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let ensure = |store: &mut Store, made: &mut std::collections::BTreeSet<String>, ns: &str| {
+        let key = (String::new(), ns.to_string());
+        if store.get(Resource::Namespaces, &key).is_none() {
+            let obj = json!({"metadata": {"name": ns}, "status": {"phase": "Active"}});
+            store
+                .load(Resource::Namespaces, obj)
+                .map_err(|e| e.message)?;
+            made.insert(ns.to_string());
         }
-    }
-    for (res, obj) in &objects {
-        if *res == Resource::Namespaces {
-            namespaces.remove(obj["metadata"]["name"].as_str().unwrap_or_default());
-        }
-    }
-    for ns in namespaces {
-        let obj = json!({"metadata": {"name": ns}, "status": {"phase": "Active"}});
-        store
-            .load(Resource::Namespaces, obj)
-            .map_err(|e| e.message)?;
+        Ok::<(), String>(())
+    };
+    for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+        ensure(store, &mut made, ns)?;
     }
     for (res, mut obj) in objects {
-        if res.info().namespaced && obj.pointer("/metadata/namespace").is_none() {
-            obj["metadata"]["namespace"] = json!("default");
+        if res.info().namespaced {
+            if obj.pointer("/metadata/namespace").is_none() {
+                obj["metadata"]["namespace"] = json!("default");
+            }
+            let ns = obj["metadata"]["namespace"].as_str().unwrap_or("default");
+            ensure(store, &mut made, ns)?;
         }
         // What the apiserver keeps to itself is not loaded back.
         if let Some(m) = obj["metadata"].as_object_mut() {
             m.remove("resourceVersion");
             m.remove("managedFields");
+        }
+        if res == Resource::Namespaces {
+            let name = obj["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if made.remove(&name) {
+                store.unload(res, &(String::new(), name));
+            }
         }
         let obj = match res {
             Resource::Nodes => default_node(obj, minor),

@@ -297,6 +297,7 @@ impl Sim {
         for key in &dirty.pdbs {
             disruption::reconcile(store, key);
         }
+
         for key in &dirty.nodes {
             kubelet::heartbeat::sync(store, &key.1);
             for (after, pod, uid) in node_lifecycle::reconcile(store, key) {
@@ -373,17 +374,21 @@ pub(crate) fn spawn(
                 .iter(Resource::Nodes, None, None)
                 .map(|(k, _)| k.clone()),
         );
-        let loaded: Vec<Arc<Value>> = store
-            .iter(Resource::Pods, None, None)
-            .map(|(_, p)| p.clone())
-            .collect();
-        for pod in loaded {
-            sim.pod_timers(None, &pod);
-            if pods::node_name(&pod).is_none()
-                && !pods::is_terminating(&pod)
-                && !pods::is_terminal(&pod)
-            {
-                dirty.unscheduled.insert(key_of(&pod));
+        // Only a pod waiting for its kubelet or being deleted has timers
+        // to set, and only an unbound one waits for the scheduler: the
+        // store's facts say which without parsing every pod.
+        let mut attention = Vec::new();
+        for (key, f) in store.pod_facts(None) {
+            if f.node.is_none() && !f.terminating && !f.terminal {
+                dirty.unscheduled.insert(key.clone());
+            }
+            if f.terminating || (f.node.is_some() && !f.started) {
+                attention.push(key.clone());
+            }
+        }
+        for key in attention {
+            if let Some(pod) = store.get(Resource::Pods, &key) {
+                sim.pod_timers(None, &pod);
             }
         }
         sim.reconcile(&mut store, dirty);

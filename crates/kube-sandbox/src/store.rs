@@ -1,6 +1,7 @@
-//! The sandbox's etcd: every object as JSON, one global resourceVersion, a
-//! bounded history of changes for watches, and indexes for the lookups a drain
-//! makes often (pods by node, pods by owner).
+//! The sandbox's etcd: every object as JSON bytes (crate::doc), one global
+//! resourceVersion, a bounded history of changes for watches, and indexes
+//! for the lookups a drain and the controllers make often (pods by node,
+//! objects by owner).
 //!
 //! All writes go through here so that each bumps the resourceVersion, records
 //! one watch event and tells the simulator what changed.
@@ -12,6 +13,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 use crate::clock::{IdGen, now_rfc3339};
+use crate::doc::Doc;
 use crate::objects::pods;
 use crate::resources::Resource;
 use crate::status::ApiError;
@@ -49,12 +51,29 @@ pub struct WatchEvent {
     pub rv: u64,
     pub resource: Resource,
     pub kind: EventType,
-    pub object: Arc<Value>,
+    object: Doc,
     /// The object before the change, so a watch can tell when a change moves
     /// an object into or out of its selector.
-    pub old: Option<Arc<Value>>,
+    old: Option<Doc>,
     /// When the change happened (tests compare it with the request log).
     pub at: std::time::SystemTime,
+}
+
+impl WatchEvent {
+    /// The object as the change left it (as it was, for a deletion).
+    pub fn object(&self) -> Arc<Value> {
+        self.object.value()
+    }
+
+    /// The object before a modification.
+    pub fn old(&self) -> Option<Arc<Value>> {
+        self.old.as_ref().map(Doc::value)
+    }
+
+    /// The object's JSON, as the event carries it.
+    pub(crate) fn object_json(&self) -> std::borrow::Cow<'_, [u8]> {
+        self.object.json()
+    }
 }
 
 /// What the simulator hears about every write.
@@ -67,9 +86,13 @@ pub(crate) struct Change {
 
 pub(crate) struct Store {
     rv: u64,
-    tables: HashMap<Resource, BTreeMap<Key, Arc<Value>>>,
+    tables: HashMap<Resource, BTreeMap<Key, Doc>>,
     pods_by_node: HashMap<String, BTreeSet<Key>>,
-    pods_by_owner: HashMap<String, BTreeSet<Key>>,
+    /// What scans read of each pod, by key (namespace first, so a
+    /// namespace's are a range).
+    pod_facts: BTreeMap<Key, pods::Facts>,
+    /// Objects of every resource by the uids their ownerReferences name.
+    owned_by: HashMap<String, BTreeSet<(Resource, Key)>>,
     /// What the pods bound to each node request (the scheduler's NodeInfo).
     requested_by_node: HashMap<String, Requested>,
     /// Bound pods with required pod anti-affinity terms.
@@ -104,7 +127,8 @@ impl Store {
             rv: 1,
             tables: HashMap::new(),
             pods_by_node: HashMap::new(),
-            pods_by_owner: HashMap::new(),
+            owned_by: HashMap::new(),
+            pod_facts: BTreeMap::new(),
             requested_by_node: HashMap::new(),
             anti_affine: BTreeSet::new(),
             history: VecDeque::new(),
@@ -130,7 +154,16 @@ impl Store {
     }
 
     pub(crate) fn get(&self, res: Resource, key: &Key) -> Option<Arc<Value>> {
-        self.tables.get(&res)?.get(key).cloned()
+        self.tables.get(&res)?.get(key).map(Doc::value)
+    }
+
+    /// An object as stored, unparsed.
+    pub(crate) fn doc(&self, res: Resource, key: &Key) -> Option<&Doc> {
+        self.tables.get(&res)?.get(key)
+    }
+
+    fn contains(&self, res: Resource, key: &Key) -> bool {
+        self.tables.get(&res).is_some_and(|t| t.contains_key(key))
     }
 
     pub(crate) fn len(&self, res: Resource) -> usize {
@@ -138,13 +171,24 @@ impl Store {
     }
 
     /// Objects of one resource, in key order, optionally in one namespace,
-    /// starting after `after` (for `continue`).
+    /// starting after `after` (for `continue`), each parsed as it is reached.
     pub(crate) fn iter<'a>(
         &'a self,
         res: Resource,
         namespace: Option<&'a str>,
         after: Option<&Key>,
-    ) -> Box<dyn Iterator<Item = (&'a Key, &'a Arc<Value>)> + 'a> {
+    ) -> impl Iterator<Item = (&'a Key, Arc<Value>)> + 'a {
+        self.docs(res, namespace, after)
+            .map(|(k, d)| (k, d.value()))
+    }
+
+    /// The stored documents behind `iter`.
+    pub(crate) fn docs<'a>(
+        &'a self,
+        res: Resource,
+        namespace: Option<&'a str>,
+        after: Option<&Key>,
+    ) -> Box<dyn Iterator<Item = (&'a Key, &'a Doc)> + 'a> {
         let Some(table) = self.tables.get(&res) else {
             return Box::new(std::iter::empty());
         };
@@ -160,6 +204,22 @@ impl Store {
                 .skip_while(move |(k, _)| skip_start && **k == start)
                 .take_while(move |(k, _)| namespace.is_none_or(|ns| k.0 == ns)),
         )
+    }
+
+    /// What scans read of every pod, optionally of one namespace.
+    pub(crate) fn pod_facts<'a>(
+        &'a self,
+        namespace: Option<&'a str>,
+    ) -> impl Iterator<Item = (&'a Key, &'a pods::Facts)> + 'a {
+        let start = (namespace.unwrap_or_default().to_string(), String::new());
+        self.pod_facts
+            .range(start..)
+            .take_while(move |(k, _)| namespace.is_none_or(|ns| k.0 == ns))
+    }
+
+    /// What scans read of one pod.
+    pub(crate) fn pod_facts_of(&self, key: &Key) -> Option<&pods::Facts> {
+        self.pod_facts.get(key)
     }
 
     /// Keys of the pods bound to a node, from the index.
@@ -187,10 +247,13 @@ impl Store {
 
     /// Keys of the pods whose ownerReferences name this uid.
     pub(crate) fn pods_owned_by(&self, uid: &str) -> Vec<Key> {
-        self.pods_by_owner
+        self.owned_by
             .get(uid)
-            .map(|s| s.iter().cloned().collect())
-            .unwrap_or_default()
+            .into_iter()
+            .flatten()
+            .filter(|(res, _)| *res == Resource::Pods)
+            .map(|(_, k)| k.clone())
+            .collect()
     }
 
     /// Watch events after `rv` for one resource, or `Expired` when the history
@@ -234,18 +297,21 @@ impl Store {
         self.rv
     }
 
+    /// Tells the simulator and the watches. `object` is the object the
+    /// change left (as it was, for a deletion), `old` what it replaced.
     fn record(
         &mut self,
         res: Resource,
         kind: EventType,
-        object: Arc<Value>,
-        old: Option<Arc<Value>>,
+        object: (&Arc<Value>, Doc),
+        old: Option<(Arc<Value>, Doc)>,
     ) {
         let rv = self.rv;
+        let (old_value, old_doc) = old.unzip();
         if let Some(tx) = &self.changes {
             let (o, n) = match kind {
-                EventType::Deleted => (Some(object.clone()), None),
-                _ => (old.clone(), Some(object.clone())),
+                EventType::Deleted => (Some(object.0.clone()), None),
+                _ => (old_value, Some(object.0.clone())),
             };
             let _ = tx.send(Change {
                 resource: res,
@@ -257,8 +323,8 @@ impl Store {
             rv,
             resource: res,
             kind,
-            object,
-            old,
+            object: object.1,
+            old: old_doc,
             at: std::time::SystemTime::now(),
         }));
         while self.history.len() > self.history_limit {
@@ -271,8 +337,29 @@ impl Store {
     }
 
     fn index(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
+        if let Some(owners) = obj
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+        {
+            for uid in owners.iter().filter_map(|o| o["uid"].as_str()) {
+                let set = self.owned_by.entry(uid.to_string()).or_default();
+                if add {
+                    set.insert((res, key.clone()));
+                } else {
+                    set.remove(&(res, key.clone()));
+                    if set.is_empty() {
+                        self.owned_by.remove(uid);
+                    }
+                }
+            }
+        }
         if res != Resource::Pods {
             return;
+        }
+        if add {
+            self.pod_facts.insert(key.clone(), pods::Facts::of(obj));
+        } else {
+            self.pod_facts.remove(key);
         }
         if let Some(node) = obj.pointer("/spec/nodeName").and_then(Value::as_str) {
             let set = self.pods_by_node.entry(node.to_string()).or_default();
@@ -299,37 +386,29 @@ impl Store {
                 }
             }
         }
-        if let Some(owners) = obj
-            .pointer("/metadata/ownerReferences")
-            .and_then(Value::as_array)
-        {
-            for uid in owners.iter().filter_map(|o| o["uid"].as_str()) {
-                let set = self.pods_by_owner.entry(uid.to_string()).or_default();
-                if add {
-                    set.insert(key.clone());
-                } else {
-                    set.remove(key);
-                }
-            }
-        }
     }
 
     /// Stores an object as loaded from a scenario: no watch event, its own
     /// uid and timestamps kept, resourceVersion assigned.
     pub(crate) fn load(&mut self, res: Resource, mut obj: Value) -> Result<(), ApiError> {
         let key = key_of(&obj);
-        if self.tables.get(&res).is_some_and(|t| t.contains_key(&key)) {
+        if self.contains(res, &key) {
             return Err(ApiError::already_exists(res, &key.1));
         }
         self.stamp_new(res, &mut obj, false);
         let rv = self.next_rv();
         obj["metadata"]["resourceVersion"] = json!(rv.to_string());
         self.index(res, &key, &obj, true);
-        self.tables
-            .entry(res)
-            .or_default()
-            .insert(key, Arc::new(obj));
+        let doc = Doc::new(res, &Arc::new(obj));
+        self.tables.entry(res).or_default().insert(key, doc);
         Ok(())
+    }
+
+    /// Takes back an object loaded before the simulation started (no event).
+    pub(crate) fn unload(&mut self, res: Resource, key: &Key) {
+        if let Some(old) = self.tables.get_mut(&res).and_then(|t| t.remove(key)) {
+            self.index(res, key, &old.value(), false);
+        }
     }
 
     fn stamp_new(&mut self, res: Resource, obj: &mut Value, fresh: bool) {
@@ -381,7 +460,7 @@ impl Store {
             let ns = meta["namespace"].as_str().unwrap_or_default().to_string();
             let name = loop {
                 let candidate = format!("{prefix}{}", self.ids.name_suffix());
-                if self.get(res, &(ns.clone(), candidate.clone())).is_none() {
+                if !self.contains(res, &(ns.clone(), candidate.clone())) {
                     break candidate;
                 }
             };
@@ -391,7 +470,7 @@ impl Store {
             m.remove("resourceVersion");
         }
         let key = key_of(&obj);
-        if self.get(res, &key).is_some() {
+        if self.contains(res, &key) {
             return Err(ApiError::already_exists(res, &key.1));
         }
         self.stamp_new(res, &mut obj, true);
@@ -399,8 +478,9 @@ impl Store {
         obj["metadata"]["resourceVersion"] = json!(rv.to_string());
         self.index(res, &key, &obj, true);
         let obj = Arc::new(obj);
-        self.tables.entry(res).or_default().insert(key, obj.clone());
-        self.record(res, EventType::Added, obj.clone(), None);
+        let doc = Doc::new(res, &obj);
+        self.tables.entry(res).or_default().insert(key, doc.clone());
+        self.record(res, EventType::Added, (&obj, doc), None);
         Ok(obj)
     }
 
@@ -445,20 +525,27 @@ impl Store {
         obj["metadata"]["resourceVersion"] = json!(rv.to_string());
         self.index(res, &key, &obj, true);
         let obj = Arc::new(obj);
-        self.tables.entry(res).or_default().insert(key, obj.clone());
-        self.record(res, EventType::Modified, obj.clone(), Some(old));
+        let doc = Doc::new(res, &obj);
+        let old_doc = self
+            .tables
+            .entry(res)
+            .or_default()
+            .insert(key, doc.clone())
+            .expect("the object was there");
+        self.record(res, EventType::Modified, (&obj, doc), Some((old, old_doc)));
         Ok(obj)
     }
 
     /// Removes an object for good (the end of a deletion).
     pub(crate) fn remove(&mut self, res: Resource, key: &Key) -> Option<Arc<Value>> {
-        let old = self.tables.get_mut(&res)?.remove(key)?;
+        let old = self.tables.get_mut(&res)?.remove(key)?.value();
         self.index(res, key, &old, false);
         let rv = self.next_rv();
         let mut gone = (*old).clone();
         gone["metadata"]["resourceVersion"] = json!(rv.to_string());
         let gone = Arc::new(gone);
-        self.record(res, EventType::Deleted, gone.clone(), None);
+        let doc = Doc::new(res, &gone);
+        self.record(res, EventType::Deleted, (&gone, doc), None);
         Some(gone)
     }
 
@@ -479,27 +566,10 @@ impl Store {
 
     /// Objects whose ownerReferences name `uid`, of any resource (for garbage collection).
     pub(crate) fn dependents_of(&self, uid: &str) -> Vec<(Resource, Key)> {
-        let mut out = Vec::new();
-        for (res, table) in &self.tables {
-            if *res == Resource::Pods {
-                continue;
-            }
-            for (k, v) in table {
-                let owned = v
-                    .pointer("/metadata/ownerReferences")
-                    .and_then(Value::as_array)
-                    .is_some_and(|a| a.iter().any(|o| o["uid"].as_str() == Some(uid)));
-                if owned {
-                    out.push((*res, k.clone()));
-                }
-            }
-        }
-        out.extend(
-            self.pods_owned_by(uid)
-                .into_iter()
-                .map(|k| (Resource::Pods, k)),
-        );
-        out
+        self.owned_by
+            .get(uid)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
     }
 }
 

@@ -8,11 +8,12 @@ use serde_json::{Value, json};
 use super::query::ListOptions;
 use super::routes::{Reply, Target};
 use super::table;
+use crate::doc::Doc;
 use crate::objects::leases;
 use crate::resources::Resource;
 use crate::state::Shared;
 use crate::status::ApiError;
-use crate::store::Key;
+use crate::store::{Key, Store};
 
 pub(super) fn wants_table(accept: &str) -> bool {
     accept.contains("as=Table")
@@ -43,6 +44,53 @@ fn decode_continue(token: &str) -> Result<Key, ApiError> {
     match v.as_slice() {
         [ns, name] => Ok((ns.clone(), name.clone())),
         _ => Err(bad()),
+    }
+}
+
+/// The stored objects a list (or a watch's initial events) selects, in key
+/// order after `after`: a pod list by `spec.nodeName` is answered from the
+/// node index, and only a selector makes an object be parsed.
+pub(super) fn selected<'a>(
+    store: &'a Store,
+    res: Resource,
+    ns: Option<&'a str>,
+    opts: &'a ListOptions,
+    after: Option<&Key>,
+) -> Box<dyn Iterator<Item = (Key, &'a Doc)> + 'a> {
+    let everything = opts.selects_everything();
+    let wanted = move |d: &Doc| everything || opts.matches(res, &d.value());
+    let by_node = (res == Resource::Pods).then(|| opts.node_name()).flatten();
+    if let Some(node) = by_node {
+        let after = after.cloned();
+        let keys = store
+            .pods_on_node(node)
+            .into_iter()
+            .filter(move |k| ns.is_none_or(|n| n == k.0) && after.as_ref().is_none_or(|a| k > a));
+        return Box::new(keys.filter_map(move |k| {
+            let d = store.doc(Resource::Pods, &k)?;
+            wanted(d).then_some((k, d))
+        }));
+    }
+    Box::new(
+        store
+            .docs(res, ns, after)
+            .filter(move |(_, d)| wanted(d))
+            .map(|(k, d)| (k.clone(), d)),
+    )
+}
+
+/// A listed object: as stored (its JSON goes out as it is), or as read.
+enum Item {
+    Stored(Doc),
+    Parsed(Arc<Value>),
+}
+
+impl Item {
+    fn value(&self) -> Arc<Value> {
+        match self {
+            Item::Stored(d) => d.value(),
+            Item::Parsed(v) => v.clone(),
+        }
     }
 }
 
@@ -77,40 +125,30 @@ pub(super) fn list(
             ));
         }
         let ns = t.namespace.as_deref();
-        let mut items: Vec<Arc<Value>> = Vec::new();
+        let mut items: Vec<Doc> = Vec::new();
         let mut next = None;
         let mut remaining = 0usize;
-        let by_node = (t.resource == Resource::Pods)
-            .then(|| opts.node_name())
-            .flatten();
-        let mut push = |k: &Key, o: &Arc<Value>, items: &mut Vec<Arc<Value>>| {
-            if !opts.matches(t.resource, o) {
-                return;
-            }
+        for (k, d) in selected(&store, t.resource, ns, opts, after.as_ref()) {
             if items.len() < limit {
-                items.push(leases::as_read(&store, t.resource, o.clone()));
+                items.push(d.clone());
                 if items.len() == limit {
-                    next = Some(k.clone());
+                    next = Some(k);
                 }
             } else {
                 remaining += 1;
             }
-        };
-        if let Some(node) = by_node {
-            // The field-selected list a drain makes: answered from the node index.
-            for k in store.pods_on_node(node) {
-                if ns.is_some_and(|n| n != k.0) || after.as_ref().is_some_and(|a| &k <= a) {
-                    continue;
-                }
-                if let Some(o) = store.get(Resource::Pods, &k) {
-                    push(&k, &o, &mut items);
-                }
-            }
-        } else {
-            for (k, o) in store.iter(t.resource, ns, after.as_ref()) {
-                push(k, o, &mut items);
-            }
         }
+        // Heartbeat leases read as renewed (crate::objects::leases).
+        let items: Vec<Item> = items
+            .into_iter()
+            .map(|d| {
+                if t.resource == Resource::Leases {
+                    Item::Parsed(leases::as_read(&store, t.resource, d.value()))
+                } else {
+                    Item::Stored(d)
+                }
+            })
+            .collect();
         if remaining == 0 {
             next = None;
         }
@@ -122,9 +160,10 @@ pub(super) fn list(
         meta["remainingItemCount"] = json!(remaining);
     }
     if wants_table(accept) {
+        let parsed: Vec<Arc<Value>> = items.iter().map(Item::value).collect();
         return Ok(super::routes::ok(table::table(
             t.resource,
-            &items,
+            &parsed,
             &meta,
             opts.include_object,
         )));
@@ -149,10 +188,15 @@ pub(super) fn list(
         if i > 0 {
             out.push(b',');
         }
-        let written = if metadata_only {
-            serde_json::to_writer(&mut out, &super::meta::partial(item))
-        } else {
-            serde_json::to_writer(&mut out, &**item)
+        let written = match item {
+            _ if metadata_only => {
+                serde_json::to_writer(&mut out, &super::meta::partial(&item.value()))
+            }
+            Item::Stored(d) => {
+                out.extend_from_slice(&d.json());
+                Ok(())
+            }
+            Item::Parsed(v) => serde_json::to_writer(&mut out, &**v),
         };
         written.map_err(|e| ApiError::new(500, "InternalError", e.to_string()))?;
     }

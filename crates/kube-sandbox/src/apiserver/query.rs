@@ -183,6 +183,11 @@ impl ListOptions {
             })
     }
 
+    /// No label or field selector: every object matches.
+    pub(crate) fn selects_everything(&self) -> bool {
+        self.labels.is_everything() && self.fields.is_empty()
+    }
+
     /// The node named by `spec.nodeName=X`, which the pod index answers.
     pub(crate) fn node_name(&self) -> Option<&str> {
         self.fields

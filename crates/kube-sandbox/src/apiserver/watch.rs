@@ -31,6 +31,15 @@ const BOOKMARK_EVERY: Duration = Duration::from_secs(5);
 /// The apiserver's default for a watch without `timeoutSeconds` is 30 to 60 minutes.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 
+/// A watch event line around an object's stored JSON, which goes out as it is.
+fn raw_line(kind: &str, json: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(json.len() + 32);
+    out.extend_from_slice(format!("{{\"type\":\"{kind}\",\"object\":").as_bytes());
+    out.extend_from_slice(json);
+    out.extend_from_slice(b"}\n");
+    Bytes::from(out)
+}
+
 fn line(kind: &str, object: &Value) -> Bytes {
     let mut out = serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap_or_default();
     out.push(b'\n');
@@ -60,23 +69,33 @@ impl WatchRequest {
         ns_ok && self.options.matches(self.resource, obj)
     }
 
-    /// The event a client of this watch sees for a change, if any: an object
-    /// that leaves the selection is DELETED, one that enters is ADDED.
-    fn translate(&self, e: &WatchEvent) -> Option<(&'static str, Arc<Value>)> {
-        let now = self.in_scope(&e.object);
+    /// The event type a client of this watch sees for a change, if any: an
+    /// object that leaves the selection is DELETED, one that enters is ADDED.
+    /// A watch that selects everything parses nothing to decide.
+    fn translate(&self, e: &WatchEvent) -> Option<&'static str> {
+        let everything = self.namespace.is_none() && self.options.selects_everything();
+        let now = everything || self.in_scope(&e.object());
         match e.kind {
-            EventType::Added | EventType::Deleted => {
-                now.then(|| (e.kind.as_str(), e.object.clone()))
-            }
+            EventType::Added | EventType::Deleted => now.then(|| e.kind.as_str()),
             EventType::Modified => {
-                let before = e.old.as_deref().is_some_and(|o| self.in_scope(o));
+                let before = everything || e.old().is_some_and(|o| self.in_scope(&o));
                 match (before, now) {
-                    (true, true) => Some(("MODIFIED", e.object.clone())),
-                    (false, true) => Some(("ADDED", e.object.clone())),
-                    (true, false) => Some(("DELETED", e.object.clone())),
+                    (true, true) => Some("MODIFIED"),
+                    (false, true) => Some("ADDED"),
+                    (true, false) => Some("DELETED"),
                     (false, false) => None,
                 }
             }
+        }
+    }
+
+    /// A change's line: the stored JSON as it is, unless a Table or
+    /// metadata is wanted.
+    fn change(&self, kind: &str, e: &WatchEvent) -> Bytes {
+        if self.table || self.metadata_only {
+            self.event(kind, &e.object())
+        } else {
+            raw_line(kind, &e.object_json())
         }
     }
 
@@ -161,11 +180,15 @@ impl WatchRequest {
                 // No version (or "0"): the current state as ADDED events first.
                 let (initial, rv) = {
                     let store = shared.store();
-                    let objs: Vec<Arc<Value>> = store
-                        .iter(self.resource, self.namespace.as_deref(), None)
-                        .filter(|(_, o)| self.options.matches(self.resource, o))
-                        .map(|(_, o)| o.clone())
-                        .collect();
+                    let objs: Vec<Arc<Value>> = super::list::selected(
+                        &store,
+                        self.resource,
+                        self.namespace.as_deref(),
+                        &self.options,
+                        None,
+                    )
+                    .map(|(_, d)| d.value())
+                    .collect();
                     (objs, store.resource_version())
                 };
                 for o in initial {
@@ -204,10 +227,10 @@ impl WatchRequest {
                 }
             };
             for e in events {
-                let Some((kind, obj)) = self.translate(&e) else {
+                let Some(kind) = self.translate(&e) else {
                     continue;
                 };
-                if tx.send(self.event(kind, &obj)).await.is_err() {
+                if tx.send(self.change(kind, &e)).await.is_err() {
                     return;
                 }
                 sent += 1;

@@ -40,10 +40,6 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     if pods::is_terminating(&ds) {
         return;
     }
-    let uid = ds["metadata"]["uid"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
     let mut template_pod = pod_from_template(&ds, None);
     let tolerations = template_pod["spec"]
         .as_object_mut()
@@ -54,21 +50,17 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         list.extend(daemon_tolerations());
     }
     // The DaemonSet's pods by node, so each node is one lookup.
-    let mut owned: std::collections::HashMap<String, Vec<std::sync::Arc<Value>>> =
+    let mut owned: std::collections::HashMap<String, Vec<pods::Facts>> =
         std::collections::HashMap::new();
-    for p in store
-        .pods_owned_by(&uid)
-        .iter()
-        .filter_map(|k| store.get(Resource::Pods, k))
-    {
-        if let Some(n) = pods::node_name(&p) {
-            owned.entry(n.to_string()).or_default().push(p.clone());
+    for (_, p) in super::owned_facts(store, &ds) {
+        if let Some(n) = p.node.as_deref() {
+            owned.entry(n.to_string()).or_default().push(p);
         }
     }
     let nodes: Vec<(String, bool)> = store
         .iter(Resource::Nodes, None, None)
         .map(|(_, n)| {
-            let fits = daemon_fits(&template_pod, n);
+            let fits = daemon_fits(&template_pod, &n);
             (
                 n["metadata"]["name"]
                     .as_str()
@@ -80,20 +72,15 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         .collect();
     let (mut desired, mut current, mut ready) = (0, 0, 0);
     for (node, fits) in nodes {
-        let on_node: Vec<&std::sync::Arc<Value>> = owned
-            .get(&node)
-            .map(|v| v.iter().collect())
-            .unwrap_or_default();
+        let on_node: &[pods::Facts] = owned.get(&node).map_or(&[], Vec::as_slice);
         if !fits {
             continue;
         }
         desired += 1;
-        let live = on_node
-            .iter()
-            .find(|p| !pods::is_terminating(p) && !pods::is_terminal(p));
+        let live = on_node.iter().find(|p| !p.terminating && !p.terminal);
         current += 1;
         if let Some(p) = live {
-            if pods::is_ready(p) {
+            if p.ready {
                 ready += 1;
             }
         } else {

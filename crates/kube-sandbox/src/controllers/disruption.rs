@@ -115,11 +115,11 @@ pub(crate) fn selected_pods(
     store: &Store,
     namespace: &str,
     selector: &Selector,
-) -> Vec<(Key, std::sync::Arc<Value>)> {
+) -> Vec<(Key, pods::Facts)> {
     store
-        .iter(Resource::Pods, Some(namespace), None)
-        .filter(|(_, p)| selector.matches_object(p))
-        .map(|(k, p)| (k.clone(), p.clone()))
+        .pod_facts(Some(namespace))
+        .filter(|(_, f)| f.matches(selector))
+        .map(|(k, f)| (k.clone(), f.clone()))
         .collect()
 }
 
@@ -137,22 +137,23 @@ enum NoScale {
 /// Summed `spec.replicas` of the controllers of these pods, each counted
 /// once: Deployment (through its ReplicaSet), ReplicaSet, StatefulSet,
 /// ReplicationController.
-fn controller_scale(store: &Store, pods: &[(Key, std::sync::Arc<Value>)]) -> Result<i32, NoScale> {
+fn controller_scale(store: &Store, pods: &[(Key, pods::Facts)]) -> Result<i32, NoScale> {
     let mut seen: BTreeMap<String, i32> = BTreeMap::new();
     for (key, pod) in pods {
-        let owner = pods::controller_of(pod).ok_or(NoScale::Missing)?;
-        let (res, scale_owner) = match owner.kind.as_str() {
+        let (kind, name) = pod.controller.as_ref().ok_or(NoScale::Missing)?;
+        let name = name.to_string();
+        let (res, scale_owner) = match &**kind {
             "ReplicaSet" => {
                 let rs = store
-                    .get(Resource::ReplicaSets, &(key.0.clone(), owner.name.clone()))
+                    .get(Resource::ReplicaSets, &(key.0.clone(), name.clone()))
                     .ok_or(NoScale::Missing)?;
                 match pods::controller_of(&rs) {
                     Some(d) if d.kind == "Deployment" => (Resource::Deployments, d.name),
-                    _ => (Resource::ReplicaSets, owner.name),
+                    _ => (Resource::ReplicaSets, name),
                 }
             }
-            "StatefulSet" => (Resource::StatefulSets, owner.name),
-            "ReplicationController" => (Resource::ReplicationControllers, owner.name),
+            "StatefulSet" => (Resource::StatefulSets, name),
+            "ReplicationController" => (Resource::ReplicationControllers, name),
             "DaemonSet" | "Job" => return Err(NoScale::Missing),
             _ => return Err(NoScale::NotSimulated),
         };
@@ -208,16 +209,12 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
             .as_str()
             .and_then(seconds_since)
             .is_some_and(|s| s < DISRUPTED_POD_TIMEOUT_SECS);
-        let live = pods
-            .iter()
-            .any(|(k, p)| &k.1 == name && !pods::is_terminating(p));
+        let live = pods.iter().any(|(k, p)| &k.1 == name && !p.terminating);
         fresh && live
     });
     let healthy = pods
         .iter()
-        .filter(|(k, p)| {
-            pods::is_ready(p) && !pods::is_terminating(p) && !disrupted.contains_key(&k.1)
-        })
+        .filter(|(k, p)| p.ready && !p.terminating && !disrupted.contains_key(&k.1))
         .count() as i32;
 
     let generation = pdb["metadata"]["generation"].as_i64().unwrap_or(1);

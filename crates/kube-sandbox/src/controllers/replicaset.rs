@@ -35,10 +35,10 @@ pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
     if pods::is_terminating(&rs) {
         return;
     }
-    let owned = super::owned_pods(store, &rs);
-    let active: Vec<&std::sync::Arc<Value>> = owned
+    let owned = super::owned_facts(store, &rs);
+    let active: Vec<&(Key, pods::Facts)> = owned
         .iter()
-        .filter(|p| !pods::is_terminating(p) && !pods::is_terminal(p))
+        .filter(|(_, p)| !p.terminating && !p.terminal)
         .collect();
     let want = replicas(&rs);
     let have = active.len() as i64;
@@ -50,20 +50,13 @@ pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
     if have > want {
         // Scale down: unscheduled and unready pods go first, as the real
         // controller ranks them.
-        let mut victims: Vec<&std::sync::Arc<Value>> = active.clone();
-        victims.sort_by_key(|p| (pods::node_name(p).is_some(), pods::is_ready(p)));
-        for p in victims.into_iter().take((have - want) as usize) {
-            let k = (
-                key.0.clone(),
-                p["metadata"]["name"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-            );
+        let mut victims = active.clone();
+        victims.sort_by_key(|(_, p)| (p.node.is_some(), p.ready));
+        for (k, _) in victims.into_iter().take((have - want) as usize) {
             let deleted = crate::apiserver::deletion::delete(
                 store,
                 Resource::Pods,
-                &k,
+                k,
                 &crate::apiserver::deletion::DeleteOptions::default(),
             );
             if deleted.is_ok() {
@@ -79,7 +72,7 @@ pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
             }
         }
     }
-    let ready = active.iter().filter(|p| pods::is_ready(p)).count();
+    let ready = active.iter().filter(|(_, p)| p.ready).count();
     update_status(
         store,
         res,

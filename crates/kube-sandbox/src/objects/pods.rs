@@ -200,3 +200,58 @@ pub fn requests(pod: &Value) -> Requests {
     }
     total
 }
+
+/// What the scheduler and the disruption controller read of every pod when
+/// they scan many: kept by the store for each pod, so that a scan does not
+/// parse 150,000 pods (crate::doc).
+#[derive(Debug, Clone)]
+pub(crate) struct Facts {
+    pub(crate) namespace: Box<str>,
+    /// Sorted by key.
+    labels: Box<[(Box<str>, Box<str>)]>,
+    pub(crate) node: Option<Box<str>>,
+    pub(crate) terminating: bool,
+    pub(crate) terminal: bool,
+    pub(crate) ready: bool,
+    /// Past Pending: its kubelet started it.
+    pub(crate) started: bool,
+    /// The controller's kind and name.
+    pub(crate) controller: Option<(Box<str>, Box<str>)>,
+}
+
+impl Facts {
+    pub(crate) fn of(pod: &Value) -> Self {
+        let mut labels: Vec<(Box<str>, Box<str>)> = pod
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.as_str().into(), v.as_str()?.into())))
+            .collect();
+        labels.sort();
+        Facts {
+            namespace: pod["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or_default()
+                .into(),
+            labels: labels.into(),
+            node: node_name(pod).map(Into::into),
+            terminating: is_terminating(pod),
+            terminal: is_terminal(pod),
+            ready: is_ready(pod),
+            started: !matches!(phase(pod), "" | "Pending"),
+            controller: controller_of(pod).map(|o| (o.kind.into(), o.name.into())),
+        }
+    }
+
+    pub(crate) fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .binary_search_by(|(k, _)| (**k).cmp(key))
+            .ok()
+            .map(|i| &*self.labels[i].1)
+    }
+
+    pub(crate) fn matches(&self, selector: &kube_conventions::selector::Selector) -> bool {
+        selector.matches_with(|k| self.label(k))
+    }
+}

@@ -55,16 +55,16 @@ impl Term {
 
     fn matches(
         &self,
-        pod: &Value,
+        pod: &pods::Facts,
         namespace_labels: &impl Fn(&str) -> BTreeMap<String, String>,
     ) -> bool {
-        let ns = pod["metadata"]["namespace"].as_str().unwrap_or_default();
+        let ns = &*pod.namespace;
         let in_namespace = self.namespaces.contains(ns)
             || self
                 .namespace_selector
                 .as_ref()
                 .is_some_and(|s| s.matches(&namespace_labels(ns)));
-        in_namespace && self.selector.matches_object(pod)
+        in_namespace && pod.matches(&self.selector)
     }
 }
 
@@ -110,6 +110,7 @@ pub(super) fn prefilter(store: &Store, pod: &Value) -> State {
             .or_insert_with(|| store.get(Resource::Nodes, &(String::new(), name.to_string())))
             .clone()
     };
+    let own = pods::Facts::of(pod);
     let mut state = State {
         affinity: terms(pod, "podAffinity"),
         anti: terms(pod, "podAntiAffinity"),
@@ -123,7 +124,7 @@ pub(super) fn prefilter(store: &Store, pod: &Value) -> State {
             continue;
         };
         for t in terms(&existing, "podAntiAffinity") {
-            if t.matches(pod, &namespace_labels)
+            if t.matches(&own, &namespace_labels)
                 && let Some(v) = label(&node, &t.key)
             {
                 state.refused.insert((t.key.clone(), v.to_string()));
@@ -133,11 +134,11 @@ pub(super) fn prefilter(store: &Store, pod: &Value) -> State {
     if state.affinity.is_empty() && state.anti.is_empty() {
         return state;
     }
-    for (_, other) in store.iter(Resource::Pods, None, None) {
-        if pods::is_terminal(other) {
+    for (_, other) in store.pod_facts(None) {
+        if other.terminal {
             continue;
         }
-        let Some(node) = pods::node_name(other).and_then(&mut node_of) else {
+        let Some(node) = other.node.as_deref().and_then(&mut node_of) else {
             continue;
         };
         for (found, list) in [
@@ -157,7 +158,7 @@ pub(super) fn prefilter(store: &Store, pod: &Value) -> State {
         && state
             .affinity
             .iter()
-            .all(|t| t.matches(pod, &namespace_labels));
+            .all(|t| t.matches(&own, &namespace_labels));
     state
 }
 

@@ -187,6 +187,7 @@ impl<'a> Cycle<'a> {
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         let mut total = 0;
         for (_, node) in self.store.iter(Resource::Nodes, None, None) {
+            let node = &*node;
             total += 1;
             let name = node["metadata"]["name"].as_str().unwrap_or_default();
             let refused = self.refusals(node, name);

@@ -87,6 +87,7 @@ pub(super) fn prefilter(store: &Store, pod: &Value) -> Spread {
         })
         .collect();
     for (_, node) in store.iter(Resource::Nodes, None, None) {
+        let node = &*node;
         let honours = |c: &Value, policy: &str, default: &str| {
             c[policy].as_str().unwrap_or(default) == "Honor"
         };
@@ -100,19 +101,15 @@ pub(super) fn prefilter(store: &Store, pod: &Value) -> Spread {
             continue;
         }
         let name = node["metadata"]["name"].as_str().unwrap_or_default();
-        let on_node: Vec<_> = store
-            .pods_on_node(name)
-            .into_iter()
-            .filter_map(|k| store.get(Resource::Pods, &k))
-            .filter(|p| {
-                p["metadata"]["namespace"] == namespace
-                    && !pods::is_terminating(p)
-                    && !pods::is_terminal(p)
-            })
+        let keys = store.pods_on_node(name);
+        let on_node: Vec<&pods::Facts> = keys
+            .iter()
+            .filter_map(|k| store.pod_facts_of(k))
+            .filter(|p| *p.namespace == *namespace && !p.terminating && !p.terminal)
             .collect();
         for (c, sel) in &mut constraints {
             let value = label(node, &c.key).unwrap_or_default().to_string();
-            let n = on_node.iter().filter(|p| sel.matches_object(p)).count() as i64;
+            let n = on_node.iter().filter(|p| p.matches(sel)).count() as i64;
             *c.counts.entry(value).or_default() += n;
         }
     }
