@@ -22,7 +22,7 @@ pub(crate) fn serves(res: Resource) -> bool {
 
 /// A label selector object in its string form: `a=b,c in (d,e)`. A
 /// ReplicationController's selector is a plain label map.
-fn selector_string(sel: &Value) -> String {
+pub(crate) fn selector_string(sel: &Value) -> String {
     let is_label_selector =
         sel.get("matchLabels").is_some() || sel.get("matchExpressions").is_some();
     let labels = if is_label_selector {

@@ -8,6 +8,7 @@ use crate::clock::{human_duration, seconds_since};
 use crate::objects::pods;
 use crate::resources::Resource;
 
+#[derive(Clone, Copy)]
 struct Col {
     name: &'static str,
     kind: &'static str,
@@ -22,7 +23,70 @@ const fn col(name: &'static str, kind: &'static str, priority: u8) -> Col {
     }
 }
 
+/// The wide columns (`-o wide`) of the kinds with a pod template, after
+/// their own (kubernetes pkg/printers/internalversion/printers.go): the
+/// template's containers and images, and the selector but for StatefulSets.
+fn template_columns(res: Resource) -> &'static [Col] {
+    const WITH_SELECTOR: &[Col] = &[
+        col("Containers", "string", 1),
+        col("Images", "string", 1),
+        col("Selector", "string", 1),
+    ];
+    match res {
+        Resource::Deployments
+        | Resource::ReplicaSets
+        | Resource::ReplicationControllers
+        | Resource::DaemonSets
+        | Resource::Jobs => WITH_SELECTOR,
+        Resource::StatefulSets => &WITH_SELECTOR[..2],
+        _ => &[],
+    }
+}
+
+fn template_cells(res: Resource, o: &Value) -> Vec<Value> {
+    let wanted = template_columns(res).len();
+    if wanted == 0 {
+        return Vec::new();
+    }
+    let containers = o
+        .pointer("/spec/template/spec/containers")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let joined = |field: &str| {
+        containers
+            .iter()
+            .filter_map(|c| c[field].as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let selector = o
+        .pointer("/spec/selector")
+        .map(super::scale::selector_string)
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "<none>".into());
+    let mut out = vec![
+        json!(joined("name")),
+        json!(joined("image")),
+        json!(selector),
+    ];
+    out.truncate(wanted);
+    out
+}
+
 fn columns(res: Resource) -> Vec<Col> {
+    let mut cols = own_columns(res);
+    cols.extend_from_slice(template_columns(res));
+    cols
+}
+
+fn cells(res: Resource, o: &Value) -> Vec<Value> {
+    let mut cells = own_cells(res, o);
+    cells.extend(template_cells(res, o));
+    cells
+}
+
+fn own_columns(res: Resource) -> Vec<Col> {
     match res {
         Resource::Nodes => vec![
             col("Name", "string", 0),
@@ -309,7 +373,7 @@ fn int_or_string(v: Option<&Value>) -> String {
     }
 }
 
-fn cells(res: Resource, o: &Value) -> Vec<Value> {
+fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
     let name = json!(o["metadata"]["name"]);
     match res {
         Resource::Nodes => node_cells(o),
