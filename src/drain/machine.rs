@@ -51,7 +51,7 @@ impl Now {
     pub(crate) fn read() -> Self {
         Now {
             at: Instant::now(),
-            wall: Timestamp::now(),
+            wall: kube_conventions::time::now(),
         }
     }
 }

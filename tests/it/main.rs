@@ -15,3 +15,4 @@ mod sandbox_cli;
 mod sandbox_kubectl;
 mod sandbox_watch;
 mod scenario;
+mod virtual_time;

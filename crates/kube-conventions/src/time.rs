@@ -1,18 +1,33 @@
 //! Timestamps as `metav1.Time` serialises them, and kubectl's
 //! `duration.HumanDuration` for AGE columns.
 
+use std::sync::OnceLock;
+
 use jiff::Timestamp;
+
+static CLOCK: OnceLock<fn() -> Timestamp> = OnceLock::new();
+
+/// Makes `now` read `clock` for the rest of the process (a simulation's
+/// virtual time); false if a clock was already set.
+pub fn set_clock(clock: fn() -> Timestamp) -> bool {
+    CLOCK.set(clock).is_ok()
+}
+
+/// Now: the wall clock, or the clock `set_clock` installed. Everything that
+/// stamps or ages an object reads this, so that a simulation's objects age
+/// with its own time.
+pub fn now() -> Timestamp {
+    CLOCK.get().map_or_else(Timestamp::now, |clock| clock())
+}
 
 /// RFC 3339 with second precision, as `metav1.Time` serialises.
 pub fn now_rfc3339() -> String {
-    format_time(Timestamp::now())
+    format_time(now())
 }
 
 /// RFC 3339 with microseconds, as `metav1.MicroTime` (event series) serialises.
 pub fn now_rfc3339_micros() -> String {
-    Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%S%.6fZ")
-        .to_string()
+    now().strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
 
 pub fn format_time(t: Timestamp) -> String {
@@ -25,7 +40,7 @@ pub fn parse_time(s: &str) -> Option<Timestamp> {
 
 /// Seconds since `s`, for AGE columns and the 2-minute disrupted-pod window.
 pub fn seconds_since(s: &str) -> Option<i64> {
-    parse_time(s).map(|t| Timestamp::now().as_second() - t.as_second())
+    parse_time(s).map(|t| now().as_second() - t.as_second())
 }
 
 /// kubectl's `duration.HumanDuration`, used in AGE columns.

@@ -5,8 +5,25 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use jiff::Timestamp;
 
 pub(crate) use kube_conventions::time::{
-    format_time, human_duration, now_rfc3339, now_rfc3339_micros, seconds_since,
+    format_time, human_duration, now, now_rfc3339, now_rfc3339_micros, seconds_since,
 };
+
+/// Makes every timestamp the sandbox stamps, and every age it reads, follow
+/// tokio's clock from here on (`kube_conventions::time::now`, which the
+/// drain engine reads too): under a paused runtime (`start_paused`), where
+/// tokio's clock jumps to the next timer whenever nothing is ready, an hour
+/// of shutdowns and readiness passes in as long as the work takes. Once per
+/// process; false if a clock was already installed.
+pub fn follow_tokio_clock() -> bool {
+    static BASE: std::sync::OnceLock<(Timestamp, tokio::time::Instant)> =
+        std::sync::OnceLock::new();
+    BASE.get_or_init(|| (Timestamp::now(), tokio::time::Instant::now()));
+    kube_conventions::time::set_clock(|| {
+        let (wall, at) = BASE.get().expect("set before the clock is installed");
+        wall.checked_add(tokio::time::Instant::now() - *at)
+            .unwrap_or(*wall)
+    })
+}
 
 /// FNV-1a: a stable 64-bit digest (a node's seeded identifiers, a
 /// document's hash).

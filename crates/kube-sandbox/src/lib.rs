@@ -40,6 +40,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::watch as tokio_watch;
 
+pub use clock::follow_tokio_clock;
 pub use config::{Deny, Faults, Rule, SandboxConfig};
 use resources::Resource;
 use state::Shared;

@@ -325,7 +325,7 @@ impl Store {
             kind,
             object: object.1,
             old: old_doc,
-            at: std::time::SystemTime::now(),
+            at: std::time::SystemTime::from(crate::clock::now()),
         }));
         while self.history.len() > self.history_limit {
             if let Some(dropped) = self.history.pop_front() {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::SignedDuration;
 use serde_json::{Value, json};
 
 use crate::clock::format_time;
@@ -119,7 +119,7 @@ pub(crate) fn delete(
     } else {
         0
     };
-    let now = Timestamp::now();
+    let now = crate::clock::now();
     if pods::is_terminating(&obj) {
         // A repeated delete may only shorten the grace period.
         let current = obj["metadata"]["deletionGracePeriodSeconds"]
