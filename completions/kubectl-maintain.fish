@@ -53,6 +53,7 @@ client\t'`true` (or no value) is kubectl\'s deprecated spelling'
 server\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-parallel -d 'Nodes drained at the same time' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l from -d 'With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
 json\t''
 yaml\t''"
@@ -86,6 +87,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l simulate -d 'With plan: predict the drain by running it on an in-process copy of the cluster, on a simulated clock; reads the cluster, changes nothing (docs/usage.md)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
@@ -110,6 +112,7 @@ client\t'`true` (or no value) is kubectl\'s deprecated spelling'
 server\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-parallel -d 'Nodes drained at the same time' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l from -d 'With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
 json\t''
 yaml\t''"
@@ -143,6 +146,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l simulate -d 'With plan: predict the drain by running it on an in-process copy of the cluster, on a simulated clock; reads the cluster, changes nothing (docs/usage.md)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'

@@ -11,6 +11,8 @@ mod commands;
 mod drain;
 mod duration;
 pub mod policy;
+#[cfg(feature = "sandbox")]
+mod simulate;
 mod ui;
 
 pub use commands::run;

@@ -282,6 +282,12 @@ pub struct DrainArgs {
     /// If kubectl's filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)
     #[arg(long)]
     pub all_or_nothing: bool,
+    /// With plan: predict the drain by running it on an in-process copy of the cluster, on a simulated clock; reads the cluster, changes nothing (docs/usage.md)
+    #[arg(long)]
+    pub simulate: bool,
+    /// With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one
+    #[arg(long, value_name = "FILE", requires = "simulate")]
+    pub from: Option<PathBuf>,
     /// Report format on stdout
     #[arg(short = 'o', long, value_enum, default_value = "table")]
     pub output: OutputFormat,

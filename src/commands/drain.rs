@@ -161,9 +161,35 @@ fn interrupt_on_ctrl_c() -> watch::Receiver<bool> {
 }
 
 pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
+    if args.simulate {
+        simulation_allowed(&args, plan_only)?;
+        #[cfg(feature = "sandbox")]
+        return crate::simulate::run(args).await;
+    }
     let (plan, options) = validate(&args, plan_only)?;
     let clients = client::connect(&args.cluster).await?;
     execute(clients, plan, options, args.output, args.yes).await
+}
+
+/// `--simulate` (a drain predicted on a copy of the cluster) goes with
+/// `plan`, without `--dry-run`, in a build with the sandbox.
+fn simulation_allowed(args: &DrainArgs, plan_only: bool) -> Result<(), Exit> {
+    if !plan_only {
+        return Err(Exit::usage(
+            "--simulate goes with `kubectl maintain plan`: a prediction before the confirmation of a drain is not built yet",
+        ));
+    }
+    if args.dry_run != DryRunArg::None {
+        return Err(Exit::usage(
+            "--simulate and --dry-run are two different previews: give one",
+        ));
+    }
+    if cfg!(not(feature = "sandbox")) {
+        return Err(Exit::usage(
+            "--simulate needs the sandbox, which this build leaves out (the `sandbox` feature)",
+        ));
+    }
+    Ok(())
 }
 
 #[allow(clippy::needless_pass_by_value)] // used as map_err(drain_error)

@@ -15,4 +15,5 @@ mod sandbox_cli;
 mod sandbox_kubectl;
 mod sandbox_watch;
 mod scenario;
+mod simulate;
 mod virtual_time;

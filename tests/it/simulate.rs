@@ -1,0 +1,137 @@
+//! `plan --simulate`: the drain predicted on a copy of the cluster on a
+//! simulated clock, then the real drain of the same cluster: the same end
+//! (pods evicted, pods left Pending and why, what blocks) and a duration
+//! within 20 %; the prediction only read the cluster.
+
+use serde_json::json;
+
+use crate::harness::Cluster;
+use crate::scenario::{Scenario, shutdown, template};
+
+const READY: &str = "sandbox.kubectl-maintain.io/ready-seconds";
+
+/// Pods Ready 2 s after they start and 1 s to stop.
+fn paced(d: &mut serde_json::Value) {
+    template(d)["metadata"]["annotations"][READY] = json!("2");
+    shutdown(template(d), 1.0);
+}
+
+fn scenario() -> String {
+    Scenario::new()
+        .node("n1")
+        .node("n2")
+        .node("n3")
+        .node("n4")
+        // One web replica per node at most, one on every node: the drained
+        // node's has nowhere to go and stays Pending.
+        .deployment_with("web", 4, |d| {
+            paced(d);
+            template(d)["spec"]["affinity"] = json!({"podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{
+                    "labelSelector": {"matchLabels": {"app": "web"}},
+                    "topologyKey": "kubernetes.io/hostname"}]}});
+        })
+        .pdb("web", "maxUnavailable: 1")
+        // Two per node: the second eviction waits for the first one's
+        // replacement to be Ready.
+        .deployment_with("api", 8, paced)
+        .pdb("api", "maxUnavailable: 1")
+        .object({
+            let mut db = json!({
+                "apiVersion": "apps/v1", "kind": "StatefulSet",
+                "metadata": {"name": "db", "namespace": "apps"},
+                "spec": {"replicas": 2, "serviceName": "db",
+                    "selector": {"matchLabels": {"app": "db"}},
+                    "template": {"metadata": {"labels": {"app": "db"}},
+                        "spec": {"containers": [{"name": "c", "image": "db"}]}}},
+            });
+            paced(&mut db);
+            db
+        })
+        .pdb("db", "maxUnavailable: 1")
+        // A second wave: cluster-critical pods go after the others.
+        .deployment_with("dns", 4, |d| {
+            paced(d);
+            template(d)["spec"]["priorityClassName"] = json!("system-cluster-critical");
+        })
+        .yaml()
+}
+
+#[test]
+fn the_prediction_matches_the_drain_and_changes_nothing() {
+    let c = Cluster::start(&scenario(), 33);
+    c.wait_settled();
+    // The node with the most pods.
+    let node = ["n1", "n2", "n3", "n4"]
+        .into_iter()
+        .max_by_key(|n| c.pods_on(n).len())
+        .unwrap();
+    let before = c.requests().len();
+
+    let predicted = c.maintain(&["plan", node, "--simulate", "-o", "json"]);
+    predicted.success();
+    let writes: Vec<_> = c.requests()[before..]
+        .iter()
+        .filter(|r| r.user_agent.starts_with("kubectl-maintain") && r.method != "GET")
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(writes.is_empty(), "the prediction wrote: {writes:?}");
+    assert!(c.pods_on(node).len() > 1, "nothing moved");
+
+    let real = c.maintain(&["drain", node, "--yes", "-o", "json"]);
+    real.success();
+    c.wait_idle();
+    let (p, r) = (predicted.report(), real.report());
+    let (pn, rn) = (p.node(node), r.node(node));
+    assert_eq!(pn.status, rn.status);
+    let states = |n: &crate::harness::NodeReport| {
+        let mut v: Vec<(String, String)> = n
+            .pods
+            .iter()
+            .map(|p| {
+                (
+                    p.pod.clone(),
+                    p.result["state"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(states(pn), states(rn));
+    let waves =
+        |n: &crate::harness::NodeReport| n.waves.iter().map(|w| w.name.clone()).collect::<Vec<_>>();
+    assert_eq!(waves(pn), waves(rn));
+    let (pe, re) = (pn.elapsed_ms as f64, rn.elapsed_ms as f64);
+    eprintln!("{node}: predicted {pe} ms, the drain took {re} ms");
+    assert!(
+        (pe - re).abs() <= 0.2 * re,
+        "predicted {pe} ms, took {re} ms\n{}",
+        predicted.stderr
+    );
+    // What stays Pending, and why, as predicted.
+    let mut pending: Vec<String> = c
+        .pods()
+        .iter()
+        .filter_map(|p| {
+            let cond = kube_sandbox::objects::pods::condition(p, "PodScheduled")?;
+            (cond["status"] == "False")
+                .then(|| cond["message"].as_str().unwrap_or_default().to_string())
+        })
+        .collect();
+    let mut foretold: Vec<String> = predicted
+        .stderr
+        .lines()
+        .filter_map(|l| {
+            l.split_once(" would stay Pending: ")
+                .map(|(_, why)| why.to_string())
+        })
+        .collect();
+    pending.sort();
+    foretold.sort();
+    assert_eq!(foretold, pending, "{}", predicted.stderr);
+    assert!(
+        !pending.is_empty(),
+        "an anti-affine replica has nowhere to go"
+    );
+}
