@@ -217,6 +217,23 @@ pub(crate) async fn execute(
     output: OutputFormat,
     assume_yes: bool,
 ) -> anyhow::Result<u8> {
+    match run_drain(clients, plan, options, assume_yes).await? {
+        Ok(outcome) => {
+            print!("{}", report::render(&outcome, output)?);
+            Ok(exit_code(&outcome))
+        }
+        Err(code) => Ok(code),
+    }
+}
+
+/// Runs a validated drain: its outcome, or the exit code when it ended
+/// before draining (no node matched, the operator said no).
+pub(crate) async fn run_drain(
+    clients: client::Clients,
+    plan: Plan,
+    options: Options,
+    assume_yes: bool,
+) -> anyhow::Result<Result<DrainOutcome, u8>> {
     let (events, mut rx) = mpsc::unbounded_channel::<drain::events::Event>();
     let (display_tx, display_rx) = mpsc::unbounded_channel();
     let listener = if bars::wanted() {
@@ -255,7 +272,7 @@ pub(crate) async fn execute(
         // kubectl drain -l exits 0 when nothing matches; loops over pools rely on it.
         Err(DrainError::NoNodesMatch(selector)) => {
             eprintln!("No nodes match the selector {selector:?}: nothing to drain.");
-            return Ok(exit::OK);
+            return Ok(Err(exit::OK));
         }
         Err(e) => return Err(drain_error(e).into()),
     };
@@ -276,7 +293,7 @@ pub(crate) async fn execute(
         );
         if !confirm::ask("Drain now?".into()).await {
             eprintln!("nothing was changed");
-            return Ok(exit::INCOMPLETE);
+            return Ok(Err(exit::INCOMPLETE));
         }
     }
     let result = prepared.execute().await;
@@ -287,7 +304,5 @@ pub(crate) async fn execute(
         drop(tx);
         let _ = tokio::time::timeout(Duration::from_secs(5), task).await;
     }
-    let outcome = result.map_err(drain_error)?;
-    print!("{}", report::render(&outcome, output)?);
-    Ok(exit_code(&outcome))
+    Ok(Ok(result.map_err(drain_error)?))
 }

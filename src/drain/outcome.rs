@@ -257,3 +257,34 @@ pub(crate) struct DrainOutcome {
     pub(crate) waves: Vec<String>,
     pub(crate) nodes: Vec<NodeOutcome>,
 }
+
+/// What `plan --simulate` adds to a drain's outcome: where the copy came
+/// from, and what became of the pods the drain displaced.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Prediction {
+    /// `cluster`, or the dump file's path.
+    pub(crate) source: String,
+    /// Wall time the prediction took.
+    pub(crate) computed_ms: u64,
+    /// Set when no `--timeout` was given: how much simulated time was followed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) horizon_ms: Option<u64>,
+    /// Every pod the drain's evictions made the controllers create.
+    pub(crate) replacements: Vec<Replacement>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Replacement {
+    /// namespace/name
+    pub(crate) pod: String,
+    /// `Kind/name` of its controller.
+    pub(crate) owner: String,
+    /// Where it would run; absent when it would stay Pending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) node: Option<String>,
+    /// The scheduler's reason when it would stay Pending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) pending: Option<String>,
+}

@@ -8,6 +8,7 @@
 
 mod snapshot;
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -19,6 +20,7 @@ use crate::cli::exit::Exit;
 use crate::cli::{DrainArgs, OutputFormat};
 use crate::client;
 use crate::drain::Options;
+use crate::drain::outcome::{Prediction, Replacement};
 use crate::policy::plan::Plan;
 
 /// How far a drain without `--timeout`, which would wait for ever, is
@@ -50,7 +52,7 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
             kube_version: format!("{}.{}", version.major, version.minor.trim_end_matches('+')),
             ..SandboxConfig::default()
         };
-        (objects, config, "the cluster".to_string())
+        (objects, config, "cluster".to_string())
     };
     let output = args.output;
     // A thread of its own: the simulated clock must not stop the live one.
@@ -88,8 +90,13 @@ async fn simulate(
     sandbox.wait_idle().await;
     let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
     let horizon = options.timeout.filter(|t| *t == HORIZON);
+    let copy_of = if source == "cluster" {
+        "the cluster"
+    } else {
+        source
+    };
     eprintln!(
-        "prediction: the drain run on a copy of {source} on a simulated clock; nothing is changed{}",
+        "prediction: the drain runs on a copy of {copy_of} on a simulated clock; nothing is changed{}",
         if horizon.is_some() {
             " (no --timeout: followed for 1h of simulated time)"
         } else {
@@ -97,21 +104,63 @@ async fn simulate(
         }
     );
     let wall = std::time::Instant::now();
-    let code = crate::commands::drain::execute(clients, plan, options, output, true).await?;
-    for p in sandbox.view().list(Resource::Pods) {
-        if let Some(why) = pods::condition(&p, "PodScheduled")
-            .filter(|c| c["status"] == "False")
-            .and_then(|c| c["message"].as_str())
-        {
-            let m = &p["metadata"];
-            eprintln!(
-                "prediction: {}/{} would stay Pending: {why}",
-                m["namespace"].as_str().unwrap_or_default(),
-                m["name"].as_str().unwrap_or_default()
-            );
-        }
-    }
-    eprintln!("prediction: computed in {:.1?}", wall.elapsed());
+    let before: BTreeSet<String> = sandbox
+        .view()
+        .list(Resource::Pods)
+        .iter()
+        .filter_map(|p| p["metadata"]["uid"].as_str().map(str::to_string))
+        .collect();
+    let outcome = match crate::commands::drain::run_drain(clients, plan, options, true).await? {
+        Ok(outcome) => outcome,
+        Err(code) => return Ok(code),
+    };
+    let prediction = Prediction {
+        source: source.to_string(),
+        computed_ms: u64::try_from(wall.elapsed().as_millis()).unwrap_or(u64::MAX),
+        horizon_ms: horizon.map(|h| u64::try_from(h.as_millis()).unwrap_or(u64::MAX)),
+        replacements: replacements(&sandbox, &before),
+    };
+    print!(
+        "{}",
+        crate::ui::report::render_with(&outcome, Some(&prediction), output)?
+    );
     sandbox.stop();
-    Ok(code)
+    Ok(crate::commands::drain::exit_code(&outcome))
+}
+
+/// The pods the controllers made while the drain ran, where they run or
+/// why they would wait.
+fn replacements(sandbox: &Sandbox, before: &BTreeSet<String>) -> Vec<Replacement> {
+    let mut out: Vec<Replacement> = sandbox
+        .view()
+        .list(Resource::Pods)
+        .iter()
+        .filter(|p| {
+            p["metadata"]["uid"]
+                .as_str()
+                .is_some_and(|u| !before.contains(u))
+                && !pods::is_terminal(p)
+        })
+        .map(|p| {
+            let m = &p["metadata"];
+            let pending = pods::condition(p, "PodScheduled")
+                .filter(|c| c["status"] == "False")
+                .and_then(|c| c["message"].as_str())
+                .map(str::to_string);
+            Replacement {
+                pod: format!(
+                    "{}/{}",
+                    m["namespace"].as_str().unwrap_or_default(),
+                    m["name"].as_str().unwrap_or_default()
+                ),
+                owner: pods::controller_of(p)
+                    .map(|o| format!("{}/{}", o.kind, o.name))
+                    .unwrap_or_default(),
+                node: pods::node_name(p).map(str::to_string),
+                pending,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.pod.cmp(&b.pod));
+    out
 }

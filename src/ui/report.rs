@@ -9,7 +9,7 @@ use comfy_table::{Table, presets};
 use kube_conventions::count;
 
 use crate::cli::OutputFormat;
-use crate::drain::outcome::{Cause, DrainOutcome, DryRun, NodeStatus, PodResult};
+use crate::drain::outcome::{Cause, DrainOutcome, DryRun, NodeStatus, PodResult, Prediction};
 use crate::duration::human;
 
 pub(crate) const SCHEMA_VERSION: &str = "kubectl-maintain.io/v1alpha1";
@@ -21,6 +21,8 @@ struct Document<'a> {
     kind: &'static str,
     #[serde(flatten)]
     outcome: &'a DrainOutcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prediction: Option<&'a Prediction>,
 }
 
 /// A table as `kubectl get` prints one: no borders, upper-case headers,
@@ -36,17 +38,64 @@ pub(crate) fn kubectl_table(header: &[&str]) -> Table {
 }
 
 pub(crate) fn render(outcome: &DrainOutcome, format: OutputFormat) -> anyhow::Result<String> {
+    render_with(outcome, None, format)
+}
+
+/// The report, with the prediction's own section when it is one.
+pub(crate) fn render_with(
+    outcome: &DrainOutcome,
+    prediction: Option<&Prediction>,
+    format: OutputFormat,
+) -> anyhow::Result<String> {
     let doc = Document {
         api_version: SCHEMA_VERSION,
         kind: "DrainReport",
         outcome,
+        prediction,
     };
     Ok(match format {
         OutputFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",
         OutputFormat::Yaml => serde_saphyr::to_string(&doc)?,
         OutputFormat::Table if outcome.dry_run != DryRun::None => plan_table(outcome),
-        OutputFormat::Table => summary(outcome),
+        OutputFormat::Table => {
+            summary(outcome) + &prediction.map(prediction_table).unwrap_or_default()
+        }
     })
+}
+
+/// Where the displaced pods would go, after a predicted drain's summary.
+fn prediction_table(p: &Prediction) -> String {
+    let copy_of = if p.source == "cluster" {
+        "the cluster"
+    } else {
+        &p.source
+    };
+    let mut out = format!(
+        "\nPredicted on a copy of {copy_of} in {} (nothing was changed)",
+        human(std::time::Duration::from_millis(p.computed_ms))
+    );
+    if let Some(h) = p.horizon_ms {
+        let _ = write!(
+            out,
+            "; without --timeout, followed for {} of simulated time",
+            human(std::time::Duration::from_millis(h))
+        );
+    }
+    out.push_str(":\n");
+    if p.replacements.is_empty() {
+        out.push_str("no pod is replaced\n");
+        return out;
+    }
+    let mut t = kubectl_table(&["REPLACEMENT", "FOR", "NODE"]);
+    for r in &p.replacements {
+        let node = match (&r.node, &r.pending) {
+            (Some(n), _) => n.clone(),
+            (None, Some(why)) => format!("Pending: {why}"),
+            (None, None) => "Pending".into(),
+        };
+        t.add_row(vec![r.pod.clone(), r.owner.clone(), node]);
+    }
+    out + &t.to_string() + "\n"
 }
 
 fn result_words(r: &PodResult) -> (&'static str, String) {

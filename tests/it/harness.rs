@@ -80,6 +80,28 @@ pub(crate) struct Report {
     pub(crate) elapsed_ms: u64,
     pub(crate) waves: Vec<String>,
     pub(crate) nodes: Vec<NodeReport>,
+    /// `plan --simulate` only.
+    pub(crate) prediction: Option<Prediction>,
+}
+
+#[allow(dead_code)]
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Prediction {
+    pub(crate) source: String,
+    pub(crate) computed_ms: u64,
+    pub(crate) horizon_ms: Option<u64>,
+    pub(crate) replacements: Vec<Replacement>,
+}
+
+#[allow(dead_code)]
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Replacement {
+    pub(crate) pod: String,
+    pub(crate) owner: String,
+    pub(crate) node: Option<String>,
+    pub(crate) pending: Option<String>,
 }
 
 #[allow(dead_code)]

@@ -66,11 +66,16 @@ fn the_prediction_matches_the_drain_and_changes_nothing() {
         .into_iter()
         .max_by_key(|n| c.pods_on(n).len())
         .unwrap();
-    let before = c.requests().len();
+    let before_requests = c.requests().len();
+    let before: std::collections::BTreeSet<String> = c
+        .pods()
+        .iter()
+        .filter_map(|p| p["metadata"]["uid"].as_str().map(str::to_string))
+        .collect();
 
     let predicted = c.maintain(&["plan", node, "--simulate", "-o", "json"]);
     predicted.success();
-    let writes: Vec<_> = c.requests()[before..]
+    let writes: Vec<_> = c.requests()[before_requests..]
         .iter()
         .filter(|r| r.user_agent.starts_with("kubectl-maintain") && r.method != "GET")
         .map(|r| format!("{} {}", r.method, r.path))
@@ -109,29 +114,42 @@ fn the_prediction_matches_the_drain_and_changes_nothing() {
         "predicted {pe} ms, took {re} ms\n{}",
         predicted.stderr
     );
-    // What stays Pending, and why, as predicted.
-    let mut pending: Vec<String> = c
+    // What the controllers made, where it runs, and what stays Pending and
+    // why, as predicted (replacements' names are random: compared by owner).
+    let prediction = p.prediction.expect("a prediction section");
+    assert_eq!(prediction.source, "cluster");
+    assert_eq!(prediction.horizon_ms, Some(3_600_000), "no --timeout");
+    let mut foretold: Vec<(String, Option<String>)> = prediction
+        .replacements
+        .iter()
+        .map(|r| (r.owner.clone(), r.pending.clone()))
+        .collect();
+    let made: Vec<_> = c
         .pods()
         .iter()
-        .filter_map(|p| {
-            let cond = kube_sandbox::objects::pods::condition(p, "PodScheduled")?;
-            (cond["status"] == "False")
-                .then(|| cond["message"].as_str().unwrap_or_default().to_string())
+        .filter(|p| !before.contains(p["metadata"]["uid"].as_str().unwrap_or_default()))
+        .map(|p| {
+            let owner = kube_sandbox::objects::pods::controller_of(p).unwrap();
+            let pending = kube_sandbox::objects::pods::condition(p, "PodScheduled")
+                .filter(|c| c["status"] == "False")
+                .and_then(|c| c["message"].as_str().map(str::to_string));
+            (format!("{}/{}", owner.kind, owner.name), pending)
         })
         .collect();
-    let mut foretold: Vec<String> = predicted
-        .stderr
-        .lines()
-        .filter_map(|l| {
-            l.split_once(" would stay Pending: ")
-                .map(|(_, why)| why.to_string())
-        })
-        .collect();
-    pending.sort();
+    let mut made = made;
     foretold.sort();
-    assert_eq!(foretold, pending, "{}", predicted.stderr);
+    made.sort();
+    assert_eq!(foretold, made);
     assert!(
-        !pending.is_empty(),
-        "an anti-affine replica has nowhere to go"
+        made.iter().any(|(_, pending)| pending.is_some()),
+        "an anti-affine replica has nowhere to go: {made:?}"
+    );
+    assert!(
+        prediction
+            .replacements
+            .iter()
+            .filter(|r| r.node.is_some())
+            .all(|r| r.node.as_deref() != Some(node)),
+        "nothing lands on the drained node"
     );
 }
