@@ -54,6 +54,8 @@ server\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-parallel -d 'Nodes drained at the same time' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l from -d 'With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
 json\t''
 yaml\t''"
@@ -113,6 +115,8 @@ server\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-parallel -d 'Nodes drained at the same time' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l from -d 'With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
 json\t''
 yaml\t''"

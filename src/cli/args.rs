@@ -288,6 +288,12 @@ pub struct DrainArgs {
     /// With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one
     #[arg(long, value_name = "FILE", requires = "simulate")]
     pub from: Option<PathBuf>,
+    /// With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says
+    #[arg(long, value_name = "DURATION", requires = "simulate")]
+    pub assume_shutdown: Option<String>,
+    /// With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says
+    #[arg(long, value_name = "DURATION", requires = "simulate")]
+    pub assume_ready: Option<String>,
     /// Report format on stdout
     #[arg(short = 'o', long, value_enum, default_value = "table")]
     pub output: OutputFormat,

@@ -6,6 +6,7 @@
 //! readiness, budgets' waits and the drain's retries pass as fast as the work
 //! allows (kube_sandbox::follow_tokio_clock). The live cluster is only read.
 
+mod assume;
 mod snapshot;
 
 use std::collections::BTreeSet;
@@ -33,7 +34,16 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
     if options.timeout.is_none() {
         options.timeout = Some(HORIZON);
     }
-    let (objects, config, source) = if let Some(path) = &args.from {
+    let duration = |flag: &str, v: &Option<String>| {
+        v.as_deref()
+            .map(|d| crate::duration::parse(d).map_err(|e| Exit::usage(format!("{flag}: {e}"))))
+            .transpose()
+    };
+    let assumptions = assume::Assumptions {
+        shutdown: duration("--assume-shutdown", &args.assume_shutdown)?,
+        ready: duration("--assume-ready", &args.assume_ready)?,
+    };
+    let (mut objects, config, source) = if let Some(path) = &args.from {
         let s = scenario::load_file(path).map_err(|e| Exit::usage(e.to_string()))?;
         (
             s.objects,
@@ -54,6 +64,7 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
         };
         (objects, config, "cluster".to_string())
     };
+    assumptions.apply(&mut objects);
     let output = args.output;
     // A thread of its own: the simulated clock must not stop the live one.
     let simulation = std::thread::spawn(move || {

@@ -153,3 +153,54 @@ fn the_prediction_matches_the_drain_and_changes_nothing() {
         "nothing lands on the drained node"
     );
 }
+
+/// The timing model is the operator's to correct, and a dump needs no
+/// cluster at all: `--from` a file, `--assume-shutdown` sets how long the
+/// evicted pods take to stop (within their grace period).
+#[test]
+fn assumed_times_change_the_prediction_of_a_dump() {
+    let dir = crate::harness::TempDir::new("assume");
+    let file = dir.path().join("cluster.yaml");
+    std::fs::write(
+        &file,
+        Scenario::new()
+            .node("n1")
+            .node("n2")
+            .pod("apps", "solo", "n1", |_| {})
+            .yaml(),
+    )
+    .unwrap();
+    let predict = |assume: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-maintain"))
+            .args([
+                "plan",
+                "n1",
+                "--simulate",
+                "--force",
+                "-o",
+                "json",
+                "--from",
+            ])
+            .arg(&file)
+            .args(["--assume-shutdown", assume])
+            .env_clear()
+            .env("HOME", dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["nodes"][0]["status"], "drained");
+        report["nodes"][0]["elapsedMs"].as_u64().unwrap()
+    };
+    let (five, twenty, beyond) = (predict("5s"), predict("20s"), predict("2m"));
+    assert!((5000..5500).contains(&five), "{five} ms");
+    assert!((20_000..20_500).contains(&twenty), "{twenty} ms");
+    assert!(
+        (30_000..30_500).contains(&beyond),
+        "never past the 30 s grace period: {beyond} ms"
+    );
+}
