@@ -7,6 +7,7 @@
 //!   cargo bench --bench drain                        # 100, 1,000, 5,000 nodes; 1, 10, 50 drained
 //!   cargo bench --bench drain -- --sizes 100 --drains 1,10
 //!   cargo bench --bench drain -- --plan-timing 5000   # plan for 50 nodes of 5,000
+//!   cargo bench --bench drain -- --simulate-timing 5000   # plan --simulate for 50 nodes of 5,000
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --keep   # keep the request logs
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --shutdown 5  # pods that take 5 s to stop
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --kubectl-role  # only kubectl drain's permissions
@@ -124,7 +125,7 @@ fn lower_bound(objects: &[(Resource, Value)], drained: usize, spec: &ClusterSpec
 
 /// A sandbox serving `objects` once its controllers have written their statuses.
 fn settled_sandbox(
-    objects: Vec<(Resource, Value)>,
+    objects: impl IntoIterator<Item = (Resource, Value)>,
     request_log: Option<PathBuf>,
 ) -> (tokio::runtime::Runtime, Sandbox) {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -304,8 +305,52 @@ fn plan_timing(nodes: usize, drained: usize, work: &Path) {
     );
 }
 
+/// `kubectl maintain plan --simulate` for `drained` nodes of a cluster: the
+/// wall time and peak memory of predicting their drain, and what it predicts.
+fn simulate_timing(nodes: usize, drained: usize, work: &Path) {
+    let spec = spec(nodes, drained, SHUTDOWN);
+    let (_rt, sandbox) = settled_sandbox(generate::stream(&spec), None);
+    std::fs::create_dir_all(work).expect("work dir");
+    let kubeconfig = work.join("kubeconfig");
+    sandbox.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let selector = format!("{DRAIN_LABEL}=yes");
+    let started = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg(env!("CARGO_BIN_EXE_kubectl-maintain"))
+        .args(["plan", "-l", &selector, "--simulate", "--ignore-daemonsets"])
+        .args(["--max-parallel", "10", "--timeout", "30m", "-o", "json"])
+        .env("KUBECONFIG", &kubeconfig)
+        .output()
+        .expect("plan --simulate runs (and /usr/bin/time is there)");
+    let wall = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a report");
+    let drained_nodes = report["nodes"]
+        .as_array()
+        .map_or(0, |n| n.iter().filter(|n| n["status"] == "drained").count());
+    println!(
+        "plan --simulate for {drained} nodes of {nodes} ({} pods): {:.1} s wall, peak {} MiB; \
+         predicts {drained_nodes} drained in {:.1} s of simulated time, {} replacements, computed in {:.1} s after reading and loading the copy",
+        nodes * PODS_PER_NODE,
+        wall.as_secs_f64(),
+        peak_rss(&stderr) / 1024,
+        report["elapsedMs"].as_u64().unwrap_or(0) as f64 / 1000.0,
+        report["prediction"]["replacements"].as_array().map_or(0, Vec::len),
+        report["prediction"]["computedMs"].as_u64().unwrap_or(0) as f64 / 1000.0,
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--simulate-timing") {
+        let nodes = args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or(5000);
+        let work = std::env::temp_dir().join(format!("km-simulate-{}", std::process::id()));
+        simulate_timing(nodes, 50, &work);
+        let _ = std::fs::remove_dir_all(&work);
+        return;
+    }
     if let Some(i) = args.iter().position(|a| a == "--plan-timing") {
         let nodes = args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or(5000);
         let work = std::env::temp_dir().join(format!("km-plan-{}", std::process::id()));

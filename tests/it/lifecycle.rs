@@ -232,6 +232,10 @@ fn sigint_stops_evicting_reports_and_exits_130() {
             .iter()
             .any(|r| r.path.ends_with("/eviction") && r.status == 429)
     });
+    // The log has the answer once the sandbox sent it; give the drain a
+    // moment to read it, or it is interrupted with the eviction in flight
+    // (seen under a loaded test run).
+    std::thread::sleep(Duration::from_millis(500));
     let _ = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();

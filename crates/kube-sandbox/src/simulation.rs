@@ -76,6 +76,8 @@ struct Sim {
     pending: BTreeSet<Key>,
     /// The first pass over what the scenario loaded is running.
     loading: bool,
+    /// Where the scheduler's next search over the nodes starts.
+    next_start_node: usize,
 }
 
 impl Sim {
@@ -313,7 +315,7 @@ impl Sim {
             let pending = std::mem::take(&mut self.pending);
             let minor = self.shared.config.minor().parse().unwrap_or(33);
             for key in pending {
-                if !scheduler::schedule(store, &key, minor) {
+                if !scheduler::schedule_from(store, &key, minor, &mut self.next_start_node) {
                     self.pending.insert(key);
                 }
             }
@@ -345,6 +347,7 @@ pub(crate) fn spawn(
         timers: TimerQueue::new(),
         pending: BTreeSet::new(),
         loading: true,
+        next_start_node: 0,
     };
     {
         let mut store = shared.store();

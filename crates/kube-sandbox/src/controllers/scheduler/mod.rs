@@ -15,6 +15,13 @@
 //! PreferNoSchedule taints, most preferred node affinity, least requested
 //! cpu and memory, fewest pods.
 //!
+//! Like kube-scheduler (pkg/scheduler/schedule_one.go,
+//! `numFeasibleNodesToFind`), a large cluster is not searched whole: from
+//! 100 nodes on, the search stops once an adaptive share of the nodes (50 %
+//! less one point per 125 nodes, at least 5 % and 100 nodes) fit, and the
+//! next search starts where this one stopped. A pod that fits nowhere is
+//! still checked against every node.
+//!
 //! A NotReady node counts as carrying `node.kubernetes.io/not-ready:
 //! NoSchedule`, the taint the node lifecycle controller gives it.
 
@@ -177,17 +184,29 @@ impl<'a> Cycle<'a> {
         )
     }
 
-    /// The best node, or kube-scheduler's message for why none fits.
-    fn place(&self) -> Result<String, String> {
+    /// The best node, or kube-scheduler's message for why none fits. The
+    /// search starts at the `start`th node and moves it past the nodes it
+    /// looked at.
+    fn place(&self, start: &mut usize) -> Result<String, String> {
+        let all = self.store.len(Resource::Nodes);
         if let Some(why) = volume_binding::nowhere(&self.volumes) {
-            let total = self.store.len(Resource::Nodes);
-            return Err(format!("0/{total} nodes are available: {why}."));
+            return Err(format!("0/{all} nodes are available: {why}."));
         }
+        let nodes: Vec<std::sync::Arc<Value>> = self
+            .store
+            .iter(Resource::Nodes, None, None)
+            .map(|(_, n)| n)
+            .collect();
+        let first = if nodes.is_empty() { 0 } else { *start % nodes.len() };
+        let wanted = feasible_nodes_to_find(nodes.len());
         let mut best: Option<(Score, String)> = None;
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-        let mut total = 0;
-        for (_, node) in self.store.iter(Resource::Nodes, None, None) {
-            let node = &*node;
+        let (mut total, mut feasible) = (0, 0);
+        for node in nodes[first..].iter().chain(&nodes[..first]) {
+            if feasible >= wanted {
+                break;
+            }
+            let node = &**node;
             total += 1;
             let name = node["metadata"]["name"].as_str().unwrap_or_default();
             let refused = self.refusals(node, name);
@@ -197,16 +216,29 @@ impl<'a> Cycle<'a> {
                 }
                 continue;
             }
+            feasible += 1;
             let score = self.score(node, name);
             if best.as_ref().is_none_or(|(b, _)| score < *b) {
                 best = Some((score, name.to_string()));
             }
         }
+        *start = first + total;
         match best {
             Some((_, node)) => Ok(node),
             None => Err(fit_error(total, &reasons)),
         }
     }
+}
+
+/// How many fitting nodes end the search (kube-scheduler's
+/// `numFeasibleNodesToFind` with the default `percentageOfNodesToScore`).
+fn feasible_nodes_to_find(all: usize) -> usize {
+    const MIN: usize = 100;
+    if all < MIN {
+        return all;
+    }
+    let percentage = 50usize.saturating_sub(all / 125).max(5);
+    (all * percentage / 100).max(MIN)
 }
 
 /// "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) were
@@ -224,14 +256,21 @@ fn fit_error(total: usize, reasons: &BTreeMap<String, usize>) -> String {
 /// Tries to bind one pod (`minor`: the Kubernetes minor the sandbox
 /// serves, for reasons kube-scheduler reworded). Returns false when it
 /// stays pending.
+#[cfg(test)]
 pub(crate) fn schedule(store: &mut Store, key: &Key, minor: u32) -> bool {
+    schedule_from(store, key, minor, &mut 0)
+}
+
+/// `schedule`, the search starting at the `start`th node (the scheduler's
+/// `nextStartNodeIndex`, which it moves on).
+pub(crate) fn schedule_from(store: &mut Store, key: &Key, minor: u32, start: &mut usize) -> bool {
     let Some(pod) = store.get(Resource::Pods, key) else {
         return true;
     };
     if pods::node_name(&pod).is_some() || pods::is_terminating(&pod) || pods::is_terminal(&pod) {
         return true;
     }
-    let verdict = Cycle::new(store, &pod, minor).place();
+    let verdict = Cycle::new(store, &pod, minor).place(start);
     let now = now_rfc3339();
     match verdict {
         Ok(node) => {
@@ -268,6 +307,16 @@ pub(crate) fn schedule(store: &mut Store, key: &Key, minor: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn large_clusters_are_searched_in_part_as_kube_scheduler_does() {
+        assert_eq!(feasible_nodes_to_find(50), 50);
+        assert_eq!(feasible_nodes_to_find(150), 100);
+        assert_eq!(feasible_nodes_to_find(1000), 420);
+        assert_eq!(feasible_nodes_to_find(5000), 500);
+        assert_eq!(feasible_nodes_to_find(20000), 1000);
+    }
+
     use super::*;
 
     fn node(name: &str, extra: &Value) -> Value {
