@@ -337,7 +337,9 @@ fn simulate_timing(nodes: usize, drained: usize, work: &Path) {
         wall.as_secs_f64(),
         peak_rss(&stderr) / 1024,
         report["elapsedMs"].as_u64().unwrap_or(0) as f64 / 1000.0,
-        report["prediction"]["replacements"].as_array().map_or(0, Vec::len),
+        report["prediction"]["replacements"]
+            .as_array()
+            .map_or(0, Vec::len),
         report["prediction"]["computedMs"].as_u64().unwrap_or(0) as f64 / 1000.0,
     );
 }

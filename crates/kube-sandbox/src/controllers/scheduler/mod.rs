@@ -197,7 +197,11 @@ impl<'a> Cycle<'a> {
             .iter(Resource::Nodes, None, None)
             .map(|(_, n)| n)
             .collect();
-        let first = if nodes.is_empty() { 0 } else { *start % nodes.len() };
+        let first = if nodes.is_empty() {
+            0
+        } else {
+            *start % nodes.len()
+        };
         let wanted = feasible_nodes_to_find(nodes.len());
         let mut best: Option<(Score, String)> = None;
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
