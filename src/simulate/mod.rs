@@ -31,9 +31,9 @@ const HORIZON: Duration = Duration::from_secs(3600);
 pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
     // The real drain's plan and options, validated as the real drain's are.
     let (plan, mut options) = crate::commands::drain::validate(&args, false)?;
-    if options.timeout.is_none() {
-        options.timeout = Some(HORIZON);
-    }
+    // Without --timeout the real drain may wait for ever: follow it this far.
+    let horizon = options.timeout.is_none().then_some(HORIZON);
+    options.timeout = options.timeout.or(horizon);
     let duration = |flag: &str, v: &Option<String>| {
         v.as_deref()
             .map(|d| crate::duration::parse(d).map_err(|e| Exit::usage(format!("{flag}: {e}"))))
@@ -73,7 +73,9 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
             .start_paused(true)
             .build()
             .context("a runtime for the simulation")?;
-        rt.block_on(simulate(objects, config, plan, options, output, &source))
+        rt.block_on(simulate(
+            objects, config, plan, options, horizon, output, &source,
+        ))
     });
     simulation
         .join()
@@ -85,6 +87,7 @@ async fn simulate(
     config: SandboxConfig,
     plan: Plan,
     options: Options,
+    horizon: Option<Duration>,
     output: OutputFormat,
     source: &str,
 ) -> anyhow::Result<u8> {
@@ -100,7 +103,6 @@ async fn simulate(
     .context("loading the copy of the cluster")?;
     sandbox.wait_idle().await;
     let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
-    let horizon = options.timeout.filter(|t| *t == HORIZON);
     let copy_of = if source == "cluster" {
         "the cluster"
     } else {
