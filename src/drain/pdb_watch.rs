@@ -118,7 +118,12 @@ impl PdbWatches {
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);
         let config = watcher::Config::default().fields(&format!("metadata.name={}", key.1));
-        let this = self.clone();
+        // The task holds what it writes, not the handle: a handle in it
+        // would keep `tasks` shared, so that dropping the engine's last
+        // handle never stopped the watches, and the events sink they hold
+        // kept the drain's listeners waiting seconds after the report.
+        let (state, changed) = (self.state.clone(), self.changed.clone());
+        let (warned, events) = (self.warned.clone(), self.events.clone());
         let key = key.clone();
         let task = tokio::spawn(async move {
             let mut stream = watcher(api, config)
@@ -127,16 +132,21 @@ impl PdbWatches {
                 .boxed();
             while let Some(item) = stream.next().await {
                 match item {
-                    Ok(pdb) => this.record(&key, Watched::Seen(Budget::from_pdb(&pdb))),
+                    Ok(pdb) => record(
+                        &state,
+                        &changed,
+                        &key,
+                        Watched::Seen(Budget::from_pdb(&pdb)),
+                    ),
                     Err(e) => {
                         if let Some(message) = forbidden(&e) {
-                            this.record(&key, Watched::Forbidden);
-                            if !this.warned.swap(true, Ordering::Relaxed) {
+                            record(&state, &changed, &key, Watched::Forbidden);
+                            if !warned.swap(true, Ordering::Relaxed) {
                                 let message = format!(
                                     "cannot watch PodDisruptionBudgets ({message}): evictions a budget refuses are retried every {} s, as kubectl drain does",
                                     super::machine::UNWATCHED_RETRY.as_secs()
                                 );
-                                emit(&this.events, Event::Warning { message });
+                                emit(&events, Event::Warning { message });
                             }
                             return;
                         }
@@ -147,17 +157,23 @@ impl PdbWatches {
         self.tasks.lock().expect("tasks").push(task);
         true
     }
+}
 
-    fn record(&self, key: &Key, watched: Watched) {
-        self.state
-            .lock()
-            .expect("pdb state")
-            .insert(key.clone(), watched);
-        let _ = self.changed.send(match watched {
-            Watched::Forbidden => Signal::Forbidden(key.clone()),
-            _ => Signal::Changed(key.clone()),
-        });
-    }
+/// Notes what a watch saw of a budget and tells the waiting evictions.
+fn record(
+    state: &Mutex<HashMap<Key, Watched>>,
+    changed: &broadcast::Sender<Signal>,
+    key: &Key,
+    watched: Watched,
+) {
+    state
+        .lock()
+        .expect("pdb state")
+        .insert(key.clone(), watched);
+    let _ = changed.send(match watched {
+        Watched::Forbidden => Signal::Forbidden(key.clone()),
+        _ => Signal::Changed(key.clone()),
+    });
 }
 
 /// The API's message when a list or watch was forbidden.
