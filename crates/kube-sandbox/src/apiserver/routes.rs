@@ -361,11 +361,10 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
         }
         ("DELETE", false, None) => {
             let mut store = shared.store();
-            let keys: Vec<Key> = store
-                .iter(t.resource, t.namespace.as_deref(), None)
-                .filter(|(_, o)| opts.matches(t.resource, o))
-                .map(|(k, _)| k.clone())
-                .collect();
+            let keys: Vec<Key> =
+                super::list::selected(&store, t.resource, t.namespace.as_deref(), &opts, None)
+                    .map(|(k, _)| k)
+                    .collect();
             let delete_opts = DeleteOptions {
                 dry_run,
                 ..DeleteOptions::default()

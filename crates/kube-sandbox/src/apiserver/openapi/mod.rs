@@ -53,7 +53,7 @@ fn build(minor: &str) -> Documents {
         "swagger": "2.0",
         "info": info(minor),
         "paths": paths::paths(&all, Flavor::V2),
-        "definitions": schemas::definitions(&all, Flavor::V2),
+        "definitions": definitions(),
     });
     let mut by_gv: BTreeMap<String, Vec<Resource>> = BTreeMap::new();
     for res in all {
