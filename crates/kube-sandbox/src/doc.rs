@@ -46,6 +46,20 @@ impl Doc {
         }
     }
 
+    /// The same object kept as its JSON whatever its kind: what a replaced
+    /// or deleted version becomes in the watch history and the simulator's
+    /// queue, so a reconcile that rewrites 40,000 workloads does not keep
+    /// 40,000 old trees alive until they are handled.
+    pub(crate) fn compacted(&self) -> Self {
+        match self {
+            Doc::Kept(v) => Doc::Compact {
+                json: serialise(v).into(),
+                parsed: Arc::downgrade(v),
+            },
+            compact @ Doc::Compact { .. } => compact.clone(),
+        }
+    }
+
     /// The object, shared if its tree is kept or still in use, else parsed.
     pub(crate) fn value(&self) -> Arc<Value> {
         match self {

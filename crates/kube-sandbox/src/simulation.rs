@@ -14,6 +14,7 @@ use tokio::time::Instant;
 use crate::controllers::{
     self, disruption, garbage_collector, node_lifecycle, owner_resource, scheduler,
 };
+use crate::doc::Doc;
 use crate::kubelet::{self, kubevirt};
 use crate::objects::budgets;
 use crate::objects::{nodes, pods};
@@ -169,22 +170,23 @@ impl Sim {
     }
 
     fn note_change(&mut self, store: &Store, c: &Change, dirty: &mut Dirty) {
+        let old = c.old.as_ref().map(Doc::value);
         let obj = c
             .new
             .as_deref()
-            .or(c.old.as_deref())
+            .or(old.as_deref())
             .expect("a change has an object");
         let key = key_of(obj);
         match c.resource {
             Resource::Pods => {
                 if let Some(new) = c.new.as_deref() {
-                    self.pod_timers(c.old.as_deref(), new);
+                    self.pod_timers(old.as_deref(), new);
                     if pods::node_name(new).is_none() && !pods::is_terminating(new) {
                         dirty.unscheduled.insert(key.clone());
                     }
                     // A pod that finished frees what it requested.
                     if pods::is_terminal(new)
-                        && c.old.as_deref().is_some_and(|o| !pods::is_terminal(o))
+                        && old.as_deref().is_some_and(|o| !pods::is_terminal(o))
                     {
                         dirty.retry_pending = true;
                     }
@@ -192,7 +194,7 @@ impl Sim {
                     // A pod left: room on its node for a pending one.
                     dirty.retry_pending = true;
                 }
-                for p in [c.old.as_deref(), c.new.as_deref()].into_iter().flatten() {
+                for p in [old.as_deref(), c.new.as_deref()].into_iter().flatten() {
                     if let Some(owner) = pods::controller_of(p)
                         && let Some(res) = owner_resource(&owner.kind)
                     {
@@ -205,7 +207,7 @@ impl Sim {
                 // DaemonSets place pods by labels and taints (they tolerate
                 // the cordon); pending pods wait for a node to open up.
                 let field = |o: Option<&Value>, f: &str| o.and_then(|n| n.pointer(f)).cloned();
-                let (old, new) = (c.old.as_deref(), c.new.as_deref());
+                let (old, new) = (old.as_deref(), c.new.as_deref());
                 if old.is_none()
                     || new.is_none()
                     || field(old, "/metadata/labels") != field(new, "/metadata/labels")
@@ -239,8 +241,7 @@ impl Sim {
                 if c.new.is_some() {
                     dirty.owners.insert((c.resource, key.clone()));
                 }
-                if let Some(owner) = c
-                    .old
+                if let Some(owner) = old
                     .as_deref()
                     .or(c.new.as_deref())
                     .and_then(pods::controller_of)
@@ -255,7 +256,7 @@ impl Sim {
             | Resource::StorageClasses => dirty.retry_pending = true,
             Resource::VirtualMachineInstances => {
                 if let Some(new) = c.new.as_deref()
-                    && kubevirt::evacuation_started(c.old.as_deref(), new)
+                    && kubevirt::evacuation_started(old.as_deref(), new)
                 {
                     let uid = new["metadata"]["uid"]
                         .as_str()

@@ -80,7 +80,8 @@ impl WatchEvent {
 #[derive(Debug, Clone)]
 pub(crate) struct Change {
     pub(crate) resource: Resource,
-    pub(crate) old: Option<Arc<Value>>,
+    /// What the change replaced or deleted, as its JSON (`Doc::compacted`).
+    pub(crate) old: Option<Doc>,
     pub(crate) new: Option<Arc<Value>>,
 }
 
@@ -247,11 +248,16 @@ impl Store {
 
     /// Keys of the pods whose ownerReferences name this uid.
     pub(crate) fn pods_owned_by(&self, uid: &str) -> Vec<Key> {
+        self.owned_of(Resource::Pods, uid)
+    }
+
+    /// Objects of one resource whose ownerReferences name `uid`.
+    pub(crate) fn owned_of(&self, res: Resource, uid: &str) -> Vec<Key> {
         self.owned_by
             .get(uid)
             .into_iter()
             .flatten()
-            .filter(|(res, _)| *res == Resource::Pods)
+            .filter(|(r, _)| *r == res)
             .map(|(_, k)| k.clone())
             .collect()
     }
@@ -307,11 +313,17 @@ impl Store {
         old: Option<(Arc<Value>, Doc)>,
     ) {
         let rv = self.rv;
-        let (old_value, old_doc) = old.unzip();
+        // Only the store's current version stays a tree; what it replaced
+        // or deleted is kept as JSON.
+        let old_doc = old.map(|(_, doc)| doc.compacted());
+        let object_doc = match kind {
+            EventType::Deleted => object.1.compacted(),
+            _ => object.1,
+        };
         if let Some(tx) = &self.changes {
             let (o, n) = match kind {
-                EventType::Deleted => (Some(object.0.clone()), None),
-                _ => (old_value, Some(object.0.clone())),
+                EventType::Deleted => (Some(object_doc.clone()), None),
+                _ => (old_doc.clone(), Some(object.0.clone())),
             };
             let _ = tx.send(Change {
                 resource: res,
@@ -323,7 +335,7 @@ impl Store {
             rv,
             resource: res,
             kind,
-            object: object.1,
+            object: object_doc,
             old: old_doc,
             at: std::time::SystemTime::from(crate::clock::now()),
         }));

@@ -96,14 +96,27 @@ fn new_replica_set(d: &Value, key: &Key, hash: &str, replicas: i64, revision: i6
 /// Is this ReplicaSet's template the Deployment's, but for the
 /// `pod-template-hash` label (deployment util EqualIgnoreHash)?
 fn same_template(rs: &Value, d: &Value) -> bool {
-    let mut t = rs["spec"]["template"].clone();
-    if let Some(labels) = t
-        .pointer_mut("/metadata/labels")
-        .and_then(Value::as_object_mut)
-    {
-        labels.remove("pod-template-hash");
+    // Compared part by part: cloning every ReplicaSet's template to drop
+    // one label was most of this controller's time on a large cluster.
+    type Map = serde_json::Map<String, Value>;
+    fn sub<'a>(m: Option<&'a Map>, field: &str) -> Option<&'a Map> {
+        m?.get(field)?.as_object()
     }
-    t == d["spec"]["template"]
+    fn eq_except(a: Option<&Map>, b: Option<&Map>, skip: &str) -> bool {
+        let within = |x: &Map, y: &Map| x.iter().all(|(k, v)| k == skip || y.get(k) == Some(v));
+        match (a, b) {
+            (Some(a), Some(b)) => within(a, b) && within(b, a),
+            (a, b) => a.is_none_or(Map::is_empty) && b.is_none_or(Map::is_empty),
+        }
+    }
+    let (t, u) = (
+        rs["spec"]["template"].as_object(),
+        d["spec"]["template"].as_object(),
+    );
+    let (tm, um) = (sub(t, "metadata"), sub(u, "metadata"));
+    eq_except(t, u, "metadata")
+        && eq_except(tm, um, "labels")
+        && eq_except(sub(tm, "labels"), sub(um, "labels"), "pod-template-hash")
 }
 
 const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -128,12 +141,13 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     }
     let uid = d["metadata"]["uid"].as_str().unwrap_or_default();
     let owned: Vec<(Key, std::sync::Arc<Value>)> = store
-        .iter(Resource::ReplicaSets, Some(&key.0), None)
-        .filter(|(_, rs)| pods::controller_of(rs).is_some_and(|o| o.uid == uid))
-        .map(|(k, rs)| (k.clone(), rs.clone()))
+        .owned_of(Resource::ReplicaSets, uid)
+        .into_iter()
+        .filter_map(|k| Some((store.get(Resource::ReplicaSets, &k)?, k)))
+        .filter(|(rs, _)| pods::controller_of(rs).is_some_and(|o| o.uid == uid))
+        .map(|(rs, k)| (k, rs))
         .collect();
     let want = replicas(&d);
-    let hash = template_hash(&d["spec"]["template"]);
     let current = owned
         .iter()
         .find(|(_, rs)| same_template(rs, &d))
@@ -143,6 +157,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         // restart`): its ReplicaSet starts empty unless nothing runs yet.
         let next = owned.iter().map(|(_, rs)| revision(rs)).max().unwrap_or(0) + 1;
         let start = if owned.is_empty() { want } else { 0 };
+        let hash = template_hash(&d["spec"]["template"]);
         let _ = store.create(
             Resource::ReplicaSets,
             new_replica_set(&d, key, &hash, start, next),
@@ -217,4 +232,28 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
             "observedGeneration": d["metadata"]["generation"],
         }),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_template_is_the_same_but_for_its_hash_label() {
+        let d = json!({"spec": {"template": {"metadata": {"labels": {"app": "a"}},
+            "spec": {"containers": [{"name": "c", "image": "i:1"}]}}}});
+        let mut rs = json!({"spec": {"template": d["spec"]["template"].clone()}});
+        rs["spec"]["template"]["metadata"]["labels"]["pod-template-hash"] = json!("abc");
+        assert!(same_template(&rs, &d));
+        let mut restarted = d.clone();
+        restarted["spec"]["template"]["metadata"]["annotations"] =
+            json!({"kubectl.kubernetes.io/restartedAt": "now"});
+        assert!(!same_template(&rs, &restarted));
+        let mut relabelled = d.clone();
+        relabelled["spec"]["template"]["metadata"]["labels"]["tier"] = json!("x");
+        assert!(!same_template(&rs, &relabelled));
+        let mut new_image = d.clone();
+        new_image["spec"]["template"]["spec"]["containers"][0]["image"] = json!("i:2");
+        assert!(!same_template(&rs, &new_image));
+    }
 }
