@@ -1,6 +1,7 @@
 //! The Python `kubernetes` client, pip-installed into a virtualenv under
 //! the target directory on first use: it reads every resource the sandbox
-//! serves into its typed models and watches across a 410.
+//! serves into its typed models, watches across a 410, and deletes a
+//! collection by label selector.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -134,4 +135,5 @@ fn the_python_client_reads_everything_and_watches_across_a_410() {
         assert!(count > 0, "{plural}: nothing to read back: {stdout}");
     }
     assert!(stdout.contains("watch ok"), "{stdout}");
+    assert!(stdout.contains("deletecollection 1"), "{stdout}");
 }

@@ -641,7 +641,8 @@ spec:
 
 /// `apply -f`, `create -f` and `explain` without flags: kubectl reads the
 /// OpenAPI documents, leaves validation to the server (`fieldValidation=
-/// Strict`), and the server refuses an unknown field by its path. A
+/// Strict`), and the server refuses an unknown field by its path, or with
+/// `--validate=warn` drops it and says so in a Warning. A
 /// ReplicationController is served and runs its pods; node heartbeats are
 /// Leases.
 fn apply_create_and_explain(minor: u32) {
@@ -699,6 +700,15 @@ fn apply_create_and_explain(minor: u32) {
         c.get(Resource::Deployments, "shop", "api").unwrap()["spec"]
             .get("replica")
             .is_none()
+    );
+    // `--validate=warn` asks the server to drop the field and say so.
+    let warned = c.kubectl(&["apply", "--validate=warn", "-f", &file("typo.yaml", &typo)]);
+    warned.success();
+    assert!(
+        warned
+            .stderr
+            .contains("Warning: unknown field \"spec.replica\""),
+        "kubectl 1.{minor}: {warned:?}"
     );
 
     c.wait_for("two legacy pods", Duration::from_secs(10), |c| {

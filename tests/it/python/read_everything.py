@@ -1,10 +1,12 @@
 """The Python `kubernetes` client against the sandbox: every served resource
 is listed and each object read back into the client's typed models (which
 refuse an object missing a required field), and a watch from an expired
-resourceVersion gets 410, relists and sees the next change.
+resourceVersion gets 410, relists and sees the next change, and a
+deletecollection by label selector deletes those pods and no other.
 
 Usage: read_everything.py KUBECONFIG NAMESPACE POD PLURAL...
-Prints one line per plural ("pods 7") and "watch ok" at the end.
+Prints one line per plural ("pods 7"), "watch ok", then "deletecollection N"
+(the pods it deleted).
 """
 import sys
 
@@ -66,3 +68,17 @@ for event in w.stream(core.list_namespaced_pod, namespace, resource_version=rv, 
     if event["object"].metadata.name == pod:
         w.stop()
         print("watch ok")
+
+# deletecollection by label selector: those pods go (or start terminating), no other does.
+def live(selector=None):
+    pods = core.list_namespaced_pod(namespace, label_selector=selector).items
+    return {p.metadata.name for p in pods if p.metadata.deletion_timestamp is None}
+
+everyone, chosen = live(), live("app=legacy")
+if not chosen:
+    sys.exit("no pod has app=legacy")
+core.delete_collection_namespaced_pod(namespace, label_selector="app=legacy")
+left = live()
+if left & chosen or (everyone - chosen) - left:
+    sys.exit(f"deletecollection: chose {chosen}, of {everyone}, left {left}")
+print("deletecollection", len(chosen))

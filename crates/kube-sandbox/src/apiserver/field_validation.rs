@@ -4,8 +4,10 @@
 //! `fieldValidation=Strict` (what kubectl 1.27+ sends once the OpenAPI says
 //! the server validates) the write is refused with a 400 naming each field
 //! (k8s.io/apiserver pkg/endpoints/handlers: "strict decoding error:
-//! unknown field \"spec.foo\""). `Warn`, the default, drops them; the
-//! sandbox sends no Warning header for them.
+//! unknown field \"spec.foo\""). `Warn`, the default, drops them and
+//! answers one `Warning` header per field with the same words
+//! (handlers/rest.go addStrictDecodingWarnings), which kubectl prints as
+//! `Warning: unknown field "spec.foo"`.
 
 use serde_json::{Map, Value};
 
@@ -102,27 +104,31 @@ fn prune(
     }
 }
 
-/// Drops `obj`'s unknown fields; under `Strict` refuses the write instead.
-/// `patch` words the refusal as the patch handler does.
+/// Drops `obj`'s unknown fields and returns the warnings `Warn` answers
+/// with; under `Strict` refuses the write instead. `patch` words the
+/// refusal as the patch handler does.
 pub(crate) fn check(
     res: Resource,
     obj: &mut Value,
     mode: FieldValidation,
     patch: bool,
-) -> Result<(), ApiError> {
+) -> Result<Vec<String>, ApiError> {
     let defs = openapi::definitions();
     let Some(schema) = defs.get(&openapi::definition_name(res)) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let mut unknown = Vec::new();
     prune(defs, schema, obj, "", &mut unknown);
-    if mode != FieldValidation::Strict || unknown.is_empty() {
-        return Ok(());
-    }
     let fields: Vec<String> = unknown
         .iter()
         .map(|f| format!("unknown field {f:?}"))
         .collect();
+    match mode {
+        FieldValidation::Ignore => return Ok(Vec::new()),
+        FieldValidation::Warn => return Ok(fields),
+        FieldValidation::Strict if fields.is_empty() => return Ok(fields),
+        FieldValidation::Strict => {}
+    }
     let strict = format!("strict decoding error: {}", fields.join(", "));
     let i = res.info();
     Err(ApiError::bad_request(if patch {
@@ -160,7 +166,22 @@ mod tests {
             strict.message,
             "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.replica\", unknown field \"spec.template.spec.containers[0].imagee\""
         );
-        check(Resource::Deployments, &mut d, FieldValidation::Warn, false).unwrap();
+        let mut ignored = d.clone();
+        check(
+            Resource::Deployments,
+            &mut ignored,
+            FieldValidation::Ignore,
+            false,
+        )
+        .unwrap();
+        assert!(ignored["spec"].get("replica").is_none());
+        assert_eq!(
+            check(Resource::Deployments, &mut d, FieldValidation::Warn, false).unwrap(),
+            [
+                "unknown field \"spec.replica\"",
+                "unknown field \"spec.template.spec.containers[0].imagee\""
+            ]
+        );
         assert!(d["spec"].get("replica").is_none());
         assert_eq!(
             d["metadata"]["labels"]["any"], "label",

@@ -51,7 +51,12 @@ fn full(bytes: impl Into<Bytes>) -> Body {
     Full::new(bytes.into()).boxed()
 }
 
-fn json_response(status: u16, body: Vec<u8>, retry_after: Option<u64>) -> Response<Body> {
+fn json_response(
+    status: u16,
+    body: Vec<u8>,
+    retry_after: Option<u64>,
+    warnings: &[String],
+) -> Response<Body> {
     let mut r = Response::builder()
         .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         .header(header::CONTENT_TYPE, "application/json")
@@ -59,7 +64,24 @@ fn json_response(status: u16, body: Vec<u8>, retry_after: Option<u64>) -> Respon
     if let Some(s) = retry_after {
         r = r.header(header::RETRY_AFTER, s.to_string());
     }
+    for w in warnings {
+        r = r.header(header::WARNING, warning_value(w));
+    }
     r.body(full(body)).expect("valid response")
+}
+
+/// A `Warning` header as the apiserver writes it (RFC 7234 code 299, no
+/// agent, the text quoted): `299 - "unknown field \"spec.foo\""`.
+fn warning_value(text: &str) -> String {
+    let quoted: String = text
+        .chars()
+        .flat_map(|c| match c {
+            '"' | '\\' => vec!['\\', c],
+            c if c.is_control() => vec![' '],
+            c => vec![c],
+        })
+        .collect();
+    format!("299 - \"{quoted}\"")
 }
 
 fn error_response(e: &ApiError) -> Response<Body> {
@@ -67,6 +89,7 @@ fn error_response(e: &ApiError) -> Response<Body> {
         e.code,
         serde_json::to_vec(&e.to_status()).unwrap_or_default(),
         e.retry_after,
+        &[],
     )
 }
 
@@ -203,7 +226,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         if let Some(doc) = discovery::discovery(&shared, path) {
             let bytes = serde_json::to_vec(&doc).unwrap_or_default();
             ctx.write(&shared, 200, bytes.len() as u64);
-            return json_response(200, bytes, None);
+            return json_response(200, bytes, None, &[]);
         }
         if let Some(doc) = openapi::document(path, &header(header::ACCEPT), shared.config.minor()) {
             ctx.write(&shared, 200, doc.bytes.len() as u64);
@@ -234,7 +257,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     {
         let bytes = serde_json::to_vec(&answer).unwrap_or_default();
         ctx.write(&shared, 201, bytes.len() as u64);
-        return json_response(201, bytes, None);
+        return json_response(201, bytes, None, &[]);
     }
     let Some(target) = routes::parse_target(path) else {
         let e = ApiError::path_not_found();
@@ -267,8 +290,11 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         accept: &accept,
         user_agent: &ctx.user_agent,
         body: &body,
+        warnings: std::cell::RefCell::default(),
     };
-    match routes::handle(&shared, &request) {
+    let reply = routes::handle(&shared, &request);
+    let warnings = request.warnings.take();
+    match reply {
         Reply::Json { status, body } => {
             let retry = body
                 .pointer("/details/retryAfterSeconds")
@@ -276,11 +302,11 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
                 .filter(|_| status == 429 || status >= 500);
             let bytes = serde_json::to_vec(&body).unwrap_or_default();
             ctx.write(&shared, status, bytes.len() as u64);
-            json_response(status, bytes, retry)
+            json_response(status, bytes, retry, &warnings)
         }
         Reply::Raw { status, body } => {
             ctx.write(&shared, status, body.len() as u64);
-            json_response(status, body, None)
+            json_response(status, body, None, &warnings)
         }
         Reply::Watch(w) => watch_response(shared, w, ctx),
     }

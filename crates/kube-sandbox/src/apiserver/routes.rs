@@ -119,9 +119,15 @@ pub(crate) struct Request<'a> {
     pub(crate) accept: &'a str,
     pub(crate) user_agent: &'a str,
     pub(crate) body: &'a [u8],
+    /// What the answer's `Warning` headers will say.
+    pub(crate) warnings: std::cell::RefCell<Vec<String>>,
 }
 
 impl Request<'_> {
+    fn warn(&self, warnings: Vec<String>) {
+        self.warnings.borrow_mut().extend(warnings);
+    }
+
     /// Records in `new`'s managedFields what this write changed.
     fn track(&self, old: Option<&Value>, new: &mut Value, applied: Option<&Value>) {
         let now = crate::clock::now_rfc3339();
@@ -199,7 +205,12 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
         ("POST", false, None) => {
             let mut body = parse_body(req.body, req.content_type)?;
             check_kind(t.resource, &body)?;
-            field_validation::check(t.resource, &mut body, opts.field_validation, false)?;
+            req.warn(field_validation::check(
+                t.resource,
+                &mut body,
+                opts.field_validation,
+                false,
+            )?);
             if let Some(ns) = &t.namespace {
                 let given = body
                     .pointer("/metadata/namespace")
@@ -245,7 +256,12 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
         ("PUT", true, sub @ (None | Some("status"))) => {
             let mut body = parse_body(req.body, req.content_type)?;
             check_kind(t.resource, &body)?;
-            field_validation::check(t.resource, &mut body, opts.field_validation, false)?;
+            req.warn(field_validation::check(
+                t.resource,
+                &mut body,
+                opts.field_validation,
+                false,
+            )?);
             body["metadata"]["name"] = json!(t.key().1);
             if let Some(ns) = &t.namespace {
                 body["metadata"]["namespace"] = json!(ns);
@@ -269,7 +285,12 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             let mut patch_doc = parse_body(req.body, req.content_type)?;
             if kind == PatchType::Apply {
                 // The applied configuration is an object of the kind.
-                field_validation::check(t.resource, &mut patch_doc, opts.field_validation, true)?;
+                req.warn(field_validation::check(
+                    t.resource,
+                    &mut patch_doc,
+                    opts.field_validation,
+                    true,
+                )?);
             }
             let mut store = shared.store();
             let Some(old) = store.get(t.resource, &t.key()) else {
@@ -281,7 +302,12 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             };
             let mut patched = patch::apply(kind, &old, &patch_doc)
                 .map_err(|e| ApiError::new(422, "Invalid", e))?;
-            field_validation::check(t.resource, &mut patched, opts.field_validation, true)?;
+            req.warn(field_validation::check(
+                t.resource,
+                &mut patched,
+                opts.field_validation,
+                true,
+            )?);
             let mut new = split_status(&old, patched, sub.is_some());
             let applied = (kind == PatchType::Apply).then_some(&patch_doc);
             req.track(Some(&old), &mut new, applied);
