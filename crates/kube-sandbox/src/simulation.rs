@@ -294,7 +294,13 @@ impl Sim {
                 controllers::reconcile(store, Resource::DaemonSets, &k);
             }
         }
-        for (res, key) in &dirty.owners {
+        // Deployments last: their status sums their ReplicaSets', which
+        // this pass may have just written.
+        let (deployments, others): (Vec<_>, Vec<_>) = dirty
+            .owners
+            .iter()
+            .partition(|(res, _)| *res == Resource::Deployments);
+        for (res, key) in others.into_iter().chain(deployments) {
             controllers::reconcile(store, *res, key);
         }
         for key in &dirty.pdbs {

@@ -85,9 +85,6 @@ pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
             "observedGeneration": rs["metadata"]["generation"],
         }),
     );
-    if let Some(owner) = pods::controller_of(&rs)
-        && owner.kind == "Deployment"
-    {
-        super::deployment::reconcile(store, &(key.0.clone(), owner.name));
-    }
+    // The owning Deployment hears of the new counts through the status
+    // change, as upstream's informers tell it (crate::simulation).
 }
