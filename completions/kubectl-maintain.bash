@@ -117,7 +117,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__drain)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --output --yes --taint --reason --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -188,6 +188,10 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 --assume-ready)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assume-times)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -441,7 +445,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__plan)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --output --yes --taint --reason --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,6 +516,10 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 --assume-ready)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assume-times)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

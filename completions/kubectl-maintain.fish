@@ -56,6 +56,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l from -d 'With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-times -d 'With --simulate: shutdown and readiness times per workload, from a WorkloadTimes YAML file (docs/usage.md), over --assume-shutdown and --assume-ready' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
 json\t''
 yaml\t''"
@@ -89,7 +90,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l simulate -d 'With plan: predict the drain by running it on an in-process copy of the cluster, on a simulated clock; reads the cluster, changes nothing (docs/usage.md)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l simulate -d 'Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
@@ -117,6 +118,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l from -d 'With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-times -d 'With --simulate: shutdown and readiness times per workload, from a WorkloadTimes YAML file (docs/usage.md), over --assume-shutdown and --assume-ready' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
 json\t''
 yaml\t''"
@@ -150,7 +152,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l simulate -d 'With plan: predict the drain by running it on an in-process copy of the cluster, on a simulated clock; reads the cluster, changes nothing (docs/usage.md)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l simulate -d 'Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s y -l yes -d 'Do not ask for confirmation'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'

@@ -282,7 +282,7 @@ pub struct DrainArgs {
     /// If kubectl's filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)
     #[arg(long)]
     pub all_or_nothing: bool,
-    /// With plan: predict the drain by running it on an in-process copy of the cluster, on a simulated clock; reads the cluster, changes nothing (docs/usage.md)
+    /// Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)
     #[arg(long)]
     pub simulate: bool,
     /// With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one
@@ -294,6 +294,9 @@ pub struct DrainArgs {
     /// With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says
     #[arg(long, value_name = "DURATION", requires = "simulate")]
     pub assume_ready: Option<String>,
+    /// With --simulate: shutdown and readiness times per workload, from a WorkloadTimes YAML file (docs/usage.md), over --assume-shutdown and --assume-ready
+    #[arg(long, value_name = "FILE", requires = "simulate")]
+    pub assume_times: Option<PathBuf>,
     /// Report format on stdout
     #[arg(short = 'o', long, value_enum, default_value = "table")]
     pub output: OutputFormat,

@@ -79,7 +79,10 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         crate::policy::plan::defaults::plan(),
         options,
         OutputFormat::Table,
-        true,
+        super::drain::Interaction {
+            assume_yes: true,
+            progress: true,
+        },
     )
     .await?;
     eprintln!("\ndemo: the drain would exit {code} (3: not drained, the report above says why)");

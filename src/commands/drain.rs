@@ -162,23 +162,39 @@ fn interrupt_on_ctrl_c() -> watch::Receiver<bool> {
 
 pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
     if args.simulate {
-        simulation_allowed(&args, plan_only)?;
+        simulation_allowed(&args)?;
         #[cfg(feature = "sandbox")]
-        return crate::simulate::run(args).await;
+        if plan_only {
+            return crate::simulate::run(args).await;
+        }
     }
     let (plan, options) = validate(&args, plan_only)?;
+    // `drain --simulate`: the predicted drain's verdict first, read before
+    // the confirmation (or, without a terminal, before the drain starts).
+    #[cfg(feature = "sandbox")]
+    if args.simulate {
+        match crate::simulate::verdict(&args).await? {
+            Ok(verdict) => eprint!("{verdict}"),
+            Err(code) => return Ok(code),
+        }
+    }
     let clients = client::connect(&args.cluster).await?;
-    execute(clients, plan, options, args.output, args.yes).await
+    execute(
+        clients,
+        plan,
+        options,
+        args.output,
+        Interaction {
+            assume_yes: args.yes,
+            progress: true,
+        },
+    )
+    .await
 }
 
-/// `--simulate` (a drain predicted on a copy of the cluster) goes with
-/// `plan`, without `--dry-run`, in a build with the sandbox.
-fn simulation_allowed(args: &DrainArgs, plan_only: bool) -> Result<(), Exit> {
-    if !plan_only {
-        return Err(Exit::usage(
-            "--simulate goes with `kubectl maintain plan`: a prediction before the confirmation of a drain is not built yet",
-        ));
-    }
+/// `--simulate` (a drain predicted on a copy of the cluster) goes without
+/// `--dry-run`, in a build with the sandbox.
+fn simulation_allowed(args: &DrainArgs) -> Result<(), Exit> {
     if args.dry_run != DryRunArg::None {
         return Err(Exit::usage(
             "--simulate and --dry-run are two different previews: give one",
@@ -209,15 +225,25 @@ pub(crate) fn drain_error(e: drain::DrainError) -> Exit {
     Exit { code, message }
 }
 
+/// How a drain meets the person running it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Interaction {
+    /// `--yes`: never ask before draining.
+    pub(crate) assume_yes: bool,
+    /// Progress on stderr, as bars on a terminal or as lines; off for the
+    /// prediction `drain --simulate` shows before the real drain.
+    pub(crate) progress: bool,
+}
+
 /// Runs a validated drain against a cluster and prints its report.
 pub(crate) async fn execute(
     clients: client::Clients,
     plan: Plan,
     options: Options,
     output: OutputFormat,
-    assume_yes: bool,
+    interaction: Interaction,
 ) -> anyhow::Result<u8> {
-    match run_drain(clients, plan, options, assume_yes).await? {
+    match run_drain(clients, plan, options, interaction).await? {
         Ok(outcome) => {
             print!("{}", report::render(&outcome, output)?);
             Ok(exit_code(&outcome))
@@ -232,11 +258,13 @@ pub(crate) async fn run_drain(
     clients: client::Clients,
     plan: Plan,
     options: Options,
-    assume_yes: bool,
+    interaction: Interaction,
 ) -> anyhow::Result<Result<DrainOutcome, u8>> {
     let (events, mut rx) = mpsc::unbounded_channel::<drain::events::Event>();
-    let (display_tx, display_rx) = mpsc::unbounded_channel();
-    let listener = if bars::wanted() {
+    let (display_tx, mut display_rx) = mpsc::unbounded_channel();
+    let listener = if !interaction.progress {
+        tokio::spawn(async move { while display_rx.recv().await.is_some() {} })
+    } else if bars::wanted() {
         tokio::spawn(bars::run(display_rx))
     } else {
         tokio::spawn(lines::run(display_rx))
@@ -277,8 +305,10 @@ pub(crate) async fn run_drain(
         Err(e) => return Err(drain_error(e).into()),
     };
     let nothing_changes = prepared.refused() && all_or_nothing;
-    let confirming =
-        dry_run == DryRun::None && !assume_yes && !nothing_changes && confirm::interactive();
+    let confirming = dry_run == DryRun::None
+        && !interaction.assume_yes
+        && !nothing_changes
+        && confirm::interactive();
     if !confirming {
         for w in prepared.warnings() {
             eprintln!("warning: {w}");

@@ -21,7 +21,9 @@ use tokio::time::Instant;
 use super::conclude::{self, Ended, Standing};
 use super::events::Event;
 use super::evict::Answer;
-use super::outcome::{Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome};
+use super::outcome::{
+    BudgetHold, Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome,
+};
 use super::pdb_watch::{Budget, Key as BudgetKey};
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::Change;
@@ -147,6 +149,8 @@ struct Member {
     /// The cause the listeners were last told of (one line per change of
     /// cause, not one per retry).
     told: Option<String>,
+    /// The budget refusing this pod's eviction, since when.
+    held: Option<(BudgetKey, Instant)>,
 }
 
 impl Member {
@@ -154,6 +158,9 @@ impl Member {
         matches!(self.state, State::Done(_))
     }
 }
+
+/// The pods a budget held on a node, and each span it held one.
+type HoldLog = (BTreeSet<PodKey>, Vec<(Instant, Instant)>);
 
 #[derive(Debug, Clone, Copy)]
 struct Running {
@@ -177,6 +184,9 @@ pub(crate) struct NodeMachine {
     queue: VecDeque<PodKey>,
     in_flight: usize,
     budgets: HashMap<BudgetKey, Budget>,
+    /// Every budget that refused an eviction here: the pods it held and
+    /// the spans it held each.
+    holds: BTreeMap<BudgetKey, HoldLog>,
     unwatched: HashSet<BudgetKey>,
     /// Namespaces being deleted (their pods may hang in Terminating): those
     /// listed beforehand and those an eviction's answer named.
@@ -210,6 +220,7 @@ impl NodeMachine {
             queue: VecDeque::new(),
             in_flight: 0,
             budgets: HashMap::new(),
+            holds: BTreeMap::new(),
             unwatched: HashSet::new(),
             terminating_namespaces,
             last: now,
@@ -232,6 +243,7 @@ impl NodeMachine {
             attempts: 0,
             warning,
             told: None,
+            held: None,
         };
         match disposition {
             Disposition::Evict { wave, warning } => {
@@ -372,6 +384,7 @@ impl NodeMachine {
             Input::Tick => self.on_tick(),
             Input::Interrupted => self.finish(NodeStatus::Interrupted, None),
         }
+        self.release_holds();
         if !self.finished {
             self.check_deadlines();
         }
@@ -379,6 +392,30 @@ impl NodeMachine {
             self.advance();
         }
         std::mem::take(&mut self.effects)
+    }
+
+    /// Ends the hold of every pod its budget no longer refuses: evicted,
+    /// gone, or refused for another reason (a retry in flight still counts
+    /// as held).
+    fn release_holds(&mut self) {
+        let now = self.last.at;
+        for (key, m) in &mut self.members {
+            let still = match (&m.state, &m.held) {
+                (State::InFlight, _) => true,
+                (
+                    State::Blocked {
+                        budget: Some(b), ..
+                    },
+                    Some((h, _)),
+                ) => b == h,
+                _ => false,
+            };
+            if !still && let Some((budget, since)) = m.held.take() {
+                let (pods, spans) = self.holds.entry(budget).or_default();
+                pods.insert(key.clone());
+                spans.push((since, now));
+            }
+        }
     }
 
     /// When the machine wants a `Tick`: a retry falls due, a deadline
@@ -717,6 +754,9 @@ impl NodeMachine {
             } => {
                 m.attempts = 0;
                 let budget = (key.namespace.clone(), pdb);
+                if m.held.as_ref().is_none_or(|(b, _)| *b != budget) {
+                    m.held = Some((budget.clone(), now));
+                }
                 self.effects.push(Effect::WatchBudget(budget.clone()));
                 let fallback = if self.unwatched.contains(&budget) {
                     UNWATCHED_RETRY
@@ -977,8 +1017,52 @@ impl NodeMachine {
             elapsed_ms: self.ms(),
             waves: self.waves.clone(),
             pods,
+            budget_holds: self.budget_holds(),
         }
     }
+
+    /// Each budget's holds on this node: how long any of its pods waited
+    /// on it (overlapping waits counted once), and whether one still does.
+    fn budget_holds(&self) -> Vec<BudgetHold> {
+        let now = self.last.at;
+        let mut holds = self.holds.clone();
+        let mut holding = BTreeSet::new();
+        for (key, m) in &self.members {
+            if let Some((budget, since)) = &m.held {
+                let (pods, spans) = holds.entry(budget.clone()).or_default();
+                pods.insert(key.clone());
+                spans.push((*since, now));
+                holding.insert(budget.clone());
+            }
+        }
+        holds
+            .into_iter()
+            .map(|(budget, (pods, spans))| BudgetHold {
+                holding: holding.contains(&budget),
+                budget: format!("{}/{}", budget.0, budget.1),
+                pods: pods.into_iter().collect(),
+                held_ms: u64::try_from(union(spans).as_millis()).unwrap_or(u64::MAX),
+            })
+            .collect()
+    }
+}
+
+/// The time covered by some span, each moment counted once.
+fn union(mut spans: Vec<(Instant, Instant)>) -> Duration {
+    spans.sort();
+    let mut total = Duration::ZERO;
+    let mut current: Option<(Instant, Instant)> = None;
+    for (start, end) in spans {
+        current = match current {
+            Some((s, e)) if start <= e => Some((s, e.max(end))),
+            Some((s, e)) => {
+                total += e - s;
+                Some((start, end))
+            }
+            None => Some((start, end)),
+        };
+    }
+    total + current.map_or(Duration::ZERO, |(s, e)| e - s)
 }
 
 /// The cause a budget's refusal stands for, with the budget's numbers when known.
@@ -1062,6 +1146,17 @@ mod tests {
                     uid: format!("uid-{name}"),
                     answer,
                     evacuation: None,
+                },
+            )
+        }
+
+        /// Budget `name` now allows `allowed` disruptions.
+        fn allows(&mut self, offset: Duration, name: &str, allowed: i32) -> Vec<Effect> {
+            self.at(
+                offset,
+                Input::Budget {
+                    key: ("ns".into(), name.into()),
+                    budget: budget(allowed),
                 },
             )
         }
@@ -1175,6 +1270,48 @@ mod tests {
     }
 
     #[test]
+    fn budget_holds_count_each_moment_once_and_say_what_still_holds() {
+        let mut settings = waves(&["user"]);
+        settings.timeout = Some(20 * SEC);
+        let (mut d, _) = Drain::new(&[("a", 0), ("b", 0), ("c", 0)], settings);
+        // web refuses a from 1 s and b from 2 s; a goes at 5 s, b at 9 s.
+        d.answer(SEC, "a", refusal("web", None));
+        d.answer(2 * SEC, "b", refusal("web", None));
+        d.allows(3 * SEC, "web", 1);
+        d.answer(3 * SEC, "a", refusal("web", None));
+        // db refuses c from 4 s until the node's --timeout.
+        d.answer(4 * SEC, "c", refusal("db", None));
+        d.allows(5 * SEC, "web", 1);
+        d.answer(5 * SEC, "a", Answer::Accepted);
+        d.gone(6 * SEC, "a");
+        d.allows(9 * SEC, "web", 1);
+        d.answer(9 * SEC, "b", Answer::Accepted);
+        d.gone(10 * SEC, "b");
+        let end = d.at(20 * SEC, Input::Tick);
+        let outcome = finished(&end).expect("timed out");
+        let holds: Vec<(&str, Vec<String>, u64, bool)> = outcome
+            .budget_holds
+            .iter()
+            .map(|h| {
+                let pods = h.pods.iter().map(|p| p.name.clone()).collect();
+                (h.budget.as_str(), pods, h.held_ms, h.holding)
+            })
+            .collect();
+        assert_eq!(
+            holds,
+            [
+                ("ns/db", vec!["c".to_string()], 16_000, true),
+                (
+                    "ns/web",
+                    vec!["a".to_string(), "b".to_string()],
+                    8_000,
+                    false
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn a_budget_refusal_is_retried_when_the_budget_allows_one() {
         let (mut d, _) = Drain::new(&[("a", 0), ("b", 0)], waves(&["user"]));
         d.answer(SEC, "a", Answer::Accepted);
@@ -1191,21 +1328,9 @@ mod tests {
         );
         // Without a budget change, the retry waits for the fallback.
         assert_eq!(d.m.next_wakeup(), Some(d.t0 + SEC + FALLBACK_RETRY));
-        let still = d.at(
-            2 * SEC,
-            Input::Budget {
-                key: ("ns".into(), "web".into()),
-                budget: budget(0),
-            },
-        );
+        let still = d.allows(2 * SEC, "web", 0);
         assert!(evicted(&still).is_empty(), "the budget allows nothing yet");
-        let retried = d.at(
-            3 * SEC,
-            Input::Budget {
-                key: ("ns".into(), "web".into()),
-                budget: budget(1),
-            },
-        );
+        let retried = d.allows(3 * SEC, "web", 1);
         assert_eq!(
             evicted(&retried),
             ["b"],
@@ -1496,23 +1621,10 @@ mod tests {
                 .count()
         };
         let (mut d, _) = Drain::new(&[("a", 0)], waves(&["user"]));
-        let budget_key = || ("ns".to_string(), "web".to_string());
         let mut told = blocked(&d.answer(SEC, "a", refusal("web", None)));
-        told += blocked(&d.at(
-            2 * SEC,
-            Input::Budget {
-                key: budget_key(),
-                budget: budget(1),
-            },
-        ));
+        told += blocked(&d.allows(2 * SEC, "web", 1));
         told += blocked(&d.answer(3 * SEC, "a", refusal("web", None)));
-        told += blocked(&d.at(
-            4 * SEC,
-            Input::Budget {
-                key: budget_key(),
-                budget: budget(0),
-            },
-        ));
+        told += blocked(&d.allows(4 * SEC, "web", 0));
         assert_eq!(told, 1, "one line per pod per change of cause");
     }
 }

@@ -246,6 +246,23 @@ pub(crate) struct NodeOutcome {
     pub(crate) elapsed_ms: u64,
     pub(crate) waves: Vec<WaveOutcome>,
     pub(crate) pods: Vec<PodOutcome>,
+    /// Every PodDisruptionBudget that refused an eviction on this node.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) budget_holds: Vec<BudgetHold>,
+}
+
+/// A PodDisruptionBudget that held up a node's drain: the pods whose
+/// evictions it refused, and for how long.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct BudgetHold {
+    /// `namespace/name`.
+    pub(crate) budget: String,
+    pub(crate) pods: Vec<PodKey>,
+    /// Milliseconds during which it refused at least one of them.
+    pub(crate) held_ms: u64,
+    /// It still refused one when the node's drain ended.
+    pub(crate) holding: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -272,6 +289,17 @@ pub(crate) struct Prediction {
     pub(crate) horizon_ms: Option<u64>,
     /// Every pod the drain's evictions made the controllers create.
     pub(crate) replacements: Vec<Replacement>,
+}
+
+impl Prediction {
+    /// What the drain ran on, for a sentence: "the cluster" or the file.
+    pub(crate) fn copy_of(&self) -> &str {
+        if self.source == "cluster" {
+            "the cluster"
+        } else {
+            &self.source
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -8,6 +8,7 @@
 
 mod assume;
 mod snapshot;
+mod times_file;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -17,20 +18,50 @@ use kube_sandbox::objects::pods;
 use kube_sandbox::resources::Resource;
 use kube_sandbox::{Sandbox, SandboxConfig, scenario};
 
+use crate::cli::DrainArgs;
 use crate::cli::exit::Exit;
-use crate::cli::{DrainArgs, OutputFormat};
 use crate::client;
+use crate::commands::drain::{Interaction, run_drain};
 use crate::drain::Options;
-use crate::drain::outcome::{Prediction, Replacement};
+use crate::drain::outcome::{DrainOutcome, Prediction, Replacement};
 use crate::policy::plan::Plan;
 
 /// How far a drain without `--timeout`, which would wait for ever, is
 /// followed before the prediction stops.
 const HORIZON: Duration = Duration::from_secs(3600);
 
+/// `plan --simulate`: the predicted drain's report, and the exit code the
+/// drain would have.
 pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
+    let output = args.output;
+    match predict(&args, true).await? {
+        Ok((outcome, prediction)) => {
+            print!(
+                "{}",
+                crate::ui::report::render_with(&outcome, Some(&prediction), output)?
+            );
+            Ok(crate::commands::drain::exit_code(&outcome))
+        }
+        Err(code) => Ok(code),
+    }
+}
+
+/// `drain --simulate`: the predicted drain in a few lines, to read before
+/// the real one starts; or the exit code when it would not start.
+pub(crate) async fn verdict(args: &DrainArgs) -> anyhow::Result<Result<String, u8>> {
+    Ok(predict(args, false)
+        .await?
+        .map(|(outcome, prediction)| crate::ui::report::verdict(&outcome, &prediction)))
+}
+
+/// The drain `args` asks for, run on a copy of the cluster (or of the
+/// `--from` file); `progress` shows its lines or bars as it runs.
+async fn predict(
+    args: &DrainArgs,
+    progress: bool,
+) -> anyhow::Result<Result<(DrainOutcome, Prediction), u8>> {
     // The real drain's plan and options, validated as the real drain's are.
-    let (plan, mut options) = crate::commands::drain::validate(&args, false)?;
+    let (plan, mut options) = crate::commands::drain::validate(args, false)?;
     // Without --timeout the real drain may wait for ever: follow it this far.
     let horizon = options.timeout.is_none().then_some(HORIZON);
     options.timeout = options.timeout.or(horizon);
@@ -39,9 +70,14 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
             .map(|d| crate::duration::parse(d).map_err(|e| Exit::usage(format!("{flag}: {e}"))))
             .transpose()
     };
+    let workloads = match &args.assume_times {
+        Some(path) => times_file::load(path).map_err(|e| Exit::usage(e.to_string()))?,
+        None => Vec::new(),
+    };
     let assumptions = assume::Assumptions {
         shutdown: duration("--assume-shutdown", &args.assume_shutdown)?,
         ready: duration("--assume-ready", &args.assume_ready)?,
+        workloads,
     };
     let (mut objects, config, source) = if let Some(path) = &args.from {
         let s = scenario::load_file(path).map_err(|e| Exit::usage(e.to_string()))?;
@@ -65,7 +101,6 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
         (objects, config, "cluster".to_string())
     };
     assumptions.apply(&mut objects);
-    let output = args.output;
     // A thread of its own: the simulated clock must not stop the live one.
     let simulation = std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -74,7 +109,7 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
             .build()
             .context("a runtime for the simulation")?;
         rt.block_on(simulate(
-            objects, config, plan, options, horizon, output, &source,
+            objects, config, plan, options, horizon, progress, &source,
         ))
     });
     simulation
@@ -88,9 +123,9 @@ async fn simulate(
     plan: Plan,
     options: Options,
     horizon: Option<Duration>,
-    output: OutputFormat,
+    progress: bool,
     source: &str,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<Result<(DrainOutcome, Prediction), u8>> {
     kube_sandbox::follow_tokio_clock();
     let sandbox = Sandbox::start(
         objects,
@@ -116,6 +151,10 @@ async fn simulate(
             ""
         }
     );
+    let interaction = Interaction {
+        assume_yes: true,
+        progress,
+    };
     let wall = std::time::Instant::now();
     let before: BTreeSet<String> = sandbox
         .view()
@@ -123,9 +162,9 @@ async fn simulate(
         .iter()
         .filter_map(|p| p["metadata"]["uid"].as_str().map(str::to_string))
         .collect();
-    let outcome = match crate::commands::drain::run_drain(clients, plan, options, true).await? {
+    let outcome = match run_drain(clients, plan, options, interaction).await? {
         Ok(outcome) => outcome,
-        Err(code) => return Ok(code),
+        Err(code) => return Ok(Err(code)),
     };
     let prediction = Prediction {
         source: source.to_string(),
@@ -133,12 +172,8 @@ async fn simulate(
         horizon_ms: horizon.map(|h| u64::try_from(h.as_millis()).unwrap_or(u64::MAX)),
         replacements: replacements(&sandbox, &before),
     };
-    print!(
-        "{}",
-        crate::ui::report::render_with(&outcome, Some(&prediction), output)?
-    );
     sandbox.stop();
-    Ok(crate::commands::drain::exit_code(&outcome))
+    Ok(Ok((outcome, prediction)))
 }
 
 /// The pods the controllers made while the drain ran, where they run or

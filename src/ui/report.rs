@@ -65,11 +65,7 @@ pub(crate) fn render_with(
 
 /// Where the displaced pods would go, after a predicted drain's summary.
 fn prediction_table(p: &Prediction) -> String {
-    let copy_of = if p.source == "cluster" {
-        "the cluster"
-    } else {
-        &p.source
-    };
+    let copy_of = p.copy_of();
     let mut out = format!(
         "\nPredicted on a copy of {copy_of} in {} (nothing was changed)",
         human(std::time::Duration::from_millis(p.computed_ms))
@@ -96,6 +92,59 @@ fn prediction_table(p: &Prediction) -> String {
         t.add_row(vec![r.pod.clone(), r.owner.clone(), node]);
     }
     out + &t.to_string() + "\n"
+}
+
+/// A predicted drain in a few lines, for `drain --simulate` to show before
+/// the real drain (and its confirmation): each node's fate, the budgets
+/// that would hold it up, the replacements that would stay Pending.
+#[cfg(feature = "sandbox")]
+pub(crate) fn verdict(outcome: &DrainOutcome, p: &Prediction) -> String {
+    let copy_of = p.copy_of();
+    let mut out = format!(
+        "Predicted on a copy of {copy_of} (simulated clock, computed in {}; nothing was changed):\n",
+        human(std::time::Duration::from_millis(p.computed_ms))
+    );
+    for n in &outcome.nodes {
+        let took = human(std::time::Duration::from_millis(n.elapsed_ms));
+        let _ = match (&n.status, &n.message) {
+            (NodeStatus::Drained, _) => writeln!(out, "  node/{}: drained in {took}", n.node),
+            (status, Some(m)) => writeln!(out, "  node/{}: {status} after {took}: {m}", n.node),
+            (status, None) => writeln!(out, "  node/{}: {status} after {took}", n.node),
+        };
+        for h in &n.budget_holds {
+            let pods: Vec<String> = h.pods.iter().map(ToString::to_string).collect();
+            let _ = writeln!(
+                out,
+                "    PDB {} holds evictions back for {}{}: {}",
+                h.budget,
+                human(std::time::Duration::from_millis(h.held_ms)),
+                if h.holding { ", still at the end" } else { "" },
+                pods.join(", ")
+            );
+        }
+    }
+    let pending: Vec<_> = p.replacements.iter().filter(|r| r.node.is_none()).collect();
+    for r in &pending {
+        let _ = writeln!(
+            out,
+            "  {} (for {}) would stay Pending{}",
+            r.pod,
+            r.owner,
+            r.pending
+                .as_deref()
+                .map(|why| format!(": {why}"))
+                .unwrap_or_default()
+        );
+    }
+    let placed = p.replacements.len() - pending.len();
+    if placed > 0 {
+        let _ = writeln!(
+            out,
+            "  {} would run on other nodes",
+            count(placed, "replacement")
+        );
+    }
+    out
 }
 
 fn result_words(r: &PodResult) -> (&'static str, String) {
@@ -195,6 +244,7 @@ fn summary(outcome: &DrainOutcome) -> String {
         }
     }
     out.push_str(&blockers(outcome));
+    out.push_str(&budget_holds(outcome));
     out.push_str(&left_alone(outcome));
     // kubectl drain's last words, so `grep drained` in runbooks keeps working.
     let drained: Vec<String> = outcome
@@ -208,6 +258,33 @@ fn summary(outcome: &DrainOutcome) -> String {
         out.push_str(&drained.concat());
     }
     out
+}
+
+/// Every budget that refused evictions, node by node: how long it held
+/// them back and which pods, whether the drain got past it or not.
+fn budget_holds(outcome: &DrainOutcome) -> String {
+    let mut t = kubectl_table(&["PDB", "NODE", "HELD", "STILL HOLDING", "PODS"]);
+    let mut any = false;
+    for n in &outcome.nodes {
+        for h in &n.budget_holds {
+            any = true;
+            let pods: Vec<String> = h.pods.iter().map(ToString::to_string).collect();
+            t.add_row([
+                h.budget.clone(),
+                n.node.clone(),
+                human(std::time::Duration::from_millis(h.held_ms)),
+                if h.holding { "yes" } else { "no" }.to_string(),
+                pods.join(", "),
+            ]);
+        }
+    }
+    if !any {
+        return String::new();
+    }
+    format!(
+        "\nDisruption budgets that held evictions back:\n{}\n",
+        t.trim_fmt()
+    )
 }
 
 /// Pods that stay on their node by design (DaemonSet, static, rules), by reason.

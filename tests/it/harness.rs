@@ -115,6 +115,18 @@ pub(crate) struct NodeReport {
     pub(crate) elapsed_ms: u64,
     pub(crate) waves: Vec<WaveReport>,
     pub(crate) pods: Vec<PodReport>,
+    #[serde(default)]
+    pub(crate) budget_holds: Vec<BudgetHoldReport>,
+}
+
+#[allow(dead_code)]
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct BudgetHoldReport {
+    pub(crate) budget: String,
+    pub(crate) pods: Vec<String>,
+    pub(crate) held_ms: u64,
+    pub(crate) holding: bool,
 }
 
 #[allow(dead_code)]

@@ -57,15 +57,19 @@ fn scenario() -> String {
         .yaml()
 }
 
+/// The node with the most pods.
+fn busiest(c: &Cluster) -> &'static str {
+    ["n1", "n2", "n3", "n4"]
+        .into_iter()
+        .max_by_key(|n| c.pods_on(n).len())
+        .unwrap()
+}
+
 #[test]
 fn the_prediction_matches_the_drain_and_changes_nothing() {
     let c = Cluster::start(&scenario(), 33);
     c.wait_settled();
-    // The node with the most pods.
-    let node = ["n1", "n2", "n3", "n4"]
-        .into_iter()
-        .max_by_key(|n| c.pods_on(n).len())
-        .unwrap();
+    let node = busiest(&c);
     let before_requests = c.requests().len();
     let before: std::collections::BTreeSet<String> = c
         .pods()
@@ -107,6 +111,27 @@ fn the_prediction_matches_the_drain_and_changes_nothing() {
     let waves =
         |n: &crate::harness::NodeReport| n.waves.iter().map(|w| w.name.clone()).collect::<Vec<_>>();
     assert_eq!(waves(pn), waves(rn));
+    // The same budgets hold as many pods back, for about as long (which of
+    // two pods sent at once a budget lets go first is a race).
+    let holds = |n: &crate::harness::NodeReport| {
+        n.budget_holds
+            .iter()
+            .map(|h| (h.budget.clone(), h.pods.len(), h.holding))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(holds(pn), holds(rn));
+    assert!(
+        !pn.budget_holds.is_empty(),
+        "the budgets hold evictions back"
+    );
+    for (ph, rh) in pn.budget_holds.iter().zip(&rn.budget_holds) {
+        let (p, r) = (ph.held_ms as f64, rh.held_ms as f64);
+        assert!(
+            (p - r).abs() <= (0.2 * r).max(500.0),
+            "{}: predicted held {p} ms, held {r} ms",
+            ph.budget
+        );
+    }
     let (pe, re) = (pn.elapsed_ms as f64, rn.elapsed_ms as f64);
     eprintln!("{node}: predicted {pe} ms, the drain took {re} ms");
     assert!(
@@ -154,6 +179,51 @@ fn the_prediction_matches_the_drain_and_changes_nothing() {
     );
 }
 
+/// `drain --simulate`: the predicted drain's verdict on stderr first (no
+/// terminal: no question), then the real drain, which ends as foretold.
+#[test]
+fn drain_simulate_shows_the_verdict_then_drains() {
+    let c = Cluster::start(&scenario(), 33);
+    c.wait_settled();
+    let node = busiest(&c);
+    let out = c.maintain(&["drain", node, "--simulate"]);
+    out.success();
+    let verdict = out
+        .stderr
+        .find("Predicted on a copy of the cluster")
+        .unwrap_or_else(|| panic!("no verdict: {}", out.stderr));
+    let cordoned = out
+        .stderr
+        .find(&format!("node/{node} cordoned"))
+        .unwrap_or_else(|| panic!("not drained: {}", out.stderr));
+    assert!(
+        verdict < cordoned,
+        "the verdict comes first: {}",
+        out.stderr
+    );
+    let said = &out.stderr[verdict..cordoned];
+    assert!(
+        said.contains(&format!("node/{node}: drained in ")),
+        "{said}"
+    );
+    assert!(said.contains("PDB apps/"), "{said}");
+    assert!(
+        said.contains("would stay Pending: 0/4 nodes are available"),
+        "{said}"
+    );
+    assert!(
+        !said.contains(" evicted"),
+        "the simulated drain's progress is not shown: {said}"
+    );
+    assert!(out.stdout.contains(&format!("node/{node} drained")));
+    assert!(
+        out.stdout
+            .contains("Disruption budgets that held evictions back"),
+        "{}",
+        out.stdout
+    );
+}
+
 /// The timing model is the operator's to correct, and a dump needs no
 /// cluster at all: `--from` a file, `--assume-shutdown` sets how long the
 /// evicted pods take to stop (within their grace period).
@@ -170,8 +240,8 @@ fn assumed_times_change_the_prediction_of_a_dump() {
             .yaml(),
     )
     .unwrap();
-    let predict = |assume: &str| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-maintain"))
+    let plan = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-maintain"))
             .args([
                 "plan",
                 "n1",
@@ -182,11 +252,14 @@ fn assumed_times_change_the_prediction_of_a_dump() {
                 "--from",
             ])
             .arg(&file)
-            .args(["--assume-shutdown", assume])
+            .args(extra)
             .env_clear()
             .env("HOME", dir.path())
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    let predict = |assume: &str| {
+        let out = plan(&["--assume-shutdown", assume]);
         assert!(
             out.status.success(),
             "{}",
@@ -202,5 +275,83 @@ fn assumed_times_change_the_prediction_of_a_dump() {
     assert!(
         (30_000..30_500).contains(&beyond),
         "never past the 30 s grace period: {beyond} ms"
+    );
+
+    // Per workload: the bare pod is no workload's, so the file's entry
+    // leaves it to --assume-shutdown; a mistake in the file is exit 2.
+    let times = dir.path().join("times.yaml");
+    let write_times = |body: &str| {
+        std::fs::write(
+            &times,
+            format!(
+                "apiVersion: kubectl-maintain.io/v1alpha1\nkind: WorkloadTimes\ntimes:\n{body}"
+            ),
+        )
+        .unwrap();
+    };
+    write_times("- workload: \"*/Deployment/*\"\n  shutdown: 12s\n");
+    let times_arg = times.to_str().unwrap();
+    let out = plan(&["--assume-shutdown", "5s", "--assume-times", times_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ms = report["nodes"][0]["elapsedMs"].as_u64().unwrap();
+    assert!((5000..5500).contains(&ms), "{ms} ms");
+    write_times("- workload: \"apps/Pod/solo\"\n  shutdown: 12s\n");
+    let out = plan(&["--assume-times", times_arg]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("times.yaml:4:3: times[0].workload: \"Pod\" is not a kind"),
+        "{stderr}"
+    );
+}
+
+/// A Deployment's times, from a WorkloadTimes file, reach the pods of its
+/// ReplicaSets: the prediction takes as long as the file says.
+#[test]
+fn workload_times_from_a_file_time_the_workloads_pods() {
+    let dir = crate::harness::TempDir::new("times");
+    let c = Cluster::start(
+        &Scenario::new()
+            .node("n1")
+            .node("n2")
+            .deployment_with("web", 2, |d| {
+                template(d)["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "n1"});
+                template(d)["spec"]["terminationGracePeriodSeconds"] = json!(60);
+            })
+            .yaml(),
+        33,
+    );
+    c.wait_settled();
+    let times = dir.path().join("times.yaml");
+    std::fs::write(
+        &times,
+        "apiVersion: kubectl-maintain.io/v1alpha1\nkind: WorkloadTimes\ntimes:\n- workload: apps/Deployment/web\n  shutdown: 17s\n",
+    )
+    .unwrap();
+    let out = c.maintain(&[
+        "plan",
+        "n1",
+        "--simulate",
+        "--timeout",
+        "40s",
+        "--assume-times",
+        times.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    let report = out.report();
+    let n = report.node("n1");
+    // The evicted pods take 17 s to stop; their replacements cannot leave n1
+    // (nodeSelector) while it is cordoned.
+    assert!(
+        (17_000..17_600).contains(&n.elapsed_ms),
+        "{} ms\n{}",
+        n.elapsed_ms,
+        out.stderr
     );
 }

@@ -110,6 +110,14 @@ impl LabelSelectorDoc {
 }
 
 pub fn load(path: &Path) -> Result<Plan, PlanError> {
+    let (file, text) = read_small(path, "the plan")?;
+    parse(&file, &text)
+}
+
+/// A small YAML file the operator wrote (a plan, workload times): its name
+/// as errors show it, and its text. Anything over a megabyte is a mistake
+/// or an attack on the parser.
+pub fn read_small(path: &Path, what: &str) -> Result<(String, String), PlanError> {
     let file = path.display().to_string();
     let whole = |message: String| PlanError {
         file: file.clone(),
@@ -118,16 +126,16 @@ pub fn load(path: &Path) -> Result<Plan, PlanError> {
         message,
         hint: None,
     };
-    let meta = std::fs::metadata(path).map_err(|e| whole(format!("cannot read the plan: {e}")))?;
+    let meta = std::fs::metadata(path).map_err(|e| whole(format!("cannot read {what}: {e}")))?;
     if meta.len() > MAX_PLAN_BYTES {
         return Err(whole(format!(
-            "the plan is {} bytes; plans larger than {MAX_PLAN_BYTES} bytes are refused",
+            "{what} is {} bytes; files larger than {MAX_PLAN_BYTES} bytes are refused",
             meta.len()
         )));
     }
     let text =
-        std::fs::read_to_string(path).map_err(|e| whole(format!("cannot read the plan: {e}")))?;
-    parse(&file, &text)
+        std::fs::read_to_string(path).map_err(|e| whole(format!("cannot read {what}: {e}")))?;
+    Ok((file, text))
 }
 
 fn at(file: &str, loc: serde_saphyr::Location, message: String, hint: Option<&str>) -> PlanError {
