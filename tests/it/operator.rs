@@ -307,6 +307,41 @@ fn on_a_terminal_it_asks_first_and_shows_bars() {
     assert!(!screen.contains("Drain now?"), "{screen}");
 }
 
+/// `drain --simulate` on a terminal: the question comes after the
+/// prediction's verdict, so the operator answers knowing it.
+#[test]
+fn on_a_terminal_the_question_follows_the_prediction() {
+    let c = Cluster::start(SMALL, 33);
+    c.wait_settled();
+    let node = db_node(&c);
+    let writes = c.writes().len();
+    let (screen, code) = in_terminal(
+        &c,
+        &format!("drain {node} --ignore-daemonsets --force --timeout 3s --simulate"),
+        "n\n",
+    );
+    let verdict = screen
+        .find("Predicted on a copy of the cluster")
+        .unwrap_or_else(|| panic!("no verdict: {screen}"));
+    let question = screen.find("Drain now?").expect("asked");
+    assert!(verdict < question, "{screen}");
+    let said = &screen[verdict..question];
+    assert!(
+        said.contains(&format!("node/{node}: timed out after 3.0s")),
+        "{said}"
+    );
+    assert!(
+        said.contains("PDB shop/db holds evictions back for") && said.contains("still at the end"),
+        "{said}"
+    );
+    assert_eq!(code, 3);
+    assert_eq!(
+        c.writes().len(),
+        writes,
+        "predicting and answering no changed nothing"
+    );
+}
+
 #[test]
 fn completion_files_are_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
