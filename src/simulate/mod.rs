@@ -10,7 +10,6 @@ mod assume;
 mod snapshot;
 mod times_file;
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -29,6 +28,8 @@ use crate::policy::plan::Plan;
 /// How far a drain without `--timeout`, which would wait for ever, is
 /// followed before the prediction stops.
 const HORIZON: Duration = Duration::from_secs(3600);
+/// Changes the copy remembers: every one the simulated drain makes.
+const HISTORY: usize = 2_000_000;
 
 /// `plan --simulate`: the predicted drain's report, and the exit code the
 /// drain would have.
@@ -101,6 +102,11 @@ async fn predict(
         (objects, config, "cluster".to_string())
     };
     assumptions.apply(&mut objects);
+    // Long enough for the replacements to be found in it afterwards.
+    let config = SandboxConfig {
+        watch_history: config.watch_history.max(HISTORY),
+        ..config
+    };
     // A thread of its own: the simulated clock must not stop the live one.
     let simulation = std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -156,12 +162,7 @@ async fn simulate(
         progress,
     };
     let wall = std::time::Instant::now();
-    let before: BTreeSet<String> = sandbox
-        .view()
-        .list(Resource::Pods)
-        .iter()
-        .filter_map(|p| p["metadata"]["uid"].as_str().map(str::to_string))
-        .collect();
+    let before = sandbox.view().resource_version();
     let outcome = match run_drain(clients, plan, options, interaction).await? {
         Ok(outcome) => outcome,
         Err(code) => return Ok(Err(code)),
@@ -170,7 +171,7 @@ async fn simulate(
         source: source.to_string(),
         computed_ms: u64::try_from(wall.elapsed().as_millis()).unwrap_or(u64::MAX),
         horizon_ms: horizon.map(|h| u64::try_from(h.as_millis()).unwrap_or(u64::MAX)),
-        replacements: replacements(&sandbox, &before),
+        replacements: replacements(&sandbox, before)?,
     };
     sandbox.stop();
     Ok(Ok((outcome, prediction)))
@@ -178,17 +179,16 @@ async fn simulate(
 
 /// The pods the controllers made while the drain ran, where they run or
 /// why they would wait.
-fn replacements(sandbox: &Sandbox, before: &BTreeSet<String>) -> Vec<Replacement> {
-    let mut out: Vec<Replacement> = sandbox
+fn replacements(sandbox: &Sandbox, before: u64) -> anyhow::Result<Vec<Replacement>> {
+    // Found in the copy's change history: parsing all of a large cluster's
+    // pods to find the new ones took seconds.
+    let made = sandbox
         .view()
-        .list(Resource::Pods)
+        .created_since(Resource::Pods, before)
+        .context("the copy's change history no longer reaches back to the drain's start")?;
+    let mut out: Vec<Replacement> = made
         .iter()
-        .filter(|p| {
-            p["metadata"]["uid"]
-                .as_str()
-                .is_some_and(|u| !before.contains(u))
-                && !pods::is_terminal(p)
-        })
+        .filter(|p| !pods::is_terminal(p))
         .map(|p| {
             let m = &p["metadata"];
             let pending = pods::condition(p, "PodScheduled")
@@ -210,5 +210,5 @@ fn replacements(sandbox: &Sandbox, before: &BTreeSet<String>) -> Vec<Replacement
         })
         .collect();
     out.sort_by(|a, b| a.pod.cmp(&b.pod));
-    out
+    Ok(out)
 }

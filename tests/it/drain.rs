@@ -589,7 +589,7 @@ fn invalid_input_makes_no_api_call() {
     let out = c.maintain(&["drain", "n1", "--plan", huge.to_str().unwrap()]);
     assert!(
         out.stderr
-            .contains("plans larger than 1048576 bytes are refused"),
+            .contains("files larger than 1048576 bytes are refused"),
         "{out:?}"
     );
     assert_eq!(

@@ -55,6 +55,9 @@ pub struct WatchEvent {
     /// The object before the change, so a watch can tell when a change moves
     /// an object into or out of its selector.
     old: Option<Doc>,
+    /// For a pod, what scans read of `object` and of `old`: enough for a
+    /// watch by node or labels to decide without parsing either.
+    facts: [Option<Arc<pods::Facts>>; 2],
     /// When the change happened (tests compare it with the request log).
     pub at: std::time::SystemTime,
 }
@@ -74,6 +77,16 @@ impl WatchEvent {
     pub(crate) fn object_json(&self) -> std::borrow::Cow<'_, [u8]> {
         self.object.json()
     }
+
+    /// A pod's facts as the change left it.
+    pub(crate) fn facts(&self) -> Option<&pods::Facts> {
+        self.facts[0].as_deref()
+    }
+
+    /// A modified pod's facts before the change.
+    pub(crate) fn old_facts(&self) -> Option<&pods::Facts> {
+        self.facts[1].as_deref()
+    }
 }
 
 /// What the simulator hears about every write.
@@ -91,7 +104,7 @@ pub(crate) struct Store {
     pods_by_node: HashMap<String, BTreeSet<Key>>,
     /// What scans read of each pod, by key (namespace first, so a
     /// namespace's are a range).
-    pod_facts: BTreeMap<Key, pods::Facts>,
+    pod_facts: BTreeMap<Key, Arc<pods::Facts>>,
     /// Objects of every resource by the uids their ownerReferences name.
     owned_by: HashMap<String, BTreeSet<(Resource, Key)>>,
     /// What the pods bound to each node request (the scheduler's NodeInfo).
@@ -216,11 +229,19 @@ impl Store {
         self.pod_facts
             .range(start..)
             .take_while(move |(k, _)| namespace.is_none_or(|ns| k.0 == ns))
+            .map(|(k, f)| (k, &**f))
     }
 
     /// What scans read of one pod.
     pub(crate) fn pod_facts_of(&self, key: &Key) -> Option<&pods::Facts> {
-        self.pod_facts.get(key)
+        self.pod_facts.get(key).map(|f| &**f)
+    }
+
+    /// A pod's facts, shared, for a watch event (none for other kinds).
+    fn shared_facts(&self, res: Resource, key: &Key) -> Option<Arc<pods::Facts>> {
+        (res == Resource::Pods)
+            .then(|| self.pod_facts.get(key).cloned())
+            .flatten()
     }
 
     /// Keys of the pods bound to a node, from the index.
@@ -311,6 +332,7 @@ impl Store {
         kind: EventType,
         object: (&Arc<Value>, Doc),
         old: Option<(Arc<Value>, Doc)>,
+        facts: [Option<Arc<pods::Facts>>; 2],
     ) {
         let rv = self.rv;
         // Only the store's current version stays a tree; what it replaced
@@ -337,6 +359,7 @@ impl Store {
             kind,
             object: object_doc,
             old: old_doc,
+            facts,
             at: std::time::SystemTime::from(crate::clock::now()),
         }));
         while self.history.len() > self.history_limit {
@@ -369,7 +392,8 @@ impl Store {
             return;
         }
         if add {
-            self.pod_facts.insert(key.clone(), pods::Facts::of(obj));
+            self.pod_facts
+                .insert(key.clone(), Arc::new(pods::Facts::of(obj)));
         } else {
             self.pod_facts.remove(key);
         }
@@ -491,8 +515,9 @@ impl Store {
         self.index(res, &key, &obj, true);
         let obj = Arc::new(obj);
         let doc = Doc::new(res, &obj);
+        let facts = [self.shared_facts(res, &key), None];
         self.tables.entry(res).or_default().insert(key, doc.clone());
-        self.record(res, EventType::Added, (&obj, doc), None);
+        self.record(res, EventType::Added, (&obj, doc), None, facts);
         Ok(obj)
     }
 
@@ -532,10 +557,12 @@ impl Store {
         if *old == obj {
             return Ok(old);
         }
+        let old_facts = self.shared_facts(res, &key);
         self.index(res, &key, &old, false);
         let rv = self.next_rv();
         obj["metadata"]["resourceVersion"] = json!(rv.to_string());
         self.index(res, &key, &obj, true);
+        let facts = [self.shared_facts(res, &key), old_facts];
         let obj = Arc::new(obj);
         let doc = Doc::new(res, &obj);
         let old_doc = self
@@ -544,20 +571,27 @@ impl Store {
             .or_default()
             .insert(key, doc.clone())
             .expect("the object was there");
-        self.record(res, EventType::Modified, (&obj, doc), Some((old, old_doc)));
+        self.record(
+            res,
+            EventType::Modified,
+            (&obj, doc),
+            Some((old, old_doc)),
+            facts,
+        );
         Ok(obj)
     }
 
     /// Removes an object for good (the end of a deletion).
     pub(crate) fn remove(&mut self, res: Resource, key: &Key) -> Option<Arc<Value>> {
         let old = self.tables.get_mut(&res)?.remove(key)?.value();
+        let facts = [self.shared_facts(res, key), None];
         self.index(res, key, &old, false);
         let rv = self.next_rv();
         let mut gone = (*old).clone();
         gone["metadata"]["resourceVersion"] = json!(rv.to_string());
         let gone = Arc::new(gone);
         let doc = Doc::new(res, &gone);
-        self.record(res, EventType::Deleted, (&gone, doc), None);
+        self.record(res, EventType::Deleted, (&gone, doc), None, facts);
         Some(gone)
     }
 

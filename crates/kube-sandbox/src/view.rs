@@ -33,6 +33,35 @@ impl<'a> View<'a> {
             .collect()
     }
 
+    /// The resourceVersion now: what `created_since` counts from.
+    pub fn resource_version(&self) -> u64 {
+        self.store.resource_version()
+    }
+
+    /// The objects of a resource made after `rv` that are still there, as
+    /// they are now, found in the watch history instead of among them all;
+    /// `None` when the history no longer reaches back to `rv`.
+    pub fn created_since(&self, res: Resource, rv: u64) -> Option<Vec<Arc<Value>>> {
+        let events = self.store.events_since(res, rv).ok()?;
+        let uid = |v: &Value| v["metadata"]["uid"].as_str().map(str::to_string);
+        Some(
+            events
+                .iter()
+                .filter(|e| e.kind == EventType::Added)
+                .filter_map(|e| {
+                    let made = e.object();
+                    let meta = &made["metadata"];
+                    let key = (
+                        meta["namespace"].as_str().unwrap_or_default().to_string(),
+                        meta["name"].as_str().unwrap_or_default().to_string(),
+                    );
+                    let now = self.store.get(res, &key)?;
+                    (uid(&now) == uid(&made)).then_some(now)
+                })
+                .collect(),
+        )
+    }
+
     pub fn count(&self, res: Resource) -> usize {
         self.store.len(res)
     }

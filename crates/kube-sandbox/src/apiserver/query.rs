@@ -183,6 +183,24 @@ impl ListOptions {
             })
     }
 
+    /// Whether a pod matches, from what the store keeps of it, when that is
+    /// enough: label selectors and `spec.nodeName` (what drains and kubelets
+    /// watch by). `None`: another field is asked for; parse the pod.
+    pub(crate) fn matches_facts(&self, facts: &crate::objects::pods::Facts) -> Option<bool> {
+        let mut ok = facts.matches(&self.labels);
+        for f in &self.fields {
+            if f.field != "spec.nodeName" {
+                return None;
+            }
+            let actual = facts.node.as_deref().unwrap_or_default();
+            ok &= match f.op {
+                FieldOp::Eq => actual == f.value,
+                FieldOp::NotEq => actual != f.value,
+            };
+        }
+        Some(ok)
+    }
+
     /// No label or field selector: every object matches.
     pub(crate) fn selects_everything(&self) -> bool {
         self.labels.is_everything() && self.fields.is_empty()

@@ -74,11 +74,22 @@ impl WatchRequest {
     /// A watch that selects everything parses nothing to decide.
     fn translate(&self, e: &WatchEvent) -> Option<&'static str> {
         let everything = self.namespace.is_none() && self.options.selects_everything();
-        let now = everything || self.in_scope(&e.object());
+        // A pod's facts decide a watch by node or labels without parsing it.
+        let by_facts = |facts: Option<&crate::objects::pods::Facts>| {
+            let f = facts?;
+            let ns_ok = self
+                .namespace
+                .as_deref()
+                .is_none_or(|ns| *f.namespace == *ns);
+            Some(ns_ok && self.options.matches_facts(f)?)
+        };
+        let now = everything || by_facts(e.facts()).unwrap_or_else(|| self.in_scope(&e.object()));
         match e.kind {
             EventType::Added | EventType::Deleted => now.then(|| e.kind.as_str()),
             EventType::Modified => {
-                let before = everything || e.old().is_some_and(|o| self.in_scope(&o));
+                let before = everything
+                    || by_facts(e.old_facts())
+                        .unwrap_or_else(|| e.old().is_some_and(|o| self.in_scope(&o)));
                 match (before, now) {
                     (true, true) => Some("MODIFIED"),
                     (false, true) => Some("ADDED"),
