@@ -25,7 +25,7 @@ pub(crate) struct Assumptions {
 }
 
 /// `(namespace, name)`.
-type Name = (String, String);
+pub(crate) type Name = (String, String);
 
 impl Assumptions {
     /// The times for the pods of workload `kind` `namespace/name`, if any.
@@ -50,17 +50,30 @@ impl Assumptions {
     /// A pod's workload is its controller, or the Deployment that owns its
     /// ReplicaSet.
     pub(crate) fn apply(&self, objects: &mut [(Resource, Value)]) {
+        self.apply_in_order(objects, &mut HashMap::new());
+    }
+
+    /// The same for objects that come in slices (pages), ReplicaSets before
+    /// the pods they own: `deployment_of` remembers which Deployment owns
+    /// each ReplicaSet seen so far.
+    pub(crate) fn apply_in_order(
+        &self,
+        objects: &mut [(Resource, Value)],
+        deployment_of: &mut HashMap<Name, String>,
+    ) {
         if self.shutdown.is_none() && self.ready.is_none() && self.workloads.is_empty() {
             return;
         }
-        let deployment_of: HashMap<Name, String> = objects
-            .iter()
-            .filter(|(res, _)| *res == Resource::ReplicaSets)
-            .filter_map(|(_, rs)| {
-                let owner = pods::controller_of(rs).filter(|o| o.kind == "Deployment")?;
-                Some((name_of(rs), owner.name))
-            })
-            .collect();
+        deployment_of.extend(
+            objects
+                .iter()
+                .filter(|(res, _)| *res == Resource::ReplicaSets)
+                .filter_map(|(_, rs)| {
+                    let owner = pods::controller_of(rs).filter(|o| o.kind == "Deployment")?;
+                    Some((name_of(rs), owner.name))
+                }),
+        );
+        let deployment_of = &*deployment_of;
         let workload = |res: Resource, obj: &Value| -> Option<(String, String)> {
             let own = |kind: &str| Some((kind.to_string(), name_of(obj).1));
             let (namespace, _) = name_of(obj);

@@ -10,6 +10,8 @@ mod assume;
 mod snapshot;
 mod times_file;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -80,11 +82,34 @@ async fn predict(
         ready: duration("--assume-ready", &args.assume_ready)?,
         workloads,
     };
-    let (mut objects, config, source) = if let Some(path) = &args.from {
+    // Long enough for the replacements to be found in it afterwards.
+    let with_history = |config: SandboxConfig| SandboxConfig {
+        watch_history: config.watch_history.max(HISTORY),
+        ..config
+    };
+    // A thread of its own: the simulated clock must not stop the live one.
+    let run = move |objects: Box<dyn Iterator<Item = _> + Send>, config, failed, source: String| {
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .start_paused(true)
+                .build()
+                .context("a runtime for the simulation")?;
+            rt.block_on(simulate(
+                objects, failed, config, plan, options, horizon, progress, &source,
+            ))
+        })
+    };
+    let failed = Arc::new(AtomicBool::new(false));
+    let simulation = if let Some(path) = &args.from {
         let s = scenario::load_file(path).map_err(|e| Exit::usage(e.to_string()))?;
-        (
-            s.objects,
-            s.config.unwrap_or_default(),
+        let mut objects = s.objects;
+        assumptions.apply(&mut objects);
+        let config = with_history(s.config.unwrap_or_default());
+        run(
+            Box::new(objects.into_iter()),
+            config,
+            failed,
             path.display().to_string(),
         )
     } else {
@@ -94,37 +119,35 @@ async fn predict(
             .apiserver_version()
             .await
             .context("read /version")?;
-        let objects = snapshot::read(&clients.main).await?;
-        let config = SandboxConfig {
+        let config = with_history(SandboxConfig {
             kube_version: format!("{}.{}", version.major, version.minor.trim_end_matches('+')),
             ..SandboxConfig::default()
-        };
-        (objects, config, "cluster".to_string())
+        });
+        // The copy loads each page as it is read.
+        let (pages, incoming) = std::sync::mpsc::sync_channel(4);
+        let objects = snapshot::objects(incoming, failed.clone());
+        let simulation = run(Box::new(objects), config, failed, "cluster".into());
+        let mut owners = std::collections::HashMap::new();
+        let read = snapshot::read(&clients.main, &pages, |page| {
+            assumptions.apply_in_order(page, &mut owners);
+        })
+        .await;
+        drop(pages);
+        if let Err(e) = read {
+            let _ = simulation.join();
+            return Err(e);
+        }
+        simulation
     };
-    assumptions.apply(&mut objects);
-    // Long enough for the replacements to be found in it afterwards.
-    let config = SandboxConfig {
-        watch_history: config.watch_history.max(HISTORY),
-        ..config
-    };
-    // A thread of its own: the simulated clock must not stop the live one.
-    let simulation = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .context("a runtime for the simulation")?;
-        rt.block_on(simulate(
-            objects, config, plan, options, horizon, progress, &source,
-        ))
-    });
     simulation
         .join()
         .map_err(|_| anyhow::anyhow!("the simulation panicked"))?
 }
 
+#[allow(clippy::too_many_arguments)] // the drain's own inputs, and where the copy comes from
 async fn simulate(
-    objects: Vec<(Resource, serde_json::Value)>,
+    objects: Box<dyn Iterator<Item = (Resource, serde_json::Value)> + Send>,
+    failed: Arc<AtomicBool>,
     config: SandboxConfig,
     plan: Plan,
     options: Options,
@@ -142,6 +165,11 @@ async fn simulate(
     )
     .await
     .context("loading the copy of the cluster")?;
+    if failed.load(Ordering::Relaxed) {
+        // Reading the cluster failed; the reader says why.
+        sandbox.stop();
+        return Ok(Err(crate::cli::exit::FAILURE));
+    }
     sandbox.wait_idle().await;
     let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
     let copy_of = if source == "cluster" {

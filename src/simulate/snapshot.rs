@@ -3,16 +3,65 @@
 //! objects a dump (`kubectl get ... -o yaml`) would hold. Events and leases
 //! are not copied (nothing a drain decides reads them); a kind the cluster
 //! does not serve (KubeVirt's VMIs without KubeVirt) is simply absent.
+//! Each page is handed to the copy as it is read, so the objects are never
+//! all held as parsed trees at once (150,000 pods would be gigabytes);
+//! workloads come before pods, so a pod's Deployment is known when it
+//! arrives.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use anyhow::Context;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use kube_sandbox::resources::Resource;
 use serde_json::{Value, json};
 
-/// Every object the copy needs, with its kind.
-pub(crate) async fn read(client: &kube::Client) -> anyhow::Result<Vec<(Resource, Value)>> {
-    let mut out = Vec::new();
-    for res in Resource::ALL {
+/// A page of objects, or the end of a reading that failed.
+pub(crate) type Page = Result<Vec<(Resource, Value)>, ()>;
+
+/// The objects as the pages bring them; stops at a failed reading, and
+/// `failed` then says so.
+pub(crate) fn objects(
+    pages: Receiver<Page>,
+    failed: Arc<AtomicBool>,
+) -> impl Iterator<Item = (Resource, Value)> {
+    pages
+        .into_iter()
+        .map_while(move |p| {
+            if p.is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            p.ok()
+        })
+        .flatten()
+}
+
+/// Every object the copy needs, with its kind, page by page into `pages`
+/// (each passed through `each_page` first); a failure is sent as `Err`.
+pub(crate) async fn read(
+    client: &kube::Client,
+    pages: &SyncSender<Page>,
+    mut each_page: impl FnMut(&mut [(Resource, Value)]),
+) -> anyhow::Result<()> {
+    let result = read_pages(client, pages, &mut each_page).await;
+    if result.is_err() {
+        let _ = pages.send(Err(()));
+    }
+    result
+}
+
+async fn read_pages(
+    client: &kube::Client,
+    pages: &SyncSender<Page>,
+    each_page: &mut impl FnMut(&mut [(Resource, Value)]),
+) -> anyhow::Result<()> {
+    let workloads_first = Resource::ALL
+        .iter()
+        .filter(|r| **r != Resource::Pods)
+        .chain(std::iter::once(&Resource::Pods))
+        .copied();
+    for res in workloads_first {
         if matches!(res, Resource::Events | Resource::Leases) {
             continue;
         }
@@ -34,17 +83,23 @@ pub(crate) async fn read(client: &kube::Client) -> anyhow::Result<Vec<(Resource,
                     return Err(e).with_context(|| format!("list {}", i.plural));
                 }
             };
+            let mut out = Vec::with_capacity(page.items.len());
             for item in page.items {
                 let mut obj = serde_json::to_value(&item).context("an object as JSON")?;
                 obj["apiVersion"] = json!(res.api_version());
                 obj["kind"] = json!(i.kind);
                 out.push((res, obj));
             }
+            each_page(&mut out);
+            // The copy loads on its own thread; waiting for it here is
+            // what keeps the pages from piling up.
+            let sent = tokio::task::block_in_place(|| pages.send(Ok(out)));
+            anyhow::ensure!(sent.is_ok(), "the copy stopped loading");
             match page.metadata.continue_ {
                 Some(token) if !token.is_empty() => params = params.continue_token(&token),
                 _ => break,
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
