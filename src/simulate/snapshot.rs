@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use anyhow::Context;
-use kube::api::{Api, ApiResource, DynamicObject, ListParams};
+use kube::api::{ApiResource, ListParams};
 use kube_sandbox::resources::Resource;
 use serde_json::{Value, json};
 
@@ -73,19 +73,27 @@ async fn read_pages(
             kind: i.kind.into(),
             plural: i.plural.into(),
         };
-        let api: Api<DynamicObject> = Api::all_with(client.clone(), &api_resource);
+        // Each page read straight into JSON trees: through `DynamicObject`
+        // every object was parsed twice.
+        let path = url_path(&api_resource);
         let mut params = ListParams::default().limit(500);
         loop {
-            let page = match api.list(&params).await {
+            let request = kube::core::Request::new(&path)
+                .list(&params)
+                .with_context(|| format!("list {}", i.plural))?;
+            let mut page: Value = match client.request(request).await {
                 Ok(page) => page,
                 Err(kube::Error::Api(e)) if e.code == 404 => break,
                 Err(e) => {
                     return Err(e).with_context(|| format!("list {}", i.plural));
                 }
             };
-            let mut out = Vec::with_capacity(page.items.len());
-            for item in page.items {
-                let mut obj = serde_json::to_value(&item).context("an object as JSON")?;
+            let items = match page.get_mut("items").map(Value::take) {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            };
+            let mut out = Vec::with_capacity(items.len());
+            for mut obj in items {
                 obj["apiVersion"] = json!(res.api_version());
                 obj["kind"] = json!(i.kind);
                 out.push((res, obj));
@@ -95,11 +103,20 @@ async fn read_pages(
             // what keeps the pages from piling up.
             let sent = tokio::task::block_in_place(|| pages.send(Ok(out)));
             anyhow::ensure!(sent.is_ok(), "the copy stopped loading");
-            match page.metadata.continue_ {
-                Some(token) if !token.is_empty() => params = params.continue_token(&token),
+            match page.pointer("/metadata/continue").and_then(Value::as_str) {
+                Some(token) if !token.is_empty() => params = params.continue_token(token),
                 _ => break,
             }
         }
     }
     Ok(())
+}
+
+/// Where a kind is listed across all namespaces.
+fn url_path(r: &ApiResource) -> String {
+    if r.group.is_empty() {
+        format!("/api/{}/{}", r.version, r.plural)
+    } else {
+        format!("/apis/{}/{}/{}", r.group, r.version, r.plural)
+    }
 }
