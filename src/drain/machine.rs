@@ -411,9 +411,7 @@ impl NodeMachine {
                 _ => false,
             };
             if !still && let Some((budget, since)) = m.held.take() {
-                let (pods, spans) = self.holds.entry(budget).or_default();
-                pods.insert(key.clone());
-                spans.push((since, now));
+                log_hold(&mut self.holds, budget, key, (since, now));
             }
         }
     }
@@ -1029,9 +1027,7 @@ impl NodeMachine {
         let mut holding = BTreeSet::new();
         for (key, m) in &self.members {
             if let Some((budget, since)) = &m.held {
-                let (pods, spans) = holds.entry(budget.clone()).or_default();
-                pods.insert(key.clone());
-                spans.push((*since, now));
+                log_hold(&mut holds, budget.clone(), key, (*since, now));
                 holding.insert(budget.clone());
             }
         }
@@ -1045,6 +1041,18 @@ impl NodeMachine {
             })
             .collect()
     }
+}
+
+/// Notes that `budget` held `pod` for `span`.
+fn log_hold(
+    holds: &mut BTreeMap<BudgetKey, HoldLog>,
+    budget: BudgetKey,
+    pod: &PodKey,
+    span: (Instant, Instant),
+) {
+    let (pods, spans) = holds.entry(budget).or_default();
+    pods.insert(pod.clone());
+    spans.push(span);
 }
 
 /// The time covered by some span, each moment counted once.

@@ -294,11 +294,16 @@ pub(crate) struct Prediction {
 impl Prediction {
     /// What the drain ran on, for a sentence: "the cluster" or the file.
     pub(crate) fn copy_of(&self) -> &str {
-        if self.source == "cluster" {
-            "the cluster"
-        } else {
-            &self.source
-        }
+        copy_of(&self.source)
+    }
+}
+
+/// A prediction's `source` for a sentence: "the cluster" or the file.
+pub(crate) fn copy_of(source: &str) -> &str {
+    if source == "cluster" {
+        "the cluster"
+    } else {
+        source
     }
 }
 

@@ -172,11 +172,7 @@ async fn simulate(
     }
     sandbox.wait_idle().await;
     let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
-    let copy_of = if source == "cluster" {
-        "the cluster"
-    } else {
-        source
-    };
+    let copy_of = crate::drain::outcome::copy_of(source);
     eprintln!(
         "prediction: the drain runs on a copy of {copy_of} on a simulated clock; nothing is changed{}",
         if horizon.is_some() {

@@ -124,8 +124,17 @@ pub(crate) struct Request<'a> {
 }
 
 impl Request<'_> {
-    fn warn(&self, warnings: Vec<String>) {
+    /// Drops the unknown fields of a written object, keeping the warnings
+    /// they make for the answer's headers; under `Strict`, refuses it.
+    fn check_fields(
+        &self,
+        obj: &mut Value,
+        mode: field_validation::FieldValidation,
+        patch: bool,
+    ) -> Result<(), ApiError> {
+        let warnings = field_validation::check(self.target.resource, obj, mode, patch)?;
         self.warnings.borrow_mut().extend(warnings);
+        Ok(())
     }
 
     /// Records in `new`'s managedFields what this write changed.
@@ -205,12 +214,7 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
         ("POST", false, None) => {
             let mut body = parse_body(req.body, req.content_type)?;
             check_kind(t.resource, &body)?;
-            req.warn(field_validation::check(
-                t.resource,
-                &mut body,
-                opts.field_validation,
-                false,
-            )?);
+            req.check_fields(&mut body, opts.field_validation, false)?;
             if let Some(ns) = &t.namespace {
                 let given = body
                     .pointer("/metadata/namespace")
@@ -256,12 +260,7 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
         ("PUT", true, sub @ (None | Some("status"))) => {
             let mut body = parse_body(req.body, req.content_type)?;
             check_kind(t.resource, &body)?;
-            req.warn(field_validation::check(
-                t.resource,
-                &mut body,
-                opts.field_validation,
-                false,
-            )?);
+            req.check_fields(&mut body, opts.field_validation, false)?;
             body["metadata"]["name"] = json!(t.key().1);
             if let Some(ns) = &t.namespace {
                 body["metadata"]["namespace"] = json!(ns);
@@ -285,12 +284,7 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             let mut patch_doc = parse_body(req.body, req.content_type)?;
             if kind == PatchType::Apply {
                 // The applied configuration is an object of the kind.
-                req.warn(field_validation::check(
-                    t.resource,
-                    &mut patch_doc,
-                    opts.field_validation,
-                    true,
-                )?);
+                req.check_fields(&mut patch_doc, opts.field_validation, true)?;
             }
             let mut store = shared.store();
             let Some(old) = store.get(t.resource, &t.key()) else {
@@ -302,12 +296,7 @@ fn handle_inner(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiErr
             };
             let mut patched = patch::apply(kind, &old, &patch_doc)
                 .map_err(|e| ApiError::new(422, "Invalid", e))?;
-            req.warn(field_validation::check(
-                t.resource,
-                &mut patched,
-                opts.field_validation,
-                true,
-            )?);
+            req.check_fields(&mut patched, opts.field_validation, true)?;
             let mut new = split_status(&old, patched, sub.is_some());
             let applied = (kind == PatchType::Apply).then_some(&patch_doc);
             req.track(Some(&old), &mut new, applied);
