@@ -16,6 +16,14 @@ pub fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// FNV-1a: a stable 64-bit digest (seeded identifiers, a document's or a
+/// command's fingerprint).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -25,13 +25,7 @@ pub fn follow_tokio_clock() -> bool {
     })
 }
 
-/// FNV-1a: a stable 64-bit digest (a node's seeded identifiers, a
-/// document's hash).
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+pub(crate) use kube_conventions::fnv1a;
 
 /// splitmix64: unique-enough identifiers without a random-number dependency.
 pub(crate) struct IdGen {

@@ -7,6 +7,8 @@ use serde::Deserialize;
 pub const KNOB_PREFIX: &str = "sandbox.kubectl-maintain.io/";
 pub const SHUTDOWN_SECONDS: &str = "sandbox.kubectl-maintain.io/shutdown-seconds";
 pub const READY_SECONDS: &str = "sandbox.kubectl-maintain.io/ready-seconds";
+/// On a node: reboot it, down for this many seconds (crate::kubelet::reboot).
+pub const REBOOT_SECONDS: &str = "sandbox.kubectl-maintain.io/reboot-seconds";
 pub const COMPLETE_AFTER_SECONDS: &str = "sandbox.kubectl-maintain.io/complete-after-seconds";
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]

@@ -15,7 +15,7 @@ use crate::controllers::{
     self, disruption, garbage_collector, node_lifecycle, owner_resource, scheduler,
 };
 use crate::doc::Doc;
-use crate::kubelet::{self, kubevirt};
+use crate::kubelet::{self, kubevirt, reboot};
 use crate::objects::budgets;
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
@@ -55,6 +55,16 @@ enum Timer {
         key: Key,
         uid: String,
     },
+    /// A rebooting node's kubelet is back.
+    Boot {
+        node: String,
+    },
+    /// After a reboot, the kubelet restarts a running pod's containers.
+    Restart {
+        key: Key,
+        uid: String,
+        ready: bool,
+    },
 }
 
 /// Reconciles owed after a batch of changes, each object once.
@@ -68,6 +78,8 @@ struct Dirty {
     nodes: BTreeSet<Key>,
     retry_pending: bool,
     gc: Vec<String>,
+    /// Nodes asked to reboot, and for how long they stay down.
+    reboots: Vec<(String, Duration)>,
 }
 
 struct Sim {
@@ -145,8 +157,9 @@ impl Sim {
     }
 
     /// A node is Ready again: its kubelet starts what was bound to it and
-    /// finishes what was being deleted meanwhile.
-    fn kubelet_back(&mut self, store: &Store, node: &str) {
+    /// finishes what was being deleted meanwhile; after a reboot it also
+    /// restarts the containers of the pods that were running.
+    fn kubelet_back(&mut self, store: &Store, node: &str, rebooted: bool) {
         for key in store.pods_on_node(node) {
             let Some(pod) = store.get(Resource::Pods, &key) else {
                 continue;
@@ -160,12 +173,23 @@ impl Sim {
                     kubelet::shutdown_delay(&pod, self.shared.config.shutdown_seconds),
                     Timer::Stop { key, uid },
                 );
-            } else if kubelet::needs_start(&pod) {
-                let ready = kubelet::ready_delay(&pod, self.shared.config.ready_seconds);
-                let delay = ready.unwrap_or(Duration::from_millis(100));
-                let ready = ready.is_some();
-                self.after(delay, Timer::Start { key, uid, ready });
+                continue;
             }
+            let start = kubelet::needs_start(&pod);
+            if !start && !rebooted {
+                continue;
+            }
+            let ready = kubelet::ready_delay(&pod, self.shared.config.ready_seconds);
+            let delay = ready.unwrap_or(Duration::from_millis(100));
+            let ready = ready.is_some();
+            self.after(
+                delay,
+                if start {
+                    Timer::Start { key, uid, ready }
+                } else {
+                    Timer::Restart { key, uid, ready }
+                },
+            );
         }
     }
 
@@ -218,8 +242,15 @@ impl Sim {
                 dirty.retry_pending = true;
                 dirty.nodes.insert(key.clone());
                 let up = |n: Option<&Value>| n.is_some_and(nodes::is_ready);
-                if up(new) && !up(old) && old.is_some() {
-                    self.kubelet_back(store, &key.1);
+                if let Some(was) = old
+                    && up(new)
+                    && !up(old)
+                {
+                    let rebooted = new.is_some_and(|n| reboot::rebooted(was, n));
+                    self.kubelet_back(store, &key.1, rebooted);
+                }
+                if let Some(down_for) = new.and_then(reboot::asked) {
+                    dirty.reboots.push((key.1.clone(), down_for));
                 }
             }
             Resource::PodDisruptionBudgets => {
@@ -307,6 +338,10 @@ impl Sim {
             disruption::reconcile(store, key);
         }
 
+        for (node, down_for) in dirty.reboots {
+            reboot::shut_down(store, &node);
+            self.after(down_for, Timer::Boot { node });
+        }
         for key in &dirty.nodes {
             kubelet::heartbeat::sync(store, &key.1);
             for (after, pod, uid) in node_lifecycle::reconcile(store, key) {
@@ -337,6 +372,8 @@ impl Sim {
             Timer::Evacuate { key, uid } => kubevirt::evacuate(store, &key, &uid),
             Timer::TaintEvict { key, uid } => node_lifecycle::evict(store, &key, &uid),
             Timer::Kill { key, uid } => kubelet::killing(store, &key, &uid),
+            Timer::Boot { node } => reboot::boot(store, &node),
+            Timer::Restart { key, uid, ready } => reboot::restart(store, &key, &uid, ready),
         }
     }
 }

@@ -478,6 +478,7 @@ impl Store {
 
     /// Creates an object: fills in name from `generateName`, uid, timestamps.
     pub(crate) fn create(&mut self, res: Resource, mut obj: Value) -> Result<Arc<Value>, ApiError> {
+        drop_empty_metadata(&mut obj);
         if !obj.is_object() {
             return Err(ApiError::bad_request(
                 "the body of the request was not an object",
@@ -547,6 +548,7 @@ impl Store {
         }
         obj["apiVersion"] = json!(res.api_version());
         obj["kind"] = json!(res.info().kind);
+        drop_empty_metadata(&mut obj);
         if res.has_generation() {
             let gen_old = old["metadata"]["generation"].as_i64().unwrap_or(1);
             let spec_changed = old.get("spec") != obj.get("spec");
@@ -616,6 +618,27 @@ impl Store {
             .get(uid)
             .map(|s| s.iter().cloned().collect())
             .unwrap_or_default()
+    }
+}
+
+/// ObjectMeta's maps and lists are `omitempty`: the apiserver stores and
+/// serves no `annotations: {}` (a merge patch that removes the last
+/// annotation leaves none), and neither labels, finalizers nor
+/// ownerReferences when empty (k8s.io/apimachinery pkg/apis/meta/v1 types.go).
+fn drop_empty_metadata(obj: &mut Value) {
+    let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for field in ["labels", "annotations", "finalizers", "ownerReferences"] {
+        let empty = match meta.get(field) {
+            Some(Value::Object(m)) => m.is_empty(),
+            Some(Value::Array(a)) => a.is_empty(),
+            Some(Value::Null) => true,
+            _ => false,
+        };
+        if empty {
+            meta.remove(field);
+        }
     }
 }
 

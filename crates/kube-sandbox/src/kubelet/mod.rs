@@ -5,6 +5,7 @@
 
 pub(crate) mod heartbeat;
 pub(crate) mod kubevirt;
+pub(crate) mod reboot;
 
 use std::time::Duration;
 
