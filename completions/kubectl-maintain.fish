@@ -28,6 +28,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -s h -l 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "roll" -d 'Maintain a pool node by node: lock, drain, act (--exec, --wait-for-reboot), Ready, uncordon, next; resumable'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "uncordon" -d 'Return nodes to service, undoing exactly what the drain changed'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "status" -d 'List the nodes under maintenance: since when, why, what is still on them'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
@@ -53,6 +54,7 @@ client\t'`true` (or no value) is kubectl\'s deprecated spelling'
 server\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-parallel -d 'Nodes drained at the same time' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-blocked-nodes -d 'Stop starting nodes once more than N could not be drained (timed out, refused, failed); those not started stay cordoned. Default: go on, as kubectl drain does' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l from -d 'With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
@@ -88,6 +90,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l simulate -d 'Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)'
@@ -115,6 +118,7 @@ client\t'`true` (or no value) is kubectl\'s deprecated spelling'
 server\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-parallel -d 'Nodes drained at the same time' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-blocked-nodes -d 'Stop starting nodes once more than N could not be drained (timed out, refused, failed); those not started stay cordoned. Default: go on, as kubectl drain does' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l from -d 'With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
@@ -150,6 +154,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l simulate -d 'Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)'
@@ -158,6 +163,79 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l force -d 'Continue even if there are pods that do not declare a controller' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ignore-daemonsets -d 'Ignore DaemonSet-managed pods' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l delete-emptydir-data -d 'Continue even if there are pods using emptyDir (their data is deleted)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l grace-period -d 'Seconds each pod gets to terminate; negative uses the pod\'s own' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l timeout -d 'Give up after this long (0: never), e.g. 5m' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l pod-selector -d 'Only pods matching this label selector are drained' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l chunk-size -d 'List pods in pages of this many (0: all at once)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t'`false` is kubectl\'s deprecated spelling'
+client\t'`true` (or no value) is kubectl\'s deprecated spelling'
+server\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l plan -d 'A DrainPlan file: waves and rules (docs/plan.md)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l max-parallel -d 'Nodes drained at the same time' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l max-blocked-nodes -d 'Stop starting nodes once more than N could not be drained (timed out, refused, failed); those not started stay cordoned. Default: go on, as kubectl drain does' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l from -d 'With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l assume-times -d 'With --simulate: shutdown and readiness times per workload, from a WorkloadTimes YAML file (docs/usage.md), over --assume-shutdown and --assume-ready' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l taint -d 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l reason -d 'Why: recorded on the node, shown by status' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s s -l server -d 'The address and port of the Kubernetes API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l certificate-authority -d 'Path to a cert file for the certificate authority' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l tls-server-name -d 'Server name to use for server certificate validation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l request-timeout -d 'How long to wait for a single request before giving up (e.g. 30s; 0: no limit)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l disable-compression -d 'Do not ask the server for compressed responses' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s n -l namespace -d 'Accepted as kubectl accepts it; a drain works across namespaces' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s v -l v -d 'kubectl\'s log level; accepted, the drain\'s own lines do not change' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l cache-dir -d 'kubectl\'s discovery cache; accepted (the drain caches nothing)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l match-server-version -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l exec -d 'Run this shell command on each drained node\'s turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ready-timeout -d 'How long a node may take to reboot, and then to be Ready' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l soak -d 'After uncordoning (and the budgets), wait this long before the node counts as done' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lock-namespace -d 'Namespace of the per-node Leases that lock nodes against a second run' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lease-duration -d 'How long a lock lasts unless renewed (it is renewed every third of it)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l kured-daemonset -d 'kured\'s DaemonSet, whose reboot lock the roll honours and holds during each action' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l simulate -d 'Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s y -l yes -d 'Do not ask for confirmation'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l wait-for-reboot -d 'After --exec (or for an external actor), wait until the node reboots (NotReady, or a new boot ID) before waiting for Ready'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l wait-for-budgets -d 'After uncordoning, wait until every PodDisruptionBudget of the evicted pods has all its pods healthy (at most --ready-timeout)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l fresh -d 'Start the roll over, ignoring what an earlier run of the same command recorded'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l context -d 'The kubeconfig context to use' -r
@@ -238,11 +316,12 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbo
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-seed -d 'Seed for the fault dice, to repeat a run' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s V -l version -d 'Print version'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "uncordon" -d 'Return nodes to service, undoing exactly what the drain changed'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "status" -d 'List the nodes under maintenance: since when, why, what is still on them'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan uncordon status demo completion sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "roll" -d 'Maintain a pool node by node: lock, drain, act (--exec, --wait-for-reboot), Ready, uncordon, next; resumable'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "uncordon" -d 'Return nodes to service, undoing exactly what the drain changed'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "status" -d 'List the nodes under maintenance: since when, why, what is still on them'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -26,6 +26,9 @@ pub enum Command {
     /// Show which pods each wave would evict, and what would be refused, without changing anything
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(DrainArgs),
+    /// Maintain a pool node by node: lock, drain, act (--exec, --wait-for-reboot), Ready, uncordon, next; resumable
+    #[command(after_help = ROLL_EXAMPLES)]
+    Roll(RollArgs),
     /// Return nodes to service, undoing exactly what the drain changed
     Uncordon(UncordonArgs),
     /// List the nodes under maintenance: since when, why, what is still on them
@@ -126,6 +129,24 @@ Examples:
 
   # Also ask the API server which evictions its PodDisruptionBudgets refuse right now
   kubectl maintain plan node-1 --ignore-daemonsets --dry-run=server";
+
+const ROLL_EXAMPLES: &str = "\
+Examples:
+  # Reboot a pool two nodes at a time, one zone after the other
+  kubectl maintain roll -l pool=blue --ignore-daemonsets --max-parallel 2 --by-zone \\
+    --exec 'ssh \"$NODE\" sudo systemctl reboot' --wait-for-reboot --wait-for-budgets
+
+  # Let another actor (a cloud console, a PXE reimage) reboot each node; show the order first
+  kubectl maintain roll node-1 node-2 node-3 --ignore-daemonsets --wait-for-reboot --dry-run
+
+An interrupted roll (Ctrl-C, a lost connection, kill -9) is taken up by running the same
+command again: nodes done are skipped, the node in progress continues from its phase.
+Each node is locked by a Lease (kubectl-maintain-NODE in --lock-namespace) against a second run.
+Control-plane nodes are taken out only while etcd keeps quorum (--allow-quorum-loss overrides),
+and never the last schedulable node (--allow-no-schedulable-nodes overrides).
+
+Exit codes: 0 every node done, 1 API or unexpected failure, 2 invalid input (nothing changed),
+3 some node not done (blocked, not started; the report says why), 130 interrupted.";
 
 /// kubectl's boolean flags take `--flag`, `--flag=true` and `--flag=false`.
 macro_rules! kubectl_bool {
@@ -276,6 +297,12 @@ pub struct DrainArgs {
     /// Nodes drained at the same time
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub max_parallel: usize,
+    /// Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone's
+    #[arg(long)]
+    pub by_zone: bool,
+    /// Stop starting nodes once more than N could not be drained (timed out, refused, failed); those not started stay cordoned. Default: go on, as kubectl drain does
+    #[arg(long, value_name = "N")]
+    pub max_blocked_nodes: Option<usize>,
     /// Ignore pods' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does
     #[arg(long)]
     pub ignore_markers: bool,
@@ -320,6 +347,43 @@ pub struct DrainArgs {
     pub allow_quorum_loss: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RollArgs {
+    #[command(flatten)]
+    pub drain: DrainArgs,
+    /// Run this shell command on each drained node's turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+    /// After --exec (or for an external actor), wait until the node reboots (NotReady, or a new boot ID) before waiting for Ready
+    #[arg(long)]
+    pub wait_for_reboot: bool,
+    /// How long a node may take to reboot, and then to be Ready
+    #[arg(long, value_name = "DURATION", default_value = "15m")]
+    pub ready_timeout: String,
+    /// After uncordoning, wait until every PodDisruptionBudget of the evicted pods has all its pods healthy (at most --ready-timeout)
+    #[arg(long)]
+    pub wait_for_budgets: bool,
+    /// After uncordoning (and the budgets), wait this long before the node counts as done
+    #[arg(long, value_name = "DURATION")]
+    pub soak: Option<String>,
+    /// Namespace of the per-node Leases that lock nodes against a second run
+    #[arg(long, value_name = "NAMESPACE", default_value = "kube-system")]
+    pub lock_namespace: String,
+    /// How long a lock lasts unless renewed (it is renewed every third of it)
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub lease_duration: String,
+    /// kured's DaemonSet, whose reboot lock the roll honours and holds during each action
+    #[arg(
+        long,
+        value_name = "NAMESPACE/NAME",
+        default_value = "kube-system/kured"
+    )]
+    pub kured_daemonset: String,
+    /// Start the roll over, ignoring what an earlier run of the same command recorded
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 #[derive(Debug, Args)]

@@ -69,6 +69,8 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         chunk_size: 500,
         dry_run: DryRun::None,
         max_parallel: 1,
+        by_zone: false,
+        max_blocked_nodes: None,
         all_or_nothing: false,
         taints: Vec::new(),
         reason: Some("demo".into()),

@@ -1,9 +1,7 @@
 //! `kubectl maintain drain` and `kubectl maintain plan`: check the input,
 //! run the engine, print the report, choose the exit code.
 
-use std::time::Duration;
-
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 use crate::cli::exit::{self, Exit};
 use crate::cli::{DrainArgs, DryRunArg, OutputFormat};
@@ -13,7 +11,8 @@ use crate::drain::prepare::NodeSelection;
 use crate::drain::{self, DrainError, DryRun, Options};
 use crate::policy::classify::FilterFlags;
 use crate::policy::plan::{self, Plan};
-use crate::ui::{bars, confirm, lines, report};
+use crate::ui::listeners::{self, Display};
+use crate::ui::{confirm, report};
 use kube_conventions::selector::Selector;
 
 /// Node names or a node selector, checked: one or the other, well formed.
@@ -104,6 +103,8 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         chunk_size: u32::try_from(args.chunk_size).unwrap_or(0),
         dry_run,
         max_parallel: args.max_parallel,
+        by_zone: args.by_zone,
+        max_blocked_nodes: args.max_blocked_nodes,
         all_or_nothing: args.all_or_nothing,
         taints,
         reason: args.reason.clone(),
@@ -129,9 +130,12 @@ pub(crate) fn exit_code(outcome: &DrainOutcome) -> u8 {
                     .any(|p| matches!(p.result, PodResult::WouldBlock { .. })))
     });
     if blocked_dry_run
-        || statuses
-            .iter()
-            .any(|s| matches!(s, NodeStatus::Refused | NodeStatus::TimedOut))
+        || statuses.iter().any(|s| {
+            matches!(
+                s,
+                NodeStatus::Refused | NodeStatus::TimedOut | NodeStatus::NotStarted
+            )
+        })
     {
         return exit::INCOMPLETE;
     }
@@ -139,7 +143,7 @@ pub(crate) fn exit_code(outcome: &DrainOutcome) -> u8 {
 }
 
 /// Ctrl-C once: stop evicting, report, exit 130. Twice: exit at once.
-fn interrupt_on_ctrl_c() -> watch::Receiver<bool> {
+pub(crate) fn interrupt_on_ctrl_c() -> watch::Receiver<bool> {
     let (tx, rx) = watch::channel(false);
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
@@ -260,38 +264,17 @@ pub(crate) async fn run_drain(
     options: Options,
     interaction: Interaction,
 ) -> anyhow::Result<Result<DrainOutcome, u8>> {
-    let (events, mut rx) = mpsc::unbounded_channel::<drain::events::Event>();
-    let (display_tx, mut display_rx) = mpsc::unbounded_channel();
-    let listener = if !interaction.progress {
-        tokio::spawn(async move { while display_rx.recv().await.is_some() {} })
-    } else if bars::wanted() {
-        tokio::spawn(bars::run(display_rx))
+    let display = if interaction.progress {
+        Display::Auto
     } else {
-        tokio::spawn(lines::run(display_rx))
+        Display::Quiet
     };
-    // The engine's events go to the display and, when the drain changes
-    // things, to Kubernetes Events on the nodes.
-    let recorder = (options.dry_run == DryRun::None).then(|| {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let recorder = crate::ui::node_events::Recorder::new(clients.main.clone());
-        (
-            tx,
-            tokio::spawn(crate::ui::node_events::run(
-                recorder,
-                rx,
-                options.reason.clone(),
-            )),
-        )
-    });
-    let record_tx = recorder.as_ref().map(|(tx, _)| tx.clone());
-    let tee = tokio::spawn(async move {
-        while let Some(e) = rx.recv().await {
-            if let Some(tx) = &record_tx {
-                let _ = tx.send(e.clone());
-            }
-            let _ = display_tx.send(e);
-        }
-    });
+    let (events, listeners) = listeners::start(
+        &clients.main,
+        display,
+        options.dry_run == DryRun::None,
+        options.reason.clone(),
+    );
     let interrupt = interrupt_on_ctrl_c();
     let dry_run = options.dry_run;
     let all_or_nothing = options.all_or_nothing;
@@ -328,11 +311,6 @@ pub(crate) async fn run_drain(
     }
     let result = prepared.execute().await;
     // The engine dropped its sender: the listeners drain what is left and end.
-    let _ = tokio::time::timeout(Duration::from_secs(2), tee).await;
-    let _ = tokio::time::timeout(Duration::from_secs(2), listener).await;
-    if let Some((tx, task)) = recorder {
-        drop(tx);
-        let _ = tokio::time::timeout(Duration::from_secs(5), task).await;
-    }
+    listeners.finish().await;
     Ok(Ok(result.map_err(drain_error)?))
 }

@@ -4,6 +4,7 @@
 #[cfg(feature = "sandbox")]
 pub(crate) mod demo;
 pub(crate) mod drain;
+pub(crate) mod roll;
 #[cfg(feature = "sandbox")]
 pub(crate) mod sandbox;
 pub(crate) mod status;
@@ -18,6 +19,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Sandbox(args) => sandbox::run(args).await,
         #[cfg(feature = "sandbox")]
         Command::Demo(args) => demo::run(args).await,
+        Command::Roll(args) => roll::run(args).await,
         Command::Uncordon(args) => uncordon::run(args).await,
         Command::Status(args) => status::run(args).await,
         Command::Completion { shell } => {

@@ -2,15 +2,10 @@
 //! node (crate::policy::maintenance); a node without our record is uncordoned as
 //! kubectl would.
 
-use k8s_openapi::api::core::v1::Node;
-use kube::Api;
-use kube::api::{Patch, PatchParams};
-
 use crate::cli::UncordonArgs;
-use crate::cli::exit::{self, Exit};
+use crate::cli::exit;
 use crate::client;
-use crate::drain::prepare;
-use crate::policy::maintenance;
+use crate::drain::{cordon, prepare};
 use crate::ui::node_events::{self, Recorder};
 
 pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
@@ -21,40 +16,15 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let nodes = prepare::resolve_nodes(&clients.main, &selection, &warnings)
         .await
         .map_err(super::drain::drain_error)?;
-    let api: Api<Node> = Api::all(clients.main.clone());
-    let params = PatchParams {
-        field_manager: Some(maintenance::FIELD_MANAGER.into()),
-        ..PatchParams::default()
-    };
     let recorder = Recorder::new(clients.main.clone());
     let mut kept = false;
     for node in nodes {
         let name = node.metadata.name.clone().unwrap_or_default();
-        let mut current = node;
-        let mut done = None;
-        for _ in 0..5 {
-            let undo = maintenance::uncordon_patch(&current);
-            match api.patch(&name, &params, &Patch::Merge(undo.patch)).await {
-                Ok(_) => {
-                    kept |= undo.kept_for_another;
-                    done = Some(undo.words);
-                    break;
-                }
-                Err(kube::Error::Api(s)) if s.code == 409 => current = api.get(&name).await?,
-                Err(kube::Error::Api(s)) if s.code == 403 => {
-                    return Err(Exit {
-                        code: exit::FAILURE,
-                        message: format!(
-                            "{}\n  uncordon needs permission to patch nodes",
-                            s.message
-                        ),
-                    }
-                    .into());
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
-        let words = done.ok_or_else(|| anyhow::anyhow!("node {name} kept changing; try again"))?;
+        let undo = cordon::uncordon(&clients.main, node)
+            .await
+            .map_err(super::drain::drain_error)?;
+        kept |= undo.kept_for_another;
+        let words = undo.words;
         recorder
             .node_event(
                 &name,

@@ -64,3 +64,34 @@ pub(crate) async fn cordon(
         "node {name} kept changing while it was being cordoned"
     )))
 }
+
+/// Returns a node to service, undoing exactly what the drain changed
+/// (crate::policy::maintenance), retrying when the node changed underneath.
+pub(crate) async fn uncordon(
+    client: &kube::Client,
+    node: Node,
+) -> Result<maintenance::Uncordon, DrainError> {
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let api: Api<Node> = Api::all(client.clone());
+    let params = PatchParams {
+        field_manager: Some(maintenance::FIELD_MANAGER.into()),
+        ..PatchParams::default()
+    };
+    let mut current = node;
+    for _ in 0..5 {
+        let undo = maintenance::uncordon_patch(&current);
+        match api.patch(&name, &params, &Patch::Merge(&undo.patch)).await {
+            Ok(_) => return Ok(undo),
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                current = api
+                    .get(&name)
+                    .await
+                    .map_err(|e| prepare::api_error("get", "nodes", None, e))?;
+            }
+            Err(e) => return Err(prepare::api_error("patch", "nodes", None, e)),
+        }
+    }
+    Err(DrainError::Conflict(format!(
+        "node {name} kept changing while it was being uncordoned; try again"
+    )))
+}

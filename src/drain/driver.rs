@@ -79,7 +79,12 @@ pub(crate) async fn drain_node(
             },
             msg = budgets.recv() => match msg {
                 Ok(Signal::Changed(key)) => match engine.pdbs.get(&key) {
-                    Some(budget) => Input::Budget { key, budget },
+                    Some(budget) => {
+                        // Every node hears of the change; only as many
+                        // evictions as it allows are sent, across nodes.
+                        let grant = engine.pdbs.claim(&key, machine.retry_wanted(&key));
+                        Input::Budget { key, budget, grant }
+                    }
                     None => continue,
                 },
                 Ok(Signal::Forbidden(key)) => Input::BudgetUnwatched(key),

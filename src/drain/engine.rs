@@ -1,8 +1,11 @@
 //! The drain as a pipeline of values: the selected nodes, one snapshot of
 //! each node's pods, every pod classified once, then the run: cordon every
-//! node, drain up to `--max-parallel` at once, one outcome at the end.
+//! node, drain up to `--max-parallel` at once (zone by zone with
+//! `--by-zone`, none started once `--max-blocked-nodes` is passed), one
+//! outcome at the end.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
@@ -15,7 +18,7 @@ use super::cordon::cordon;
 use super::events::{Event, Sink, emit};
 use super::evict::{self, Answer};
 use super::machine::{IN_FLIGHT, NodeMachine, Now, Settings, WaveSpec};
-use super::outcome::{DrainOutcome, DryRun, NodeOutcome};
+use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::{self, PodQuery, Snapshot};
 use super::prepare::{self, Classifier};
@@ -323,20 +326,47 @@ impl Prepared {
         let Prepared {
             nodes, wave_names, ..
         } = self;
-        let jobs = nodes
-            .into_iter()
-            .zip(was_cordoned)
-            .enumerate()
-            .map(|(i, (n, was))| {
-                let (engine, settings) = (engine.clone(), settings.clone());
-                async move { (i, n.drain(&engine, settings, was).await) }
+        let groups = crate::policy::pool::groups(
+            &nodes.iter().map(|n| n.node.clone()).collect::<Vec<_>>(),
+            engine.options.by_zone,
+        );
+        let mut slots: Vec<Option<(NodePlan, bool)>> =
+            nodes.into_iter().zip(was_cordoned).map(Some).collect();
+        let blocked = AtomicUsize::new(0);
+        let mut results: Vec<(usize, NodeOutcome)> = Vec::new();
+        for group in groups {
+            let jobs = group.into_iter().map(|i| {
+                let (n, was) = slots[i].take().expect("each node once");
+                let (engine, settings, blocked) = (engine.clone(), settings.clone(), &blocked);
+                async move {
+                    let max = engine.options.max_blocked_nodes;
+                    let stopped = blocked.load(Ordering::SeqCst);
+                    if crate::policy::pool::stops(stopped, max) {
+                        let why = format!(
+                            "not started: {stopped} nodes could not be drained, more than --max-blocked-nodes={} allows; the node stays cordoned",
+                            max.unwrap_or_default()
+                        );
+                        return (i, n.machine(settings, was).not_started(why));
+                    }
+                    let out = n.drain(&engine, settings, was).await;
+                    if matches!(
+                        out.status,
+                        NodeStatus::Refused | NodeStatus::TimedOut | NodeStatus::Failed
+                    ) {
+                        blocked.fetch_add(1, Ordering::SeqCst);
+                    }
+                    (i, out)
+                }
             });
-        // A finished node frees its slot at once: `buffer_unordered` keeps
-        // N nodes busy, where `buffered` would wait for the slowest first.
-        let mut results: Vec<(usize, NodeOutcome)> = futures::stream::iter(jobs)
-            .buffer_unordered(engine.options.max_parallel.max(1))
-            .collect()
-            .await;
+            // A finished node frees its slot at once: `buffer_unordered`
+            // keeps N nodes busy, where `buffered` would wait for the
+            // slowest first.
+            let done: Vec<(usize, NodeOutcome)> = futures::stream::iter(jobs)
+                .buffer_unordered(engine.options.max_parallel.max(1))
+                .collect()
+                .await;
+            results.extend(done);
+        }
         results.sort_by_key(|(i, _)| *i);
         let nodes = results.into_iter().map(|(_, o)| o).collect();
         Ok(outcome(wave_names, DryRun::None, started, nodes))

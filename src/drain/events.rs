@@ -53,6 +53,14 @@ pub(crate) enum Event {
     Warning {
         message: String,
     },
+    /// A roll moved a node to a phase (or says what the phase waits on);
+    /// `pool` is the roll's total so far.
+    Phase {
+        node: String,
+        phase: String,
+        detail: String,
+        pool: String,
+    },
 }
 
 pub(crate) type Sink = tokio::sync::mpsc::UnboundedSender<Event>;

@@ -98,6 +98,10 @@ pub(crate) enum Input {
     Budget {
         key: BudgetKey,
         budget: Budget,
+        /// How many of the pods it holds here may be retried now: the
+        /// disruptions it allows that no other node's drain took
+        /// (`retry_wanted` asks for them).
+        grant: usize,
     },
     /// Budget changes were missed: retry every pod a budget holds.
     BudgetsLagged,
@@ -327,6 +331,11 @@ impl NodeMachine {
         self.outcome(status, message)
     }
 
+    /// The outcome of a node whose drain never started: every pod still on it.
+    pub(crate) fn not_started(self, message: String) -> NodeOutcome {
+        self.outcome(NodeStatus::NotStarted, Some(message))
+    }
+
     /// Starts the drain: refused at once if kubectl's filters refuse a pod
     /// (nothing is evicted), otherwise the first wave.
     pub(crate) fn start(&mut self, now: Now) -> Vec<Effect> {
@@ -360,7 +369,7 @@ impl NodeMachine {
                 evacuation,
             } => self.on_answer(&key, &uid, answer, evacuation),
             Input::Pod(change) => self.on_change(change),
-            Input::Budget { key, budget } => self.on_budget(&key, budget),
+            Input::Budget { key, budget, grant } => self.on_budget(&key, budget, grant),
             Input::BudgetsLagged => {
                 let wave = self.wave();
                 let held: Vec<PodKey> = self
@@ -940,18 +949,29 @@ impl NodeMachine {
         self.unwatched.insert(key);
     }
 
-    /// A budget changed: refresh the causes it holds pods for, and retry as
-    /// many of them as it now allows.
-    fn on_budget(&mut self, key: &BudgetKey, budget: Budget) {
-        self.budgets.insert(key.clone(), budget);
-        let mut allowed = budget.disruptions_allowed.max(0) as usize;
+    /// How many pods this budget holds that its next disruption could
+    /// free: those of the running wave or an earlier one.
+    pub(crate) fn retry_wanted(&self, key: &BudgetKey) -> usize {
         let wave = self.wave();
-        let held: Vec<PodKey> = self
-            .members
+        self.held_by(key)
+            .filter(|k| self.members[*k].wave <= wave)
+            .count()
+    }
+
+    fn held_by<'a>(&'a self, key: &'a BudgetKey) -> impl Iterator<Item = &'a PodKey> + 'a {
+        self.members
             .iter()
-            .filter(|(_, m)| matches!(&m.state, State::Blocked { budget: Some(b), .. } if b == key))
-            .map(|(k, _)| k.clone())
-            .collect();
+            .filter(move |(_, m)| matches!(&m.state, State::Blocked { budget: Some(b), .. } if b == key))
+            .map(|(k, _)| k)
+    }
+
+    /// A budget changed: refresh the causes it holds pods for, and retry as
+    /// many of them as it now allows and were granted to this node.
+    fn on_budget(&mut self, key: &BudgetKey, budget: Budget, grant: usize) {
+        self.budgets.insert(key.clone(), budget);
+        let mut allowed = (budget.disruptions_allowed.max(0) as usize).min(grant);
+        let wave = self.wave();
+        let held: Vec<PodKey> = self.held_by(key).cloned().collect();
         for k in held {
             let m = self.members.get_mut(&k).expect("member");
             // The report shows the budget's latest numbers; the listeners
@@ -1165,6 +1185,7 @@ mod tests {
                 Input::Budget {
                     key: ("ns".into(), name.into()),
                     budget: budget(allowed),
+                    grant: usize::MAX,
                 },
             )
         }

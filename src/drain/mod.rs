@@ -7,7 +7,7 @@
 //! outcome they end with.
 
 mod conclude;
-mod cordon;
+pub(crate) mod cordon;
 mod driver;
 mod engine;
 pub(crate) mod events;
@@ -28,6 +28,7 @@ pub(crate) use engine::prepare;
 pub(crate) use outcome::DryRun;
 use prepare::NodeSelection;
 
+#[derive(Debug, Clone)]
 pub(crate) struct Options {
     pub(crate) nodes: NodeSelection,
     pub(crate) flags: crate::policy::classify::FilterFlags,
@@ -40,6 +41,11 @@ pub(crate) struct Options {
     pub(crate) chunk_size: u32,
     pub(crate) dry_run: DryRun,
     pub(crate) max_parallel: usize,
+    /// `--by-zone`: finish one zone's nodes before starting the next zone's.
+    pub(crate) by_zone: bool,
+    /// `--max-blocked-nodes`: stop starting nodes once more than this many
+    /// could not be drained; `None` goes on, as kubectl drain does.
+    pub(crate) max_blocked_nodes: Option<usize>,
     /// `--all-or-nothing`: if kubectl's filters refuse a pod on any selected
     /// node, change nothing anywhere.
     pub(crate) all_or_nothing: bool,

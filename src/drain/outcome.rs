@@ -28,6 +28,9 @@ pub(crate) enum NodeStatus {
     /// Stopped by an error the drain cannot retry (permissions, API).
     Failed,
     Interrupted,
+    /// Never started: too many other nodes could not be drained
+    /// (`--max-blocked-nodes`). Cordoned, nothing evicted.
+    NotStarted,
     /// Nothing was changed: the plan of a dry run.
     DryRun,
 }
@@ -46,6 +49,7 @@ impl NodeStatus {
             NodeStatus::TimedOut => "timed out",
             NodeStatus::Failed => "failed",
             NodeStatus::Interrupted => "interrupted",
+            NodeStatus::NotStarted => "not started",
             NodeStatus::DryRun => "dry run",
         }
     }

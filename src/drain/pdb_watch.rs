@@ -1,7 +1,11 @@
 //! Watches on the PodDisruptionBudgets that refused an eviction, one per
 //! budget (field-selected by name), shared by every node's drain. When a
 //! budget allows a disruption again, the blocked evictions are retried at
-//! once instead of after a blind sleep. kubectl drain needs no permission on
+//! once instead of after a blind sleep, and only as many as the budget
+//! allows across every node's drain: each change of a budget hands out its
+//! `disruptionsAllowed` as tickets, which the nodes holding its pods claim,
+//! so that a budget freeing one disruption wakes one eviction, not one per
+//! node (the others would be refused and asked again). kubectl drain needs no permission on
 //! budgets: where reading one is forbidden, one warning says so and the
 //! drain retries its pods on kubectl's timer instead.
 
@@ -66,6 +70,9 @@ pub(crate) struct PdbWatches {
     /// The one warning that budgets cannot be watched was given.
     warned: Arc<AtomicBool>,
     state: Arc<Mutex<HashMap<Key, Watched>>>,
+    /// Per budget, the disruptions its latest change allowed that no node
+    /// has claimed yet.
+    tickets: Arc<Mutex<HashMap<Key, usize>>>,
     changed: broadcast::Sender<Signal>,
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
@@ -78,6 +85,7 @@ impl PdbWatches {
             events,
             warned: Arc::new(AtomicBool::new(false)),
             state: Arc::new(Mutex::new(HashMap::new())),
+            tickets: Arc::new(Mutex::new(HashMap::new())),
             changed,
             tasks: Arc::new(Mutex::new(Vec::new())),
         }
@@ -92,6 +100,18 @@ impl PdbWatches {
             Some(Watched::Seen(b)) => Some(*b),
             _ => None,
         }
+    }
+
+    /// Takes up to `wanted` of the disruptions the budget's latest change
+    /// allowed; how many were taken.
+    pub(crate) fn claim(&self, key: &Key, wanted: usize) -> usize {
+        let mut tickets = self.tickets.lock().expect("tickets");
+        let Some(left) = tickets.get_mut(key) else {
+            return 0;
+        };
+        let taken = wanted.min(*left);
+        *left -= taken;
+        taken
     }
 
     /// Reads a budget once (dry runs, which do not wait for changes).
@@ -123,6 +143,7 @@ impl PdbWatches {
         // handle never stopped the watches, and the events sink they hold
         // kept the drain's listeners waiting seconds after the report.
         let (state, changed) = (self.state.clone(), self.changed.clone());
+        let tickets = self.tickets.clone();
         let (warned, events) = (self.warned.clone(), self.events.clone());
         let key = key.clone();
         let task = tokio::spawn(async move {
@@ -132,12 +153,14 @@ impl PdbWatches {
                 .boxed();
             while let Some(item) = stream.next().await {
                 match item {
-                    Ok(pdb) => record(
-                        &state,
-                        &changed,
-                        &key,
-                        Watched::Seen(Budget::from_pdb(&pdb)),
-                    ),
+                    Ok(pdb) => {
+                        let budget = Budget::from_pdb(&pdb);
+                        tickets.lock().expect("tickets").insert(
+                            key.clone(),
+                            usize::try_from(budget.disruptions_allowed).unwrap_or(0),
+                        );
+                        record(&state, &changed, &key, Watched::Seen(budget));
+                    }
                     Err(e) => {
                         if let Some(message) = forbidden(&e) {
                             record(&state, &changed, &key, Watched::Forbidden);

@@ -18,6 +18,7 @@ use super::pod_key::PodKey;
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
 use crate::policy::plan::Plan;
 
+#[derive(Debug, Clone)]
 pub(crate) enum NodeSelection {
     Names(Vec<String>),
     Selector(String),
@@ -241,7 +242,7 @@ pub(crate) async fn tight_budgets<'a>(
 
 /// The pods a budget selects, as policy/v1 reads its selector (a missing
 /// selector selects nothing); `None` for a selector that does not parse.
-fn budget_selector(pdb: &PodDisruptionBudget) -> Option<Selector> {
+pub(crate) fn budget_selector(pdb: &PodDisruptionBudget) -> Option<Selector> {
     let selector = pdb
         .spec
         .as_ref()

@@ -89,7 +89,7 @@ pub fn is_control_plane(n: &Node) -> bool {
 }
 
 /// Unavailable: cordoned, or not Ready.
-fn unavailable(n: &Node) -> bool {
+pub fn unavailable(n: &Node) -> bool {
     let ready = n
         .status
         .as_ref()

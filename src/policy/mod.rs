@@ -1,7 +1,9 @@
 //! Decisions, without I/O: the drain plan, each pod's fate, the guard rails,
-//! and the maintenance record a drain leaves on a node.
+//! the maintenance record a drain leaves on a node, and the order and pace
+//! of a pool's nodes.
 
 pub mod classify;
 pub mod guard;
 pub mod maintenance;
 pub mod plan;
+pub mod pool;

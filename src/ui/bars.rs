@@ -95,6 +95,10 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 let _ = multi.println(format!("warning: {message}"));
                 None
             }
+            Event::Phase { .. } => {
+                let _ = multi.println(super::lines::line(&e));
+                None
+            }
         };
         let Some(node) = node else { continue };
         let state = nodes.entry(node.clone()).or_default();
@@ -124,7 +128,7 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 ));
             }
             Event::ApiTrouble { message, .. } => api_trouble = Some(message),
-            Event::WaveDone { .. } | Event::Warning { .. } => {}
+            Event::WaveDone { .. } | Event::Warning { .. } | Event::Phase { .. } => {}
         }
         let bar = bars.entry(node.clone()).or_insert_with(|| {
             let b = multi.add(ProgressBar::new(0));

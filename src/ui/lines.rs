@@ -8,7 +8,7 @@ use kube_conventions::count;
 
 use crate::duration::human;
 
-fn line(e: &Event) -> String {
+pub(crate) fn line(e: &Event) -> String {
     match e {
         Event::Cordoned {
             node,
@@ -44,6 +44,19 @@ fn line(e: &Event) -> String {
             format!("node/{node} API request failed, retrying: {message}")
         }
         Event::Warning { message } => format!("warning: {message}"),
+        Event::Phase {
+            node,
+            phase,
+            detail,
+            pool,
+        } => {
+            let detail = if detail.is_empty() {
+                String::new()
+            } else {
+                format!(": {detail}")
+            };
+            format!("node/{node} {phase}{detail} · {pool}")
+        }
     }
 }
 

@@ -8,6 +8,7 @@ mod harness;
 mod kubevirt;
 mod lifecycle;
 mod operator;
+mod pool;
 mod python_client;
 mod rehearsal;
 mod reliability;

@@ -1,0 +1,489 @@
+//! `kubectl maintain roll`: maintain a pool node by node — lock, cordon and
+//! drain, act (`--exec`, `--wait-for-reboot`), Ready again, uncordon,
+//! settle, release — keeping up to `--max-parallel` nodes out at once
+//! within `--max-unavailable`, zone by zone with `--by-zone`, never past
+//! etcd's quorum nor the last schedulable node, resumable by rerunning the
+//! same command.
+//!
+//! `phase` decides where each node is taken up, `lease` locks nodes
+//! against a second run, `kured` keeps kured's reboots apart from ours,
+//! `node` runs one node's phases, and this module chooses which node goes
+//! next.
+
+pub(crate) mod kured;
+pub(crate) mod lease;
+pub(crate) mod node;
+pub(crate) mod outcome;
+pub(crate) mod phase;
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+use kube::api::ListParams;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use crate::client::Clients;
+use crate::drain::events::{Event, Sink, emit};
+use crate::drain::{DrainError, Options, prepare};
+use crate::policy::guard::{self, ClusterView, MaxUnavailable};
+use crate::policy::plan::Plan;
+use crate::policy::pool;
+use lease::{Locks, Taken};
+use outcome::{NodeRoll, RollOutcome, RollStatus};
+use phase::Phase;
+
+/// What each node's action is.
+#[derive(Debug, Clone)]
+pub(crate) struct Action {
+    pub(crate) exec: Option<String>,
+    pub(crate) wait_for_reboot: bool,
+    /// How long a node may take to reboot and to be Ready again.
+    pub(crate) ready_timeout: Duration,
+    pub(crate) wait_for_budgets: bool,
+    pub(crate) soak: Option<Duration>,
+}
+
+/// A roll as asked for, checked.
+pub(crate) struct RollOptions {
+    pub(crate) drain: Options,
+    pub(crate) action: Action,
+    pub(crate) max_unavailable: Option<MaxUnavailable>,
+    pub(crate) lock_namespace: String,
+    pub(crate) lease_duration: Duration,
+    pub(crate) kured: String,
+    pub(crate) fresh: bool,
+    pub(crate) allow_quorum_loss: bool,
+    pub(crate) allow_no_schedulable_nodes: bool,
+    /// The command's identity (nodes and action), for `phase::identity`.
+    pub(crate) identity: String,
+    /// When this run began, milliseconds since the epoch.
+    pub(crate) since: i64,
+}
+
+/// What every node's roll shares.
+pub(crate) struct Ctx {
+    pub(crate) clients: Clients,
+    pub(crate) plan: Plan,
+    pub(crate) drain: Options,
+    pub(crate) action: Action,
+    pub(crate) events: Sink,
+    pub(crate) interrupt: watch::Receiver<bool>,
+    pub(crate) roll: String,
+    pub(crate) started: Instant,
+    kured: kured::Kured,
+    /// Nodes of this roll holding kured's lock (it is taken by the first).
+    kured_users: tokio::sync::Mutex<usize>,
+    pool: Mutex<Pool>,
+}
+
+#[derive(Default)]
+struct Pool {
+    total: usize,
+    done: usize,
+    in_progress: BTreeSet<String>,
+}
+
+impl Ctx {
+    /// A node's phase on screen, with the pool's total.
+    pub(crate) fn say(&self, node: &str, phase: &str, detail: String) {
+        let pool = {
+            let p = self.pool.lock().expect("pool");
+            format!(
+                "pool: {}/{} done, {} in progress",
+                p.done,
+                p.total,
+                p.in_progress.len()
+            )
+        };
+        emit(
+            &self.events,
+            Event::Phase {
+                node: node.to_string(),
+                phase: phase.to_string(),
+                detail,
+                pool,
+            },
+        );
+    }
+
+    fn started_node(&self, node: &str) {
+        self.pool
+            .lock()
+            .expect("pool")
+            .in_progress
+            .insert(node.to_string());
+    }
+
+    pub(crate) fn finished(&self, out: &NodeRoll) {
+        {
+            let mut p = self.pool.lock().expect("pool");
+            p.in_progress.remove(&out.node);
+            if out.status == RollStatus::Done {
+                p.done += 1;
+            }
+        }
+        let detail = out.message.clone().unwrap_or_default();
+        self.say(&out.node, out.status.as_str(), detail);
+    }
+
+    /// Holds kured's lock for one more node, waiting while kured holds it.
+    async fn hold_kured(&self, node: &str) -> Result<(), DrainError> {
+        let mut users = self.kured_users.lock().await;
+        if *users == 0 {
+            let mut said = false;
+            loop {
+                match self.kured.take().await? {
+                    kured::Taking::Taken | kured::Taking::Absent => break,
+                    kured::Taking::HeldBy(by) => {
+                        if !said {
+                            said = true;
+                            self.say(
+                                node,
+                                "action",
+                                format!(
+                                    "waiting: kured holds its reboot lock ({}); the roll goes on when kured gives it back",
+                                    by.join(", ")
+                                ),
+                            );
+                        }
+                        if *self.interrupt.borrow() {
+                            return Ok(());
+                        }
+                        tokio::time::sleep(Duration::from_secs(2)).await;
+                    }
+                }
+            }
+        }
+        *users += 1;
+        Ok(())
+    }
+
+    async fn release_kured(&self) {
+        let mut users = self.kured_users.lock().await;
+        *users = users.saturating_sub(1);
+        if *users == 0
+            && let Err(e) = self.kured.give_back().await
+        {
+            let message = format!("could not give kured's lock back: {e}");
+            emit(&self.events, Event::Warning { message });
+        }
+    }
+}
+
+/// The nodes of the roll in the order they are taken, and where each is
+/// taken up.
+pub(crate) struct Order {
+    pub(crate) groups: Vec<Vec<(String, Phase)>>,
+    /// Every selected node was done by an earlier run of this roll.
+    pub(crate) all_done: bool,
+}
+
+/// Finds the nodes, and reads what their locks say of earlier runs. Makes
+/// no change.
+pub(crate) async fn order(
+    clients: &Clients,
+    options: &RollOptions,
+    events: &Sink,
+) -> Result<Order, DrainError> {
+    let nodes = prepare::resolve_nodes(&clients.main, &options.drain.nodes, events).await?;
+    let locks = Locks::new(
+        &clients.main,
+        &options.lock_namespace,
+        options.lease_duration,
+    );
+    let names: Vec<String> = nodes
+        .iter()
+        .map(|n| n.metadata.name.clone().unwrap_or_default())
+        .collect();
+    let records = locks.records(&names).await?;
+    let all_done = !options.fresh && phase::all_done(&records, &options.identity);
+    let groups = pool::groups(&nodes, options.drain.by_zone)
+        .into_iter()
+        .map(|g| {
+            g.into_iter()
+                .map(|i| {
+                    let boot = nodes[i]
+                        .status
+                        .as_ref()
+                        .and_then(|s| s.node_info.as_ref())
+                        .map(|n| n.boot_id.clone())
+                        .unwrap_or_default();
+                    let at = phase::resume(
+                        records[i].as_ref(),
+                        &options.identity,
+                        &boot,
+                        options.fresh,
+                        options.since,
+                    );
+                    (names[i].clone(), at)
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Order { groups, all_done })
+}
+
+/// Why the next node cannot start yet (or, with nothing in progress, at all).
+fn hold_back(
+    options: &RollOptions,
+    all: &[Node],
+    in_progress: &BTreeSet<String>,
+    candidate: &str,
+) -> Option<String> {
+    let picked: Vec<Node> = all
+        .iter()
+        .filter(|n| {
+            let name = n.metadata.name.as_deref().unwrap_or_default();
+            name == candidate || in_progress.contains(name)
+        })
+        .cloned()
+        .collect();
+    if !options.allow_quorum_loss {
+        let cps: Vec<Node> = all
+            .iter()
+            .filter(|n| guard::is_control_plane(n))
+            .cloned()
+            .collect();
+        if let Err(e) = guard::quorum(&cps, &picked) {
+            return Some(format!("{e} (--allow-quorum-loss overrides)"));
+        }
+    }
+    if !options.allow_no_schedulable_nodes
+        && guard::leaves_no_schedulable_node(&ClusterView::of(all), &picked)
+    {
+        return Some(
+            "taking it out would leave no schedulable node (--allow-no-schedulable-nodes overrides)"
+                .into(),
+        );
+    }
+    let unavailable = all
+        .iter()
+        .filter(|n| {
+            let name = n.metadata.name.as_deref().unwrap_or_default();
+            in_progress.contains(name) || guard::unavailable(n)
+        })
+        .count();
+    let room = pool::room(
+        options.drain.max_parallel,
+        in_progress.len(),
+        options.max_unavailable,
+        all.len(),
+        unavailable,
+    );
+    (room == 0).then(|| {
+        format!(
+            "{} of {} nodes are unavailable; --max-unavailable allows {}",
+            unavailable,
+            all.len(),
+            options.max_unavailable.map_or(0, |m| m.of(all.len()))
+        )
+    })
+}
+
+/// Runs the roll.
+pub(crate) async fn run(
+    clients: Clients,
+    plan: Plan,
+    options: RollOptions,
+    order: Order,
+    events: Sink,
+    interrupt: watch::Receiver<bool>,
+) -> Result<RollOutcome, DrainError> {
+    let started = Instant::now();
+    let locks = Locks::new(
+        &clients.main,
+        &options.lock_namespace,
+        options.lease_duration,
+    );
+    let total = order.groups.iter().map(Vec::len).sum();
+    let ctx = Ctx {
+        kured: kured::Kured::new(
+            &clients.main,
+            &options.kured,
+            format!("{}/{}", locks.holder(), options.identity),
+        ),
+        clients,
+        plan,
+        drain: options.drain.clone(),
+        action: options.action.clone(),
+        events,
+        interrupt: interrupt.clone(),
+        roll: options.identity.clone(),
+        started,
+        kured_users: tokio::sync::Mutex::new(0),
+        pool: Mutex::new(Pool {
+            total,
+            ..Pool::default()
+        }),
+    };
+    let nodes_api: Api<Node> = Api::all(ctx.clients.main.clone());
+    let mut results: BTreeMap<String, NodeRoll> = BTreeMap::new();
+    let mut blocked = 0;
+    let mut stopped: Option<String> = None;
+    let mut said: BTreeSet<String> = BTreeSet::new();
+    let names: Vec<String> = order
+        .groups
+        .iter()
+        .flatten()
+        .map(|(n, _)| n.clone())
+        .collect();
+    for group in order.groups {
+        let mut pending: VecDeque<String> = VecDeque::new();
+        for (node, at) in group {
+            if at == Phase::Done {
+                ctx.pool.lock().expect("pool").done += 1;
+                let mut out = NodeRoll::new(&node, RollStatus::DoneBefore, None);
+                out.resumed_from = Some(Phase::Done);
+                results.insert(node, out);
+            } else {
+                pending.push_back(node);
+            }
+        }
+        let mut running = FuturesUnordered::new();
+        loop {
+            let mut in_progress: BTreeSet<String> =
+                ctx.pool.lock().expect("pool").in_progress.clone();
+            // Start what the budgets allow, each node under its lock.
+            let mut tried = 0;
+            while stopped.is_none() && !*interrupt.borrow() && tried < pending.len() {
+                let node = pending.front().cloned().expect("a pending node");
+                let all = nodes_api
+                    .list(&ListParams::default())
+                    .await
+                    .map_err(|e| prepare::api_error("list", "nodes", None, e))?
+                    .items;
+                if let Some(why) = hold_back(&options, &all, &in_progress, &node) {
+                    if in_progress.is_empty() && !why.contains("--max-unavailable") {
+                        // Nothing else out, and it still cannot go: it never will.
+                        stopped = Some(format!("node/{node} cannot be taken out: {why}"));
+                        break;
+                    }
+                    if said.insert(why.clone()) {
+                        ctx.say(&node, "waiting", why);
+                    }
+                    break;
+                }
+                match locks.try_take(&node).await? {
+                    Taken::Held(h) => {
+                        let why = format!(
+                            "locked by {} (its lease expires within {} s unless renewed)",
+                            h.holder,
+                            h.expires_in.as_secs()
+                        );
+                        if said.insert(format!("{node}: {}", h.holder)) {
+                            ctx.say(&node, "waiting", why);
+                        }
+                        pending.rotate_left(1);
+                        tried += 1;
+                    }
+                    Taken::Ours {
+                        lock,
+                        before,
+                        took_over,
+                    } => {
+                        if let Some(message) = took_over {
+                            emit(&ctx.events, Event::Warning { message });
+                        }
+                        pending.pop_front();
+                        tried = 0;
+                        // The lock's record, read now under the lock, decides.
+                        let boot = nodes_api
+                            .get(&node)
+                            .await
+                            .ok()
+                            .and_then(|n| n.status?.node_info.map(|i| i.boot_id))
+                            .unwrap_or_default();
+                        let at = phase::resume(
+                            before.as_ref(),
+                            &options.identity,
+                            &boot,
+                            options.fresh,
+                            options.since,
+                        );
+                        if at == Phase::Done {
+                            // Another run finished it meanwhile.
+                            let _ = lock.release(&options.identity, Phase::Done).await;
+                            ctx.pool.lock().expect("pool").done += 1;
+                            results.insert(
+                                node.clone(),
+                                NodeRoll::new(&node, RollStatus::DoneBefore, None),
+                            );
+                            continue;
+                        }
+                        ctx.started_node(&node);
+                        in_progress.insert(node.clone());
+                        running.push(node::roll(&ctx, node, *lock, at));
+                    }
+                }
+            }
+            if running.is_empty()
+                && (pending.is_empty() || stopped.is_some() || *interrupt.borrow())
+            {
+                break;
+            }
+            // Wait for a node to finish, or look again for locks and room.
+            let mut interrupted = interrupt.clone();
+            tokio::select! {
+                Some(out) = running.next(), if !running.is_empty() => {
+                    if matches!(out.status, RollStatus::Blocked | RollStatus::Failed) {
+                        blocked += 1;
+                        if pool::stops(blocked, options.drain.max_blocked_nodes) {
+                            stopped = Some(format!(
+                                "{blocked} nodes could not be rolled, more than --max-blocked-nodes={} allows",
+                                options.drain.max_blocked_nodes.unwrap_or_default()
+                            ));
+                        }
+                    }
+                    results.insert(out.node.clone(), out);
+                }
+                () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                _ = interrupted.changed() => {}
+            }
+        }
+        for node in pending {
+            let why = if *interrupt.borrow() {
+                (
+                    RollStatus::Interrupted,
+                    "interrupted before it started".to_string(),
+                )
+            } else {
+                (
+                    RollStatus::NotStarted,
+                    format!(
+                        "not started: {}",
+                        stopped.clone().unwrap_or_else(|| "the roll stopped".into())
+                    ),
+                )
+            };
+            results.insert(node.clone(), NodeRoll::new(&node, why.0, Some(why.1)));
+        }
+    }
+    if let Some(why) = &stopped {
+        emit(
+            &ctx.events,
+            Event::Warning {
+                message: format!("roll stopped: {why}"),
+            },
+        );
+    }
+    let nodes: Vec<NodeRoll> = names.iter().filter_map(|n| results.remove(n)).collect();
+    let outcome = RollOutcome {
+        roll: options.identity.clone(),
+        elapsed_ms: started.elapsed().as_millis() as u64,
+        nodes,
+    };
+    if outcome
+        .nodes
+        .iter()
+        .all(|n| matches!(n.status, RollStatus::Done | RollStatus::DoneBefore))
+    {
+        lease::finish(&locks, &names, &options.identity).await?;
+    }
+    Ok(outcome)
+}

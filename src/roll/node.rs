@@ -1,0 +1,471 @@
+//! One node's roll, phase by phase, under its lock: cordon and drain (the
+//! drain engine, with every flag and plan), the action, Ready again,
+//! uncordon (the record restored exactly), settle (budgets healthy, soak),
+//! each phase recorded on the lock before it starts, so that a rerun takes
+//! the node up where this run left it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use kube::Api;
+use kube::api::ListParams;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::time::Instant;
+
+use super::Ctx;
+use super::lease::Lock;
+use super::outcome::{NodeRoll, PhaseTime, RollStatus};
+use super::phase::Phase;
+use crate::drain::events::{Event, emit};
+use crate::drain::outcome::NodeStatus;
+use crate::drain::prepare::{self, NodeSelection};
+use crate::drain::{self, DrainError, cordon};
+
+/// How often a wait looks at the node again, and says it still waits.
+const POLL: Duration = Duration::from_millis(500);
+const SAY_EVERY: Duration = Duration::from_secs(15);
+
+/// Why a node's roll stopped before it was done.
+enum Stop {
+    Blocked(String),
+    Interrupted,
+    Failed(String),
+}
+
+impl From<DrainError> for Stop {
+    fn from(e: DrainError) -> Self {
+        Stop::Failed(crate::commands::drain::drain_error(e).message)
+    }
+}
+
+struct Run<'a> {
+    ctx: &'a Ctx,
+    node: String,
+    lock: &'a Lock,
+    out: NodeRoll,
+    /// When the node was taken out of service (its drain started).
+    out_since: Option<Instant>,
+    /// Namespaces and labels of the pods its drain evicted.
+    evicted: Vec<(String, BTreeMap<String, String>)>,
+}
+
+/// Rolls one node from `start`; releases its lock with where it ended.
+pub(crate) async fn roll(ctx: &Ctx, node: String, lock: Lock, start: Phase) -> NodeRoll {
+    let mut run = Run {
+        ctx,
+        out: NodeRoll::new(&node, RollStatus::Done, None),
+        node,
+        lock: &lock,
+        out_since: None,
+        evicted: Vec::new(),
+    };
+    if start != Phase::Drain {
+        run.out.resumed_from = Some(start);
+        // Out of service since before this run.
+        run.out_since = Some(Instant::now());
+    }
+    let (status, message, recorded) = match run.phases(start).await {
+        Ok(()) => (RollStatus::Done, None, Phase::Done),
+        Err(Stop::Blocked(m)) => (RollStatus::Blocked, Some(m), Phase::Blocked),
+        Err(Stop::Interrupted) => (
+            RollStatus::Interrupted,
+            Some("interrupted: rerun the same command to take it up here".into()),
+            run.out.phases.last().map_or(start, |p| p.phase),
+        ),
+        Err(Stop::Failed(m)) => (
+            RollStatus::Failed,
+            Some(m),
+            run.out.phases.last().map_or(start, |p| p.phase),
+        ),
+    };
+    if let Some(since) = run.out_since {
+        run.out.out_of_service_ms += since.elapsed().as_millis() as u64;
+    }
+    run.out.status = status;
+    run.out.message = message;
+    let mut out = run.out;
+    ctx.finished(&out);
+    if let Err(e) = lock.release(&ctx.roll, recorded).await {
+        let message = format!("node/{}: could not release its lock: {e}", out.node);
+        emit(&ctx.events, Event::Warning { message });
+    }
+    if out.status == RollStatus::Done {
+        out.message = None;
+    }
+    out
+}
+
+impl Run<'_> {
+    async fn phases(&mut self, start: Phase) -> Result<(), Stop> {
+        let steps = [
+            Phase::Drain,
+            Phase::Action,
+            Phase::WaitReady,
+            Phase::Uncordon,
+            Phase::Settle,
+        ];
+        for phase in steps.into_iter().filter(|p| *p >= start) {
+            if *self.ctx.interrupt.borrow() {
+                return Err(Stop::Interrupted);
+            }
+            if let Some(by) = self.lock.lost() {
+                return Err(Stop::Failed(format!(
+                    "its lock was taken by {by}; this run leaves the node to them"
+                )));
+            }
+            let began = Instant::now();
+            let started_ms = self.ctx.started.elapsed().as_millis() as u64;
+            let boot_id = if phase == Phase::Action {
+                Some(boot_id(&self.get().await?))
+            } else {
+                None
+            };
+            self.lock
+                .record(&self.ctx.roll, phase, boot_id.as_deref())
+                .await?;
+            let result = match phase {
+                Phase::Drain => self.drain().await,
+                Phase::Action => self.action(boot_id.unwrap_or_default()).await,
+                Phase::WaitReady => self.wait_ready().await,
+                Phase::Uncordon => self.uncordon().await,
+                _ => self.settle().await,
+            };
+            self.out.phases.push(PhaseTime {
+                phase,
+                started_ms,
+                took_ms: began.elapsed().as_millis() as u64,
+            });
+            result?;
+        }
+        Ok(())
+    }
+
+    fn say(&self, phase: &str, detail: String) {
+        self.ctx.say(&self.node, phase, detail);
+    }
+
+    async fn get(&self) -> Result<Node, Stop> {
+        let api: Api<Node> = Api::all(self.ctx.clients.main.clone());
+        Ok(api
+            .get(&self.node)
+            .await
+            .map_err(|e| prepare::api_error("get", "nodes", None, e))?)
+    }
+
+    async fn drain(&mut self) -> Result<(), Stop> {
+        self.say("drain", String::new());
+        self.out_since = Some(Instant::now());
+        let mut options = self.ctx.drain.clone();
+        options.nodes = NodeSelection::Names(vec![self.node.clone()]);
+        let prepared = drain::prepare(
+            self.ctx.clients.clone(),
+            self.ctx.plan.clone(),
+            options,
+            self.ctx.events.clone(),
+            self.ctx.interrupt.clone(),
+        )
+        .await?;
+        for w in prepared.warnings() {
+            emit(
+                &self.ctx.events,
+                Event::Warning {
+                    message: format!("node/{}: {w}", self.node),
+                },
+            );
+        }
+        self.evicted = prepared
+            .pods()
+            .map(|p| {
+                (
+                    p.metadata.namespace.clone().unwrap_or_default(),
+                    p.metadata.labels.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let outcome = prepared.execute().await?;
+        let drained = outcome.nodes.into_iter().next();
+        let status = drained.as_ref().map(|n| n.status);
+        let message = drained.as_ref().and_then(|n| n.message.clone());
+        self.out.drain = drained;
+        match status {
+            Some(NodeStatus::Drained) => Ok(()),
+            Some(NodeStatus::Interrupted) => Err(Stop::Interrupted),
+            Some(s) => Err(Stop::Blocked(format!(
+                "not drained ({s}){}; left cordoned",
+                message.map(|m| format!(": {m}")).unwrap_or_default()
+            ))),
+            None => Err(Stop::Failed("the drain reported no node".into())),
+        }
+    }
+
+    /// `--exec`, then with `--wait-for-reboot` the reboot; kured's lock is
+    /// held from here until the node is Ready.
+    async fn action(&mut self, boot_before: String) -> Result<(), Stop> {
+        self.ctx.hold_kured(&self.node).await?;
+        if let Some(command) = self.ctx.action.exec.clone() {
+            self.say("action", format!("running {command:?}"));
+            self.exec(&command).await?;
+        }
+        if self.ctx.action.wait_for_reboot {
+            self.say(
+                "action",
+                format!("waiting for the reboot (boot ID {boot_before})"),
+            );
+            let deadline = Instant::now() + self.ctx.action.ready_timeout;
+            let mut said = Instant::now();
+            loop {
+                let node = self.get().await?;
+                if !ready(&node) || boot_id(&node) != boot_before {
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    return Err(Stop::Blocked(format!(
+                        "did not reboot within {} (still Ready, same boot ID); left cordoned",
+                        crate::duration::human(self.ctx.action.ready_timeout)
+                    )));
+                }
+                if said.elapsed() >= SAY_EVERY {
+                    said = Instant::now();
+                    self.say("action", "still waiting for the reboot".into());
+                }
+                self.pause().await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn exec(&self, command: &str) -> Result<(), Stop> {
+        let node = self.get().await?;
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.arg("-c").arg(command).env("NODE", &self.node);
+        for (name, value) in addresses(&node) {
+            cmd.env(name, value);
+        }
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .stdin(std::process::Stdio::null())
+            .kill_on_drop(true);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| Stop::Blocked(format!("--exec could not start: {e}; left cordoned")))?;
+        let lines = |r: Option<_>| async move {
+            let mut out = Vec::new();
+            if let Some(r) = r {
+                let mut lines = BufReader::new(r).lines();
+                while let Ok(Some(l)) = lines.next_line().await {
+                    out.push(l);
+                }
+            }
+            out
+        };
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let node_name = self.node.clone();
+        let ctx = self.ctx;
+        let relay = |r: Option<tokio::process::ChildStdout>| async move {
+            if let Some(r) = r {
+                let mut lines = BufReader::new(r).lines();
+                while let Ok(Some(l)) = lines.next_line().await {
+                    ctx.say(&node_name, "action", format!("| {l}"));
+                }
+            }
+        };
+        let mut interrupt = self.ctx.interrupt.clone();
+        let (status, (), err) = tokio::select! {
+            all = async { tokio::join!(child.wait(), relay(stdout), lines(stderr)) } => all,
+            _ = interrupt.changed() => return Err(Stop::Interrupted),
+        };
+        for l in &err {
+            self.say("action", format!("| {l}"));
+        }
+        match status {
+            Ok(s) if s.success() => Ok(()),
+            Ok(s) => Err(Stop::Blocked(format!(
+                "--exec failed ({s}){}; left cordoned",
+                err.last().map(|l| format!(": {l}")).unwrap_or_default()
+            ))),
+            Err(e) => Err(Stop::Blocked(format!("--exec: {e}; left cordoned"))),
+        }
+    }
+
+    async fn pause(&self) -> Result<(), Stop> {
+        let mut interrupt = self.ctx.interrupt.clone();
+        if *interrupt.borrow() {
+            return Err(Stop::Interrupted);
+        }
+        tokio::select! {
+            () = tokio::time::sleep(POLL) => Ok(()),
+            _ = interrupt.changed() => Err(Stop::Interrupted),
+        }
+    }
+
+    async fn wait_ready(&mut self) -> Result<(), Stop> {
+        let deadline = Instant::now() + self.ctx.action.ready_timeout;
+        let mut said: Option<Instant> = None;
+        let result = loop {
+            let node = self.get().await?;
+            if ready(&node) {
+                break Ok(());
+            }
+            if Instant::now() >= deadline {
+                break Err(Stop::Blocked(format!(
+                    "not Ready after {} ({}); left cordoned",
+                    crate::duration::human(self.ctx.action.ready_timeout),
+                    ready_reason(&node)
+                )));
+            }
+            if said.is_none_or(|s| s.elapsed() >= SAY_EVERY) {
+                said = Some(Instant::now());
+                self.say("waiting for Ready", ready_reason(&node));
+            }
+            self.pause().await?;
+        };
+        self.ctx.release_kured().await;
+        result
+    }
+
+    async fn uncordon(&mut self) -> Result<(), Stop> {
+        let undo = cordon::uncordon(&self.ctx.clients.main, self.get().await?).await?;
+        if let Some(since) = self.out_since.take() {
+            self.out.out_of_service_ms += since.elapsed().as_millis() as u64;
+        }
+        self.say("returned to service", undo.words);
+        Ok(())
+    }
+
+    /// `--wait-for-budgets`, then `--soak`.
+    async fn settle(&mut self) -> Result<(), Stop> {
+        if self.ctx.action.wait_for_budgets {
+            self.budgets_healthy().await?;
+        }
+        if let Some(soak) = self.ctx.action.soak {
+            self.say("soak", crate::duration::human(soak));
+            let mut interrupt = self.ctx.interrupt.clone();
+            tokio::select! {
+                () = tokio::time::sleep(soak) => {}
+                _ = interrupt.changed() => return Err(Stop::Interrupted),
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until every budget that selects a pod the drain evicted has
+    /// all its pods healthy again (at most `--ready-timeout`; past it, says
+    /// so and goes on: the next node's drain waits on the budget anyway).
+    async fn budgets_healthy(&self) -> Result<(), Stop> {
+        let deadline = Instant::now() + self.ctx.action.ready_timeout;
+        let namespaces: BTreeSet<&String> = self.evicted.iter().map(|(ns, _)| ns).collect();
+        let mut said: Option<Instant> = None;
+        loop {
+            let mut unhealthy = Vec::new();
+            for ns in &namespaces {
+                let api: Api<PodDisruptionBudget> =
+                    Api::namespaced(self.ctx.clients.main.clone(), ns);
+                let list = api
+                    .list(&ListParams::default())
+                    .await
+                    .map_err(|e| prepare::api_error("list", "poddisruptionbudgets", Some(ns), e))?;
+                for pdb in &list.items {
+                    let Some(sel) = prepare::budget_selector(pdb) else {
+                        continue;
+                    };
+                    let touches = self
+                        .evicted
+                        .iter()
+                        .any(|(pns, labels)| pns == *ns && sel.matches(labels));
+                    let s = pdb.status.clone().unwrap_or_default();
+                    if touches && s.current_healthy < s.expected_pods {
+                        unhealthy.push(format!(
+                            "PDB {}/{}: {} of {} healthy",
+                            ns,
+                            pdb.metadata.name.clone().unwrap_or_default(),
+                            s.current_healthy,
+                            s.expected_pods
+                        ));
+                    }
+                }
+            }
+            if unhealthy.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                let message = format!(
+                    "node/{}: budgets still not healthy after {}, going on: {}",
+                    self.node,
+                    crate::duration::human(self.ctx.action.ready_timeout),
+                    unhealthy.join(", ")
+                );
+                emit(&self.ctx.events, Event::Warning { message });
+                return Ok(());
+            }
+            if said.is_none_or(|s| s.elapsed() >= SAY_EVERY) {
+                said = Some(Instant::now());
+                self.say("waiting for budgets", unhealthy.join(", "));
+            }
+            self.pause().await?;
+        }
+    }
+}
+
+fn boot_id(node: &Node) -> String {
+    node.status
+        .as_ref()
+        .and_then(|s| s.node_info.as_ref())
+        .map(|i| i.boot_id.clone())
+        .unwrap_or_default()
+}
+
+fn ready_condition(node: &Node) -> Option<&k8s_openapi::api::core::v1::NodeCondition> {
+    node.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
+}
+
+pub(crate) fn ready(node: &Node) -> bool {
+    ready_condition(node).is_none_or(|c| c.status == "True")
+}
+
+fn ready_reason(node: &Node) -> String {
+    match ready_condition(node) {
+        Some(c) => format!(
+            "Ready={}{}",
+            c.status,
+            c.message
+                .as_deref()
+                .map(|m| format!(": {m}"))
+                .unwrap_or_default()
+        ),
+        None => "no Ready condition".into(),
+    }
+}
+
+/// What `--exec` finds in its environment: `NODE_ADDRESSES` (every address,
+/// space-separated), and `NODE_INTERNAL_IP`, `NODE_EXTERNAL_IP`,
+/// `NODE_HOSTNAME` when the node reports them.
+fn addresses(node: &Node) -> Vec<(String, String)> {
+    let list = node
+        .status
+        .as_ref()
+        .and_then(|s| s.addresses.clone())
+        .unwrap_or_default();
+    let mut out = vec![(
+        "NODE_ADDRESSES".to_string(),
+        list.iter()
+            .map(|a| a.address.clone())
+            .collect::<Vec<_>>()
+            .join(" "),
+    )];
+    for (kind, var) in [
+        ("InternalIP", "NODE_INTERNAL_IP"),
+        ("ExternalIP", "NODE_EXTERNAL_IP"),
+        ("Hostname", "NODE_HOSTNAME"),
+    ] {
+        if let Some(a) = list.iter().find(|a| a.type_ == kind) {
+            out.push((var.to_string(), a.address.clone()));
+        }
+    }
+    out
+}

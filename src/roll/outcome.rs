@@ -1,0 +1,111 @@
+//! What a roll ended with, node by node: each phase and how long it took,
+//! how long the node was out of service, and its drain's own outcome (the
+//! report renders it; docs/report.md documents it as JSON).
+
+use serde::Serialize;
+
+use super::phase::Phase;
+use crate::drain::outcome::NodeOutcome;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum RollStatus {
+    /// Drained, acted on, Ready, returned to service.
+    Done,
+    /// Done by an earlier run of this roll: skipped.
+    DoneBefore,
+    /// Could not be drained, acted on, or did not come back: left cordoned.
+    Blocked,
+    /// Not started: the roll stopped first (`--max-blocked-nodes`, a guard).
+    NotStarted,
+    Interrupted,
+    /// An API failure the roll could not retry.
+    Failed,
+}
+
+impl RollStatus {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            RollStatus::Done => "done",
+            RollStatus::DoneBefore => "done before",
+            RollStatus::Blocked => "blocked",
+            RollStatus::NotStarted => "not started",
+            RollStatus::Interrupted => "interrupted",
+            RollStatus::Failed => "failed",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PhaseTime {
+    pub(crate) phase: Phase,
+    /// Milliseconds from the roll's start.
+    pub(crate) started_ms: u64,
+    pub(crate) took_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NodeRoll {
+    pub(crate) node: String,
+    pub(crate) status: RollStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<String>,
+    /// The phase an earlier run of this roll had reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) resumed_from: Option<Phase>,
+    pub(crate) phases: Vec<PhaseTime>,
+    /// From its cordon to its uncordon (or to the end, if never returned).
+    pub(crate) out_of_service_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) drain: Option<NodeOutcome>,
+}
+
+impl NodeRoll {
+    pub(crate) fn new(node: &str, status: RollStatus, message: Option<String>) -> Self {
+        NodeRoll {
+            node: node.to_string(),
+            status,
+            message,
+            resumed_from: None,
+            phases: Vec::new(),
+            out_of_service_ms: 0,
+            drain: None,
+        }
+    }
+
+    pub(crate) fn took(&self, phase: Phase) -> Option<u64> {
+        self.phases
+            .iter()
+            .filter(|p| p.phase == phase)
+            .map(|p| p.took_ms)
+            .reduce(|a, b| a + b)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RollOutcome {
+    /// The roll's identity: the same command resumes the same roll.
+    pub(crate) roll: String,
+    pub(crate) elapsed_ms: u64,
+    pub(crate) nodes: Vec<NodeRoll>,
+}
+
+impl RollOutcome {
+    /// 0 every node done, 130 interrupted, 1 an API failure, 3 otherwise.
+    pub(crate) fn exit_code(&self) -> u8 {
+        use crate::cli::exit;
+        let has = |s: RollStatus| self.nodes.iter().any(|n| n.status == s);
+        if has(RollStatus::Interrupted) {
+            exit::INTERRUPTED
+        } else if has(RollStatus::Failed) {
+            exit::FAILURE
+        } else if has(RollStatus::Blocked) || has(RollStatus::NotStarted) {
+            exit::INCOMPLETE
+        } else {
+            exit::OK
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! A node's phases in a roll, as recorded on its lock, and where a rerun
+//! of the same roll takes up each node. Pure.
+
+use serde::Serialize;
+
+/// Where a node is in its roll. The lock's `kubectl-maintain.io/phase`
+/// annotation holds it, so that a rerun knows where to take up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum Phase {
+    /// Cordon and drain, everything a drain does.
+    Drain,
+    /// `--exec`, then with `--wait-for-reboot` the reboot.
+    Action,
+    /// Waiting for the node to be Ready.
+    WaitReady,
+    /// Returning the node as it was before the roll.
+    Uncordon,
+    /// Waiting for the budgets of its pods to be healthy, or the soak time.
+    Settle,
+    /// Finished; a rerun of an unfinished roll skips it.
+    Done,
+    /// Could not be drained or acted on: left cordoned; a rerun tries again.
+    Blocked,
+    /// Its roll finished on every node: a later run starts over (a run
+    /// that began before it finished counts the node as done).
+    Finished,
+}
+
+impl Phase {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Phase::Drain => "drain",
+            Phase::Action => "action",
+            Phase::WaitReady => "wait-ready",
+            Phase::Uncordon => "uncordon",
+            Phase::Settle => "settle",
+            Phase::Done => "done",
+            Phase::Blocked => "blocked",
+            Phase::Finished => "finished",
+        }
+    }
+
+    pub(crate) fn parse(s: &str) -> Option<Phase> {
+        [
+            Phase::Drain,
+            Phase::Action,
+            Phase::WaitReady,
+            Phase::Uncordon,
+            Phase::Settle,
+            Phase::Done,
+            Phase::Blocked,
+            Phase::Finished,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a node's lock says of an earlier run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Record {
+    /// The roll's identity (`identity`).
+    pub(crate) roll: String,
+    pub(crate) phase: Phase,
+    /// The node's boot ID when its action started.
+    pub(crate) boot_id: Option<String>,
+    /// When the roll finished (milliseconds since the epoch), for `Finished`.
+    pub(crate) finished_at: Option<i64>,
+}
+
+/// A roll's identity: the same command (nodes, action) gives the same one,
+/// so that rerunning it resumes it.
+pub(crate) fn identity(selection: &str, action: &str) -> String {
+    let text = format!("{selection}\n{action}");
+    format!("{:016x}", kube_conventions::fnv1a(text.as_bytes()))
+}
+
+/// Where a run of a roll that began at `since` (ms since the epoch)
+/// takes a node up: from the start, unless its lock records this roll's
+/// earlier run (and `fresh` was not asked). An action that was under way
+/// is done once the node booted since it began. A node whose roll another
+/// run of the same command finished after this one began is done.
+pub(crate) fn resume(
+    record: Option<&Record>,
+    roll: &str,
+    boot_id: &str,
+    fresh: bool,
+    since: i64,
+) -> Phase {
+    let Some(r) = record.filter(|r| r.roll == roll && !fresh) else {
+        return Phase::Drain;
+    };
+    match r.phase {
+        Phase::Finished if r.finished_at.is_some_and(|t| t > since) => Phase::Done,
+        Phase::Finished | Phase::Blocked => Phase::Drain,
+        Phase::Action if r.boot_id.as_deref().is_some_and(|b| b != boot_id) => Phase::WaitReady,
+        phase => phase,
+    }
+}
+
+/// Has a roll already finished every one of these nodes? Then a rerun has
+/// nothing to resume.
+pub(crate) fn all_done(records: &[Option<Record>], roll: &str) -> bool {
+    !records.is_empty()
+        && records.iter().all(|r| {
+            r.as_ref()
+                .is_some_and(|r| r.roll == roll && r.phase == Phase::Done)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(phase: Phase, boot: Option<&str>) -> Record {
+        Record {
+            roll: "r1".into(),
+            phase,
+            boot_id: boot.map(str::to_string),
+            finished_at: Some(100),
+        }
+    }
+
+    #[test]
+    fn a_rerun_takes_each_node_up_where_it_was() {
+        assert_eq!(resume(None, "r1", "b", false, 50), Phase::Drain);
+        // Another roll's record, or a finished one: from the start.
+        assert_eq!(
+            resume(Some(&rec(Phase::Done, None)), "r2", "b", false, 50),
+            Phase::Drain
+        );
+        assert_eq!(
+            resume(Some(&rec(Phase::Finished, None)), "r1", "b", false, 150),
+            Phase::Drain
+        );
+        assert_eq!(
+            resume(Some(&rec(Phase::Done, None)), "r1", "b", false, 50),
+            Phase::Done
+        );
+        assert_eq!(
+            resume(Some(&rec(Phase::Done, None)), "r1", "b", true, 50),
+            Phase::Drain
+        );
+        // Finished by another run of the same roll after this one began.
+        assert_eq!(
+            resume(Some(&rec(Phase::Finished, None)), "r1", "b", false, 50),
+            Phase::Done
+        );
+        // The action ran and the node rebooted: wait for Ready, not again.
+        assert_eq!(
+            resume(Some(&rec(Phase::Action, Some("a"))), "r1", "b", false, 50),
+            Phase::WaitReady
+        );
+        assert_eq!(
+            resume(Some(&rec(Phase::Action, Some("b"))), "r1", "b", false, 50),
+            Phase::Action
+        );
+        assert_eq!(
+            resume(Some(&rec(Phase::Settle, None)), "r1", "b", false, 50),
+            Phase::Settle
+        );
+    }
+
+    #[test]
+    fn identity_and_completion() {
+        assert_eq!(identity("-l a=b", "x"), identity("-l a=b", "x"));
+        assert_ne!(identity("-l a=b", "x"), identity("-l a=b", "y"));
+        let done = Some(rec(Phase::Done, None));
+        assert!(all_done(&[done.clone(), done.clone()], "r1"));
+        assert!(!all_done(&[done, None], "r1"));
+        assert!(!all_done(&[], "r1"));
+        assert_eq!(Phase::parse("wait-ready"), Some(Phase::WaitReady));
+    }
+}
