@@ -12,21 +12,18 @@
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --shutdown 5  # pods that take 5 s to stop
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --kubectl-role  # only kubectl drain's permissions
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use kube_sandbox::Rule;
 use kube_sandbox::generate::{self, ClusterSpec, DRAIN_LABEL};
 use kube_sandbox::request_log;
 use kube_sandbox::resources::Resource;
-use kube_sandbox::{Options, Rule, Sandbox};
-use serde_json::Value;
 
-/// Seconds a pod takes to stop, unless `--shutdown` says otherwise.
-const SHUTDOWN: f64 = 0.4;
-const READY: f64 = 0.4;
-const PODS_PER_NODE: usize = 30;
+mod common;
+use common::{PODS_PER_NODE, SHUTDOWN, peak_rss, settled_sandbox, spec};
+use serde_json::Value;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Tool {
@@ -44,119 +41,10 @@ struct Figures {
     first_eviction: Option<Duration>,
 }
 
-fn spec(nodes: usize, drained: usize, shutdown: f64) -> ClusterSpec {
-    ClusterSpec {
-        nodes,
-        pods_per_node: PODS_PER_NODE,
-        replicas_per_deployment: 10,
-        namespaces: (nodes / 10).max(1),
-        shutdown_seconds: shutdown,
-        ready_seconds: READY,
-        mix: true,
-        labelled_nodes: drained,
-    }
-}
-
-/// The shortest a sequential drain of the labelled nodes can take: per node,
-/// its waves one after another; per wave, the longest chain of shutdowns and
-/// PDB-forced waits (a budget that allows `a` disruptions lets the pods of a
-/// node go `a` at a time, each batch after the last one's replacements are
-/// Ready; a StatefulSet's replacement starts only once its pod is gone).
+/// The shortest a sequential drain of the labelled nodes can take: the sum
+/// of each node's own bound (`common::node_bounds`).
 fn lower_bound(objects: &[(Resource, Value)], drained: usize, spec: &ClusterSpec) -> Duration {
-    let nodes: Vec<String> = (0..drained).map(generate::node_name).collect();
-    // workload index -> (kind, allowed disruptions, shutdown)
-    let mut total = 0.0;
-    for node in &nodes {
-        let mut waves: BTreeMap<bool, BTreeMap<String, (usize, f64, f64)>> = BTreeMap::new();
-        for (res, o) in objects {
-            if *res != Resource::Pods
-                || o.pointer("/spec/nodeName").and_then(Value::as_str) != Some(node)
-            {
-                continue;
-            }
-            let owner = o
-                .pointer("/metadata/ownerReferences/0/kind")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if owner == "DaemonSet" {
-                continue;
-            }
-            let app = o
-                .pointer("/metadata/labels/app")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let d: usize = app.trim_start_matches("app-").parse().unwrap_or(0);
-            let critical = o
-                .pointer("/spec/priority")
-                .and_then(Value::as_i64)
-                .unwrap_or(0)
-                > 1_000_000_000;
-            let shutdown = generate::shutdown_of(spec, d);
-            let gate = if owner == "StatefulSet" {
-                shutdown + READY
-            } else {
-                READY
-            };
-            let e = waves
-                .entry(critical)
-                .or_default()
-                .entry(app)
-                .or_insert((0, shutdown, gate));
-            e.0 += 1;
-        }
-        for groups in waves.values() {
-            let mut wave: f64 = 0.0;
-            for (app, (n, shutdown, gate)) in groups {
-                let d: usize = app.trim_start_matches("app-").parse().unwrap_or(0);
-                let replicas = spec.replicas_per_deployment as f64;
-                let allowed = match generate::workload(spec, d) {
-                    generate::Workload::Quorum => (replicas - (replicas * 0.8).ceil()).max(1.0),
-                    _ => 1.0,
-                };
-                let batches = (*n as f64 / allowed).ceil();
-                wave = wave.max((batches - 1.0) * gate + shutdown);
-            }
-            total += wave;
-        }
-    }
-    Duration::from_secs_f64(total)
-}
-
-/// A sandbox serving `objects` once its controllers have written their statuses.
-fn settled_sandbox(
-    objects: impl IntoIterator<Item = (Resource, Value)>,
-    request_log: Option<PathBuf>,
-) -> (tokio::runtime::Runtime, Sandbox) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let sandbox = rt
-        .block_on(Sandbox::start(
-            objects,
-            Options {
-                request_log,
-                ..Options::default()
-            },
-        ))
-        .expect("sandbox");
-    rt.block_on(async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        sandbox.wait_idle().await;
-    });
-    (rt, sandbox)
-}
-
-fn peak_rss(stderr: &str) -> u64 {
-    stderr
-        .lines()
-        .find_map(|l| {
-            l.trim()
-                .strip_prefix("Maximum resident set size (kbytes): ")
-        })
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0)
+    Duration::from_secs_f64(common::node_bounds(objects, drained, spec).iter().sum())
 }
 
 /// What `kubectl drain -l` needs, and nothing more: no pod watch (kubectl
@@ -223,18 +111,7 @@ fn run(
     let start_ms = k8s_openapi::jiff::Timestamp::now().as_millisecond();
     let out = cmd.output().expect("runs");
     let wall = started.elapsed();
-    // Watches are logged when the sandbox sees their connection close, a
-    // moment after the process exits: read the log once it stops growing.
-    let mut entries = request_log::read(&log).unwrap_or_default();
-    for _ in 0..20 {
-        std::thread::sleep(Duration::from_millis(250));
-        let now = request_log::read(&log).unwrap_or_default();
-        if now.len() == entries.len() {
-            break;
-        }
-        entries = now;
-    }
-    let entries: Vec<_> = entries.into_iter().skip(before).collect();
+    let entries = common::settled_log(&log, before);
     let evictions: Vec<_> = entries
         .iter()
         .filter(|e| e.method == "POST" && e.path.ends_with("/eviction") && e.status == 201)
@@ -249,10 +126,7 @@ fn run(
         wall,
         exit: out.status.code().unwrap_or(-1),
         requests: entries.len(),
-        bytes: entries
-            .iter()
-            .map(|e| e.request_bytes + e.response_bytes)
-            .sum(),
+        bytes: common::bytes(&entries),
         evicted: evictions.len(),
         peak_rss_kib: peak_rss(&String::from_utf8_lossy(&out.stderr)),
         first_eviction: first,

@@ -47,9 +47,34 @@ pub(crate) async fn drain_node(
     };
     loop {
         let mut unwatched = Vec::new();
+        let mut held = Vec::new();
         for effect in effects.drain(..) {
             match effect {
-                Effect::Evict { key, uid, vmi } => inflight.push(evict(engine, key, uid, vmi)),
+                Effect::Evict {
+                    key,
+                    uid,
+                    vmi,
+                    granted,
+                } => match engine.budget_of.get(&key) {
+                    // Every disruption its budget allows is taken by other
+                    // evictions: held without asking, until it changes.
+                    Some(budget) if !granted && !engine.pdbs.may_ask(budget) => {
+                        held.push(Input::Answer {
+                            answer: Answer::PdbBlocked {
+                                pdb: budget.1.clone(),
+                                message: format!(
+                                    "not asked: every disruption PodDisruptionBudget {} allows is taken by other evictions",
+                                    budget.1
+                                ),
+                                retry_after: None,
+                            },
+                            key,
+                            uid,
+                            evacuation: None,
+                        });
+                    }
+                    _ => inflight.push(evict(engine, key, uid, vmi)),
+                },
                 Effect::WatchBudget(key) => {
                     if !engine.pdbs.ensure(&key) {
                         unwatched.push(key);
@@ -59,12 +84,15 @@ pub(crate) async fn drain_node(
                 Effect::Finish(outcome) => return *outcome,
             }
         }
-        if let Some(key) = unwatched.pop() {
-            // Told at once: this budget was found forbidden for another pod.
-            effects = machine.step(Input::BudgetUnwatched(key), Now::read());
-            for key in unwatched {
-                effects.extend(machine.step(Input::BudgetUnwatched(key), Now::read()));
-            }
+        // Told at once: evictions held without asking, and budgets found
+        // forbidden to watch for another pod.
+        let mut told = held;
+        told.extend(unwatched.into_iter().map(Input::BudgetUnwatched));
+        if !told.is_empty() {
+            effects = told
+                .into_iter()
+                .flat_map(|input| machine.step(input, Now::read()))
+                .collect();
             continue;
         }
         let wake = machine.next_wakeup();

@@ -4,7 +4,7 @@
 //! `--by-zone`, none started once `--max-blocked-nodes` is passed), one
 //! outcome at the end.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -35,6 +35,9 @@ pub(crate) struct Engine {
     pub(crate) clients: Clients,
     pub(crate) options: Options,
     pub(crate) pdbs: pdb_watch::PdbWatches,
+    /// The budget over each pod to evict, when known before the first
+    /// attempt (drains of several nodes at once, `prepare::budgets_of`).
+    pub(crate) budget_of: HashMap<PodKey, pdb_watch::Key>,
     pub(crate) slots: Semaphore,
     pub(crate) events: Sink,
     pub(crate) interrupt: watch::Receiver<bool>,
@@ -147,6 +150,21 @@ pub(crate) async fn prepare(
     events: Sink,
     interrupt: watch::Receiver<bool>,
 ) -> Result<Prepared, DrainError> {
+    let pdbs = pdb_watch::PdbWatches::new(clients.main.clone(), events.clone());
+    prepare_sharing(clients, plan, options, events, interrupt, pdbs).await
+}
+
+/// `prepare`, with budget watches shared with other drains running at the
+/// same time (a roll's nodes), so that they share each budget's
+/// disruptions too.
+pub(crate) async fn prepare_sharing(
+    clients: Clients,
+    plan: Plan,
+    options: Options,
+    events: Sink,
+    interrupt: watch::Receiver<bool>,
+    pdbs: pdb_watch::PdbWatches,
+) -> Result<Prepared, DrainError> {
     let main = &clients.main;
     let nodes = prepare::resolve_nodes(main, &options.nodes, &events).await?;
     let view = prepare::cluster_view(main, &events, &options.guards, nodes.len()).await?;
@@ -211,8 +229,23 @@ pub(crate) async fn prepare(
             timeout: w.timeout,
         })
         .collect();
+    // Draining several nodes at once, evictions share each budget's
+    // disruptions from the first attempt: one list of budgets says which
+    // pods each holds (a single drain learns it from refusals, as kubectl).
+    let budget_of = if options.max_parallel > 1 && options.dry_run == DryRun::None {
+        let to_evict: Vec<&Pod> = nodes
+            .iter()
+            .flat_map(|n| &n.pods)
+            .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
+            .map(|(p, _)| p)
+            .collect();
+        prepare::budgets_of(main, &to_evict, &pdbs).await
+    } else {
+        HashMap::new()
+    };
     let engine = Arc::new(Engine {
-        pdbs: pdb_watch::PdbWatches::new(clients.main.clone(), events.clone()),
+        pdbs,
+        budget_of,
         clients,
         options,
         slots: Semaphore::new(GLOBAL_IN_FLIGHT),

@@ -30,6 +30,8 @@ pub(crate) enum Event {
         node: String,
         pod: PodKey,
         cause: String,
+        /// `namespace/name` of the PodDisruptionBudget holding it, if one is.
+        budget: Option<String>,
     },
     PodGone {
         node: String,

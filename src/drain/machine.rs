@@ -121,6 +121,9 @@ pub(crate) enum Effect {
         /// The VM, if the pod is a KubeVirt virt-launcher: a refusal may
         /// mean its evacuation started.
         vmi: Option<String>,
+        /// A retry its budget's change granted (`Input::Budget`): the
+        /// disruption is this node's to use.
+        granted: bool,
     },
     WatchBudget(BudgetKey),
     Emit(Event),
@@ -186,6 +189,8 @@ pub(crate) struct NodeMachine {
     waves: Vec<WaveOutcome>,
     running: Option<Running>,
     queue: VecDeque<PodKey>,
+    /// Queued retries their budget's change granted.
+    granted: HashSet<PodKey>,
     in_flight: usize,
     budgets: HashMap<BudgetKey, Budget>,
     /// Every budget that refused an eviction here: the pods it held and
@@ -222,6 +227,7 @@ impl NodeMachine {
             waves: Vec::new(),
             running: None,
             queue: VecDeque::new(),
+            granted: HashSet::new(),
             in_flight: 0,
             budgets: HashMap::new(),
             holds: BTreeMap::new(),
@@ -563,6 +569,7 @@ impl NodeMachine {
                 node: self.node.clone(),
                 pod,
                 cause: format!("{}; to drain it now: {release}", cause.summary()),
+                budget: None,
             });
         }
     }
@@ -607,7 +614,13 @@ impl NodeMachine {
             self.in_flight += 1;
             let uid = uid(&m.pod).to_string();
             let vmi = super::kubevirt::vmi_name(&m.pod);
-            self.effects.push(Effect::Evict { key, uid, vmi });
+            let granted = self.granted.remove(&key);
+            self.effects.push(Effect::Evict {
+                key,
+                uid,
+                vmi,
+                granted,
+            });
         }
     }
 
@@ -693,6 +706,10 @@ impl NodeMachine {
         let new = m.told.as_ref() != Some(&identity);
         m.told = Some(identity);
         let summary = cause.summary();
+        let budget_name = match &cause {
+            Cause::Pdb { name, .. } => Some(format!("{}/{name}", key.namespace)),
+            _ => None,
+        };
         m.state = State::Blocked {
             cause,
             retry_at,
@@ -703,6 +720,7 @@ impl NodeMachine {
                 node: self.node.clone(),
                 pod: key.clone(),
                 cause: summary,
+                budget: budget_name,
             });
         }
     }
@@ -743,6 +761,7 @@ impl NodeMachine {
                     node,
                     pod: key.clone(),
                     cause: cause.summary(),
+                    budget: None,
                 });
             }
             Answer::Gone => {
@@ -983,6 +1002,7 @@ impl NodeMachine {
             }
             if allowed > 0 && m.wave <= wave {
                 allowed -= 1;
+                self.granted.insert(k.clone());
                 self.queue.push_back(k);
             }
         }

@@ -24,7 +24,7 @@ pub(crate) mod retry;
 
 use std::time::Duration;
 
-pub(crate) use engine::prepare;
+pub(crate) use engine::{prepare, prepare_sharing};
 pub(crate) use outcome::DryRun;
 use prepare::NodeSelection;
 

@@ -50,6 +50,8 @@ pub(crate) type Key = (String, String);
 /// What the drain knows of a budget it asked to watch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Watched {
+    /// Read once before the drain, not watched yet.
+    Listed(Budget),
     Starting,
     Seen(Budget),
     /// Reading it is forbidden: no change will ever be told.
@@ -97,7 +99,7 @@ impl PdbWatches {
 
     pub(crate) fn get(&self, key: &Key) -> Option<Budget> {
         match self.state.lock().expect("pdb state").get(key) {
-            Some(Watched::Seen(b)) => Some(*b),
+            Some(Watched::Seen(b) | Watched::Listed(b)) => Some(*b),
             _ => None,
         }
     }
@@ -112,6 +114,36 @@ impl PdbWatches {
         let taken = wanted.min(*left);
         *left -= taken;
         taken
+    }
+
+    /// Notes a budget as listed before the drain (no watch yet): what it
+    /// allows becomes its tickets, so that first attempts across nodes take
+    /// no more than it allows.
+    pub(crate) fn seed(&self, key: Key, budget: Budget) {
+        let mut state = self.state.lock().expect("pdb state");
+        if state.contains_key(&key) {
+            return;
+        }
+        state.insert(key.clone(), Watched::Listed(budget));
+        self.tickets.lock().expect("tickets").insert(
+            key,
+            usize::try_from(budget.disruptions_allowed).unwrap_or(0),
+        );
+    }
+
+    /// May a first attempt on this budget's pod be sent? Yes (taking one of
+    /// its tickets) when one is left, or when the budget's numbers are not
+    /// known; no when every disruption it allows is taken.
+    pub(crate) fn may_ask(&self, key: &Key) -> bool {
+        let mut tickets = self.tickets.lock().expect("tickets");
+        match tickets.get_mut(key) {
+            None => true,
+            Some(0) => false,
+            Some(left) => {
+                *left -= 1;
+                true
+            }
+        }
     }
 
     /// Reads a budget once (dry runs, which do not wait for changes).
@@ -132,8 +164,8 @@ impl PdbWatches {
             let mut state = self.state.lock().expect("pdb state");
             match state.get(key) {
                 Some(Watched::Forbidden) => return false,
-                Some(_) => return true,
-                None => state.insert(key.clone(), Watched::Starting),
+                Some(Watched::Starting | Watched::Seen(_)) => return true,
+                Some(Watched::Listed(_)) | None => state.insert(key.clone(), Watched::Starting),
             };
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);

@@ -273,6 +273,49 @@ pub(crate) async fn budgets_selecting(client: &kube::Client, key: &PodKey) -> Op
     )
 }
 
+/// The one PodDisruptionBudget over each pod, from one list of every
+/// budget, each noted in `pdbs` with what it allows now (a pod under
+/// several budgets is left out: the eviction API refuses it anyway). Empty
+/// when budgets cannot be listed: evictions then learn their budget from
+/// the API's answer, as kubectl's do.
+pub(crate) async fn budgets_of(
+    client: &kube::Client,
+    pods: &[&Pod],
+    pdbs: &super::pdb_watch::PdbWatches,
+) -> HashMap<PodKey, super::pdb_watch::Key> {
+    let api: Api<PodDisruptionBudget> = Api::all(client.clone());
+    let Ok(list) = api.list(&ListParams::default()).await else {
+        return HashMap::new();
+    };
+    let mut by_namespace: HashMap<&str, Vec<(&PodDisruptionBudget, Selector)>> = HashMap::new();
+    for pdb in &list.items {
+        if let (Some(ns), Some(sel)) = (pdb.metadata.namespace.as_deref(), budget_selector(pdb)) {
+            by_namespace.entry(ns).or_default().push((pdb, sel));
+        }
+    }
+    let mut out = HashMap::new();
+    for pod in pods {
+        let ns = pod.metadata.namespace.as_deref().unwrap_or_default();
+        let labels = pod.metadata.labels.clone().unwrap_or_default();
+        let over: Vec<&PodDisruptionBudget> = by_namespace
+            .get(ns)
+            .into_iter()
+            .flatten()
+            .filter(|(_, sel)| sel.matches(&labels))
+            .map(|(pdb, _)| *pdb)
+            .collect();
+        if let [pdb] = over[..] {
+            let key = (
+                ns.to_string(),
+                pdb.metadata.name.clone().unwrap_or_default(),
+            );
+            pdbs.seed(key.clone(), super::pdb_watch::Budget::from_pdb(pdb));
+            out.insert(PodKey::of(pod), key);
+        }
+    }
+    out
+}
+
 pub(crate) struct Classifier {
     pub(crate) plan: Plan,
     pub(crate) flags: FilterFlags,

@@ -76,6 +76,9 @@ pub(crate) struct Ctx {
     pub(crate) interrupt: watch::Receiver<bool>,
     pub(crate) roll: String,
     pub(crate) started: Instant,
+    /// Budget watches shared by every node's drain, so that nodes drained
+    /// at once share each budget's disruptions.
+    pub(crate) pdbs: crate::drain::pdb_watch::PdbWatches,
     kured: kured::Kured,
     /// Nodes of this roll holding kured's lock (it is taken by the first).
     kured_users: tokio::sync::Mutex<usize>,
@@ -308,6 +311,7 @@ pub(crate) async fn run(
             &options.kured,
             format!("{}/{}", locks.holder(), options.identity),
         ),
+        pdbs: crate::drain::pdb_watch::PdbWatches::new(clients.main.clone(), events.clone()),
         clients,
         plan,
         drain: options.drain.clone(),

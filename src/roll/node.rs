@@ -159,12 +159,13 @@ impl Run<'_> {
         self.out_since = Some(Instant::now());
         let mut options = self.ctx.drain.clone();
         options.nodes = NodeSelection::Names(vec![self.node.clone()]);
-        let prepared = drain::prepare(
+        let prepared = drain::prepare_sharing(
             self.ctx.clients.clone(),
             self.ctx.plan.clone(),
             options,
             self.ctx.events.clone(),
             self.ctx.interrupt.clone(),
+            self.ctx.pdbs.clone(),
         )
         .await?;
         for w in prepared.warnings() {

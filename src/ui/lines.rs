@@ -28,7 +28,9 @@ pub(crate) fn line(e: &Event) -> String {
             format!("node/{node} wave {wave} started: {}", count(*pods, "pod"))
         }
         Event::Evicted { node, pod } => format!("node/{node} pod/{pod} evicted"),
-        Event::Blocked { node, pod, cause } => format!("node/{node} pod/{pod} blocked: {cause}"),
+        Event::Blocked {
+            node, pod, cause, ..
+        } => format!("node/{node} pod/{pod} blocked: {cause}"),
         Event::PodGone { node, pod } => format!("node/{node} pod/{pod} gone"),
         Event::WaveDone {
             node,

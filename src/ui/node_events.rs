@@ -13,7 +13,6 @@ use tokio::sync::mpsc;
 
 use crate::drain::events::Event;
 use crate::drain::outcome::NodeStatus;
-use crate::drain::pod_key::PodKey;
 
 pub(crate) const STARTED: &str = "MaintenanceStarted";
 pub(crate) const WAVE_STARTED: &str = "DrainWaveStarted";
@@ -87,7 +86,7 @@ pub(crate) async fn run(
     mut rx: mpsc::UnboundedReceiver<Event>,
     reason: Option<String>,
 ) {
-    let mut blocked: HashSet<(PodKey, String)> = HashSet::new();
+    let mut blocked: HashSet<(String, String)> = HashSet::new();
     while let Some(e) = rx.recv().await {
         match e {
             Event::Cordoned {
@@ -120,7 +119,31 @@ pub(crate) async fn run(
                     )
                     .await;
             }
-            Event::Blocked { node, pod, cause } if blocked.insert((pod.clone(), cause.clone())) => {
+            // A budget is told once per node (a pool drain waits on budgets
+            // for most pods, briefly); any other cause once per pod.
+            Event::Blocked {
+                node,
+                pod,
+                cause,
+                budget: Some(budget),
+            } if blocked.insert((node.clone(), format!("pdb/{budget}"))) => {
+                recorder
+                    .node_event(
+                        &node,
+                        "Warning",
+                        BLOCKED,
+                        &format!(
+                            "PodDisruptionBudget {budget} holds evictions back (pod {pod} first): {cause}"
+                        ),
+                    )
+                    .await;
+            }
+            Event::Blocked {
+                node,
+                pod,
+                cause,
+                budget: None,
+            } if blocked.insert((pod.to_string(), cause.clone())) => {
                 recorder
                     .node_event(
                         &node,

@@ -343,13 +343,7 @@ impl Cluster {
         self.pods()
             .iter()
             .filter(|p| pods::node_name(p) == Some(node))
-            .map(|p| {
-                format!(
-                    "{}/{}",
-                    p["metadata"]["namespace"].as_str().unwrap_or_default(),
-                    p["metadata"]["name"].as_str().unwrap_or_default()
-                )
-            })
+            .map(|p| pods::key(p))
             .collect()
     }
 

@@ -42,14 +42,7 @@ fn placement(c: &Cluster) -> BTreeMap<String, String> {
         .iter()
         .filter_map(|p| {
             let node = pods::node_name(p)?.to_string();
-            Some((
-                format!(
-                    "{}/{}",
-                    p["metadata"]["namespace"].as_str()?,
-                    p["metadata"]["name"].as_str()?
-                ),
-                node,
-            ))
+            Some((pods::key(p), node))
         })
         .collect()
 }

@@ -68,6 +68,15 @@ pub fn condition_true(obj: &Value, kind: &str) -> bool {
         })
 }
 
+/// `namespace/name`, as kubectl and the logs name an object.
+pub fn key(obj: &Value) -> String {
+    format!(
+        "{}/{}",
+        obj["metadata"]["namespace"].as_str().unwrap_or_default(),
+        obj["metadata"]["name"].as_str().unwrap_or_default()
+    )
+}
+
 pub fn node_name(pod: &Value) -> Option<&str> {
     pod.pointer("/spec/nodeName")
         .and_then(Value::as_str)
