@@ -4,6 +4,7 @@
 
 pub(crate) mod bars;
 pub(crate) mod confirm;
+pub(crate) mod holds;
 pub(crate) mod lines;
 pub(crate) mod listeners;
 pub(crate) mod node_events;

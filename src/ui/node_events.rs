@@ -2,8 +2,8 @@
 //! through the API (`kubectl get events`, `kubectl describe node`).
 //! Events are optional: a refused create warns once and the drain goes on.
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::Event as K8sEvent;
 use kube::Api;
@@ -13,6 +13,8 @@ use tokio::sync::mpsc;
 
 use crate::drain::events::Event;
 use crate::drain::outcome::NodeStatus;
+
+use super::holds::Holds;
 
 pub(crate) const STARTED: &str = "MaintenanceStarted";
 pub(crate) const WAVE_STARTED: &str = "DrainWaveStarted";
@@ -79,15 +81,27 @@ impl Recorder {
     }
 }
 
-/// Records the engine's events that matter to others, each blocked pod once
-/// per cause.
+/// Records the engine's events that matter to others; holds of pods are
+/// told once they last (`holds`).
 pub(crate) async fn run(
     recorder: Recorder,
     mut rx: mpsc::UnboundedReceiver<Event>,
     reason: Option<String>,
 ) {
-    let mut blocked: HashSet<(String, String)> = HashSet::new();
-    while let Some(e) = rx.recv().await {
+    let mut holds = Holds::default();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let e = tokio::select! {
+            e = rx.recv() => match e {
+                Some(e) => e,
+                None => break,
+            },
+            _ = tick.tick() => {
+                tell(&recorder, holds.due(Instant::now())).await;
+                continue;
+            }
+        };
         match e {
             Event::Cordoned {
                 node,
@@ -119,50 +133,25 @@ pub(crate) async fn run(
                     )
                     .await;
             }
-            // A budget is told once per node (a pool drain waits on budgets
-            // for most pods, briefly); any other cause once per pod.
             Event::Blocked {
                 node,
                 pod,
                 cause,
-                budget: Some(budget),
-            } if blocked.insert((node.clone(), format!("pdb/{budget}"))) => {
-                recorder
-                    .node_event(
-                        &node,
-                        "Warning",
-                        BLOCKED,
-                        &format!(
-                            "PodDisruptionBudget {budget} holds evictions back (pod {pod} first): {cause}"
-                        ),
-                    )
-                    .await;
-            }
-            Event::Blocked {
-                node,
-                pod,
-                cause,
-                budget: None,
-            } if blocked.insert((pod.to_string(), cause.clone())) => {
-                recorder
-                    .node_event(
-                        &node,
-                        "Warning",
-                        BLOCKED,
-                        &format!("Pod {pod} blocks the drain: {cause}"),
-                    )
-                    .await;
-            }
+                budget,
+            } => holds.held(node, &pod, &cause, budget.as_deref(), Instant::now()),
+            Event::Evicted { pod, .. } | Event::PodGone { pod, .. } => holds.released(&pod),
             Event::NodeDone {
                 node,
                 status: NodeStatus::Drained,
                 ..
             } => {
+                holds.forget(&node);
                 recorder
                     .node_event(&node, "Normal", DRAINED, "Drained by kubectl maintain")
                     .await;
             }
             Event::NodeDone { node, status, .. } => {
+                tell(&recorder, holds.ended(&node)).await;
                 recorder
                     .node_event(
                         &node,
@@ -174,5 +163,13 @@ pub(crate) async fn run(
             }
             _ => {}
         }
+    }
+}
+
+async fn tell(recorder: &Recorder, due: Vec<(String, String)>) {
+    for (node, message) in due {
+        recorder
+            .node_event(&node, "Warning", BLOCKED, &message)
+            .await;
     }
 }
