@@ -239,7 +239,7 @@ pub(crate) async fn prepare_sharing(
             .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
             .map(|(p, _)| p)
             .collect();
-        prepare::budgets_of(main, &to_evict, &pdbs).await
+        prepare::budgets_of(&to_evict, &pdbs).await
     } else {
         HashMap::new()
     };

@@ -1,5 +1,8 @@
 //! Watches on the PodDisruptionBudgets that refused an eviction, one per
-//! budget (field-selected by name), shared by every node's drain. When a
+//! budget (field-selected by name), shared by every node's drain; or, for
+//! drains of several nodes at once, one watch of every budget (`every_budget`),
+//! whose first list also says which budget is over each pod before the
+//! first eviction. When a
 //! budget allows a disruption again, the blocked evictions are retried at
 //! once instead of after a blind sleep, and only as many as the budget
 //! allows across every node's drain: each change of a budget hands out its
@@ -16,8 +19,9 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Api;
+use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
-use tokio::sync::broadcast;
+use tokio::sync::{OnceCell, broadcast, oneshot};
 
 use super::events::{Event, Sink, emit};
 
@@ -77,6 +81,9 @@ pub(crate) struct PdbWatches {
     tickets: Arc<Mutex<HashMap<Key, usize>>>,
     changed: broadcast::Sender<Signal>,
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    /// Every budget of the cluster, once asked for (`every_budget`); None
+    /// inside when they could not be listed.
+    all: Arc<OnceCell<Option<Store<PodDisruptionBudget>>>>,
 }
 
 impl PdbWatches {
@@ -90,6 +97,7 @@ impl PdbWatches {
             tickets: Arc::new(Mutex::new(HashMap::new())),
             changed,
             tasks: Arc::new(Mutex::new(Vec::new())),
+            all: Arc::new(OnceCell::new()),
         }
     }
 
@@ -160,13 +168,27 @@ impl PdbWatches {
     /// Starts watching this budget unless it is watched already. Returns
     /// false when the budget is known to be forbidden to read.
     pub(crate) fn ensure(&self, key: &Key) -> bool {
+        let every = self.all.get().and_then(Option::as_ref);
         {
             let mut state = self.state.lock().expect("pdb state");
             match state.get(key) {
                 Some(Watched::Forbidden) => return false,
                 Some(Watched::Starting | Watched::Seen(_)) => return true,
+                // The watch of every budget tells its changes.
+                Some(Watched::Listed(_)) if every.is_some() => return true,
                 Some(Watched::Listed(_)) | None => state.insert(key.clone(), Watched::Starting),
             };
+        }
+        if let Some(pdb) = every.and_then(|s| s.get(&ObjectRef::new(&key.1).within(&key.0))) {
+            // Followed from now on by the watch of every budget; told now
+            // what it allows, as a watch of its own would on starting.
+            let budget = Budget::from_pdb(&pdb);
+            self.tickets.lock().expect("tickets").insert(
+                key.clone(),
+                usize::try_from(budget.disruptions_allowed).unwrap_or(0),
+            );
+            record(&self.state, &self.changed, key, Watched::Seen(budget));
+            return true;
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);
         let config = watcher::Config::default().fields(&format!("metadata.name={}", key.1));
@@ -211,6 +233,64 @@ impl PdbWatches {
         });
         self.tasks.lock().expect("tasks").push(task);
         true
+    }
+
+    /// Every budget of the cluster, kept current by one watch that the
+    /// drains of all nodes share (started on the first call). It tells the
+    /// changes of the budgets this drain follows (`seed`, `ensure`) and no
+    /// others. None when every budget cannot be listed (a user allowed
+    /// only some namespaces): each budget that refuses an eviction is then
+    /// watched on its own.
+    pub(crate) async fn every_budget(&self) -> Option<Vec<Arc<PodDisruptionBudget>>> {
+        let store = self.all.get_or_init(|| self.watch_all()).await.as_ref()?;
+        Some(store.state())
+    }
+
+    async fn watch_all(&self) -> Option<Store<PodDisruptionBudget>> {
+        let api: Api<PodDisruptionBudget> = Api::all(self.client.clone());
+        let (reader, writer) = reflector::store();
+        let (listed, ready) = oneshot::channel::<()>();
+        let (state, changed) = (self.state.clone(), self.changed.clone());
+        let tickets = self.tickets.clone();
+        let task = tokio::spawn(async move {
+            let mut listed = Some(listed);
+            let stream = watcher(api, watcher::Config::default()).default_backoff();
+            let mut stream = reflector::reflector(writer, stream).boxed();
+            while let Some(item) = stream.next().await {
+                match item {
+                    Ok(watcher::Event::InitDone) => {
+                        if let Some(l) = listed.take() {
+                            let _ = l.send(());
+                        }
+                    }
+                    Ok(watcher::Event::Apply(pdb) | watcher::Event::InitApply(pdb)) => {
+                        let key = (
+                            pdb.metadata.namespace.clone().unwrap_or_default(),
+                            pdb.metadata.name.clone().unwrap_or_default(),
+                        );
+                        let followed = matches!(
+                            state.lock().expect("pdb state").get(&key),
+                            Some(Watched::Listed(_) | Watched::Seen(_))
+                        );
+                        if followed {
+                            let budget = Budget::from_pdb(&pdb);
+                            tickets.lock().expect("tickets").insert(
+                                key.clone(),
+                                usize::try_from(budget.disruptions_allowed).unwrap_or(0),
+                            );
+                            record(&state, &changed, &key, Watched::Seen(budget));
+                        }
+                    }
+                    // The first list failed: no store (dropping `listed` says so).
+                    Err(_) if listed.is_some() => return,
+                    // Later, the watcher backs off and lists again.
+                    Ok(_) | Err(_) => {}
+                }
+            }
+        });
+        self.tasks.lock().expect("tasks").push(task);
+        ready.await.ok()?;
+        Some(reader)
     }
 }
 

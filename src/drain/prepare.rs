@@ -273,22 +273,20 @@ pub(crate) async fn budgets_selecting(client: &kube::Client, key: &PodKey) -> Op
     )
 }
 
-/// The one PodDisruptionBudget over each pod, from one list of every
-/// budget, each noted in `pdbs` with what it allows now (a pod under
-/// several budgets is left out: the eviction API refuses it anyway). Empty
-/// when budgets cannot be listed: evictions then learn their budget from
-/// the API's answer, as kubectl's do.
+/// The one PodDisruptionBudget over each pod, from the watch of every
+/// budget (`PdbWatches::every_budget`), each noted in `pdbs` with what it
+/// allows now (a pod under several budgets is left out: the eviction API
+/// refuses it anyway). Empty when budgets cannot be listed: evictions then
+/// learn their budget from the API's answer, as kubectl's do.
 pub(crate) async fn budgets_of(
-    client: &kube::Client,
     pods: &[&Pod],
     pdbs: &super::pdb_watch::PdbWatches,
 ) -> HashMap<PodKey, super::pdb_watch::Key> {
-    let api: Api<PodDisruptionBudget> = Api::all(client.clone());
-    let Ok(list) = api.list(&ListParams::default()).await else {
+    let Some(every) = pdbs.every_budget().await else {
         return HashMap::new();
     };
     let mut by_namespace: HashMap<&str, Vec<(&PodDisruptionBudget, Selector)>> = HashMap::new();
-    for pdb in &list.items {
+    for pdb in every.iter().map(|p| &**p) {
         if let (Some(ns), Some(sel)) = (pdb.metadata.namespace.as_deref(), budget_selector(pdb)) {
             by_namespace.entry(ns).or_default().push((pdb, sel));
         }
