@@ -363,47 +363,94 @@ impl Prepared {
             &nodes.iter().map(|n| n.node.clone()).collect::<Vec<_>>(),
             engine.options.by_zone,
         );
+        // Each node's pods to evict, per budget (known with --max-parallel > 1).
+        let budgets: Vec<BTreeMap<pdb_watch::Key, usize>> = nodes
+            .iter()
+            .map(|n| {
+                let mut per = BTreeMap::new();
+                for (p, _) in n
+                    .pods
+                    .iter()
+                    .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
+                {
+                    if let Some(b) = engine.budget_of.get(&PodKey::of(p)) {
+                        *per.entry(b.clone()).or_insert(0) += 1;
+                    }
+                }
+                per
+            })
+            .collect();
         let mut slots: Vec<Option<(NodePlan, bool)>> =
             nodes.into_iter().zip(was_cordoned).map(Some).collect();
         let blocked = AtomicUsize::new(0);
         let mut results: Vec<(usize, NodeOutcome)> = Vec::new();
-        for group in groups {
-            let jobs = group.into_iter().map(|i| {
-                let (n, was) = slots[i].take().expect("each node once");
-                let (engine, settings, blocked) = (engine.clone(), settings.clone(), &blocked);
-                async move {
-                    let max = engine.options.max_blocked_nodes;
-                    let stopped = blocked.load(Ordering::SeqCst);
-                    if crate::policy::pool::stops(stopped, max) {
-                        let why = format!(
-                            "not started: {stopped} nodes could not be drained, more than --max-blocked-nodes={} allows; the node stays cordoned",
-                            max.unwrap_or_default()
-                        );
-                        return (i, n.machine(settings, was).not_started(why));
+        let max_parallel = engine.options.max_parallel.max(1);
+        for mut waiting in groups {
+            let mut running = futures::stream::FuturesUnordered::new();
+            let mut busy: BTreeMap<pdb_watch::Key, usize> = BTreeMap::new();
+            loop {
+                // A finished node frees its slot at once, for the waiting
+                // node that shares the fewest budgets with those running.
+                while running.len() < max_parallel && !waiting.is_empty() {
+                    let candidates: Vec<&BTreeMap<_, _>> =
+                        waiting.iter().map(|i| &budgets[*i]).collect();
+                    let allowed = |k: &pdb_watch::Key| {
+                        engine
+                            .pdbs
+                            .get(k)
+                            .map_or(1, |b| usize::try_from(b.disruptions_allowed).unwrap_or(0))
+                    };
+                    let i = waiting.remove(crate::policy::pool::next(&candidates, &busy, allowed));
+                    for (b, n) in &budgets[i] {
+                        *busy.entry(b.clone()).or_insert(0) += n;
                     }
-                    let out = n.drain(&engine, settings, was).await;
-                    if matches!(
-                        out.status,
-                        NodeStatus::Refused | NodeStatus::TimedOut | NodeStatus::Failed
-                    ) {
-                        blocked.fetch_add(1, Ordering::SeqCst);
-                    }
-                    (i, out)
+                    let (n, was) = slots[i].take().expect("each node once");
+                    running.push(drain_one(&engine, settings.clone(), &blocked, i, n, was));
                 }
-            });
-            // A finished node frees its slot at once: `buffer_unordered`
-            // keeps N nodes busy, where `buffered` would wait for the
-            // slowest first.
-            let done: Vec<(usize, NodeOutcome)> = futures::stream::iter(jobs)
-                .buffer_unordered(engine.options.max_parallel.max(1))
-                .collect()
-                .await;
-            results.extend(done);
+                let Some((i, out)) = running.next().await else {
+                    break;
+                };
+                for (b, n) in &budgets[i] {
+                    if let Some(count) = busy.get_mut(b) {
+                        *count = count.saturating_sub(*n);
+                    }
+                }
+                results.push((i, out));
+            }
         }
         results.sort_by_key(|(i, _)| *i);
         let nodes = results.into_iter().map(|(_, o)| o).collect();
         Ok(outcome(wave_names, DryRun::None, started, nodes))
     }
+}
+
+/// One node's drain in a pool: not started once `--max-blocked-nodes` is
+/// passed; counted as blocked when it could not be drained.
+async fn drain_one(
+    engine: &Arc<Engine>,
+    settings: Arc<Settings>,
+    blocked: &AtomicUsize,
+    i: usize,
+    n: NodePlan,
+    was: bool,
+) -> (usize, NodeOutcome) {
+    let max = engine.options.max_blocked_nodes;
+    let stopped = blocked.load(Ordering::SeqCst);
+    if crate::policy::pool::stops(stopped, max) {
+        let why = format!(
+            "not started: {stopped} nodes could not be drained, more than --max-blocked-nodes={} allows; the node stays cordoned",
+            max.unwrap_or_default()
+        );
+        return (i, n.machine(settings, was).not_started(why));
+    }
+    let out = n.drain(engine, settings, was).await;
+    if matches!(
+        out.status,
+        NodeStatus::Refused | NodeStatus::TimedOut | NodeStatus::Failed
+    ) {
+        blocked.fetch_add(1, Ordering::SeqCst);
+    }
+    (i, out)
 }
 
 fn outcome(

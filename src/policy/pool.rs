@@ -1,7 +1,9 @@
 //! Decisions about a pool of nodes maintained together, without I/O: the
-//! order nodes are taken in (`--by-zone`), how many may be out at once
+//! order nodes are taken in (`--by-zone`, and which node next), how many may be out at once
 //! (`--max-parallel`, `--max-unavailable`), and when undrainable nodes stop
 //! the whole run (`--max-blocked-nodes`).
+
+use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::Node;
 
@@ -37,6 +39,42 @@ pub fn groups(nodes: &[Node], by_zone: bool) -> Vec<Vec<usize>> {
     // Unzoned nodes go last.
     zones.sort_by_key(|(z, _)| z.is_empty());
     zones.into_iter().map(|(_, members)| members).collect()
+}
+
+/// How many of the waiting nodes, in their given order, `next` chooses
+/// among: the order stays close to the one given, and a choice stays cheap
+/// with thousands of nodes.
+pub const LOOKAHEAD: usize = 64;
+
+/// Which waiting node to start next, as its position in `waiting` (each
+/// node's pods to evict, counted per budget): the one whose pods would
+/// wait least on budgets the nodes being drained already use (`busy`:
+/// their pods per budget), given what each budget `allowed` at most at
+/// once. Nodes drained at once then hold each other up least. Ties, and
+/// nodes without known budgets, go in the given order; only the first
+/// `LOOKAHEAD` are looked at.
+pub fn next<K: Ord>(
+    waiting: &[&BTreeMap<K, usize>],
+    busy: &BTreeMap<K, usize>,
+    allowed: impl Fn(&K) -> usize,
+) -> usize {
+    let would_wait = |pods: &BTreeMap<K, usize>| -> usize {
+        pods.iter()
+            .map(|(budget, n)| {
+                let others = busy.get(budget).copied().unwrap_or(0);
+                if others == 0 {
+                    return 0;
+                }
+                (others + n).saturating_sub(allowed(budget).max(1)).min(*n)
+            })
+            .sum()
+    };
+    waiting
+        .iter()
+        .take(LOOKAHEAD)
+        .enumerate()
+        .min_by_key(|(pos, pods)| (would_wait(pods), *pos))
+        .map_or(0, |(pos, _)| pos)
 }
 
 /// How many more nodes may be taken out of service now: `max_parallel` at
@@ -93,6 +131,25 @@ mod tests {
         let m = MaxUnavailable::parse("30%").unwrap();
         assert_eq!(room(3, 1, Some(m), 10, 2), 1);
         assert_eq!(room(3, 0, Some(m), 10, 4), 0);
+    }
+
+    #[test]
+    fn the_next_node_is_the_one_waiting_least_on_busy_budgets() {
+        let per = |b: &[(&'static str, usize)]| b.iter().copied().collect::<BTreeMap<_, _>>();
+        let (a, b, c) = (
+            per(&[("web", 2)]),
+            per(&[("web", 1), ("db", 1)]),
+            per(&[("db", 1)]),
+        );
+        let busy: BTreeMap<&str, usize> = [("web", 1)].into_iter().collect();
+        let one = |_: &&str| 1;
+        // "web" allows one at a time and a running node holds one of its
+        // pods: a would wait with both, b with one, c with none.
+        assert_eq!(next(&[&a, &b, &c], &busy, one), 2);
+        assert_eq!(next(&[&a, &b], &busy, one), 1);
+        // A budget with room for all counts for nothing: the given order.
+        assert_eq!(next(&[&a, &b, &c], &busy, |_| 5), 0);
+        assert_eq!(next(&[&a, &c], &BTreeMap::new(), one), 0);
     }
 
     #[test]

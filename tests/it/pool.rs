@@ -11,7 +11,7 @@ use kube_sandbox::resources::Resource;
 use serde_json::{Value, json};
 
 use crate::harness::{Cluster, kubectl_path, log_ms};
-use crate::scenario::{Scenario, template};
+use crate::scenario::{Scenario, shutdown, template};
 
 const ZONE: &str = "topology.kubernetes.io/zone";
 
@@ -148,6 +148,66 @@ fn parallel_drains_go_zone_by_zone_and_share_one_budget() {
     assert!(
         retries_refused <= 2,
         "{retries_refused} retries refused: {requests:?}"
+    );
+}
+
+/// A Deployment of `replicas` over the nodes labelled `role` in `roles`,
+/// one per node, behind a budget letting one go at a time.
+fn spread_over(s: Scenario, app: &str, replicas: u32, roles: &[&str]) -> Scenario {
+    s.deployment_with(app, replicas, |d| {
+        template(d)["spec"]["affinity"] = json!({"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{
+                "matchExpressions": [{"key": "role", "operator": "In", "values": roles}],
+            }]},
+        }});
+        template(d)["spec"]["topologySpreadConstraints"] = json!([{
+            "maxSkew": 1,
+            "topologyKey": "kubernetes.io/hostname",
+            "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": {"app": app}},
+        }]);
+        shutdown(template(d), 1.0);
+    })
+    .pdb(app, "maxUnavailable: 1")
+}
+
+#[test]
+fn the_next_node_is_the_one_sharing_fewest_budgets_with_those_draining() {
+    // n1 and n2 hold a pod each of `web`, whose budget lets one go at a
+    // time; n3 holds `api`'s. Two at a time, n1 goes with n3, not n2.
+    let mut s = Scenario::new();
+    for (name, role) in [("n1", "web"), ("n2", "web"), ("n3", "api")] {
+        s = s.labelled_node(name, &[("pool", "blue"), ("role", role)]);
+    }
+    for name in ["spare0", "spare1"] {
+        s = s.labelled_node(name, &[("role", "spare")]);
+    }
+    let s = spread_over(s, "web", 4, &["web", "spare"]);
+    let c = spread_over(s, "api", 3, &["api", "spare"]).start(33);
+    c.wait_settled();
+    let on = placement(&c);
+    let out = c.maintain(&[
+        "drain",
+        "-l",
+        "pool=blue",
+        "--max-parallel",
+        "2",
+        "--ignore-daemonsets",
+        "--timeout",
+        "30s",
+    ]);
+    out.success();
+    let requests = eviction_requests(&c, &on);
+    let first = |n: &str| requests.iter().filter(|r| r.1 == n).map(|r| r.2).min();
+    let (n1, n2, n3) = (first("n1"), first("n2"), first("n3"));
+    assert!(
+        n1.is_some() && n3 < n2 && n3.is_some(),
+        "n3 was not started before n2: {requests:?}"
+    );
+    // Every eviction asked was granted: n2's pod waited for nothing.
+    assert!(
+        requests.iter().all(|r| r.3 == 201),
+        "a budget refused an eviction: {requests:?}"
     );
 }
 
