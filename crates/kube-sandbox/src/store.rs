@@ -17,6 +17,7 @@ use crate::doc::Doc;
 use crate::objects::pods;
 use crate::resources::Resource;
 use crate::status::ApiError;
+use kube_conventions::selector::{Op, Requirement, Selector};
 
 /// (namespace, name); the namespace is empty for cluster-scoped objects.
 pub(crate) type Key = (String, String);
@@ -111,6 +112,13 @@ pub(crate) struct Store {
     requested_by_node: HashMap<String, Requested>,
     /// Bound pods with required pod anti-affinity terms.
     anti_affine: BTreeSet<Key>,
+    /// Pods by namespace and label (`key=value`): a selector that requires
+    /// a label's value reads its candidates here instead of scanning the
+    /// namespace (the disruption controller, on every pod change).
+    pods_by_label: HashMap<(String, String), BTreeSet<Key>>,
+    /// Every PodDisruptionBudget's selector, parsed once (a nil selector is
+    /// `Nothing`; an invalid one is left out, as it selects nothing).
+    budget_selectors: BTreeMap<Key, Selector>,
     history: VecDeque<Arc<WatchEvent>>,
     history_limit: usize,
     /// Watches may resume from this version or later; older is 410 Expired.
@@ -145,6 +153,8 @@ impl Store {
             pod_facts: BTreeMap::new(),
             requested_by_node: HashMap::new(),
             anti_affine: BTreeSet::new(),
+            pods_by_label: HashMap::new(),
+            budget_selectors: BTreeMap::new(),
             history: VecDeque::new(),
             history_limit: history_limit.max(1),
             floor: 0,
@@ -230,6 +240,61 @@ impl Store {
             .range(start..)
             .take_while(move |(k, _)| namespace.is_none_or(|ns| k.0 == ns))
             .map(|(k, f)| (k, &**f))
+    }
+
+    /// The pods of a namespace a selector matches, with their facts. A
+    /// selector requiring a label's value (`=`, `in`) reads its candidates
+    /// from the label index, the fewest first; any other scans the namespace.
+    pub(crate) fn pods_selected<'a>(
+        &'a self,
+        namespace: &'a str,
+        selector: &Selector,
+    ) -> Vec<(&'a Key, &'a pods::Facts)> {
+        let Selector::All(reqs) = selector else {
+            return Vec::new();
+        };
+        let candidates = |r: &Requirement| -> Option<Vec<&'a Key>> {
+            let values: Vec<&String> = match &r.op {
+                Op::Equals(v) => vec![v],
+                Op::In(vs) => vs.iter().collect(),
+                _ => return None,
+            };
+            let mut keys: Vec<&'a Key> = values
+                .into_iter()
+                .filter_map(|v| {
+                    self.pods_by_label
+                        .get(&(namespace.to_string(), format!("{}={v}", r.key)))
+                })
+                .flatten()
+                .collect();
+            keys.sort();
+            keys.dedup();
+            Some(keys)
+        };
+        let Some(fewest) = reqs.iter().filter_map(candidates).min_by_key(Vec::len) else {
+            return self
+                .pod_facts(Some(namespace))
+                .filter(|(_, f)| f.matches(selector))
+                .collect();
+        };
+        fewest
+            .into_iter()
+            .filter_map(|k| {
+                let (k, f) = self.pod_facts.get_key_value(k)?;
+                f.matches(selector).then_some((k, &**f))
+            })
+            .collect()
+    }
+
+    /// The PodDisruptionBudgets of a namespace whose selector matches these labels.
+    pub(crate) fn budgets_selecting(&self, namespace: &str, object: &Value) -> Vec<Key> {
+        let start = (namespace.to_string(), String::new());
+        self.budget_selectors
+            .range(start..)
+            .take_while(|(k, _)| k.0 == namespace)
+            .filter(|(_, s)| s.matches_object(object))
+            .map(|(k, _)| k.clone())
+            .collect()
     }
 
     /// What scans read of one pod.
@@ -372,6 +437,35 @@ impl Store {
     }
 
     fn index(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
+        if res == Resource::PodDisruptionBudgets {
+            match Selector::from_label_selector(obj.pointer("/spec/selector")) {
+                Ok(selector) if add => {
+                    self.budget_selectors.insert(key.clone(), selector);
+                }
+                _ => {
+                    self.budget_selectors.remove(key);
+                }
+            }
+        }
+        if res == Resource::Pods
+            && let Some(labels) = obj.pointer("/metadata/labels").and_then(Value::as_object)
+        {
+            for (k, v) in labels {
+                let Some(v) = v.as_str() else { continue };
+                let label = (key.0.clone(), format!("{k}={v}"));
+                if add {
+                    self.pods_by_label
+                        .entry(label)
+                        .or_default()
+                        .insert(key.clone());
+                } else if let Some(set) = self.pods_by_label.get_mut(&label) {
+                    set.remove(key);
+                    if set.is_empty() {
+                        self.pods_by_label.remove(&label);
+                    }
+                }
+            }
+        }
         if let Some(owners) = obj
             .pointer("/metadata/ownerReferences")
             .and_then(Value::as_array)
@@ -670,6 +764,50 @@ mod tests {
             [EventType::Added, EventType::Modified, EventType::Deleted]
         );
         assert!(events.windows(2).all(|w| w[0].rv < w[1].rv));
+    }
+
+    #[test]
+    fn selected_pods_come_from_the_label_index_as_a_scan_would_find_them() {
+        fn names(s: &Store, sel: &str) -> Vec<String> {
+            let sel = Selector::parse(sel).unwrap();
+            let indexed: Vec<String> = s
+                .pods_selected("default", &sel)
+                .iter()
+                .map(|(k, _)| k.1.clone())
+                .collect();
+            let scanned: Vec<String> = s
+                .pod_facts(Some("default"))
+                .filter(|(_, f)| f.matches(&sel))
+                .map(|(k, _)| k.1.clone())
+                .collect();
+            assert_eq!(indexed, scanned, "{sel:?}");
+            indexed
+        }
+        let mut s = Store::new(100);
+        for (name, app, tier) in [
+            ("a", "web", "front"),
+            ("b", "web", "back"),
+            ("c", "db", "back"),
+        ] {
+            let mut p = pod(name, "n1");
+            p["metadata"]["labels"] = json!({"app": app, "tier": tier});
+            s.create(Resource::Pods, p).unwrap();
+        }
+        assert_eq!(names(&s, "app=web"), ["a", "b"]);
+        assert_eq!(names(&s, "app=web,tier=back"), ["b"]);
+        assert_eq!(names(&s, "app in (web,db),tier!=front"), ["b", "c"]);
+        assert_eq!(names(&s, "tier"), ["a", "b", "c"]);
+        assert!(names(&s, "app=none").is_empty());
+        // A label changed or a pod removed leaves the index.
+        let mut b = (*s
+            .get(Resource::Pods, &("default".into(), "b".into()))
+            .unwrap())
+        .clone();
+        b["metadata"]["labels"]["app"] = json!("db");
+        s.update(Resource::Pods, b, true).unwrap();
+        s.remove(Resource::Pods, &("default".into(), "a".into()));
+        assert!(names(&s, "app=web").is_empty());
+        assert_eq!(names(&s, "app=db"), ["b", "c"]);
     }
 
     #[test]

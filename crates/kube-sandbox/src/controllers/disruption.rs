@@ -117,8 +117,8 @@ pub(crate) fn selected_pods(
     selector: &Selector,
 ) -> Vec<(Key, pods::Facts)> {
     store
-        .pod_facts(Some(namespace))
-        .filter(|(_, f)| f.matches(selector))
+        .pods_selected(namespace, selector)
+        .into_iter()
         .map(|(k, f)| (k.clone(), f.clone()))
         .collect()
 }

@@ -5,21 +5,12 @@
 use serde_json::{Value, json};
 
 use crate::clock::now_rfc3339;
-use crate::resources::Resource;
 use crate::store::{Key, Store};
-use kube_conventions::selector::Selector;
 
 /// The PDBs in a namespace whose selector matches this pod.
 pub(crate) fn pdbs_for_pod(store: &Store, pod: &Value) -> Vec<Key> {
     let ns = pod["metadata"]["namespace"].as_str().unwrap_or_default();
-    store
-        .iter(Resource::PodDisruptionBudgets, Some(ns), None)
-        .filter(|(_, pdb)| {
-            Selector::from_label_selector(pdb.pointer("/spec/selector"))
-                .is_ok_and(|s| s.matches_object(pod))
-        })
-        .map(|(k, _)| k.clone())
-        .collect()
+    store.budgets_selecting(ns, pod)
 }
 
 /// The `DisruptionAllowed` condition, whose transition time changes only
