@@ -119,6 +119,10 @@ pub(crate) struct Store {
     /// Every PodDisruptionBudget's selector, parsed once (a nil selector is
     /// `Nothing`; an invalid one is left out, as it selects nothing).
     budget_selectors: BTreeMap<Key, Selector>,
+    /// Budgets by the first label value their selector requires
+    /// (namespace, `key=value`); those requiring none by namespace, under
+    /// an empty label.
+    budgets_by_label: HashMap<(String, String), BTreeSet<Key>>,
     history: VecDeque<Arc<WatchEvent>>,
     history_limit: usize,
     /// Watches may resume from this version or later; older is 410 Expired.
@@ -155,6 +159,7 @@ impl Store {
             anti_affine: BTreeSet::new(),
             pods_by_label: HashMap::new(),
             budget_selectors: BTreeMap::new(),
+            budgets_by_label: HashMap::new(),
             history: VecDeque::new(),
             history_limit: history_limit.max(1),
             floor: 0,
@@ -286,15 +291,31 @@ impl Store {
             .collect()
     }
 
-    /// The PodDisruptionBudgets of a namespace whose selector matches these labels.
+    /// The PodDisruptionBudgets of a namespace whose selector matches the
+    /// object's labels: those indexed under one of its labels, or under none.
     pub(crate) fn budgets_selecting(&self, namespace: &str, object: &Value) -> Vec<Key> {
-        let start = (namespace.to_string(), String::new());
-        self.budget_selectors
-            .range(start..)
-            .take_while(|(k, _)| k.0 == namespace)
-            .filter(|(_, s)| s.matches_object(object))
-            .map(|(k, _)| k.clone())
-            .collect()
+        let labels = object
+            .get("metadata")
+            .and_then(|m| m.get("labels"))
+            .and_then(Value::as_object);
+        let wanted = labels
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some(format!("{k}={}", v.as_str()?)))
+            .chain([String::new()]);
+        let mut keys: Vec<Key> = wanted
+            .filter_map(|l| self.budgets_by_label.get(&(namespace.to_string(), l)))
+            .flatten()
+            .filter(|k| {
+                self.budget_selectors
+                    .get(*k)
+                    .is_some_and(|s| s.matches_object(object))
+            })
+            .cloned()
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
     }
 
     /// What scans read of one pod.
@@ -438,13 +459,24 @@ impl Store {
 
     fn index(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
         if res == Resource::PodDisruptionBudgets {
-            match Selector::from_label_selector(obj.pointer("/spec/selector")) {
-                Ok(selector) if add => {
-                    self.budget_selectors.insert(key.clone(), selector);
+            if let Some(old) = self.budget_selectors.remove(key) {
+                let label = (key.0.clone(), required_label(&old));
+                if let Some(set) = self.budgets_by_label.get_mut(&label) {
+                    set.remove(key);
+                    if set.is_empty() {
+                        self.budgets_by_label.remove(&label);
+                    }
                 }
-                _ => {
-                    self.budget_selectors.remove(key);
-                }
+            }
+            if add
+                && let Ok(selector) = Selector::from_label_selector(obj.pointer("/spec/selector"))
+            {
+                let label = (key.0.clone(), required_label(&selector));
+                self.budgets_by_label
+                    .entry(label)
+                    .or_default()
+                    .insert(key.clone());
+                self.budget_selectors.insert(key.clone(), selector);
             }
         }
         if res == Resource::Pods
@@ -736,6 +768,20 @@ fn drop_empty_metadata(obj: &mut Value) {
     }
 }
 
+/// The first `key=value` a selector requires (empty when it requires none).
+fn required_label(selector: &Selector) -> String {
+    match selector {
+        Selector::All(reqs) => reqs
+            .iter()
+            .find_map(|r| match &r.op {
+                Op::Equals(v) => Some(format!("{}={v}", r.key)),
+                _ => None,
+            })
+            .unwrap_or_default(),
+        Selector::Nothing => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -808,6 +854,43 @@ mod tests {
         s.remove(Resource::Pods, &("default".into(), "a".into()));
         assert!(names(&s, "app=web").is_empty());
         assert_eq!(names(&s, "app=db"), ["b", "c"]);
+    }
+
+    #[test]
+    fn the_budgets_over_a_pod_come_from_their_index() {
+        let mut s = Store::new(100);
+        let pdb = |name: &str, selector: Value| json!({"metadata": {"name": name, "namespace": "default"}, "spec": {"selector": selector}});
+        let budgets = [
+            pdb("web", json!({"matchLabels": {"app": "web"}})),
+            pdb(
+                "back",
+                json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["back"]}]}),
+            ),
+            pdb("all", json!({})),
+            pdb("none", Value::Null),
+        ];
+        for b in budgets {
+            s.create(Resource::PodDisruptionBudgets, b).unwrap();
+        }
+        let over = |s: &Store, labels: Value| -> Vec<String> {
+            let pod = json!({"metadata": {"namespace": "default", "labels": labels}});
+            s.budgets_selecting("default", &pod)
+                .into_iter()
+                .map(|k| k.1)
+                .collect()
+        };
+        assert_eq!(
+            over(&s, json!({"app": "web", "tier": "back"})),
+            ["all", "back", "web"]
+        );
+        assert_eq!(over(&s, json!({"app": "db"})), ["all"]);
+        // A budget whose selector changes is found by its new one only.
+        let key = ("default".to_string(), "web".to_string());
+        let mut web = (*s.get(Resource::PodDisruptionBudgets, &key).unwrap()).clone();
+        web["spec"]["selector"] = json!({"matchLabels": {"app": "db"}});
+        s.update(Resource::PodDisruptionBudgets, web, true).unwrap();
+        assert_eq!(over(&s, json!({"app": "db"})), ["all", "web"]);
+        assert_eq!(over(&s, json!({"app": "web"})), ["all"]);
     }
 
     #[test]
