@@ -42,8 +42,26 @@ struct Figures {
     /// Budget statuses written with fewer healthy pods than required.
     violations: usize,
     violated_budgets: usize,
+    /// Each node's drain, from kubectl maintain's report (min, mean, max).
+    node_times: Option<(f64, f64, f64)>,
+    /// The mean of the nodes' own lower bounds.
+    own_mean: f64,
     /// The most frequent requests: "METHOD resource status", count.
     kinds: Vec<(String, usize)>,
+}
+
+/// Each node's drain time in a kubectl maintain report: (min, mean, max).
+fn node_times(report: &Path) -> Option<(f64, f64, f64)> {
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(report).ok()?).ok()?;
+    let times: Vec<f64> = report["nodes"]
+        .as_array()?
+        .iter()
+        .filter_map(|n| n["elapsedMs"].as_f64())
+        .map(|ms| ms / 1000.0)
+        .collect();
+    let min = times.iter().copied().reduce(f64::min)?;
+    let max = times.iter().copied().reduce(f64::max)?;
+    Some((min, times.iter().sum::<f64>() / times.len() as f64, max))
 }
 
 /// What a request was, for the breakdown: method, the resource (or
@@ -111,6 +129,8 @@ fn drain(nodes: usize, drained: usize, work: &Path, cmd: &[&str]) -> (Figures, f
     let spec = spec(nodes, drained, SHUTDOWN);
     let objects = generate::cluster(&spec);
     let bound = common::pool_bound(&objects, drained, &spec, PARALLEL);
+    let own = common::node_bounds(&objects, drained, &spec);
+    let own_mean = own.iter().sum::<f64>() / own.len().max(1) as f64;
     let log = work.join("requests.jsonl");
     let (rt, sandbox) = settled_sandbox(objects, Some(log.clone()));
     let kubeconfig = work.join("kubeconfig");
@@ -126,6 +146,7 @@ fn drain(nodes: usize, drained: usize, work: &Path, cmd: &[&str]) -> (Figures, f
         .env("HOME", work)
         .env("SELECTOR", format!("{DRAIN_LABEL}=yes"))
         .env("BIN", env!("CARGO_BIN_EXE_kubectl-maintain"))
+        .env("REPORT", work.join("report.json"))
         .output()
         .expect("runs");
     let wall = started.elapsed();
@@ -151,6 +172,8 @@ fn drain(nodes: usize, drained: usize, work: &Path, cmd: &[&str]) -> (Figures, f
         evicted: evictions.len(),
         violations,
         violated_budgets,
+        node_times: node_times(&work.join("report.json")),
+        own_mean,
         kinds: {
             let mut counts = std::collections::BTreeMap::<String, usize>::new();
             for e in &entries {
@@ -240,7 +263,7 @@ fn main() {
             vec![
                 "$BIN drain -l $SELECTOR --ignore-daemonsets --delete-emptydir-data --max-parallel",
                 &parallel,
-                "-o json >/dev/null",
+                "-o json >$REPORT",
             ],
         ),
         (
@@ -248,7 +271,7 @@ fn main() {
             vec![
                 "$BIN drain -l $SELECTOR --ignore-daemonsets --delete-emptydir-data --max-parallel",
                 &parallel,
-                "--max-unavailable 10% -o json >/dev/null",
+                "--max-unavailable 10% -o json >$REPORT",
             ],
         ),
         (
@@ -284,7 +307,13 @@ fn main() {
             f.exit,
         );
         let top: Vec<String> = f.kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        breakdown.push(format!("{name}: {}", top.join(", ")));
+        let nodes = f.node_times.map_or(String::new(), |(min, mean, max)| {
+            format!(
+                "; each node's drain {min:.1} / {mean:.1} / {max:.1} s (min / mean / max; its own bound {:.1} s on average)",
+                f.own_mean
+            )
+        });
+        breakdown.push(format!("{name}: {}{nodes}", top.join(", ")));
         let _ = std::fs::remove_dir_all(&dir);
     }
     println!("\nmost frequent requests:");

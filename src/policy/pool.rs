@@ -65,7 +65,9 @@ pub fn next<K: Ord>(
                 if others == 0 {
                     return 0;
                 }
-                (others + n).saturating_sub(allowed(budget).max(1)).min(*n)
+                // Pods of the budget beyond what it lets go at once: the
+                // more are ahead of this node's, the longer they wait.
+                (others + n).saturating_sub(allowed(budget).max(1))
             })
             .sum()
     };
