@@ -64,6 +64,8 @@ json\t''
 yaml\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l taint -d 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l reason -d 'Why: recorded on the node, shown by status' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l node-conditions -d 'Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l context -d 'The kubeconfig context to use' -r
@@ -95,6 +97,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l simulate -d 'Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s y -l yes -d 'Do not ask for confirmation'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l exclude-from-load-balancers -d 'Label the node node.kubernetes.io/exclude-from-external-load-balancers at cordon, taking it out of cloud load balancers; uncordon removes the label (unless it was there before)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -128,6 +131,8 @@ json\t''
 yaml\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l taint -d 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l reason -d 'Why: recorded on the node, shown by status' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l node-conditions -d 'Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l context -d 'The kubeconfig context to use' -r
@@ -159,6 +164,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l simulate -d 'Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s y -l yes -d 'Do not ask for confirmation'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l exclude-from-load-balancers -d 'Label the node node.kubernetes.io/exclude-from-external-load-balancers at cordon, taking it out of cloud load balancers; uncordon removes the label (unless it was there before)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -192,6 +198,8 @@ json\t''
 yaml\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l taint -d 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l reason -d 'Why: recorded on the node, shown by status' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l node-conditions -d 'Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l context -d 'The kubeconfig context to use' -r
@@ -229,6 +237,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l simulate -d 'Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s y -l yes -d 'Do not ask for confirmation'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l exclude-from-load-balancers -d 'Label the node node.kubernetes.io/exclude-from-external-load-balancers at cordon, taking it out of cloud load balancers; uncordon removes the label (unless it was there before)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l wait-for-reboot -d 'After --exec (or for an external actor), wait until the node reboots (NotReady, or a new boot ID) before waiting for Ready'

@@ -336,6 +336,12 @@ pub struct DrainArgs {
     /// Why: recorded on the node, shown by status
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
+    /// Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = true, default_missing_value = "true", require_equals = true)]
+    pub node_conditions: bool,
+    /// Label the node node.kubernetes.io/exclude-from-external-load-balancers at cordon, taking it out of cloud load balancers; uncordon removes the label (unless it was there before)
+    #[arg(long)]
+    pub exclude_from_load_balancers: bool,
     /// Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned
     #[arg(long, value_name = "N|P%")]
     pub max_unavailable: Option<String>,

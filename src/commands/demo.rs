@@ -73,6 +73,8 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         max_blocked_nodes: None,
         all_or_nothing: false,
         taints: Vec::new(),
+        labels: Vec::new(),
+        node_conditions: true,
         reason: Some("demo".into()),
         guards: crate::policy::guard::Guards::default(),
     };

@@ -107,6 +107,15 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         max_blocked_nodes: args.max_blocked_nodes,
         all_or_nothing: args.all_or_nothing,
         taints,
+        node_conditions: args.node_conditions,
+        labels: if args.exclude_from_load_balancers {
+            vec![(
+                crate::policy::maintenance::EXCLUDE_FROM_LOAD_BALANCERS.to_string(),
+                "true".to_string(),
+            )]
+        } else {
+            Vec::new()
+        },
         reason: args.reason.clone(),
         guards: crate::policy::guard::Guards { max_unavailable },
     };

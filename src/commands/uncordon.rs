@@ -5,7 +5,7 @@
 use crate::cli::UncordonArgs;
 use crate::cli::exit;
 use crate::client;
-use crate::drain::{cordon, prepare};
+use crate::drain::{conditions, cordon, prepare};
 use crate::ui::node_events::{self, Recorder};
 
 pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
@@ -17,10 +17,11 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         .await
         .map_err(super::drain::drain_error)?;
     let recorder = Recorder::new(clients.main.clone());
+    let conditions = conditions::Writer::new(clients.main.clone(), true);
     let mut kept = false;
     for node in nodes {
         let name = node.metadata.name.clone().unwrap_or_default();
-        let undo = cordon::uncordon(&clients.main, node)
+        let undo = cordon::uncordon(&clients.main, node, &conditions)
             .await
             .map_err(super::drain::drain_error)?;
         kept |= undo.kept_for_another;

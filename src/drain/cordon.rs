@@ -36,6 +36,7 @@ pub(crate) async fn cordon(
         let Some(patch) = maintenance::cordon_patch(
             &current,
             &engine.options.taints,
+            &engine.options.labels,
             engine.options.reason.as_deref(),
             &now,
         ) else {
@@ -70,6 +71,7 @@ pub(crate) async fn cordon(
 pub(crate) async fn uncordon(
     client: &kube::Client,
     node: Node,
+    conditions: &super::conditions::Writer,
 ) -> Result<maintenance::Uncordon, DrainError> {
     let name = node.metadata.name.clone().unwrap_or_default();
     let api: Api<Node> = Api::all(client.clone());
@@ -81,7 +83,13 @@ pub(crate) async fn uncordon(
     for _ in 0..5 {
         let undo = maintenance::uncordon_patch(&current);
         match api.patch(&name, &params, &Patch::Merge(&undo.patch)).await {
-            Ok(_) => return Ok(undo),
+            Ok(_) => {
+                if super::conditions::present(&current) {
+                    let stage = super::conditions::Stage::Uncordoned;
+                    conditions.write(&name, stage, None).await;
+                }
+                return Ok(undo);
+            }
             Err(kube::Error::Api(s)) if s.code == 409 => {
                 current = api
                     .get(&name)

@@ -14,6 +14,7 @@ use kube::Api;
 use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 
+use super::conditions::Stage;
 use super::cordon::cordon;
 use super::events::{Event, Sink, emit};
 use super::evict::{self, Answer};
@@ -35,6 +36,7 @@ pub(crate) struct Engine {
     pub(crate) clients: Clients,
     pub(crate) options: Options,
     pub(crate) pdbs: pdb_watch::PdbWatches,
+    pub(crate) conditions: super::conditions::Writer,
     /// The budget over each pod to evict, when known before the first
     /// attempt (drains of several nodes at once, `prepare::budgets_of`).
     pub(crate) budget_of: HashMap<PodKey, pdb_watch::Key>,
@@ -127,7 +129,16 @@ impl NodePlan {
             .map(|(p, _)| (PodKey::of(p), uid(p).to_string()))
             .collect();
         let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, Now::read());
-        driver::drain_node(engine, machine, self.query, self.resource_version, known).await
+        let (conditions, events) = (&engine.conditions, Some(&engine.events));
+        conditions.write(&self.name, Stage::Started, events).await;
+        let out =
+            driver::drain_node(engine, machine, self.query, self.resource_version, known).await;
+        let stage = match out.status {
+            NodeStatus::Drained => Stage::Drained,
+            _ => Stage::NotDrained,
+        };
+        conditions.write(&self.name, stage, events).await;
+        out
     }
 }
 
@@ -243,8 +254,13 @@ pub(crate) async fn prepare_sharing(
     } else {
         HashMap::new()
     };
+    let conditions = super::conditions::Writer::new(
+        clients.main.clone(),
+        options.node_conditions && options.dry_run == DryRun::None,
+    );
     let engine = Arc::new(Engine {
         pdbs,
+        conditions,
         budget_of,
         clients,
         options,

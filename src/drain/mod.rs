@@ -7,6 +7,7 @@
 //! outcome they end with.
 
 mod conclude;
+pub(crate) mod conditions;
 pub(crate) mod cordon;
 mod driver;
 mod engine;
@@ -51,6 +52,10 @@ pub(crate) struct Options {
     pub(crate) all_or_nothing: bool,
     /// Maintenance taints added at cordon (`--taint` and the plan's).
     pub(crate) taints: Vec<crate::policy::maintenance::TaintSpec>,
+    /// Write the DrainInProgress and Drained node conditions (KEP-5683).
+    pub(crate) node_conditions: bool,
+    /// Labels added at cordon (`--exclude-from-load-balancers`).
+    pub(crate) labels: Vec<(String, String)>,
     /// `--reason`, recorded on the node.
     pub(crate) reason: Option<String>,
     pub(crate) guards: crate::policy::guard::Guards,

@@ -11,6 +11,10 @@ pub const ANNOTATION: &str = "kubectl-maintain.io/maintenance";
 /// The field manager our writes carry, so that `managedFields` tells our
 /// cordon from a person's.
 pub const FIELD_MANAGER: &str = "kubectl-maintain";
+/// Takes a node out of cloud load balancers while present (the service
+/// controller reads it; Karpenter sets it while draining).
+pub const EXCLUDE_FROM_LOAD_BALANCERS: &str =
+    "node.kubernetes.io/exclude-from-external-load-balancers";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -18,6 +22,10 @@ pub struct Record {
     pub was_unschedulable: bool,
     #[serde(default)]
     pub taints: Vec<TaintSpec>,
+    /// Labels the cordon added (`--exclude-from-load-balancers`), by key;
+    /// uncordon removes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub started_at: String,
@@ -123,6 +131,7 @@ pub fn unschedulable(node: &Node) -> bool {
 pub fn cordon_patch(
     node: &Node,
     taints: &[TaintSpec],
+    labels: &[(String, String)],
     reason: Option<&str>,
     now: &str,
 ) -> Option<Value> {
@@ -135,8 +144,17 @@ pub fn cordon_patch(
         .iter()
         .filter(|t| !current.iter().any(|c| t.matches(c)))
         .collect();
+    // A label already there (whatever its value) is someone else's: left
+    // alone, and not removed by uncordon.
+    let has_label = |k: &str| {
+        node.metadata
+            .labels
+            .as_ref()
+            .is_some_and(|l| l.contains_key(k))
+    };
+    let new_labels: Vec<&(String, String)> = labels.iter().filter(|(k, _)| !has_label(k)).collect();
     let existing = live_record(node);
-    if missing.is_empty() && existing.is_some() {
+    if missing.is_empty() && new_labels.is_empty() && existing.is_some() {
         return None;
     }
     // A stale record (the node was uncordoned by hand) is replaced; the
@@ -153,6 +171,7 @@ pub fn cordon_patch(
     let mut record = existing.unwrap_or_else(|| Record {
         was_unschedulable: unschedulable(node),
         taints: stale_taints,
+        labels: Vec::new(),
         reason: reason.map(str::to_string),
         started_at: now.to_string(),
     });
@@ -161,19 +180,32 @@ pub fn cordon_patch(
             record.taints.push((*t).clone());
         }
     }
+    for (k, _) in &new_labels {
+        if !record.labels.contains(k) {
+            record.labels.push(k.clone());
+        }
+    }
     let mut spec = json!({"unschedulable": true});
     if !missing.is_empty() {
         let mut all = taints_json(node);
         all.extend(missing.iter().map(|t| t.to_json()));
         spec["taints"] = Value::Array(all);
     }
-    Some(json!({
+    let mut patch = json!({
         "metadata": {
             "resourceVersion": node.metadata.resource_version,
             "annotations": {ANNOTATION: serde_json::to_string(&record).expect("record serialises")},
         },
         "spec": spec,
-    }))
+    });
+    if !new_labels.is_empty() {
+        patch["metadata"]["labels"] = new_labels
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+    }
+    Some(patch)
 }
 
 /// Who cordoned the node after this maintenance began, if someone else
@@ -268,8 +300,24 @@ pub fn uncordon_patch(node: &Node) -> Uncordon {
         let names: Vec<String> = record.taints.iter().map(ToString::to_string).collect();
         words = format!("{words}; removed taints {}", names.join(", "));
     }
+    let mut metadata = json!({"resourceVersion": rv, "annotations": {ANNOTATION: null}});
+    let labels = node.metadata.labels.as_ref();
+    let added: Vec<&String> = record
+        .labels
+        .iter()
+        .filter(|k| labels.is_some_and(|l| l.contains_key(*k)))
+        .collect();
+    if !added.is_empty() {
+        metadata["labels"] = added
+            .iter()
+            .map(|k| ((*k).clone(), Value::Null))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        let names: Vec<&str> = added.iter().map(|k| k.as_str()).collect();
+        words = format!("{words}; removed labels {}", names.join(", "));
+    }
     Uncordon {
-        patch: json!({"metadata": {"resourceVersion": rv, "annotations": {ANNOTATION: null}}, "spec": spec}),
+        patch: json!({"metadata": metadata, "spec": spec}),
         words,
         kept_for_another: another.is_some(),
     }
@@ -314,6 +362,37 @@ mod tests {
     }
 
     #[test]
+    fn the_load_balancer_label_is_added_at_cordon_and_removed_only_if_ours() {
+        let lb = [(EXCLUDE_FROM_LOAD_BALANCERS.to_string(), "true".to_string())];
+        let before = node(&json!({"metadata": {"name": "n", "labels": {"zone": "a"}}}));
+        let during = apply(
+            &before,
+            &cordon_patch(&before, &[], &lb, None, "t").unwrap(),
+        );
+        let labels = during.metadata.labels.clone().unwrap();
+        assert_eq!(labels[EXCLUDE_FROM_LOAD_BALANCERS], "true");
+        let undo = uncordon_patch(&during);
+        assert_eq!(
+            apply(&during, &undo.patch).metadata.labels,
+            before.metadata.labels
+        );
+        assert!(undo.words.contains("removed labels"), "{}", undo.words);
+        // Someone else's label stays, at cordon and at uncordon.
+        let theirs = node(&json!({"metadata": {"name": "n",
+            "labels": {EXCLUDE_FROM_LOAD_BALANCERS: "ops"}}}));
+        let during = apply(
+            &theirs,
+            &cordon_patch(&theirs, &[], &lb, None, "t").unwrap(),
+        );
+        assert_eq!(
+            during.metadata.labels.as_ref().unwrap()[EXCLUDE_FROM_LOAD_BALANCERS],
+            "ops"
+        );
+        let after = apply(&during, &uncordon_patch(&during).patch);
+        assert_eq!(after.metadata.labels, theirs.metadata.labels);
+    }
+
+    #[test]
     fn cordon_then_uncordon_restores_the_exact_spec() {
         let before = node(&json!({"metadata": {"name": "n", "resourceVersion": "5"},
             "spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}}));
@@ -321,6 +400,7 @@ mod tests {
         let patch = cordon_patch(
             &before,
             &ours,
+            &[],
             Some("kernel upgrade"),
             "2026-11-22T10:00:00Z",
         )
@@ -336,7 +416,7 @@ mod tests {
         assert!(!rec.was_unschedulable);
         assert_eq!(rec.reason.as_deref(), Some("kernel upgrade"));
         // Resuming changes nothing.
-        assert!(cordon_patch(&during, &ours, None, "later").is_none());
+        assert!(cordon_patch(&during, &ours, &[], None, "later").is_none());
         let undo = uncordon_patch(&during);
         let after = apply(&during, &undo.patch);
         assert_eq!(after.spec, before.spec, "{}", undo.words);
@@ -346,7 +426,10 @@ mod tests {
     #[test]
     fn a_node_cordoned_before_stays_cordoned() {
         let before = node(&json!({"metadata": {"name": "n"}, "spec": {"unschedulable": true}}));
-        let during = apply(&before, &cordon_patch(&before, &[], None, "t").unwrap());
+        let during = apply(
+            &before,
+            &cordon_patch(&before, &[], &[], None, "t").unwrap(),
+        );
         assert!(record_of(&during).unwrap().was_unschedulable);
         let undo = uncordon_patch(&during);
         let after = apply(&during, &undo.patch);
@@ -360,7 +443,7 @@ mod tests {
         let ours = [TaintSpec::parse("maintenance:NoSchedule").unwrap()];
         let during = apply(
             &before,
-            &cordon_patch(&before, &ours, Some("old"), "t1").unwrap(),
+            &cordon_patch(&before, &ours, &[], Some("old"), "t1").unwrap(),
         );
         assert!(!is_stale(&during));
         // kubectl uncordon: schedulable again, our record and taint left.
@@ -369,7 +452,7 @@ mod tests {
         assert!(live_record(&uncordoned).is_none());
         let again = apply(
             &uncordoned,
-            &cordon_patch(&uncordoned, &ours, Some("new"), "t2").unwrap(),
+            &cordon_patch(&uncordoned, &ours, &[], Some("new"), "t2").unwrap(),
         );
         let record = record_of(&again).unwrap();
         assert_eq!(
@@ -392,7 +475,10 @@ mod tests {
                 "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:unschedulable": {}}}}])
         };
         let before = node(&json!({"metadata": {"name": "n"}, "spec": {}}));
-        let mut during = apply(&before, &cordon_patch(&before, &[], None, "t").unwrap());
+        let mut during = apply(
+            &before,
+            &cordon_patch(&before, &[], &[], None, "t").unwrap(),
+        );
         during.metadata.managed_fields = serde_json::from_value(owned_by(FIELD_MANAGER)).unwrap();
         assert_eq!(cordoned_by_another(&during), None, "our own cordon");
         assert!(!uncordon_patch(&during).kept_for_another);

@@ -79,6 +79,8 @@ pub(crate) struct Ctx {
     /// Budget watches shared by every node's drain, so that nodes drained
     /// at once share each budget's disruptions.
     pub(crate) pdbs: crate::drain::pdb_watch::PdbWatches,
+    /// The DrainInProgress/Drained conditions, reset at each uncordon.
+    pub(crate) conditions: crate::drain::conditions::Writer,
     kured: kured::Kured,
     /// Nodes of this roll holding kured's lock (it is taken by the first).
     kured_users: tokio::sync::Mutex<usize>,
@@ -312,6 +314,10 @@ pub(crate) async fn run(
             format!("{}/{}", locks.holder(), options.identity),
         ),
         pdbs: crate::drain::pdb_watch::PdbWatches::new(clients.main.clone(), events.clone()),
+        conditions: crate::drain::conditions::Writer::new(
+            clients.main.clone(),
+            options.drain.node_conditions,
+        ),
         clients,
         plan,
         drain: options.drain.clone(),

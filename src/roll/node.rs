@@ -328,7 +328,8 @@ impl Run<'_> {
     }
 
     async fn uncordon(&mut self) -> Result<(), Stop> {
-        let undo = cordon::uncordon(&self.ctx.clients.main, self.get().await?).await?;
+        let node = self.get().await?;
+        let undo = cordon::uncordon(&self.ctx.clients.main, node, &self.ctx.conditions).await?;
         if let Some(since) = self.out_since.take() {
             self.out.out_of_service_ms += since.elapsed().as_millis() as u64;
         }

@@ -31,6 +31,73 @@ fn spec_of(c: &Cluster, node: &str) -> serde_json::Value {
     c.get(Resource::Nodes, "", node).unwrap()["spec"].clone()
 }
 
+/// The node's `status.conditions` of these types, as (type, status), from
+/// the real kubectl's `get node -o yaml`.
+fn lifecycle_conditions(c: &Cluster, node: &str) -> (serde_json::Value, Vec<(String, String)>) {
+    let out = c.kubectl(&["get", "node", node, "-o", "yaml"]);
+    out.success();
+    let node: serde_json::Value = serde_saphyr::from_str(&out.stdout).expect("a node in YAML");
+    let conditions = node["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+            (s("type"), s("status"))
+        })
+        .collect();
+    (node, conditions)
+}
+
+#[test]
+fn node_conditions_and_the_load_balancer_label_come_and_go() {
+    let c = Cluster::start(WORKERS, 33);
+    c.wait_idle();
+    let (before, _) = lifecycle_conditions(&c, "w1");
+    let out = c.maintain(&["drain", "w1", "--exclude-from-load-balancers"]);
+    out.success();
+    let (during, conditions) = lifecycle_conditions(&c, "w1");
+    let lb = "node.kubernetes.io/exclude-from-external-load-balancers";
+    assert_eq!(during["metadata"]["labels"][lb], "true", "{during}");
+    for want in [
+        ("Ready", "True"),
+        ("DrainInProgress", "False"),
+        ("Drained", "True"),
+    ] {
+        let want = (want.0.to_string(), want.1.to_string());
+        assert!(conditions.contains(&want), "{want:?} in {conditions:?}");
+    }
+    // Only through nodes/status, as a strategic merge of those two.
+    let status_writes: Vec<_> = c
+        .writes()
+        .into_iter()
+        .filter(|w| w.path.ends_with("/nodes/w1/status"))
+        .collect();
+    assert_eq!(status_writes.len(), 2, "{status_writes:?}");
+    c.maintain(&["uncordon", "w1"]).success();
+    let (after, conditions) = lifecycle_conditions(&c, "w1");
+    assert_eq!(after["metadata"]["labels"], before["metadata"]["labels"]);
+    assert_eq!(after["spec"], before["spec"]);
+    for want in [
+        ("Ready", "True"),
+        ("DrainInProgress", "False"),
+        ("Drained", "False"),
+    ] {
+        let want = (want.0.to_string(), want.1.to_string());
+        assert!(conditions.contains(&want), "{want:?} in {conditions:?}");
+    }
+    // Turned off: nothing written to nodes/status.
+    let out = c.maintain(&["drain", "w3", "--node-conditions=false"]);
+    out.success();
+    assert!(
+        c.writes()
+            .iter()
+            .all(|w| !w.path.ends_with("/nodes/w3/status")),
+        "{:?}",
+        c.writes()
+    );
+}
+
 #[test]
 fn uncordon_restores_the_exact_earlier_spec() {
     let c = Cluster::start(WORKERS, 33);

@@ -236,6 +236,7 @@ fn exactly_kubectl_drains_permissions_are_enough() {
         "warning: cannot watch PodDisruptionBudgets",
         "warning: cannot list nodes",
         "warning: cannot record Kubernetes events",
+        "warning: cannot write the DrainInProgress/Drained conditions",
     ] {
         assert_eq!(out.stderr.matches(warning).count(), 1, "{warning}: {out:?}");
     }

@@ -1,0 +1,182 @@
+//! The node conditions others read to follow a drain (KEP-5683 "Node
+//! Lifecycle Conditions", alpha in Kubernetes 1.37): `DrainInProgress` is
+//! True from just before a node's drain starts until it ends, `Drained`
+//! True once it completed (False when a new drain begins), both False after
+//! `uncordon`. Written with a strategic merge patch on `nodes/status`
+//! carrying only those two conditions (NodeCondition is a merge list keyed
+//! by `type`), so the kubelet's own conditions are never touched. Optional:
+//! a refused write warns once and the drain goes on; `--node-conditions=false`
+//! turns them off.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+use serde_json::{Value, json};
+
+use super::events::{Event, Sink, emit};
+use crate::policy::maintenance::FIELD_MANAGER;
+
+pub(crate) const DRAIN_IN_PROGRESS: &str = "DrainInProgress";
+pub(crate) const DRAINED: &str = "Drained";
+
+/// Where a node's drain is, as the conditions tell it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage {
+    Started,
+    Drained,
+    /// Ended without draining the node (timed out, refused, failed, interrupted).
+    NotDrained,
+    Uncordoned,
+}
+
+/// The status patch for a stage: both conditions, with CamelCase reasons.
+pub(crate) fn patch(stage: Stage, now: &str) -> Value {
+    let (in_progress, drained, reason, message) = match stage {
+        Stage::Started => (
+            "True",
+            "False",
+            "DrainStarted",
+            "kubectl maintain is draining the node",
+        ),
+        Stage::Drained => (
+            "False",
+            "True",
+            "DrainCompleted",
+            "kubectl maintain drained the node",
+        ),
+        Stage::NotDrained => (
+            "False",
+            "False",
+            "DrainNotCompleted",
+            "kubectl maintain's drain ended before the node was empty",
+        ),
+        Stage::Uncordoned => (
+            "False",
+            "False",
+            "Uncordoned",
+            "kubectl maintain returned the node to service",
+        ),
+    };
+    let condition = |kind: &str, status: &str| {
+        json!({
+            "type": kind,
+            "status": status,
+            "reason": reason,
+            "message": message,
+            "lastTransitionTime": now,
+            "lastHeartbeatTime": now,
+        })
+    };
+    json!({"status": {"conditions": [
+        condition(DRAIN_IN_PROGRESS, in_progress),
+        condition(DRAINED, drained),
+    ]}})
+}
+
+/// Does the node carry either condition (so that uncordon has something to reset)?
+pub(crate) fn present(node: &Node) -> bool {
+    node.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c.type_ == DRAIN_IN_PROGRESS || c.type_ == DRAINED)
+        })
+}
+
+/// Writes the conditions, or does nothing when they are turned off or
+/// were refused once.
+pub(crate) struct Writer {
+    client: kube::Client,
+    enabled: bool,
+    refused: AtomicBool,
+}
+
+impl Writer {
+    pub(crate) fn new(client: kube::Client, enabled: bool) -> Self {
+        Writer {
+            client,
+            enabled,
+            refused: AtomicBool::new(false),
+        }
+    }
+
+    /// Writes a stage's conditions on a node. A refusal is a warning, given
+    /// once (to `events` when there is a drain to tell, else on stderr).
+    pub(crate) async fn write(&self, node: &str, stage: Stage, events: Option<&Sink>) {
+        if !self.enabled || self.refused.load(Ordering::Relaxed) {
+            return;
+        }
+        let api: Api<Node> = Api::all(self.client.clone());
+        let params = PatchParams {
+            field_manager: Some(FIELD_MANAGER.into()),
+            ..PatchParams::default()
+        };
+        let body = patch(stage, &kube_conventions::time::now_rfc3339());
+        let Err(e) = api
+            .patch_status(node, &params, &Patch::Strategic(body))
+            .await
+        else {
+            return;
+        };
+        let forbidden = matches!(&e, kube::Error::Api(s) if s.code == 403);
+        if forbidden && self.refused.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let why = match &e {
+            kube::Error::Api(s) if s.code == 403 => format!(
+                "{}; grant patch on nodes/status to record them, or pass --node-conditions=false",
+                s.message
+            ),
+            other => other.to_string(),
+        };
+        let message = format!(
+            "cannot write the {DRAIN_IN_PROGRESS}/{DRAINED} conditions of node {node} (the drain goes on): {why}"
+        );
+        match events {
+            Some(sink) => emit(sink, Event::Warning { message }),
+            None => eprintln!("warning: {message}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn statuses(stage: Stage) -> (String, String, String) {
+        let p = patch(stage, "t");
+        let c = &p["status"]["conditions"];
+        assert_eq!(c[0]["type"], DRAIN_IN_PROGRESS);
+        assert_eq!(c[1]["type"], DRAINED);
+        (
+            c[0]["status"].as_str().unwrap().into(),
+            c[1]["status"].as_str().unwrap().into(),
+            c[0]["reason"].as_str().unwrap().into(),
+        )
+    }
+
+    #[test]
+    fn each_stage_sets_both_conditions() {
+        let s = |a: &str, b: &str, r: &str| (a.to_string(), b.to_string(), r.to_string());
+        assert_eq!(statuses(Stage::Started), s("True", "False", "DrainStarted"));
+        assert_eq!(
+            statuses(Stage::Drained),
+            s("False", "True", "DrainCompleted")
+        );
+        assert_eq!(
+            statuses(Stage::NotDrained),
+            s("False", "False", "DrainNotCompleted")
+        );
+        assert_eq!(
+            statuses(Stage::Uncordoned),
+            s("False", "False", "Uncordoned")
+        );
+        // Only these two: the patch carries nothing else of the status.
+        let p = patch(Stage::Started, "t");
+        assert_eq!(p["status"].as_object().unwrap().len(), 1);
+        assert_eq!(p["status"]["conditions"].as_array().unwrap().len(), 2);
+    }
+}
