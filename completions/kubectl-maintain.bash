@@ -123,7 +123,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__drain)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --deadline-overrides-markers --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -154,6 +154,10 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deadline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -473,7 +477,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__plan)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --deadline-overrides-markers --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -504,6 +508,10 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deadline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -683,7 +691,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__roll)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --exec --wait-for-reboot --ready-timeout --wait-for-budgets --soak --lock-namespace --lease-duration --kured-daemonset --fresh --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --deadline-overrides-markers --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --exec --wait-for-reboot --ready-timeout --wait-for-budgets --soak --lock-namespace --lease-duration --kured-daemonset --fresh --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -714,6 +722,10 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deadline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -266,6 +266,12 @@ pub struct DrainArgs {
     /// Give up after this long (0: never), e.g. 5m
     #[arg(long, value_name = "DURATION", default_value = "0s")]
     pub timeout: String,
+    /// After this long on a node, stop asking and delete what is left, bypassing PodDisruptionBudgets; each pod is deleted its grace period before the deadline, so that it still gets all of it. Pods held by drain markers are left unless --deadline-overrides-markers
+    #[arg(long, value_name = "DURATION")]
+    pub deadline: Option<String>,
+    /// With --deadline: delete pods held by drain markers at the deadline too
+    #[arg(long, requires = "deadline")]
+    pub deadline_overrides_markers: bool,
     /// Only pods matching this label selector are drained
     #[arg(long, value_name = "SELECTOR", default_value = "")]
     pub pod_selector: String,

@@ -74,6 +74,8 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         all_or_nothing: false,
         taints: Vec::new(),
         labels: Vec::new(),
+        deadline: None,
+        deadline_overrides_markers: false,
         node_conditions: true,
         reason: Some("demo".into()),
         guards: crate::policy::guard::Guards::default(),

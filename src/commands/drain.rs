@@ -52,6 +52,22 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
     }
     let timeout = crate::duration::parse(&args.timeout)
         .map_err(|e| Exit::usage(format!("--timeout: {e}")))?;
+    let deadline = match &args.deadline {
+        Some(d) => {
+            Some(crate::duration::parse(d).map_err(|e| Exit::usage(format!("--deadline: {e}")))?)
+        }
+        None => None,
+    };
+    if let Some(d) = deadline
+        && !timeout.is_zero()
+        && d >= timeout
+    {
+        return Err(Exit::usage(format!(
+            "--deadline {} must be shorter than --timeout {}: the drain would give up before the deadline",
+            args.deadline.as_deref().unwrap_or_default(),
+            args.timeout
+        )));
+    }
     // kubectl reads a negative --skip-wait-for-delete-timeout as off and a
     // negative --chunk-size as no paging; so do we.
     if args.chunk_size > i64::from(u32::MAX) {
@@ -98,6 +114,8 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         },
         grace_period: (args.grace_period >= 0).then_some(args.grace_period),
         timeout: (!timeout.is_zero()).then_some(timeout),
+        deadline,
+        deadline_overrides_markers: args.deadline_overrides_markers,
         pod_selector: (!args.pod_selector.is_empty()).then(|| args.pod_selector.clone()),
         disable_eviction: args.disable_eviction,
         chunk_size: u32::try_from(args.chunk_size).unwrap_or(0),
@@ -287,6 +305,7 @@ pub(crate) async fn run_drain(
     let interrupt = interrupt_on_ctrl_c();
     let dry_run = options.dry_run;
     let all_or_nothing = options.all_or_nothing;
+    let deadline = options.deadline.is_some();
     let prepared = match drain::prepare(clients, plan.clone(), options, events, interrupt).await {
         Ok(p) => p,
         // kubectl drain -l exits 0 when nothing matches; loops over pools rely on it.
@@ -311,7 +330,7 @@ pub(crate) async fn run_drain(
         let tight = prepared.tight_budgets().await;
         eprint!(
             "{}",
-            confirm::describe(&preview, &tight, prepared.warnings())
+            confirm::describe(&preview, &tight, prepared.warnings(), deadline)
         );
         if !confirm::ask("Drain now?".into()).await {
             eprintln!("nothing was changed");

@@ -3,15 +3,15 @@
 //! refused, follows the node's pods, wakes it when it asked to be woken,
 //! and hands every answer back to it. No decision is made here.
 
-use futures::StreamExt;
 use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::engine::Engine;
 use super::events::emit;
-use super::evict::Answer;
+use super::evict::{self, Answer};
 use super::machine::{Effect, Input, NodeMachine, Now};
 use super::outcome::NodeOutcome;
 use super::pdb_watch::Signal;
@@ -73,8 +73,11 @@ pub(crate) async fn drain_node(
                             evacuation: None,
                         });
                     }
-                    _ => inflight.push(evict(engine, key, uid, vmi)),
+                    _ => inflight.push(evict(engine, key, uid, vmi).boxed()),
                 },
+                Effect::Force { key, uid, grace } => {
+                    inflight.push(force(engine, key, uid, grace).boxed());
+                }
                 Effect::WatchBudget(key) => {
                     if !engine.pdbs.ensure(&key) {
                         unwatched.push(key);
@@ -130,6 +133,31 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+/// `--deadline`: one delete, budgets bypassed, with the pod's grace period.
+async fn force(engine: &Engine, key: PodKey, uid: String, grace: i64) -> Input {
+    let answer = {
+        let _permit = engine.slots.acquire().await;
+        evict::send(
+            &engine.clients.evict,
+            &evict::Request {
+                namespace: &key.namespace,
+                name: &key.name,
+                uid: &uid,
+                grace_period: Some(grace),
+                dry_run: false,
+                delete: true,
+            },
+        )
+        .await
+    };
+    Input::Answer {
+        key,
+        uid,
+        answer,
+        evacuation: None,
     }
 }
 

@@ -83,6 +83,8 @@ impl Engine {
             in_flight: IN_FLIGHT,
             delete: self.options.disable_eviction,
             grace_period: self.options.grace_period,
+            deadline: self.options.deadline,
+            deadline_overrides_markers: self.options.deadline_overrides_markers,
         })
     }
 }
@@ -278,6 +280,17 @@ pub(crate) async fn prepare_sharing(
     }
     if no_room {
         warnings.push(left_pending(&nodes));
+    }
+    if let Some(d) = engine.options.deadline {
+        let markers = if engine.options.deadline_overrides_markers {
+            "pods held by drain markers too"
+        } else {
+            "pods held by drain markers are left"
+        };
+        warnings.push(format!(
+            "--deadline {}: what is still on a node then is deleted, PodDisruptionBudgets bypassed, each pod its grace period before the deadline ({markers})",
+            crate::duration::human(d)
+        ));
     }
     Ok(Prepared {
         engine,

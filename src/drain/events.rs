@@ -37,6 +37,13 @@ pub(crate) enum Event {
         node: String,
         pod: PodKey,
     },
+    /// `--deadline` came for a pod: deleted, budgets bypassed.
+    Forced {
+        node: String,
+        pod: PodKey,
+        why: String,
+        grace: i64,
+    },
     WaveDone {
         node: String,
         wave: String,

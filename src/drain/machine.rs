@@ -82,6 +82,13 @@ pub(crate) struct Settings {
     pub(crate) delete: bool,
     /// `--grace-period`, when given.
     pub(crate) grace_period: Option<i64>,
+    /// `--deadline`: counted from the node's start, after which what is
+    /// left is deleted, budgets bypassed, each pod early enough to get its
+    /// whole grace period by then.
+    pub(crate) deadline: Option<Duration>,
+    /// `--deadline-overrides-markers`: pods held by drain markers are
+    /// deleted at the deadline too.
+    pub(crate) deadline_overrides_markers: bool,
 }
 
 #[derive(Debug)]
@@ -125,6 +132,12 @@ pub(crate) enum Effect {
         /// disruption is this node's to use.
         granted: bool,
     },
+    /// Delete the pod, budgets bypassed (`--deadline`), with this grace period.
+    Force {
+        key: PodKey,
+        uid: String,
+        grace: i64,
+    },
     WatchBudget(BudgetKey),
     Emit(Event),
     Finish(Box<NodeOutcome>),
@@ -158,6 +171,8 @@ struct Member {
     told: Option<String>,
     /// The budget refusing this pod's eviction, since when.
     held: Option<(BudgetKey, Instant)>,
+    /// Deleted at the deadline, and why it was still there.
+    forced: Option<String>,
 }
 
 impl Member {
@@ -254,6 +269,7 @@ impl NodeMachine {
             warning,
             told: None,
             held: None,
+            forced: None,
         };
         match disposition {
             Disposition::Evict { wave, warning } => {
@@ -401,6 +417,7 @@ impl NodeMachine {
         }
         self.release_holds();
         if !self.finished {
+            self.force_due();
             self.check_deadlines();
         }
         if !self.finished {
@@ -449,15 +466,101 @@ impl NodeMachine {
                 .values()
                 .any(|m| m.pod.metadata.deletion_timestamp.is_some() && !m.done()))
         .then(|| self.last.at + EXPIRY_CHECK);
+        let forcing = self
+            .members
+            .values()
+            .filter(|m| self.forceable(m))
+            .filter_map(|m| self.force_at(m));
         retries
             .chain(self.wave_deadline())
             .chain(self.deadline())
             .chain(expiry)
+            .chain(forcing)
             .min()
     }
 
     fn wave(&self) -> usize {
         self.running.map_or(0, |r| r.wave)
+    }
+
+    /// The grace period a pod is deleted with: `--grace-period`, else its own.
+    fn grace(&self, m: &Member) -> i64 {
+        self.settings.grace_period.unwrap_or_else(|| {
+            m.pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.termination_grace_period_seconds)
+                .unwrap_or(30)
+        })
+    }
+
+    /// When `--deadline` deletes this pod: its grace period before the
+    /// deadline (at once when that is already past), as Karpenter times it.
+    fn force_at(&self, m: &Member) -> Option<Instant> {
+        let deadline = self.started + self.settings.deadline?;
+        let grace = Duration::from_secs(self.grace(m).max(0) as u64);
+        Some(
+            deadline
+                .checked_sub(grace)
+                .unwrap_or(self.started)
+                .max(self.started),
+        )
+    }
+
+    /// Is this pod one the deadline deletes: still to be evicted (queued or
+    /// refused), or, with `--deadline-overrides-markers`, held by a marker;
+    /// not one already on its way out.
+    fn forceable(&self, m: &Member) -> bool {
+        m.forced.is_none()
+            && match &m.state {
+                State::Queued | State::Blocked { .. } => true,
+                State::Waiting(_) => self.settings.deadline_overrides_markers,
+                State::InFlight | State::Terminating | State::Done(_) => false,
+            }
+    }
+
+    /// Deletes every pod whose time under `--deadline` came, budgets bypassed.
+    fn force_due(&mut self) {
+        let now = self.last.at;
+        let due: Vec<PodKey> = self
+            .members
+            .iter()
+            .filter(|(_, m)| self.forceable(m) && self.force_at(m).is_some_and(|at| at <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in due {
+            let grace = self.grace(&self.members[&key]);
+            let node = self.node.clone();
+            let m = self.members.get_mut(&key).expect("member");
+            let why = match &m.state {
+                State::Blocked { cause, .. } => {
+                    format!("still held at the deadline: {}", cause.summary())
+                }
+                State::Waiting(reason) => format!(
+                    "still held at the deadline by {}",
+                    Cause::WaitingForCompletion {
+                        reason: reason.clone()
+                    }
+                    .summary()
+                ),
+                _ => "not evicted yet at the deadline".to_string(),
+            };
+            m.forced = Some(why.clone());
+            m.state = State::InFlight;
+            self.in_flight += 1;
+            let uid = uid(&m.pod).to_string();
+            self.effects.push(Effect::Force {
+                key: key.clone(),
+                uid,
+                grace,
+            });
+            self.emit(Event::Forced {
+                node,
+                pod: key,
+                why,
+                grace,
+            });
+        }
     }
 
     /// When this node's `--timeout` runs out.
@@ -887,8 +990,9 @@ impl NodeMachine {
                     && uid(&m.pod) == gone
                     && !m.done()
                 {
-                    m.state = State::Done(match m.state {
-                        State::Waiting(_) => PodResult::Completed,
+                    m.state = State::Done(match (&m.state, &m.forced) {
+                        (_, Some(why)) => PodResult::Forced { why: why.clone() },
+                        (State::Waiting(_), None) => PodResult::Completed,
                         _ if m.evicted => PodResult::Evicted,
                         _ => PodResult::GoneByItself,
                     });
@@ -1279,6 +1383,44 @@ mod tests {
             expected_pods: 3,
             observed: true,
         }
+    }
+
+    #[test]
+    fn at_the_deadline_a_held_pod_is_deleted_its_grace_period_early() {
+        let settings = Settings {
+            deadline: Some(20 * SEC),
+            grace_period: Some(10),
+            ..waves(&["user"])
+        };
+        let (mut d, start) = Drain::new(&[("a", 0), ("b", 0)], settings);
+        assert_eq!(evicted(&start), ["a", "b"]);
+        d.answer(SEC / 10, "a", refusal("web", None));
+        d.answer(SEC / 10, "b", Answer::Accepted);
+        // The budget's 20 s fallback retry comes after the force time.
+        assert_eq!(d.m.next_wakeup(), Some(d.t0 + 10 * SEC));
+        let early = d.at(9 * SEC, Input::Tick);
+        assert!(!early.iter().any(|e| matches!(e, Effect::Force { .. })));
+        let due = d.at(10 * SEC, Input::Tick);
+        let forced: Vec<(&str, i64)> = due
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Force { key, grace, .. } => Some((key.name.as_str(), *grace)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(forced, [("a", 10)]);
+        assert!(
+            due.iter().any(
+                |e| matches!(e, Effect::Emit(Event::Forced { why, .. }) if why.contains("web"))
+            )
+        );
+        d.answer(10 * SEC, "a", Answer::Accepted);
+        d.gone(11 * SEC, "b");
+        let end = d.gone(19 * SEC, "a");
+        let o = finished(&end).expect("finished");
+        assert_eq!(o.status, NodeStatus::Drained);
+        assert!(matches!(result(o, "a"), PodResult::Forced { .. }));
+        assert_eq!(result(o, "b"), PodResult::Evicted);
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub(crate) struct Options {
     pub(crate) grace_period: Option<i64>,
     /// `--timeout`; `None` for no limit.
     pub(crate) timeout: Option<Duration>,
+    /// `--deadline`: then what is left is deleted, budgets bypassed.
+    pub(crate) deadline: Option<Duration>,
+    /// `--deadline-overrides-markers`.
+    pub(crate) deadline_overrides_markers: bool,
     pub(crate) pod_selector: Option<String>,
     pub(crate) disable_eviction: bool,
     pub(crate) chunk_size: u32,

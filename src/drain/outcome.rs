@@ -199,6 +199,8 @@ impl Cause {
 pub(crate) enum PodResult {
     /// Evicted (or deleted) and gone.
     Evicted,
+    /// Deleted at `--deadline`, budgets bypassed, and gone.
+    Forced { why: String },
     /// Waited for and gone (finished or deleted by others).
     Completed,
     /// Gone before the drain evicted it.

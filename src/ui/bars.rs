@@ -71,7 +71,7 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
     .progress_chars("=> ");
     let mut bars: HashMap<String, ProgressBar> = HashMap::new();
     let mut nodes: BTreeMap<String, NodeState> = BTreeMap::new();
-    let (mut evicted, mut cordoned) = (0u64, 0u64);
+    let (mut evicted, mut cordoned, mut forced) = (0u64, 0u64, 0u64);
     let mut api_trouble: Option<String> = None;
     loop {
         let e = match first.take() {
@@ -88,6 +88,7 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
             | Event::Evicted { node, .. }
             | Event::Blocked { node, .. }
             | Event::PodGone { node, .. }
+            | Event::Forced { node, .. }
             | Event::WaveDone { node, .. }
             | Event::NodeDone { node, .. }
             | Event::ApiTrouble { node, .. } => Some(node.clone()),
@@ -113,6 +114,11 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
             }
             Event::Blocked { pod, cause, .. } => {
                 state.blocked.insert(pod, cause);
+            }
+            Event::Forced { pod, .. } => {
+                forced += 1;
+                state.blocked.remove(&pod);
+                state.terminating.insert(pod);
             }
             Event::PodGone { pod, .. } => {
                 state.gone += 1;
@@ -149,6 +155,9 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
             "{drained}/{} nodes done · {cordoned} cordoned · {evicted} pods evicted",
             nodes.len()
         );
+        if forced > 0 {
+            let _ = write!(msg, " · {forced} deleted at the deadline");
+        }
         if let Some(t) = &api_trouble {
             let _ = write!(msg, " · API failing, retrying: {t}");
         }

@@ -25,6 +25,7 @@ pub(crate) fn describe(
     preview: &DrainOutcome,
     tight: &BTreeMap<PodKey, String>,
     warnings: &[String],
+    deadline: bool,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -67,9 +68,14 @@ pub(crate) fn describe(
         }
     }
     if !tight.is_empty() {
+        let wait = if deadline {
+            "the drain will wait for it, and delete each still held at --deadline"
+        } else {
+            "the drain will wait for it"
+        };
         let _ = writeln!(
             out,
-            "A PodDisruptionBudget refuses these evictions right now (the drain will wait for it):"
+            "A PodDisruptionBudget refuses these evictions right now ({wait}):"
         );
         for (pod, pdb) in tight {
             let _ = writeln!(out, "  {pod} (PDB {pdb})");

@@ -32,6 +32,14 @@ pub(crate) fn line(e: &Event) -> String {
             node, pod, cause, ..
         } => format!("node/{node} pod/{pod} blocked: {cause}"),
         Event::PodGone { node, pod } => format!("node/{node} pod/{pod} gone"),
+        Event::Forced {
+            node,
+            pod,
+            why,
+            grace,
+        } => format!(
+            "node/{node} pod/{pod} deleted at the deadline, budgets bypassed ({grace}s to stop): {why}"
+        ),
         Event::WaveDone {
             node,
             wave,

@@ -20,6 +20,7 @@ pub(crate) const STARTED: &str = "MaintenanceStarted";
 pub(crate) const WAVE_STARTED: &str = "DrainWaveStarted";
 pub(crate) const BLOCKED: &str = "DrainBlocked";
 pub(crate) const DRAINED: &str = "Drained";
+pub(crate) const FORCED: &str = "PodDeletedAtDeadline";
 pub(crate) const NOT_DRAINED: &str = "DrainNotCompleted";
 pub(crate) const UNCORDONED: &str = "MaintenanceEnded";
 const COMPONENT: &str = "kubectl-maintain";
@@ -140,6 +141,20 @@ pub(crate) async fn run(
                 budget,
             } => holds.held(node, &pod, &cause, budget.as_deref(), Instant::now()),
             Event::Evicted { pod, .. } | Event::PodGone { pod, .. } => holds.released(&pod),
+            Event::Forced {
+                node,
+                pod,
+                why,
+                grace,
+            } => {
+                holds.released(&pod);
+                let message = format!(
+                    "Pod {pod} deleted at the drain's --deadline, PodDisruptionBudgets bypassed ({grace}s grace period): {why}"
+                );
+                recorder
+                    .node_event(&node, "Warning", FORCED, &message)
+                    .await;
+            }
             Event::NodeDone {
                 node,
                 status: NodeStatus::Drained,

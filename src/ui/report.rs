@@ -150,6 +150,7 @@ pub(crate) fn verdict(outcome: &DrainOutcome, p: &Prediction) -> String {
 fn result_words(r: &PodResult) -> (&'static str, String) {
     match r {
         PodResult::Evicted => ("evicted", String::new()),
+        PodResult::Forced { why } => ("forced", why.clone()),
         PodResult::Completed => ("completed", String::new()),
         PodResult::GoneByItself => ("gone", String::new()),
         PodResult::Skipped { reason } => ("skip", crate::policy::classify::describe_skip(reason)),

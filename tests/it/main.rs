@@ -3,6 +3,7 @@
 
 mod demo;
 mod drain;
+mod finishing;
 mod fuzz;
 mod harness;
 mod kubevirt;
