@@ -93,6 +93,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
@@ -162,6 +163,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
@@ -237,6 +239,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lock-namespace -d 'Namespace of the per-node Leases that lock nodes against a second run' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lease-duration -d 'How long a lock lasts unless renewed (it is renewed every third of it)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l kured-daemonset -d 'kured\'s DaemonSet, whose reboot lock the roll honours and holds during each action' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'

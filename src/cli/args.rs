@@ -269,6 +269,9 @@ pub struct DrainArgs {
     /// After this long on a node, stop asking and delete what is left, bypassing PodDisruptionBudgets; each pod is deleted its grace period before the deadline, so that it still gets all of it. Pods held by drain markers are left unless --deadline-overrides-markers
     #[arg(long, value_name = "DURATION")]
     pub deadline: Option<String>,
+    /// For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done
+    #[arg(long)]
+    pub surge: bool,
     /// With --deadline: delete pods held by drain markers at the deadline too
     #[arg(long, requires = "deadline")]
     pub deadline_overrides_markers: bool,

@@ -76,6 +76,7 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         labels: Vec::new(),
         deadline: None,
         deadline_overrides_markers: false,
+        surge: false,
         node_conditions: true,
         reason: Some("demo".into()),
         guards: crate::policy::guard::Guards::default(),

@@ -116,6 +116,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         timeout: (!timeout.is_zero()).then_some(timeout),
         deadline,
         deadline_overrides_markers: args.deadline_overrides_markers,
+        surge: args.surge,
         pod_selector: (!args.pod_selector.is_empty()).then(|| args.pod_selector.clone()),
         disable_eviction: args.disable_eviction,
         chunk_size: u32::try_from(args.chunk_size).unwrap_or(0),

@@ -75,6 +75,36 @@ pub(crate) async fn drain_node(
                     }
                     _ => inflight.push(evict(engine, key, uid, vmi).boxed()),
                 },
+                Effect::Surge { key, owner, budget } => {
+                    let node = machine.node().to_string();
+                    inflight.push(
+                        async move {
+                            // Only a budget that allows nothing even with
+                            // every pod healthy needs a surge; others free
+                            // a disruption by themselves.
+                            let numbers = match engine.pdbs.get(&budget) {
+                                Some(b) => Some(b),
+                                None => engine.pdbs.fetch(&budget).await,
+                            };
+                            let never = numbers.is_some_and(|b| {
+                                b.disruptions_allowed == 0 && b.desired_healthy >= b.expected_pods
+                            });
+                            let result = if never {
+                                let owner = owner.as_ref().map(|(k, n)| (k.as_str(), n.as_str()));
+                                let client = &engine.clients.main;
+                                engine
+                                    .surges
+                                    .surge(client, &node, &key, owner)
+                                    .await
+                                    .map(Some)
+                            } else {
+                                Ok(None)
+                            };
+                            Input::Surged { key, result }
+                        }
+                        .boxed(),
+                    );
+                }
                 Effect::Force { key, uid, grace } => {
                     inflight.push(force(engine, key, uid, grace).boxed());
                 }

@@ -37,6 +37,8 @@ pub(crate) struct Engine {
     pub(crate) options: Options,
     pub(crate) pdbs: pdb_watch::PdbWatches,
     pub(crate) conditions: super::conditions::Writer,
+    /// Deployments `--surge` scaled up, to scale back when their node is done.
+    pub(crate) surges: super::surge::Surges,
     /// The budget over each pod to evict, when known before the first
     /// attempt (drains of several nodes at once, `prepare::budgets_of`).
     pub(crate) budget_of: HashMap<PodKey, pdb_watch::Key>,
@@ -85,6 +87,7 @@ impl Engine {
             grace_period: self.options.grace_period,
             deadline: self.options.deadline,
             deadline_overrides_markers: self.options.deadline_overrides_markers,
+            surge: self.options.surge,
         })
     }
 }
@@ -140,6 +143,9 @@ impl NodePlan {
             _ => Stage::NotDrained,
         };
         conditions.write(&self.name, stage, events).await;
+        for problem in engine.surges.undo(&engine.clients.main, &self.name).await {
+            emit(&engine.events, Event::Warning { message: problem });
+        }
         out
     }
 }
@@ -263,6 +269,7 @@ pub(crate) async fn prepare_sharing(
     let engine = Arc::new(Engine {
         pdbs,
         conditions,
+        surges: super::surge::Surges::default(),
         budget_of,
         clients,
         options,

@@ -37,6 +37,12 @@ pub(crate) enum Event {
         node: String,
         pod: PodKey,
     },
+    /// What `--surge` did for a pod's workload.
+    Surge {
+        node: String,
+        pod: PodKey,
+        message: String,
+    },
     /// `--deadline` came for a pod: deleted, budgets bypassed.
     Forced {
         node: String,

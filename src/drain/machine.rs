@@ -89,6 +89,9 @@ pub(crate) struct Settings {
     /// `--deadline-overrides-markers`: pods held by drain markers are
     /// deleted at the deadline too.
     pub(crate) deadline_overrides_markers: bool,
+    /// `--surge`: a pod its budget holds gets one more replica of its
+    /// Deployment first (crate::drain::surge).
+    pub(crate) surge: bool,
 }
 
 #[derive(Debug)]
@@ -115,6 +118,14 @@ pub(crate) enum Input {
     /// This budget cannot be watched (forbidden): its pods are retried on
     /// kubectl's timer instead.
     BudgetUnwatched(BudgetKey),
+    /// What `--surge` did for this pod's workload: the Deployment surged,
+    /// or why it cannot surge.
+    Surged {
+        key: PodKey,
+        /// The Deployment surged; None when its budget allows disruptions
+        /// once its pods are healthy (the wait ends by itself).
+        result: Result<Option<String>, String>,
+    },
     /// `next_wakeup` came.
     Tick,
     Interrupted,
@@ -131,6 +142,14 @@ pub(crate) enum Effect {
         /// A retry its budget's change granted (`Input::Budget`): the
         /// disruption is this node's to use.
         granted: bool,
+    },
+    /// `--surge`: one more replica of this pod's Deployment, if it can.
+    Surge {
+        key: PodKey,
+        /// The pod's controller: kind and name.
+        owner: Option<(String, String)>,
+        /// The budget that refused it.
+        budget: BudgetKey,
     },
     /// Delete the pod, budgets bypassed (`--deadline`), with this grace period.
     Force {
@@ -173,6 +192,8 @@ struct Member {
     held: Option<(BudgetKey, Instant)>,
     /// Deleted at the deadline, and why it was still there.
     forced: Option<String>,
+    /// `--surge` was asked for this pod's workload.
+    surge_asked: bool,
 }
 
 impl Member {
@@ -270,6 +291,7 @@ impl NodeMachine {
             told: None,
             held: None,
             forced: None,
+            surge_asked: false,
         };
         match disposition {
             Disposition::Evict { wave, warning } => {
@@ -313,6 +335,10 @@ impl NodeMachine {
                 });
             }
         }
+    }
+
+    pub(crate) fn node(&self) -> &str {
+        &self.node
     }
 
     /// kubectl's refusals for this node's pods, one line each.
@@ -412,6 +438,7 @@ impl NodeMachine {
                 self.queue.extend(held);
             }
             Input::BudgetUnwatched(key) => self.on_unwatched(key),
+            Input::Surged { key, result } => self.on_surged(&key, result),
             Input::Tick => self.on_tick(),
             Input::Interrupted => self.finish(NodeStatus::Interrupted, None),
         }
@@ -893,6 +920,22 @@ impl NodeMachine {
                     FALLBACK_RETRY
                 };
                 let retry = now + retry_after.unwrap_or(fallback);
+                if self.settings.surge && !m.surge_asked {
+                    m.surge_asked = true;
+                    let owner = m
+                        .pod
+                        .metadata
+                        .owner_references
+                        .iter()
+                        .flatten()
+                        .find(|o| o.controller == Some(true))
+                        .map(|o| (o.kind.clone(), o.name.clone()));
+                    self.effects.push(Effect::Surge {
+                        key: key.clone(),
+                        owner,
+                        budget: budget.clone(),
+                    });
+                }
                 self.block(key, cause.expect("a refusal"), Some(retry), Some(budget));
             }
             // kubectl drain fails such a pod at once: no retry will help.
@@ -1052,6 +1095,30 @@ impl NodeMachine {
                 }
             }
         }
+    }
+
+    /// `--surge` answered: said on screen; a workload that cannot surge is
+    /// noted on its pod, which waits on its budget as before.
+    fn on_surged(&mut self, key: &PodKey, result: Result<Option<String>, String>) {
+        let message = match result {
+            Ok(None) => return,
+            Ok(Some(deployment)) => format!(
+                "surging Deployment {}/{deployment}: one more replica, so that its budget lets this pod go",
+                key.namespace
+            ),
+            Err(why) => {
+                let note = format!("not surged: {why}");
+                if let Some(m) = self.members.get_mut(key) {
+                    m.warning = Some(note.clone());
+                }
+                note
+            }
+        };
+        self.emit(Event::Surge {
+            node: self.node.clone(),
+            pod: key.clone(),
+            message,
+        });
     }
 
     /// No change of this budget will come: retry its pods on kubectl's timer.

@@ -22,6 +22,7 @@ pub(crate) mod pod_watch;
 pub(crate) mod prepare;
 mod preview;
 pub(crate) mod retry;
+pub(crate) mod surge;
 
 use std::time::Duration;
 
@@ -41,6 +42,8 @@ pub(crate) struct Options {
     pub(crate) deadline: Option<Duration>,
     /// `--deadline-overrides-markers`.
     pub(crate) deadline_overrides_markers: bool,
+    /// `--surge`.
+    pub(crate) surge: bool,
     pub(crate) pod_selector: Option<String>,
     pub(crate) disable_eviction: bool,
     pub(crate) chunk_size: u32,

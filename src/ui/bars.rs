@@ -96,7 +96,7 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 let _ = multi.println(format!("warning: {message}"));
                 None
             }
-            Event::Phase { .. } => {
+            Event::Phase { .. } | Event::Surge { .. } => {
                 let _ = multi.println(super::lines::line(&e));
                 None
             }
@@ -134,7 +134,10 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 ));
             }
             Event::ApiTrouble { message, .. } => api_trouble = Some(message),
-            Event::WaveDone { .. } | Event::Warning { .. } | Event::Phase { .. } => {}
+            Event::WaveDone { .. }
+            | Event::Warning { .. }
+            | Event::Phase { .. }
+            | Event::Surge { .. } => {}
         }
         let bar = bars.entry(node.clone()).or_insert_with(|| {
             let b = multi.add(ProgressBar::new(0));

@@ -32,6 +32,7 @@ pub(crate) fn line(e: &Event) -> String {
             node, pod, cause, ..
         } => format!("node/{node} pod/{pod} blocked: {cause}"),
         Event::PodGone { node, pod } => format!("node/{node} pod/{pod} gone"),
+        Event::Surge { node, pod, message } => format!("node/{node} pod/{pod} {message}"),
         Event::Forced {
             node,
             pod,

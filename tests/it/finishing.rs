@@ -1,7 +1,11 @@
 //! Drains that finish: `--deadline` deletes what a budget still holds, each
-//! pod its grace period before the deadline.
+//! pod its grace period before the deadline; `--surge` gives a single
+//! replica a twin first.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use kube_sandbox::resources::Resource;
+use serde_json::json;
 
 use crate::harness::log_ms;
 use crate::scenario::{Scenario, template};
@@ -13,9 +17,8 @@ fn the_deadline_deletes_a_held_pod_its_grace_period_early() {
         .node("n1")
         .node("n2")
         .deployment_with("solo", 1, |d| {
-            template(d)["spec"]["nodeSelector"] =
-                serde_json::json!({"kubernetes.io/hostname": "n1"});
-            template(d)["spec"]["terminationGracePeriodSeconds"] = serde_json::json!(10);
+            template(d)["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "n1"});
+            template(d)["spec"]["terminationGracePeriodSeconds"] = json!(10);
         })
         .pdb("solo", "minAvailable: 1")
         .start(33);
@@ -83,4 +86,90 @@ fn a_deadline_past_the_timeout_is_refused_before_any_request() {
         "{out:?}"
     );
     assert!(c.writes().is_empty(), "{:?}", c.writes());
+}
+
+/// A single replica behind `minAvailable: 1` on n1, room for it on n2.
+fn solo() -> Scenario {
+    Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment_with("solo", 1, |d| {
+            template(d)["spec"]["affinity"] = json!({"nodeAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100,
+                    "preference": {"matchExpressions": [{"key": "kubernetes.io/hostname",
+                        "operator": "In", "values": ["n1"]}]}}]}});
+        })
+        .pdb("solo", "minAvailable: 1")
+}
+
+#[test]
+fn surge_lets_a_single_replica_go_without_dropping_below_its_budget() {
+    let c = solo().start(33);
+    c.wait_settled();
+    let since = std::time::SystemTime::now();
+    let out = c.maintain(&["drain", "n1", "--surge", "--timeout", "40s", "-o", "json"]);
+    out.success();
+    assert_eq!(out.report().node("n1").status, "drained", "{out:?}");
+    assert!(
+        out.stderr.contains("surging Deployment apps/solo"),
+        "{out:?}"
+    );
+    // The budget's healthy count, in every status written meanwhile, never below 1.
+    let healthy: Vec<i64> = c
+        .history(Resource::PodDisruptionBudgets)
+        .iter()
+        .filter(|e| e.at >= since)
+        .filter_map(|e| e.object()["status"]["currentHealthy"].as_i64())
+        .collect();
+    assert!(
+        !healthy.is_empty() && healthy.iter().all(|h| *h >= 1),
+        "{healthy:?}"
+    );
+    // Scaled back, the record gone, one pod running elsewhere.
+    let d = c.get(Resource::Deployments, "apps", "solo").unwrap();
+    assert_eq!(d["spec"]["replicas"], 1, "{d}");
+    assert!(
+        d["metadata"]["annotations"]
+            .get("kubectl-maintain.io/surge")
+            .is_none(),
+        "{d}"
+    );
+    c.wait_for("one solo pod on n2", Duration::from_secs(10), |c| {
+        let on_n2 = c
+            .pods_on("n2")
+            .iter()
+            .filter(|p| p.starts_with("apps/solo-"))
+            .count();
+        let all = c
+            .pods()
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "solo")
+            .count();
+        on_n2 == 1 && all == 1
+    });
+}
+
+#[test]
+fn a_statefulset_of_one_is_reported_as_not_surgeable() {
+    let c = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .object(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": "apps"},
+            "spec": {"replicas": 1, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                "template": {"metadata": {"labels": {"app": "db"}},
+                    "spec": {"nodeSelector": {"kubernetes.io/hostname": "n1"},
+                        "containers": [{"name": "c", "image": "db"}]}}}}))
+        .pdb("db", "minAvailable: 1")
+        .start(33);
+    c.wait_settled();
+    let out = c.maintain(&["drain", "n1", "--surge", "--timeout", "3s", "-o", "json"]);
+    out.code(3);
+    let report = out.report();
+    let pod = report.node("n1").pod("apps/db-0");
+    assert_eq!(pod.result["state"], "remaining", "{out:?}");
+    let warning = pod.warning.as_deref().unwrap_or_default();
+    assert!(warning.contains("not surged: StatefulSet db"), "{out:?}");
+    assert!(out.stderr.contains("not surged: StatefulSet db"), "{out:?}");
+    assert!(c.get(Resource::StatefulSets, "apps", "db").unwrap()["spec"]["replicas"] == 1);
 }
