@@ -37,6 +37,7 @@ pub(crate) async fn cordon(
             &current,
             &engine.options.taints,
             &engine.options.labels,
+            engine.options.surge,
             engine.options.reason.as_deref(),
             &now,
         ) else {
@@ -84,6 +85,11 @@ pub(crate) async fn uncordon(
         let undo = maintenance::uncordon_patch(&current);
         match api.patch(&name, &params, &Patch::Merge(&undo.patch)).await {
             Ok(_) => {
+                if maintenance::record_of(&current).is_some_and(|r| r.surge) {
+                    for problem in Box::pin(super::surge::undo_left_by(client, &name)).await {
+                        eprintln!("warning: {problem}");
+                    }
+                }
                 if super::conditions::present(&current) {
                     let stage = super::conditions::Stage::Uncordoned;
                     conditions.write(&name, stage, None).await;

@@ -175,6 +175,37 @@ impl Surges {
     }
 }
 
+/// Scales back what a drain of `node` surged and could not undo itself
+/// (it was killed): every Deployment whose record names the node.
+pub(crate) async fn undo_left_by(client: &kube::Client, node: &str) -> Vec<String> {
+    let api: Api<Deployment> = Api::all(client.clone());
+    let list = match api.list(&ListParams::default()).await {
+        Ok(list) => list,
+        Err(e) => {
+            return vec![format!(
+                "cannot list Deployments to scale back what --surge left for node {node}: {e}"
+            )];
+        }
+    };
+    let mut problems = Vec::new();
+    for d in list.items {
+        let record: Option<Record> = d
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(ANNOTATION))
+            .and_then(|r| serde_json::from_str(r).ok());
+        if record.is_some_and(|r| r.node == node) {
+            let ns = d.metadata.namespace.as_deref().unwrap_or_default();
+            let name = d.metadata.name.as_deref().unwrap_or_default();
+            if let Err(e) = undo_one(client, ns, name).await {
+                problems.push(e);
+            }
+        }
+    }
+    problems
+}
+
 fn params() -> PatchParams {
     PatchParams {
         field_manager: Some(FIELD_MANAGER.into()),

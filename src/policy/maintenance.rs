@@ -26,6 +26,10 @@ pub struct Record {
     /// uncordon removes them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<String>,
+    /// `--surge` may have scaled Deployments up for this node: uncordon
+    /// scales back what an interrupted drain left (crate::drain::surge).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub surge: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub started_at: String,
@@ -132,6 +136,7 @@ pub fn cordon_patch(
     node: &Node,
     taints: &[TaintSpec],
     labels: &[(String, String)],
+    surge: bool,
     reason: Option<&str>,
     now: &str,
 ) -> Option<Value> {
@@ -154,7 +159,8 @@ pub fn cordon_patch(
     };
     let new_labels: Vec<&(String, String)> = labels.iter().filter(|(k, _)| !has_label(k)).collect();
     let existing = live_record(node);
-    if missing.is_empty() && new_labels.is_empty() && existing.is_some() {
+    let surge_recorded = existing.as_ref().is_some_and(|r| r.surge || !surge);
+    if missing.is_empty() && new_labels.is_empty() && surge_recorded {
         return None;
     }
     // A stale record (the node was uncordoned by hand) is replaced; the
@@ -172,6 +178,7 @@ pub fn cordon_patch(
         was_unschedulable: unschedulable(node),
         taints: stale_taints,
         labels: Vec::new(),
+        surge: false,
         reason: reason.map(str::to_string),
         started_at: now.to_string(),
     });
@@ -180,6 +187,7 @@ pub fn cordon_patch(
             record.taints.push((*t).clone());
         }
     }
+    record.surge |= surge;
     for (k, _) in &new_labels {
         if !record.labels.contains(k) {
             record.labels.push(k.clone());
@@ -367,7 +375,7 @@ mod tests {
         let before = node(&json!({"metadata": {"name": "n", "labels": {"zone": "a"}}}));
         let during = apply(
             &before,
-            &cordon_patch(&before, &[], &lb, None, "t").unwrap(),
+            &cordon_patch(&before, &[], &lb, false, None, "t").unwrap(),
         );
         let labels = during.metadata.labels.clone().unwrap();
         assert_eq!(labels[EXCLUDE_FROM_LOAD_BALANCERS], "true");
@@ -382,7 +390,7 @@ mod tests {
             "labels": {EXCLUDE_FROM_LOAD_BALANCERS: "ops"}}}));
         let during = apply(
             &theirs,
-            &cordon_patch(&theirs, &[], &lb, None, "t").unwrap(),
+            &cordon_patch(&theirs, &[], &lb, false, None, "t").unwrap(),
         );
         assert_eq!(
             during.metadata.labels.as_ref().unwrap()[EXCLUDE_FROM_LOAD_BALANCERS],
@@ -401,6 +409,7 @@ mod tests {
             &before,
             &ours,
             &[],
+            false,
             Some("kernel upgrade"),
             "2026-11-22T10:00:00Z",
         )
@@ -416,7 +425,7 @@ mod tests {
         assert!(!rec.was_unschedulable);
         assert_eq!(rec.reason.as_deref(), Some("kernel upgrade"));
         // Resuming changes nothing.
-        assert!(cordon_patch(&during, &ours, &[], None, "later").is_none());
+        assert!(cordon_patch(&during, &ours, &[], false, None, "later").is_none());
         let undo = uncordon_patch(&during);
         let after = apply(&during, &undo.patch);
         assert_eq!(after.spec, before.spec, "{}", undo.words);
@@ -428,7 +437,7 @@ mod tests {
         let before = node(&json!({"metadata": {"name": "n"}, "spec": {"unschedulable": true}}));
         let during = apply(
             &before,
-            &cordon_patch(&before, &[], &[], None, "t").unwrap(),
+            &cordon_patch(&before, &[], &[], false, None, "t").unwrap(),
         );
         assert!(record_of(&during).unwrap().was_unschedulable);
         let undo = uncordon_patch(&during);
@@ -443,7 +452,7 @@ mod tests {
         let ours = [TaintSpec::parse("maintenance:NoSchedule").unwrap()];
         let during = apply(
             &before,
-            &cordon_patch(&before, &ours, &[], Some("old"), "t1").unwrap(),
+            &cordon_patch(&before, &ours, &[], false, Some("old"), "t1").unwrap(),
         );
         assert!(!is_stale(&during));
         // kubectl uncordon: schedulable again, our record and taint left.
@@ -452,7 +461,7 @@ mod tests {
         assert!(live_record(&uncordoned).is_none());
         let again = apply(
             &uncordoned,
-            &cordon_patch(&uncordoned, &ours, &[], Some("new"), "t2").unwrap(),
+            &cordon_patch(&uncordoned, &ours, &[], false, Some("new"), "t2").unwrap(),
         );
         let record = record_of(&again).unwrap();
         assert_eq!(
@@ -477,7 +486,7 @@ mod tests {
         let before = node(&json!({"metadata": {"name": "n"}, "spec": {}}));
         let mut during = apply(
             &before,
-            &cordon_patch(&before, &[], &[], None, "t").unwrap(),
+            &cordon_patch(&before, &[], &[], false, None, "t").unwrap(),
         );
         during.metadata.managed_fields = serde_json::from_value(owned_by(FIELD_MANAGER)).unwrap();
         assert_eq!(cordoned_by_another(&during), None, "our own cordon");

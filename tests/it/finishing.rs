@@ -173,3 +173,35 @@ fn a_statefulset_of_one_is_reported_as_not_surgeable() {
     assert!(out.stderr.contains("not surged: StatefulSet db"), "{out:?}");
     assert!(c.get(Resource::StatefulSets, "apps", "db").unwrap()["spec"]["replicas"] == 1);
 }
+
+#[test]
+fn uncordon_scales_back_what_a_killed_surge_left() {
+    // No other node: the surged replica stays Pending and the drain waits.
+    let c = Scenario::new()
+        .node("n1")
+        .deployment("solo", 1)
+        .pdb("solo", "minAvailable: 1")
+        .start(33);
+    c.wait_settled();
+    let child = c.maintain_spawn(&["drain", "n1", "--surge"]);
+    let replicas = |c: &crate::harness::Cluster| {
+        c.get(Resource::Deployments, "apps", "solo").unwrap()["spec"]["replicas"].as_i64()
+    };
+    c.wait_for("the surge", Duration::from_secs(10), |c| {
+        replicas(c) == Some(2)
+    });
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status();
+    let killed = crate::harness::Cluster::finish(child, Duration::from_secs(5));
+    assert_ne!(killed.code, 0, "killed");
+    c.maintain(&["uncordon", "n1"]).success();
+    let d = c.get(Resource::Deployments, "apps", "solo").unwrap();
+    assert_eq!(d["spec"]["replicas"], 1, "{d}");
+    assert!(
+        d["metadata"]["annotations"]
+            .get("kubectl-maintain.io/surge")
+            .is_none(),
+        "{d}"
+    );
+}
