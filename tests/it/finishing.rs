@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use kube_sandbox::resources::Resource;
 use serde_json::json;
 
-use crate::harness::log_ms;
+use crate::harness::{Cluster, log_ms};
 use crate::scenario::{Scenario, template};
 
 #[test]
@@ -88,6 +88,15 @@ fn a_deadline_past_the_timeout_is_refused_before_any_request() {
     assert!(c.writes().is_empty(), "{:?}", c.writes());
 }
 
+/// `solo` is back at one replica, the surge's record gone.
+#[track_caller]
+fn assert_scaled_back(c: &Cluster) {
+    let d = c.get(Resource::Deployments, "apps", "solo").unwrap();
+    assert_eq!(d["spec"]["replicas"], 1, "{d}");
+    let record = d["metadata"]["annotations"].get("kubectl-maintain.io/surge");
+    assert!(record.is_none(), "{d}");
+}
+
 /// A single replica behind `minAvailable: 1` on n1, room for it on n2.
 fn solo() -> Scenario {
     Scenario::new()
@@ -126,14 +135,7 @@ fn surge_lets_a_single_replica_go_without_dropping_below_its_budget() {
         "{healthy:?}"
     );
     // Scaled back, the record gone, one pod running elsewhere.
-    let d = c.get(Resource::Deployments, "apps", "solo").unwrap();
-    assert_eq!(d["spec"]["replicas"], 1, "{d}");
-    assert!(
-        d["metadata"]["annotations"]
-            .get("kubectl-maintain.io/surge")
-            .is_none(),
-        "{d}"
-    );
+    assert_scaled_back(&c);
     c.wait_for("one solo pod on n2", Duration::from_secs(10), |c| {
         let on_n2 = c
             .pods_on("n2")
@@ -184,7 +186,7 @@ fn uncordon_scales_back_what_a_killed_surge_left() {
         .start(33);
     c.wait_settled();
     let child = c.maintain_spawn(&["drain", "n1", "--surge"]);
-    let replicas = |c: &crate::harness::Cluster| {
+    let replicas = |c: &Cluster| {
         c.get(Resource::Deployments, "apps", "solo").unwrap()["spec"]["replicas"].as_i64()
     };
     c.wait_for("the surge", Duration::from_secs(10), |c| {
@@ -193,15 +195,8 @@ fn uncordon_scales_back_what_a_killed_surge_left() {
     let _ = std::process::Command::new("kill")
         .args(["-KILL", &child.id().to_string()])
         .status();
-    let killed = crate::harness::Cluster::finish(child, Duration::from_secs(5));
+    let killed = Cluster::finish(child, Duration::from_secs(5));
     assert_ne!(killed.code, 0, "killed");
     c.maintain(&["uncordon", "n1"]).success();
-    let d = c.get(Resource::Deployments, "apps", "solo").unwrap();
-    assert_eq!(d["spec"]["replicas"], 1, "{d}");
-    assert!(
-        d["metadata"]["annotations"]
-            .get("kubectl-maintain.io/surge")
-            .is_none(),
-        "{d}"
-    );
+    assert_scaled_back(&c);
 }
