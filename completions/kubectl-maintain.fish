@@ -45,6 +45,7 @@ false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l grace-period -d 'Seconds each pod gets to terminate; negative uses the pod\'s own' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l timeout -d 'Give up after this long (0: never), e.g. 5m' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l deadline -d 'After this long on a node, stop asking and delete what is left, bypassing PodDisruptionBudgets; each pod is deleted its grace period before the deadline, so that it still gets all of it. Pods held by drain markers are left unless --deadline-overrides-markers' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l detach-timeout -d 'How long to wait for the evicted pods\' volumes to detach before the node counts as timed out' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l pod-selector -d 'Only pods matching this label selector are drained' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
 false\t''"
@@ -93,6 +94,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l skip-wait-for-detach -d 'Do not wait, once a node\'s pods are gone, for the volumes they used to detach from it'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
@@ -115,6 +117,7 @@ false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l grace-period -d 'Seconds each pod gets to terminate; negative uses the pod\'s own' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l timeout -d 'Give up after this long (0: never), e.g. 5m' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l deadline -d 'After this long on a node, stop asking and delete what is left, bypassing PodDisruptionBudgets; each pod is deleted its grace period before the deadline, so that it still gets all of it. Pods held by drain markers are left unless --deadline-overrides-markers' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l detach-timeout -d 'How long to wait for the evicted pods\' volumes to detach before the node counts as timed out' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l pod-selector -d 'Only pods matching this label selector are drained' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
 false\t''"
@@ -163,6 +166,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l skip-wait-for-detach -d 'Do not wait, once a node\'s pods are gone, for the volumes they used to detach from it'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
@@ -185,6 +189,7 @@ false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l grace-period -d 'Seconds each pod gets to terminate; negative uses the pod\'s own' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l timeout -d 'Give up after this long (0: never), e.g. 5m' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l deadline -d 'After this long on a node, stop asking and delete what is left, bypassing PodDisruptionBudgets; each pod is deleted its grace period before the deadline, so that it still gets all of it. Pods held by drain markers are left unless --deadline-overrides-markers' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l detach-timeout -d 'How long to wait for the evicted pods\' volumes to detach before the node counts as timed out' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l pod-selector -d 'Only pods matching this label selector are drained' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
 false\t''"
@@ -239,6 +244,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lock-namespace -d 'Namespace of the per-node Leases that lock nodes against a second run' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lease-duration -d 'How long a lock lasts unless renewed (it is renewed every third of it)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l kured-daemonset -d 'kured\'s DaemonSet, whose reboot lock the roll honours and holds during each action' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l skip-wait-for-detach -d 'Do not wait, once a node\'s pods are gone, for the volumes they used to detach from it'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'

@@ -269,6 +269,12 @@ pub struct DrainArgs {
     /// After this long on a node, stop asking and delete what is left, bypassing PodDisruptionBudgets; each pod is deleted its grace period before the deadline, so that it still gets all of it. Pods held by drain markers are left unless --deadline-overrides-markers
     #[arg(long, value_name = "DURATION")]
     pub deadline: Option<String>,
+    /// Do not wait, once a node's pods are gone, for the volumes they used to detach from it
+    #[arg(long)]
+    pub skip_wait_for_detach: bool,
+    /// How long to wait for the evicted pods' volumes to detach before the node counts as timed out
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub detach_timeout: String,
     /// For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done
     #[arg(long)]
     pub surge: bool,

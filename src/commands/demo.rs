@@ -77,6 +77,7 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         deadline: None,
         deadline_overrides_markers: false,
         surge: false,
+        detach_wait: Some(Duration::from_secs(300)),
         node_conditions: true,
         reason: Some("demo".into()),
         guards: crate::policy::guard::Guards::default(),

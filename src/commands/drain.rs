@@ -117,6 +117,14 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         deadline,
         deadline_overrides_markers: args.deadline_overrides_markers,
         surge: args.surge,
+        detach_wait: if args.skip_wait_for_detach {
+            None
+        } else {
+            Some(
+                crate::duration::parse(&args.detach_timeout)
+                    .map_err(|e| Exit::usage(format!("--detach-timeout: {e}")))?,
+            )
+        },
         pod_selector: (!args.pod_selector.is_empty()).then(|| args.pod_selector.clone()),
         disable_eviction: args.disable_eviction,
         chunk_size: u32::try_from(args.chunk_size).unwrap_or(0),

@@ -75,6 +75,16 @@ pub(crate) async fn drain_node(
                     }
                     _ => inflight.push(evict(engine, key, uid, vmi).boxed()),
                 },
+                Effect::AwaitDetach { claims, limit } => {
+                    let node = machine.node().to_string();
+                    inflight.push(
+                        async move {
+                            let r = super::detach::wait(engine, &node, &claims, limit).await;
+                            Input::Detached(r)
+                        }
+                        .boxed(),
+                    );
+                }
                 Effect::Surge { key, owner, budget } => {
                     let node = machine.node().to_string();
                     inflight.push(

@@ -88,6 +88,7 @@ impl Engine {
             deadline: self.options.deadline,
             deadline_overrides_markers: self.options.deadline_overrides_markers,
             surge: self.options.surge,
+            detach_wait: self.options.detach_wait,
         })
     }
 }

@@ -92,6 +92,10 @@ pub(crate) struct Settings {
     /// `--surge`: a pod its budget holds gets one more replica of its
     /// Deployment first (crate::drain::surge).
     pub(crate) surge: bool,
+    /// How long to wait, once the pods are gone, for the volumes they used
+    /// to detach from the node (`--detach-timeout`); None with
+    /// `--skip-wait-for-detach`.
+    pub(crate) detach_wait: Option<Duration>,
 }
 
 #[derive(Debug)]
@@ -118,6 +122,9 @@ pub(crate) enum Input {
     /// This budget cannot be watched (forbidden): its pods are retried on
     /// kubectl's timer instead.
     BudgetUnwatched(BudgetKey),
+    /// The evicted pods' volumes detached from the node (Ok), or are
+    /// still attached when the wait ended (why).
+    Detached(Result<(), String>),
     /// What `--surge` did for this pod's workload: the Deployment surged,
     /// or why it cannot surge.
     Surged {
@@ -142,6 +149,12 @@ pub(crate) enum Effect {
         /// A retry its budget's change granted (`Input::Budget`): the
         /// disruption is this node's to use.
         granted: bool,
+    },
+    /// Wait until these claims' (namespace, name) volumes are detached
+    /// from the node, at most `limit`.
+    AwaitDetach {
+        claims: Vec<(String, String)>,
+        limit: Duration,
     },
     /// `--surge`: one more replica of this pod's Deployment, if it can.
     Surge {
@@ -238,6 +251,8 @@ pub(crate) struct NodeMachine {
     terminating_namespaces: BTreeSet<String>,
     last: Now,
     finished: bool,
+    /// The pods are gone; the node waits for their volumes to detach.
+    detaching: bool,
     effects: Vec<Effect>,
 }
 
@@ -271,6 +286,7 @@ impl NodeMachine {
             terminating_namespaces,
             last: now,
             finished: false,
+            detaching: false,
             effects: Vec::new(),
         };
         for (pod, disposition) in pods {
@@ -439,6 +455,8 @@ impl NodeMachine {
             }
             Input::BudgetUnwatched(key) => self.on_unwatched(key),
             Input::Surged { key, result } => self.on_surged(&key, result),
+            Input::Detached(Ok(())) => self.finish(NodeStatus::Drained, None),
+            Input::Detached(Err(why)) => self.finish(NodeStatus::TimedOut, Some(why)),
             Input::Tick => self.on_tick(),
             Input::Interrupted => self.finish(NodeStatus::Interrupted, None),
         }
@@ -642,7 +660,7 @@ impl NodeMachine {
             let Some(w) = (next..self.settings.waves.len())
                 .find(|w| self.members.values().any(|m| m.wave == *w && !m.done()))
             else {
-                self.finish(NodeStatus::Drained, None);
+                self.pods_gone();
                 return;
             };
             self.start_wave(w);
@@ -1094,6 +1112,37 @@ impl NodeMachine {
                     });
                 }
             }
+        }
+    }
+
+    /// Every pod is gone: the node is drained, once the volumes its
+    /// evicted pods used are detached (when there are any to wait for).
+    fn pods_gone(&mut self) {
+        if self.detaching {
+            return;
+        }
+        let mut claims: Vec<(String, String)> = self
+            .members
+            .iter()
+            .filter(|(_, m)| m.evicted || m.forced.is_some())
+            .flat_map(|(k, m)| {
+                m.pod
+                    .spec
+                    .iter()
+                    .flat_map(|s| s.volumes.iter().flatten())
+                    .filter_map(|v| v.persistent_volume_claim.as_ref())
+                    .map(|c| (k.namespace.clone(), c.claim_name.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        claims.sort();
+        claims.dedup();
+        match self.settings.detach_wait {
+            Some(limit) if !claims.is_empty() => {
+                self.detaching = true;
+                self.effects.push(Effect::AwaitDetach { claims, limit });
+            }
+            _ => self.finish(NodeStatus::Drained, None),
         }
     }
 

@@ -9,6 +9,7 @@
 mod conclude;
 pub(crate) mod conditions;
 pub(crate) mod cordon;
+pub(crate) mod detach;
 mod driver;
 mod engine;
 pub(crate) mod events;
@@ -44,6 +45,8 @@ pub(crate) struct Options {
     pub(crate) deadline_overrides_markers: bool,
     /// `--surge`.
     pub(crate) surge: bool,
+    /// `--detach-timeout`; None with `--skip-wait-for-detach`.
+    pub(crate) detach_wait: Option<Duration>,
     pub(crate) pod_selector: Option<String>,
     pub(crate) disable_eviction: bool,
     pub(crate) chunk_size: u32,

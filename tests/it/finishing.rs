@@ -200,3 +200,88 @@ fn uncordon_scales_back_what_a_killed_surge_left() {
     c.maintain(&["uncordon", "n1"]).success();
     assert_scaled_back(&c);
 }
+
+/// A StatefulSet of one with a CSI volume on n1 (zone a, as n2), whose
+/// volumes detach `detach` seconds after their pod left.
+fn db_with_volume(detach: &str) -> Scenario {
+    let ann = |d: &str| json!({"sandbox.kubectl-maintain.io/detach-seconds": d});
+    Scenario::new()
+        .object(
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1",
+            "labels": {"topology.kubernetes.io/zone": "a"}, "annotations": ann(detach)}}),
+        )
+        .object(
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2",
+            "labels": {"topology.kubernetes.io/zone": "a"}, "annotations": ann(detach)}}),
+        )
+        .zonal_db(|db| {
+            db["spec"]["template"]["spec"]["affinity"] = json!({"nodeAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100,
+                    "preference": {"matchExpressions": [{"key": "kubernetes.io/hostname",
+                        "operator": "In", "values": ["n1"]}]}}]}});
+        })
+}
+
+/// The VolumeAttachments on a node, by the real kubectl.
+fn attachments_on(c: &Cluster, node: &str) -> usize {
+    let out = c.kubectl(&["get", "volumeattachments", "-o", "json"]);
+    out.success();
+    let list: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|va| va["spec"]["nodeName"] == node)
+        .count()
+}
+
+#[test]
+fn a_node_is_drained_only_once_its_volumes_are_detached() {
+    let c = db_with_volume("2").start(33);
+    c.wait_settled();
+    assert_eq!(c.pods_on("n1"), ["apps/db-0"]);
+    c.wait_for("the volume attached", Duration::from_secs(10), |c| {
+        attachments_on(c, "n1") == 1
+    });
+    let out = c.maintain(&["drain", "n1", "-o", "json"]);
+    out.success();
+    assert_eq!(out.report().node("n1").status, "drained", "{out:?}");
+    assert!(
+        out.stderr.contains("waiting for 1 volume to detach"),
+        "{out:?}"
+    );
+    assert_eq!(
+        attachments_on(&c, "n1"),
+        0,
+        "drained with the volume attached"
+    );
+
+    // Not waited for, the volume is still attached when the drain ends.
+    let c = db_with_volume("5").start(33);
+    c.wait_settled();
+    c.wait_for("the volume attached", Duration::from_secs(10), |c| {
+        attachments_on(c, "n1") == 1
+    });
+    c.maintain(&["drain", "n1", "--skip-wait-for-detach"])
+        .success();
+    assert_eq!(attachments_on(&c, "n1"), 1);
+
+    // Past --detach-timeout: timed out, naming the volume.
+    let c = db_with_volume("30").start(33);
+    c.wait_settled();
+    c.wait_for("the volume attached", Duration::from_secs(10), |c| {
+        attachments_on(c, "n1") == 1
+    });
+    let out = c.maintain(&["drain", "n1", "--detach-timeout", "1s", "-o", "json"]);
+    out.code(3);
+    let n1 = out.report();
+    let n1 = n1.node("n1");
+    assert_eq!(n1.status, "timedOut", "{out:?}");
+    let message = n1.message.as_deref().unwrap_or_default();
+    assert!(
+        message.contains("volumes still attached after 1"),
+        "{out:?}"
+    );
+    let named = message.contains("pvc-") && message.contains("VolumeAttachment csi-");
+    assert!(named, "{out:?}");
+}

@@ -99,6 +99,11 @@ fn the_python_client_reads_everything_and_watches_across_a_410() {
             "metadata": {"name": "data", "namespace": "shop"},
             "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local",
                 "resources": {"requests": {"storage": "1Gi"}}}}))
+        .object(json!({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
+            "metadata": {"name": "csi-1"},
+            "spec": {"attacher": "disk.csi.example", "nodeName": "n1",
+                "source": {"persistentVolumeName": "pv1"}},
+            "status": {"attached": true}}))
         .object(json!({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance",
             "metadata": {"name": "vm1", "namespace": "shop"},
             "spec": {"evictionStrategy": "LiveMigrate"}, "status": {"phase": "Running", "nodeName": "n1"}}))

@@ -337,21 +337,7 @@ fn zonal_db() -> String {
         .object(zonal_node("n1", "a", false))
         .object(zonal_node("n2", "b", true))
         .object(zonal_node("n3", "a", true))
-        .object(
-            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
-            "metadata": {"name": "zonal"}, "provisioner": "disk.csi.example",
-            "volumeBindingMode": "WaitForFirstConsumer"}),
-        )
-        .object(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
-            "metadata": {"name": "db", "namespace": "apps"},
-            "spec": {"replicas": 1, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
-                "template": {"metadata": {"labels": {"app": "db"},
-                    "annotations": {"sandbox.kubectl-maintain.io/ready-seconds": "0.2",
-                        "sandbox.kubectl-maintain.io/shutdown-seconds": "0.2"}},
-                    "spec": {"containers": [{"name": "c", "image": "db"}]}},
-                "volumeClaimTemplates": [{"metadata": {"name": "data"},
-                    "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"],
-                        "resources": {"requests": {"storage": "10Gi"}}}}]}}))
+        .zonal_db(|_| {})
         .yaml()
 }
 

@@ -92,6 +92,28 @@ impl Scenario {
         self.object(d)
     }
 
+    /// A StatefulSet `db` of one in `apps` with a 10Gi claim of StorageClass
+    /// `zonal` (a CSI provisioner binding on first consumer, added too),
+    /// changed by `tweak` (which gets the StatefulSet).
+    pub(crate) fn zonal_db(self, tweak: impl FnOnce(&mut Value)) -> Self {
+        let mut db = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": "apps"},
+            "spec": {"replicas": 1, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                "template": {"metadata": {"labels": {"app": "db"},
+                    "annotations": {READY: "0.2", SHUTDOWN: "0.2"}},
+                    "spec": {"containers": [{"name": "c", "image": "db"}]}},
+                "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                    "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"],
+                        "resources": {"requests": {"storage": "10Gi"}}}}]}});
+        tweak(&mut db);
+        self.object(
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": "zonal"}, "provisioner": "disk.csi.example",
+            "volumeBindingMode": "WaitForFirstConsumer"}),
+        )
+        .object(db)
+    }
+
     /// A PodDisruptionBudget in `apps` over `app: APP`'s pods; `rule` is
     /// its YAML, such as `maxUnavailable: 1`.
     pub(crate) fn pdb(self, app: &str, rule: &str) -> Self {

@@ -9,6 +9,9 @@ pub const SHUTDOWN_SECONDS: &str = "sandbox.kubectl-maintain.io/shutdown-seconds
 pub const READY_SECONDS: &str = "sandbox.kubectl-maintain.io/ready-seconds";
 /// On a node: reboot it, down for this many seconds (crate::kubelet::reboot).
 pub const REBOOT_SECONDS: &str = "sandbox.kubectl-maintain.io/reboot-seconds";
+/// On a node: its volumes detach this many seconds after their last pod
+/// left (crate::controllers::attach_detach; 0.5 by default).
+pub const DETACH_SECONDS: &str = "sandbox.kubectl-maintain.io/detach-seconds";
 pub const COMPLETE_AFTER_SECONDS: &str = "sandbox.kubectl-maintain.io/complete-after-seconds";
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]

@@ -38,6 +38,7 @@ pub(crate) fn with_model<F: WithModel>(res: Resource, f: F) -> Option<F::Out> {
         Resource::PersistentVolumes => f.with::<core::PersistentVolume>(),
         Resource::PersistentVolumeClaims => f.with::<core::PersistentVolumeClaim>(),
         Resource::StorageClasses => f.with::<storage::StorageClass>(),
+        Resource::VolumeAttachments => f.with::<storage::VolumeAttachment>(),
         Resource::VirtualMachineInstances => return None,
     })
 }

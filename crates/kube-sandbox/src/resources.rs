@@ -21,6 +21,7 @@ pub enum Resource {
     PersistentVolumes,
     PersistentVolumeClaims,
     StorageClasses,
+    VolumeAttachments,
 }
 
 pub struct ResourceInfo {
@@ -48,7 +49,7 @@ const VERBS: &[&str] = &[
 ];
 
 impl Resource {
-    pub const ALL: [Resource; 16] = [
+    pub const ALL: [Resource; 17] = [
         Resource::Namespaces,
         Resource::Nodes,
         Resource::Pods,
@@ -65,6 +66,7 @@ impl Resource {
         Resource::PersistentVolumes,
         Resource::PersistentVolumeClaims,
         Resource::StorageClasses,
+        Resource::VolumeAttachments,
     ];
 
     pub fn info(self) -> &'static ResourceInfo {
@@ -251,6 +253,19 @@ impl Resource {
                 &["sc"],
                 &[],
                 &[]
+            ),
+            // The attach/detach controller's records: a node is safe to
+            // power off once those of its volumes are gone.
+            Resource::VolumeAttachments => info!(
+                "storage.k8s.io",
+                "v1",
+                "volumeattachments",
+                "volumeattachment",
+                "VolumeAttachment",
+                false,
+                &[],
+                &[],
+                &["status"]
             ),
             // KubeVirt's VMIs, for drains of nodes that run virtual machines.
             Resource::VirtualMachineInstances => info!(

@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::controllers::{
-    self, disruption, garbage_collector, node_lifecycle, owner_resource, scheduler,
+    self, attach_detach, disruption, garbage_collector, node_lifecycle, owner_resource, scheduler,
 };
 use crate::doc::Doc;
 use crate::kubelet::{self, kubevirt, reboot};
@@ -55,6 +55,10 @@ enum Timer {
         key: Key,
         uid: String,
     },
+    /// A volume's last pod on a node left: it detaches.
+    Detach {
+        name: String,
+    },
     /// A rebooting node's kubelet is back.
     Boot {
         node: String,
@@ -80,6 +84,11 @@ struct Dirty {
     gc: Vec<String>,
     /// Nodes asked to reboot, and for how long they stay down.
     reboots: Vec<(String, Duration)>,
+    /// Pods bound to a node whose volumes are to be attached.
+    attach: BTreeSet<Key>,
+    /// Pods that left a node (deleted or finished), as they were: their
+    /// volumes may detach.
+    left: Vec<Arc<Value>>,
 }
 
 struct Sim {
@@ -208,15 +217,29 @@ impl Sim {
                     if pods::node_name(new).is_none() && !pods::is_terminating(new) {
                         dirty.unscheduled.insert(key.clone());
                     }
+                    // Just bound: its volumes are attached to the node.
+                    let was_bound = old.as_deref().and_then(pods::node_name).is_some();
+                    if !was_bound && pods::node_name(new).is_some() && has_claims(new) {
+                        dirty.attach.insert(key.clone());
+                    }
                     // A pod that finished frees what it requested.
                     if pods::is_terminal(new)
                         && old.as_deref().is_some_and(|o| !pods::is_terminal(o))
                     {
                         dirty.retry_pending = true;
+                        if has_claims(new) {
+                            dirty.left.push(Arc::new(new.clone()));
+                        }
                     }
                 } else {
                     // A pod left: room on its node for a pending one.
                     dirty.retry_pending = true;
+                    if let Some(o) = old.as_deref()
+                        && !pods::is_terminal(o)
+                        && has_claims(o)
+                    {
+                        dirty.left.push(Arc::new(o.clone()));
+                    }
                 }
                 for p in [old.as_deref(), c.new.as_deref()].into_iter().flatten() {
                     if let Some(owner) = pods::controller_of(p)
@@ -302,7 +325,10 @@ impl Sim {
                     );
                 }
             }
-            Resource::Namespaces | Resource::Events | Resource::Leases => {}
+            Resource::Namespaces
+            | Resource::Events
+            | Resource::Leases
+            | Resource::VolumeAttachments => {}
         }
         // Garbage collection scans every object for owner references, so
         // only owners' deletions ask for it: pods and events own nothing.
@@ -336,6 +362,16 @@ impl Sim {
         }
         for key in &dirty.pdbs {
             disruption::reconcile(store, key);
+        }
+        for key in &dirty.attach {
+            if let Some(pod) = store.get(Resource::Pods, key) {
+                attach_detach::attach(store, &pod);
+            }
+        }
+        for pod in &dirty.left {
+            for (name, delay) in attach_detach::unneeded(store, pod) {
+                self.after(delay, Timer::Detach { name });
+            }
         }
 
         for (node, down_for) in dirty.reboots {
@@ -373,9 +409,17 @@ impl Sim {
             Timer::TaintEvict { key, uid } => node_lifecycle::evict(store, &key, &uid),
             Timer::Kill { key, uid } => kubelet::killing(store, &key, &uid),
             Timer::Boot { node } => reboot::boot(store, &node),
+            Timer::Detach { name } => attach_detach::detach(store, &name),
             Timer::Restart { key, uid, ready } => reboot::restart(store, &key, &uid, ready),
         }
     }
+}
+
+/// Does the pod use PersistentVolumeClaims (and so maybe attached volumes)?
+fn has_claims(pod: &Value) -> bool {
+    pod.pointer("/spec/volumes")
+        .and_then(Value::as_array)
+        .is_some_and(|vs| vs.iter().any(|v| v.get("persistentVolumeClaim").is_some()))
 }
 
 /// Wires the store to a new simulator and runs it until `shutdown` fires.
@@ -425,9 +469,17 @@ pub(crate) fn spawn(
         // to set, and only an unbound one waits for the scheduler: the
         // store's facts say which without parsing every pod.
         let mut attention = Vec::new();
+        // Volumes of the pods loaded bound are attached (when some
+        // volume is a CSI one at all: only then is a pod worth reading).
+        let csi = store
+            .iter(Resource::PersistentVolumes, None, None)
+            .any(|(_, pv)| pv.pointer("/spec/csi/driver").is_some());
         for (key, f) in store.pod_facts(None) {
             if f.node.is_none() && !f.terminating && !f.terminal {
                 dirty.unscheduled.insert(key.clone());
+            }
+            if csi && f.node.is_some() && !f.terminal {
+                dirty.attach.insert(key.clone());
             }
             if f.terminating || (f.node.is_some() && !f.started) {
                 attention.push(key.clone());

@@ -40,6 +40,7 @@ typed = {
     "persistentvolumeclaims": (core.list_persistent_volume_claim_for_all_namespaces,
                                lambda ns, n: core.read_namespaced_persistent_volume_claim(n, ns)),
     "storageclasses": (storage.list_storage_class, lambda ns, n: storage.read_storage_class(n)),
+    "volumeattachments": (storage.list_volume_attachment, lambda ns, n: storage.read_volume_attachment(n)),
 }
 
 for plural in plurals:

@@ -191,6 +191,14 @@ fn own_columns(res: Resource) -> Vec<Col> {
             col("Holder", "string", 0),
             col("Age", "string", 0),
         ],
+        Resource::VolumeAttachments => vec![
+            col("Name", "string", 0),
+            col("Attacher", "string", 0),
+            col("PV", "string", 0),
+            col("Node", "string", 0),
+            col("Attached", "boolean", 0),
+            col("Age", "string", 0),
+        ],
         Resource::StorageClasses => vec![
             col("Name", "string", 0),
             col("Provisioner", "string", 0),
@@ -514,6 +522,18 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
         Resource::Leases => vec![
             name,
             json!(str_or(o, "/spec/holderIdentity", "")),
+            json!(age(o)),
+        ],
+        Resource::VolumeAttachments => vec![
+            name,
+            json!(str_or(o, "/spec/attacher", "")),
+            json!(str_or(o, "/spec/source/persistentVolumeName", "")),
+            json!(str_or(o, "/spec/nodeName", "")),
+            json!(
+                o.pointer("/status/attached")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false)
+            ),
             json!(age(o)),
         ],
         Resource::StorageClasses => vec![

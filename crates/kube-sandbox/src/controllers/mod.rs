@@ -2,6 +2,7 @@
 //! drain meets them. Each reconciles one object against the store; the
 //! simulation loop (crate::simulation) decides which objects are owed one.
 
+pub(crate) mod attach_detach;
 pub(crate) mod daemonset;
 pub(crate) mod deployment;
 pub(crate) mod disruption;

@@ -135,6 +135,25 @@ pub(super) fn provision(store: &mut Store, pod: &Value, node: &str) {
             },
             "status": {"phase": "Bound"},
         });
+        // A CSI provisioner's volume says so: the attach/detach controller
+        // attaches it to the pod's node (controllers::attach_detach).
+        let provisioner = store
+            .get(
+                Resource::StorageClasses,
+                &(
+                    String::new(),
+                    pvc["spec"]["storageClassName"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                ),
+            )
+            .and_then(|sc| sc["provisioner"].as_str().map(str::to_string))
+            .filter(|p| !p.starts_with("kubernetes.io/"));
+        let mut pv = pv;
+        if let Some(driver) = provisioner {
+            pv["spec"]["csi"] = json!({"driver": driver, "volumeHandle": name});
+        }
         let _ = store.create(Resource::PersistentVolumes, pv);
         let _ = store.modify(Resource::PersistentVolumeClaims, &pvc_key, |c| {
             c["spec"]["volumeName"] = json!(name);
