@@ -58,16 +58,6 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         }
         None => None,
     };
-    if let Some(d) = deadline
-        && !timeout.is_zero()
-        && d >= timeout
-    {
-        return Err(Exit::usage(format!(
-            "--deadline {} must be shorter than --timeout {}: the drain would give up before the deadline",
-            args.deadline.as_deref().unwrap_or_default(),
-            args.timeout
-        )));
-    }
     // kubectl reads a negative --skip-wait-for-delete-timeout as off and a
     // negative --chunk-size as no paging; so do we.
     if args.chunk_size > i64::from(u32::MAX) {
@@ -83,6 +73,21 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         Some(path) => plan::file::load(path).map_err(|e| Exit::usage(e.to_string()))?,
         None => plan::defaults::plan(),
     };
+    // The flag wins over the plan's.
+    let deadline = deadline.or(plan.deadline);
+    if let Some(d) = deadline
+        && !timeout.is_zero()
+        && d >= timeout
+    {
+        let which = match &args.deadline {
+            Some(text) => format!("--deadline {text}"),
+            None => format!("the plan's deadline {}", crate::duration::human(d)),
+        };
+        return Err(Exit::usage(format!(
+            "{which} must be shorter than --timeout {}: the drain would give up before the deadline",
+            args.timeout
+        )));
+    }
     let mut taints = plan.taints.clone();
     for t in &args.taints {
         let t = crate::policy::maintenance::TaintSpec::parse(t)
@@ -116,7 +121,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         timeout: (!timeout.is_zero()).then_some(timeout),
         deadline,
         deadline_overrides_markers: args.deadline_overrides_markers,
-        surge: args.surge,
+        surge: args.surge || plan.surge,
         detach_wait: if args.skip_wait_for_detach {
             None
         } else {

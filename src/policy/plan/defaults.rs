@@ -68,6 +68,8 @@ pub fn plan() -> Plan {
         waves: Vec::new(),
         rules: Vec::new(),
         taints: Vec::new(),
+        deadline: None,
+        surge: false,
         source: "flags".into(),
     };
     complete(&mut p);

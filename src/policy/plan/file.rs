@@ -52,6 +52,10 @@ struct SpecDoc {
     rules: Vec<Spanned<RuleDoc>>,
     #[serde(default)]
     taints: Vec<Spanned<TaintDoc>>,
+    #[serde(default)]
+    deadline: Option<Spanned<String>>,
+    #[serde(default)]
+    surge: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -163,7 +167,7 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
     let doc: Spanned<PlanDoc> = serde_saphyr::from_str(text).map_err(|e| {
         let (line, column, message) = kube_conventions::yaml::position(&e);
         let hint = if message.contains("unknown field") {
-            Some("a DrainPlan has apiVersion, kind, metadata and spec; spec has waves, rules and taints; see docs/plan.md".into())
+            Some("a DrainPlan has apiVersion, kind, metadata and spec; spec has waves, rules, taints, deadline and surge; see docs/plan.md".into())
         } else if message.contains("unknown variant") {
             Some("podType is Default, DaemonSet or Static; action is skip or waitCompleted".into())
         } else {
@@ -285,10 +289,19 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
             .map_err(|e| at(file, t.referenced, format!("taints[{i}]: {e}"), None))?;
         taints.push(taint);
     }
+    let deadline = match &doc.spec.deadline {
+        Some(d) => Some(
+            crate::duration::parse(&d.value)
+                .map_err(|e| at(file, d.referenced, format!("deadline: {e}"), None))?,
+        ),
+        None => None,
+    };
     let mut plan = Plan {
         waves,
         rules,
         taints,
+        deadline,
+        surge: doc.spec.surge,
         source: file.to_string(),
     };
     defaults::complete(&mut plan);
@@ -362,6 +375,21 @@ spec:
         assert_eq!((e.line, e.column), (7, 5), "{e}");
         assert!(e.message.contains("\"early\""), "{e}");
         assert!(e.hint.unwrap().contains("ascending podPriority"));
+    }
+
+    #[test]
+    fn deadline_and_surge_are_plan_fields() {
+        let p = parse(
+            "x.yaml",
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  deadline: 15m\n  surge: true\n",
+        )
+        .unwrap();
+        assert_eq!(p.deadline, Some(std::time::Duration::from_secs(900)));
+        assert!(p.surge);
+        let e = err(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  deadline: soon\n",
+        );
+        assert_eq!((e.line, e.message.contains("deadline")), (4, true), "{e}");
     }
 
     #[test]

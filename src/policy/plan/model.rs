@@ -74,6 +74,10 @@ pub struct Plan {
     pub rules: Vec<Rule>,
     /// Maintenance taints to add at cordon and remove at uncordon.
     pub taints: Vec<crate::policy::maintenance::TaintSpec>,
+    /// `spec.deadline`: as `--deadline` (the flag wins).
+    pub deadline: Option<Duration>,
+    /// `spec.surge`: as `--surge` (either turns it on).
+    pub surge: bool,
     /// Where it came from, for messages: a file path or "flags".
     pub source: String,
 }
