@@ -207,6 +207,8 @@ struct Member {
     forced: Option<String>,
     /// `--surge` was asked for this pod's workload.
     surge_asked: bool,
+    /// A plan rule asks to surge this pod's workload.
+    surge: bool,
 }
 
 impl Member {
@@ -308,9 +310,14 @@ impl NodeMachine {
             held: None,
             forced: None,
             surge_asked: false,
+            surge: false,
         };
         match disposition {
-            Disposition::Evict { wave, warning } => {
+            Disposition::Evict {
+                wave,
+                warning,
+                surge,
+            } => {
                 // A terminating pod is evicted again only to shorten its
                 // grace period, as kubectl's eviction of it does (the usual
                 // fix for a pod stuck Terminating: --grace-period=1).
@@ -324,7 +331,9 @@ impl NodeMachine {
                 } else {
                     State::Queued
                 };
-                self.members.insert(key, member(pod, wave, state, warning));
+                let mut m = member(pod, wave, state, warning);
+                m.surge = surge;
+                self.members.insert(key, m);
             }
             Disposition::WaitCompleted { wave, reason } => {
                 self.members
@@ -938,7 +947,7 @@ impl NodeMachine {
                     FALLBACK_RETRY
                 };
                 let retry = now + retry_after.unwrap_or(fallback);
-                if self.settings.surge && !m.surge_asked {
+                if (self.settings.surge || m.surge) && !m.surge_asked {
                     m.surge_asked = true;
                     let owner = m
                         .pod
@@ -1368,6 +1377,7 @@ mod tests {
         Disposition::Evict {
             wave,
             warning: None,
+            surge: false,
         }
     }
 

@@ -165,6 +165,10 @@ pub enum Disposition {
         /// kubectl's warning for a pod it drains anyway (`--force`, emptyDir).
         #[serde(skip_serializing_if = "Option::is_none")]
         warning: Option<String>,
+        /// A `surge` rule took it: its Deployment surges if its budget
+        /// never allows a disruption (crate::drain::surge).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        surge: bool,
     },
     /// Not evicted; its wave waits for it to finish.
     WaitCompleted {
@@ -290,12 +294,18 @@ impl Context<'_> {
         // Rules and per-pod markers come before kubectl's filters: a pod the
         // operator said to leave alone must not block its node.
         let wave = self.wave_for(pod);
+        let mut surge = false;
         for rule in &self.plan.rules {
             if self.matches(
                 pod,
                 rule.pod_selector.as_ref(),
                 rule.namespace_selector.as_ref(),
             ) {
+                if rule.action == RuleAction::Surge {
+                    // Evicted as any pod, its workload surging first.
+                    surge = true;
+                    break;
+                }
                 return match (rule.action, wave) {
                     (RuleAction::Skip, _) | (RuleAction::WaitCompleted, None) => {
                         Disposition::Skip {
@@ -306,6 +316,7 @@ impl Context<'_> {
                         wave,
                         reason: WaitReason::Rule(rule.name.clone()),
                     },
+                    (RuleAction::Surge, _) => unreachable!("taken above"),
                 };
             }
         }
@@ -382,10 +393,18 @@ impl Context<'_> {
             warning = Some("deleting Pods that declare no controller".into());
         }
         match wave {
-            Some(wave) => Disposition::Evict { wave, warning },
+            Some(wave) => Disposition::Evict {
+                wave,
+                warning,
+                surge,
+            },
             // An orphaned DaemonSet pod under --force, with no DaemonSet
             // wave: kubectl deletes it, so it goes with the first wave.
-            None => Disposition::Evict { wave: 0, warning },
+            None => Disposition::Evict {
+                wave: 0,
+                warning,
+                surge,
+            },
         }
     }
 }
@@ -449,7 +468,8 @@ mod tests {
             f.classify(&user),
             Disposition::Evict {
                 wave: 0,
-                warning: None
+                warning: None,
+                surge: false
             }
         );
         let critical = pod(
@@ -459,7 +479,8 @@ mod tests {
             f.classify(&critical),
             Disposition::Evict {
                 wave: 1,
-                warning: None
+                warning: None,
+                surge: false
             }
         );
         let node_critical = pod(
@@ -469,7 +490,8 @@ mod tests {
             f.classify(&node_critical),
             Disposition::Evict {
                 wave: 2,
-                warning: None
+                warning: None,
+                surge: false
             }
         );
     }
@@ -621,6 +643,34 @@ mod tests {
                 reason: SkipReason::Rule("logging".into())
             }
         );
+    }
+
+    #[test]
+    fn a_surge_rule_evicts_with_a_surge_and_kubectl_filters_still_apply() {
+        let mut f = Fixture::new();
+        f.plan = crate::policy::plan::file::parse(
+            "p.yaml",
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  rules:\n  - name: solo\n    action: surge\n    podSelector: {matchLabels: {app: solo}}\n",
+        )
+        .unwrap();
+        let solo =
+            pod(&json!({"metadata": {"labels": {"app": "solo"}, "ownerReferences": rs_owned()}}));
+        assert_eq!(
+            f.classify(&solo),
+            Disposition::Evict {
+                wave: 0,
+                warning: None,
+                surge: true
+            }
+        );
+        let other = pod(&json!({"metadata": {"ownerReferences": rs_owned()}}));
+        assert!(matches!(
+            f.classify(&other),
+            Disposition::Evict { surge: false, .. }
+        ));
+        // Taken by the rule, a bare pod is still refused as kubectl refuses it.
+        let bare = pod(&json!({"metadata": {"labels": {"app": "solo"}}}));
+        assert!(matches!(f.classify(&bare), Disposition::Refuse { .. }));
     }
 
     #[test]

@@ -152,6 +152,47 @@ fn surge_lets_a_single_replica_go_without_dropping_below_its_budget() {
 }
 
 #[test]
+fn a_plan_rule_surges_only_the_pods_it_selects() {
+    // Two single replicas behind minAvailable: 1; the plan surges `solo` only.
+    let c = solo()
+        .deployment_with("other", 1, |d| {
+            template(d)["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "n1"});
+        })
+        .pdb("other", "minAvailable: 1")
+        .start(33);
+    c.wait_settled();
+    let plan = c.dir.path().join("plan.yaml");
+    std::fs::write(
+        &plan,
+        "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  rules:\n  - name: solo\n    action: surge\n    podSelector: {matchLabels: {app: solo}}\n",
+    )
+    .unwrap();
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--plan",
+        plan.to_str().unwrap(),
+        "--timeout",
+        "8s",
+    ]);
+    out.code(3);
+    assert!(
+        out.stderr.contains("surging Deployment apps/solo"),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("surging Deployment apps/other"), "{out:?}");
+    assert!(
+        c.pods_on("n1").iter().all(|p| !p.starts_with("apps/solo-")),
+        "{:?}",
+        c.pods_on("n1")
+    );
+    assert!(c.pods_on("n1").iter().any(|p| p.starts_with("apps/other-")));
+    assert_scaled_back(&c);
+    let other = c.get(Resource::Deployments, "apps", "other").unwrap();
+    assert_eq!(other["spec"]["replicas"], 1);
+}
+
+#[test]
 fn a_statefulset_of_one_is_reported_as_not_surgeable() {
     let c = Scenario::new()
         .node("n1")

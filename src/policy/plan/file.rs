@@ -169,7 +169,7 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
         let hint = if message.contains("unknown field") {
             Some("a DrainPlan has apiVersion, kind, metadata and spec; spec has waves, rules, taints, deadline and surge; see docs/plan.md".into())
         } else if message.contains("unknown variant") {
-            Some("podType is Default, DaemonSet or Static; action is skip or waitCompleted".into())
+            Some("podType is Default, DaemonSet or Static; action is skip, waitCompleted or surge".into())
         } else {
             None
         };

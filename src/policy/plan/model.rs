@@ -58,6 +58,9 @@ pub enum RuleAction {
     Skip,
     /// Never evicted; the drain waits for the pod to finish on its own.
     WaitCompleted,
+    /// Evicted, its Deployment surging first when its budget never allows
+    /// a disruption (`--surge` for these pods only).
+    Surge,
 }
 
 #[derive(Debug, Clone, PartialEq)]
