@@ -180,7 +180,10 @@ fn a_plan_rule_surges_only_the_pods_it_selects() {
         out.stderr.contains("surging Deployment apps/solo"),
         "{out:?}"
     );
-    assert!(!out.stderr.contains("surging Deployment apps/other"), "{out:?}");
+    assert!(
+        !out.stderr.contains("surging Deployment apps/other"),
+        "{out:?}"
+    );
     assert!(
         c.pods_on("n1").iter().all(|p| !p.starts_with("apps/solo-")),
         "{:?}",
