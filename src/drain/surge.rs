@@ -6,7 +6,9 @@
 //! when the node's drain ends (drained, timed out, interrupted): only if
 //! its replicas are still what the surge set, else the record is removed
 //! and a warning says so. The ReplicaSet controller then removes one of
-//! the pods, the budget's healthy count never below what it requires.
+//! the pods, the budget's healthy count never below what it requires. A
+//! Deployment already carrying the record (another node's surge, in a
+//! roll or a second run) is not surged again.
 //!
 //! A workload that cannot surge is said with the reason and left to the
 //! other rules: a StatefulSet (its pods keep their identity), a bare
@@ -109,6 +111,16 @@ impl Surges {
         }
         let api: Api<Deployment> = Api::namespaced(client.clone(), ns);
         let d = api.get(&deployment).await.map_err(|e| e.to_string())?;
+        // Surged already, by another node of this run or another run (a
+        // roll's nodes drain apart): one surge at a time, undone by the
+        // node its record names.
+        if d.metadata
+            .annotations
+            .as_ref()
+            .is_some_and(|a| a.contains_key(ANNOTATION))
+        {
+            return Ok(deployment);
+        }
         let hpas: Vec<(i32, String)> = {
             let api: Api<HorizontalPodAutoscaler> = Api::namespaced(client.clone(), ns);
             match api.list(&ListParams::default()).await {
