@@ -289,6 +289,20 @@ pub(crate) async fn prepare_sharing(
     if no_room {
         warnings.push(left_pending(&nodes));
     }
+    // kubectl drain does not wait for volumes: said before anything changes.
+    let claims = nodes.iter().flat_map(|n| &n.pods).any(|(p, d)| {
+        matches!(d, Disposition::Evict { .. })
+            && p.spec
+                .iter()
+                .flat_map(|s| s.volumes.iter().flatten())
+                .any(|v| v.persistent_volume_claim.is_some())
+    });
+    if let (true, Some(limit)) = (claims, engine.options.detach_wait) {
+        warnings.push(format!(
+            "pods to evict use PersistentVolumeClaims: a node counts as drained once their volumes are detached from it (up to --detach-timeout {}); --skip-wait-for-detach does not wait, as kubectl drain",
+            crate::duration::human(limit)
+        ));
+    }
     if let Some(d) = engine.options.deadline {
         let markers = if engine.options.deadline_overrides_markers {
             "pods held by drain markers too"

@@ -294,6 +294,12 @@ fn a_node_is_drained_only_once_its_volumes_are_detached() {
         out.stderr.contains("waiting for 1 volume to detach"),
         "{out:?}"
     );
+    // Said before anything changed: kubectl drain does not wait for volumes.
+    let warned = out.stderr.find("pods to evict use PersistentVolumeClaims");
+    assert!(
+        warned < out.stderr.find("cordoned") && warned.is_some(),
+        "{out:?}"
+    );
     assert_eq!(
         attachments_on(&c, "n1"),
         0,
