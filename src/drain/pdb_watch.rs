@@ -132,11 +132,8 @@ impl PdbWatches {
         if state.contains_key(&key) {
             return;
         }
-        state.insert(key.clone(), Watched::Listed(budget));
-        self.tickets.lock().expect("tickets").insert(
-            key,
-            usize::try_from(budget.disruptions_allowed).unwrap_or(0),
-        );
+        hand_out(&self.tickets, &key, budget);
+        state.insert(key, Watched::Listed(budget));
     }
 
     /// May a first attempt on this budget's pod be sent? Yes (taking one of
@@ -182,12 +179,7 @@ impl PdbWatches {
         if let Some(pdb) = every.and_then(|s| s.get(&ObjectRef::new(&key.1).within(&key.0))) {
             // Followed from now on by the watch of every budget; told now
             // what it allows, as a watch of its own would on starting.
-            let budget = Budget::from_pdb(&pdb);
-            self.tickets.lock().expect("tickets").insert(
-                key.clone(),
-                usize::try_from(budget.disruptions_allowed).unwrap_or(0),
-            );
-            record(&self.state, &self.changed, key, Watched::Seen(budget));
+            saw(&self.state, &self.tickets, &self.changed, key, &pdb);
             return true;
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);
@@ -207,14 +199,7 @@ impl PdbWatches {
                 .boxed();
             while let Some(item) = stream.next().await {
                 match item {
-                    Ok(pdb) => {
-                        let budget = Budget::from_pdb(&pdb);
-                        tickets.lock().expect("tickets").insert(
-                            key.clone(),
-                            usize::try_from(budget.disruptions_allowed).unwrap_or(0),
-                        );
-                        record(&state, &changed, &key, Watched::Seen(budget));
-                    }
+                    Ok(pdb) => saw(&state, &tickets, &changed, &key, &pdb),
                     Err(e) => {
                         if let Some(message) = forbidden(&e) {
                             record(&state, &changed, &key, Watched::Forbidden);
@@ -273,12 +258,7 @@ impl PdbWatches {
                             Some(Watched::Listed(_) | Watched::Seen(_))
                         );
                         if followed {
-                            let budget = Budget::from_pdb(&pdb);
-                            tickets.lock().expect("tickets").insert(
-                                key.clone(),
-                                usize::try_from(budget.disruptions_allowed).unwrap_or(0),
-                            );
-                            record(&state, &changed, &key, Watched::Seen(budget));
+                            saw(&state, &tickets, &changed, &key, &pdb);
                         }
                     }
                     // The first list failed: no store (dropping `listed` says so).
@@ -292,6 +272,29 @@ impl PdbWatches {
         ready.await.ok()?;
         Some(reader)
     }
+}
+
+/// What a budget allows becomes its tickets, for the nodes to claim.
+fn hand_out(tickets: &Mutex<HashMap<Key, usize>>, key: &Key, budget: Budget) {
+    let allowed = usize::try_from(budget.disruptions_allowed).unwrap_or(0);
+    tickets
+        .lock()
+        .expect("tickets")
+        .insert(key.clone(), allowed);
+}
+
+/// A watch saw this version of a budget: its tickets, its numbers, and the
+/// waiting evictions told.
+fn saw(
+    state: &Mutex<HashMap<Key, Watched>>,
+    tickets: &Mutex<HashMap<Key, usize>>,
+    changed: &broadcast::Sender<Signal>,
+    key: &Key,
+    pdb: &PodDisruptionBudget,
+) {
+    let budget = Budget::from_pdb(pdb);
+    hand_out(tickets, key, budget);
+    record(state, changed, key, Watched::Seen(budget));
 }
 
 /// Notes what a watch saw of a budget and tells the waiting evictions.
