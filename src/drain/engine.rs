@@ -25,7 +25,7 @@ use super::pod_watch::{self, PodQuery, Snapshot};
 use super::prepare::{self, Classifier};
 use super::{DrainError, Options, driver, pdb_watch, preview};
 use crate::client::Clients;
-use crate::policy::classify::Disposition;
+use crate::policy::classify::{Disposition, claim_names};
 use crate::policy::plan::Plan;
 
 /// Evictions in flight across all nodes at once.
@@ -290,13 +290,10 @@ pub(crate) async fn prepare_sharing(
         warnings.push(left_pending(&nodes));
     }
     // kubectl drain does not wait for volumes: said before anything changes.
-    let claims = nodes.iter().flat_map(|n| &n.pods).any(|(p, d)| {
-        matches!(d, Disposition::Evict { .. })
-            && p.spec
-                .iter()
-                .flat_map(|s| s.volumes.iter().flatten())
-                .any(|v| v.persistent_volume_claim.is_some())
-    });
+    let claims = nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .any(|(p, d)| matches!(d, Disposition::Evict { .. }) && claim_names(p).next().is_some());
     if let (true, Some(limit)) = (claims, engine.options.detach_wait) {
         warnings.push(format!(
             "pods to evict use PersistentVolumeClaims: a node counts as drained once their volumes are detached from it (up to --detach-timeout {}); --skip-wait-for-detach does not wait, as kubectl drain",

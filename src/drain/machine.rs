@@ -27,7 +27,7 @@ use super::outcome::{
 use super::pdb_watch::{Budget, Key as BudgetKey};
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::Change;
-use crate::policy::classify::{Disposition, SkipReason, WaitReason, priority};
+use crate::policy::classify::{Disposition, SkipReason, WaitReason, claim_names, priority};
 
 /// Evictions a node keeps in flight at once.
 pub(crate) const IN_FLIGHT: usize = 16;
@@ -1134,15 +1134,7 @@ impl NodeMachine {
             .members
             .iter()
             .filter(|(_, m)| m.evicted || m.forced.is_some())
-            .flat_map(|(k, m)| {
-                m.pod
-                    .spec
-                    .iter()
-                    .flat_map(|s| s.volumes.iter().flatten())
-                    .filter_map(|v| v.persistent_volume_claim.as_ref())
-                    .map(|c| (k.namespace.clone(), c.claim_name.clone()))
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|(k, m)| claim_names(&m.pod).map(|c| (k.namespace.clone(), c.to_string())))
             .collect();
         claims.sort();
         claims.dedup();

@@ -211,6 +211,15 @@ pub fn is_finished(pod: &Pod) -> bool {
     )
 }
 
+/// The PersistentVolumeClaims a pod's volumes name.
+pub fn claim_names(pod: &Pod) -> impl Iterator<Item = &str> {
+    pod.spec
+        .iter()
+        .flat_map(|s| s.volumes.iter().flatten())
+        .filter_map(|v| v.persistent_volume_claim.as_ref())
+        .map(|c| c.claim_name.as_str())
+}
+
 fn has_empty_dir(pod: &Pod) -> bool {
     pod.spec
         .as_ref()

@@ -417,9 +417,7 @@ impl Sim {
 
 /// Does the pod use PersistentVolumeClaims (and so maybe attached volumes)?
 fn has_claims(pod: &Value) -> bool {
-    pod.pointer("/spec/volumes")
-        .and_then(Value::as_array)
-        .is_some_and(|vs| vs.iter().any(|v| v.get("persistentVolumeClaim").is_some()))
+    pods::claim_names(pod).next().is_some()
 }
 
 /// Wires the store to a new simulator and runs it until `shutdown` fires.

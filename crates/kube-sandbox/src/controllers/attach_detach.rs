@@ -21,11 +21,7 @@ const DEFAULT_DETACH: Duration = Duration::from_millis(500);
 /// The CSI volumes (PV name, driver) a pod uses through its claims.
 pub(crate) fn csi_volumes(store: &Store, pod: &Value) -> Vec<(String, String)> {
     let ns = pod["metadata"]["namespace"].as_str().unwrap_or_default();
-    pod.pointer("/spec/volumes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.pointer("/persistentVolumeClaim/claimName")?.as_str())
+    pods::claim_names(pod)
         .filter_map(|claim| {
             let pvc = store.get(
                 Resource::PersistentVolumeClaims,

@@ -77,6 +77,18 @@ pub fn key(obj: &Value) -> String {
     )
 }
 
+/// The PersistentVolumeClaims a pod's volumes name.
+pub(crate) fn claim_names(pod: &Value) -> impl Iterator<Item = &str> {
+    pod.pointer("/spec/volumes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| {
+            v.pointer("/persistentVolumeClaim/claimName")
+                .and_then(Value::as_str)
+        })
+}
+
 pub fn node_name(pod: &Value) -> Option<&str> {
     pod.pointer("/spec/nodeName")
         .and_then(Value::as_str)

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::label;
 use super::node_affinity;
+use crate::objects::pods;
 use crate::resources::Resource;
 use crate::store::Store;
 
@@ -35,25 +36,13 @@ pub(super) struct Volumes {
     minor: u32,
 }
 
-/// The claims the pod's volumes name.
-fn claim_names(pod: &Value) -> impl Iterator<Item = &str> {
-    pod.pointer("/spec/volumes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|v| {
-            v.pointer("/persistentVolumeClaim/claimName")
-                .and_then(Value::as_str)
-        })
-}
-
 pub(super) fn prefilter(store: &Store, pod: &Value, minor: u32) -> Volumes {
     let mut out = Volumes {
         minor,
         ..Volumes::default()
     };
     let ns = pod["metadata"]["namespace"].as_str().unwrap_or_default();
-    let claims = claim_names(pod);
+    let claims = pods::claim_names(pod);
     for claim in claims {
         let Some(pvc) = store.get(
             Resource::PersistentVolumeClaims,
@@ -104,7 +93,7 @@ pub(super) fn provision(store: &mut Store, pod: &Value, node: &str) {
         Some(z) => ("topology.kubernetes.io/zone", z.to_string()),
         None => ("kubernetes.io/hostname", node.to_string()),
     };
-    let claims: Vec<String> = claim_names(pod).map(str::to_string).collect();
+    let claims: Vec<String> = pods::claim_names(pod).map(str::to_string).collect();
     for claim in claims {
         let pvc_key = (ns.clone(), claim);
         let Some(pvc) = store.get(Resource::PersistentVolumeClaims, &pvc_key) else {
