@@ -14,7 +14,7 @@ use super::events::emit;
 use super::evict::{self, Answer};
 use super::machine::{Effect, Input, NodeMachine, Now};
 use super::outcome::NodeOutcome;
-use super::pdb_watch::Signal;
+use super::pdb_watch::{self, Signal};
 use super::pod_key::PodKey;
 use super::pod_watch::{Change, PodQuery, PodWatch};
 
@@ -87,33 +87,7 @@ pub(crate) async fn drain_node(
                 }
                 Effect::Surge { key, owner, budget } => {
                     let node = machine.node().to_string();
-                    inflight.push(
-                        async move {
-                            // Only a budget that allows nothing even with
-                            // every pod healthy needs a surge; others free
-                            // a disruption by themselves.
-                            let numbers = match engine.pdbs.get(&budget) {
-                                Some(b) => Some(b),
-                                None => engine.pdbs.fetch(&budget).await,
-                            };
-                            let never = numbers.is_some_and(|b| {
-                                b.disruptions_allowed == 0 && b.desired_healthy >= b.expected_pods
-                            });
-                            let result = if never {
-                                let owner = owner.as_ref().map(|(k, n)| (k.as_str(), n.as_str()));
-                                let client = &engine.clients.main;
-                                engine
-                                    .surges
-                                    .surge(client, &node, &key, owner)
-                                    .await
-                                    .map(Some)
-                            } else {
-                                Ok(None)
-                            };
-                            Input::Surged { key, result }
-                        }
-                        .boxed(),
-                    );
+                    inflight.push(surge(engine, node, key, owner, budget).boxed());
                 }
                 Effect::Force { key, uid, grace } => {
                     inflight.push(force(engine, key, uid, grace).boxed());
@@ -174,6 +148,34 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
     }
+}
+
+/// `--surge` for a pod its budget refused: only a budget that allows
+/// nothing even with every pod healthy needs one; others free a
+/// disruption by themselves.
+async fn surge(
+    engine: &Engine,
+    node: String,
+    key: PodKey,
+    owner: Option<(String, String)>,
+    budget: pdb_watch::Key,
+) -> Input {
+    let numbers = match engine.pdbs.get(&budget) {
+        Some(b) => Some(b),
+        None => engine.pdbs.fetch(&budget).await,
+    };
+    let result = if numbers.is_some_and(|b| b.never_allows()) {
+        let owner = owner.as_ref().map(|(k, n)| (k.as_str(), n.as_str()));
+        let client = &engine.clients.main;
+        engine
+            .surges
+            .surge(client, &node, &key, owner)
+            .await
+            .map(Some)
+    } else {
+        Ok(None)
+    };
+    Input::Surged { key, result }
 }
 
 /// `--deadline`: one delete, budgets bypassed, with the pod's grace period.

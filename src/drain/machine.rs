@@ -523,6 +523,7 @@ impl NodeMachine {
         let forcing = self
             .members
             .values()
+            .filter(|_| self.settings.deadline.is_some())
             .filter(|m| self.forceable(m))
             .filter_map(|m| self.force_at(m));
         retries
@@ -575,6 +576,9 @@ impl NodeMachine {
 
     /// Deletes every pod whose time under `--deadline` came, budgets bypassed.
     fn force_due(&mut self) {
+        if self.settings.deadline.is_none() {
+            return;
+        }
         let now = self.last.at;
         let due: Vec<PodKey> = self
             .members

@@ -36,6 +36,13 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
+    /// Allows no disruption even with every pod healthy (a single replica
+    /// behind `minAvailable: 1`, a budget set to the replica count): no
+    /// wait ends by itself.
+    pub(crate) fn never_allows(&self) -> bool {
+        self.disruptions_allowed == 0 && self.desired_healthy >= self.expected_pods
+    }
+
     pub(crate) fn from_pdb(p: &PodDisruptionBudget) -> Self {
         let s = p.status.clone().unwrap_or_default();
         Budget {
