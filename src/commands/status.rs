@@ -8,8 +8,8 @@ use kube::Api;
 use kube::api::ListParams;
 use serde::Serialize;
 
+use crate::cli::StatusArgs;
 use crate::cli::exit;
-use crate::cli::{OutputFormat, StatusArgs};
 use crate::client;
 use crate::drain::pod_key::PodKey;
 use crate::drain::pod_watch::{self, PodQuery};
@@ -34,11 +34,9 @@ struct NodeStatus {
     pods_staying: usize,
 }
 
+/// The `MaintenanceStatus` document's body.
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Document {
-    api_version: &'static str,
-    kind: &'static str,
+struct Nodes {
     nodes: Vec<NodeStatus>,
 }
 
@@ -82,56 +80,50 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
             pods_staying: staying.len(),
         });
     }
-    let doc = Document {
-        api_version: crate::ui::report::SCHEMA_VERSION,
-        kind: "MaintenanceStatus",
-        nodes: out,
-    };
-    match args.output {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&doc)?),
-        OutputFormat::Yaml => print!("{}", serde_saphyr::to_string(&doc)?),
-        OutputFormat::Table => {
-            if doc.nodes.is_empty() {
-                eprintln!("No nodes are under maintenance.");
-                return Ok(exit::OK);
-            }
-            let mut t = crate::ui::report::kubectl_table(&[
-                "NODE",
-                "SINCE",
-                "REASON",
-                "TAINTS",
-                "PODS LEFT",
-                "STAYING",
-            ]);
-            let mut by_node: BTreeMap<&str, &NodeStatus> = BTreeMap::new();
-            for n in &doc.nodes {
-                by_node.insert(&n.node, n);
-            }
-            for n in by_node.values() {
-                let age = kube_conventions::time::seconds_since(&n.since).map_or_else(
-                    || n.since.clone(),
-                    |s| format!("{} ago", kube_conventions::time::human_duration(s)),
-                );
-                let age = if n.stale {
-                    format!("{age} (stale: uncordoned by hand)")
-                } else {
-                    age
-                };
-                t.add_row([
-                    n.node.clone(),
-                    age,
-                    n.reason.clone().unwrap_or_else(|| "-".into()),
-                    if n.taints.is_empty() {
-                        "-".into()
-                    } else {
-                        n.taints.join(",")
-                    },
-                    n.pods_remaining.len().to_string(),
-                    n.pods_staying.to_string(),
-                ]);
-            }
-            println!("{}", t.trim_fmt());
-        }
+    let doc = Nodes { nodes: out };
+    if let Some(text) = crate::ui::report::document("MaintenanceStatus", &doc, args.output)? {
+        print!("{text}");
+        return Ok(exit::OK);
     }
+    if doc.nodes.is_empty() {
+        eprintln!("No nodes are under maintenance.");
+        return Ok(exit::OK);
+    }
+    let mut t = crate::ui::report::kubectl_table(&[
+        "NODE",
+        "SINCE",
+        "REASON",
+        "TAINTS",
+        "PODS LEFT",
+        "STAYING",
+    ]);
+    let mut by_node: BTreeMap<&str, &NodeStatus> = BTreeMap::new();
+    for n in &doc.nodes {
+        by_node.insert(&n.node, n);
+    }
+    for n in by_node.values() {
+        let age = kube_conventions::time::seconds_since(&n.since).map_or_else(
+            || n.since.clone(),
+            |s| format!("{} ago", kube_conventions::time::human_duration(s)),
+        );
+        let age = if n.stale {
+            format!("{age} (stale: uncordoned by hand)")
+        } else {
+            age
+        };
+        t.add_row([
+            n.node.clone(),
+            age,
+            n.reason.clone().unwrap_or_else(|| "-".into()),
+            if n.taints.is_empty() {
+                "-".into()
+            } else {
+                n.taints.join(",")
+            },
+            n.pods_remaining.len().to_string(),
+            n.pods_staying.to_string(),
+        ]);
+    }
+    println!("{}", t.trim_fmt());
     Ok(exit::OK)
 }

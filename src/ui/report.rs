@@ -14,11 +14,37 @@ use crate::duration::human;
 
 pub(crate) const SCHEMA_VERSION: &str = "kubectl-maintain.io/v1alpha1";
 
+/// A report as a document: `apiVersion`, `kind`, then the body's fields.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Document<'a> {
+struct Document<'a, T> {
     api_version: &'static str,
     kind: &'static str,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+/// A report's body as JSON or YAML, under `apiVersion` and `kind`; None
+/// for the table, which each report draws its own way.
+pub(crate) fn document<T: serde::Serialize>(
+    kind: &'static str,
+    body: &T,
+    format: OutputFormat,
+) -> anyhow::Result<Option<String>> {
+    let doc = Document {
+        api_version: SCHEMA_VERSION,
+        kind,
+        body,
+    };
+    Ok(match format {
+        OutputFormat::Json => Some(serde_json::to_string_pretty(&doc)? + "\n"),
+        OutputFormat::Yaml => Some(serde_saphyr::to_string(&doc)?),
+        OutputFormat::Table => None,
+    })
+}
+
+#[derive(serde::Serialize)]
+struct Drain<'a> {
     #[serde(flatten)]
     outcome: &'a DrainOutcome,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -47,19 +73,17 @@ pub(crate) fn render_with(
     prediction: Option<&Prediction>,
     format: OutputFormat,
 ) -> anyhow::Result<String> {
-    let doc = Document {
-        api_version: SCHEMA_VERSION,
-        kind: "DrainReport",
+    let body = Drain {
         outcome,
         prediction,
     };
-    Ok(match format {
-        OutputFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",
-        OutputFormat::Yaml => serde_saphyr::to_string(&doc)?,
-        OutputFormat::Table if outcome.dry_run != DryRun::None => plan_table(outcome),
-        OutputFormat::Table => {
-            summary(outcome) + &prediction.map(prediction_table).unwrap_or_default()
-        }
+    if let Some(text) = document("DrainReport", &body, format)? {
+        return Ok(text);
+    }
+    Ok(if outcome.dry_run == DryRun::None {
+        summary(outcome) + &prediction.map(prediction_table).unwrap_or_default()
+    } else {
+        plan_table(outcome)
     })
 }
 

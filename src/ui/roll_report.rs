@@ -10,28 +10,10 @@ use crate::cli::OutputFormat;
 use crate::duration::human;
 use crate::roll::outcome::{NodeRoll, RollOutcome, RollStatus};
 use crate::roll::phase::Phase;
-use crate::ui::report::{SCHEMA_VERSION, kubectl_table};
-
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Document<'a> {
-    api_version: &'static str,
-    kind: &'static str,
-    #[serde(flatten)]
-    outcome: &'a RollOutcome,
-}
+use crate::ui::report::{document, kubectl_table};
 
 pub(crate) fn render(outcome: &RollOutcome, format: OutputFormat) -> anyhow::Result<String> {
-    let doc = Document {
-        api_version: SCHEMA_VERSION,
-        kind: "RollReport",
-        outcome,
-    };
-    Ok(match format {
-        OutputFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",
-        OutputFormat::Yaml => serde_saphyr::to_string(&doc)?,
-        OutputFormat::Table => table(outcome),
-    })
+    Ok(document("RollReport", outcome, format)?.unwrap_or_else(|| table(outcome)))
 }
 
 fn ms(v: Option<u64>) -> String {
