@@ -440,8 +440,11 @@ impl Prepared {
                 // A finished node frees its slot at once, for the waiting
                 // node that shares the fewest budgets with those running.
                 while running.len() < max_parallel && !waiting.is_empty() {
-                    let candidates: Vec<&BTreeMap<_, _>> =
-                        waiting.iter().map(|i| &budgets[*i]).collect();
+                    let candidates: Vec<&BTreeMap<_, _>> = waiting
+                        .iter()
+                        .take(crate::policy::pool::LOOKAHEAD)
+                        .map(|i| &budgets[*i])
+                        .collect();
                     let allowed = |k: &pdb_watch::Key| {
                         engine
                             .pdbs

@@ -476,7 +476,7 @@ pub(crate) fn spawn(
             if f.node.is_none() && !f.terminating && !f.terminal {
                 dirty.unscheduled.insert(key.clone());
             }
-            if csi && f.node.is_some() && !f.terminal {
+            if csi && f.claims && f.node.is_some() && !f.terminal {
                 dirty.attach.insert(key.clone());
             }
             if f.terminating || (f.node.is_some() && !f.started) {

@@ -236,6 +236,8 @@ pub(crate) struct Facts {
     pub(crate) ready: bool,
     /// Past Pending: its kubelet started it.
     pub(crate) started: bool,
+    /// Its volumes name PersistentVolumeClaims (it may have volumes attached).
+    pub(crate) claims: bool,
     /// The controller's kind and name.
     pub(crate) controller: Option<(Box<str>, Box<str>)>,
 }
@@ -261,6 +263,7 @@ impl Facts {
             terminal: is_terminal(pod),
             ready: is_ready(pod),
             started: !matches!(phase(pod), "" | "Pending"),
+            claims: claim_names(pod).next().is_some(),
             controller: controller_of(pod).map(|o| (o.kind.into(), o.name.into())),
         }
     }
