@@ -766,3 +766,66 @@ fn apply_create_and_explain_1_27() {
 fn apply_create_and_explain_1_33() {
     apply_create_and_explain(33);
 }
+
+/// kubectl reads lists in pages (`--chunk-size`, 500 by default): every
+/// page size gives the same objects, and the remaining count is given only
+/// for an unfiltered list, as ListMeta.remainingItemCount says.
+#[test]
+fn lists_come_in_pages_as_the_apiserver_gives_them() {
+    let c = Cluster::start(SMALL, 33);
+    c.wait_settled();
+    let names = |args: &[&str]| {
+        let out = c.kubectl(args);
+        out.success();
+        out.stdout.lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    let all = names(&["get", "pods", "-A", "-o", "name"]);
+    assert!(all.len() > 3, "{all:?}");
+    assert_eq!(
+        names(&["get", "pods", "-A", "-o", "name", "--chunk-size=2"]),
+        all
+    );
+    let web = names(&["get", "pods", "-A", "-o", "name", "-l", "app=web"]);
+    assert_eq!(web.len(), 3, "{web:?}");
+    let paged = [
+        "get",
+        "pods",
+        "-A",
+        "-o",
+        "name",
+        "-l",
+        "app=web",
+        "--chunk-size=1",
+    ];
+    assert_eq!(names(&paged), web);
+
+    let raw = |path: &str| -> serde_json::Value {
+        let out = c.kubectl(&["get", "--raw", path]);
+        out.success();
+        serde_json::from_str(&out.stdout).expect("a list")
+    };
+    let page = raw("/api/v1/pods?limit=2");
+    assert_eq!(page["items"].as_array().map(Vec::len), Some(2));
+    assert!(
+        page["metadata"]["continue"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty())
+    );
+    assert_eq!(page["metadata"]["remainingItemCount"], all.len() - 2);
+    let page = raw("/api/v1/pods?limit=1&labelSelector=app%3Dweb");
+    assert!(
+        page["metadata"]["continue"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty())
+    );
+    assert!(
+        page["metadata"].get("remainingItemCount").is_none(),
+        "{page}"
+    );
+    let last = raw(&format!("/api/v1/pods?limit={}", all.len()));
+    assert!(last["metadata"].get("continue").is_none(), "{last}");
+    assert!(
+        last["metadata"].get("remainingItemCount").is_none(),
+        "{last}"
+    );
+}
