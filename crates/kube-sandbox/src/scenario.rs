@@ -199,17 +199,24 @@ pub(crate) fn populate(
     // namespace is made when first needed, and replaced by the file's own
     // if the file has it.
     let mut made: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    let ensure = |store: &mut Store, made: &mut std::collections::BTreeSet<String>, ns: &str| {
-        let key = (String::new(), ns.to_string());
-        if store.get(Resource::Namespaces, &key).is_none() {
-            let obj = json!({"metadata": {"name": ns}, "status": {"phase": "Active"}});
-            store
-                .load(Resource::Namespaces, obj)
-                .map_err(|e| e.message)?;
-            made.insert(ns.to_string());
-        }
-        Ok::<(), String>(())
-    };
+    // Namespaces known to be there, so 150,000 pods do not look theirs up.
+    let mut known: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut ensure =
+        |store: &mut Store, made: &mut std::collections::BTreeSet<String>, ns: &str| {
+            if known.contains(ns) {
+                return Ok(());
+            }
+            known.insert(ns.to_string());
+            let key = (String::new(), ns.to_string());
+            if store.get(Resource::Namespaces, &key).is_none() {
+                let obj = json!({"metadata": {"name": ns}, "status": {"phase": "Active"}});
+                store
+                    .load(Resource::Namespaces, obj)
+                    .map_err(|e| e.message)?;
+                made.insert(ns.to_string());
+            }
+            Ok::<(), String>(())
+        };
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
         ensure(store, &mut made, ns)?;
     }

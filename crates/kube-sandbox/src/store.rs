@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::clock::{IdGen, now_rfc3339};
 use crate::doc::Doc;
-use crate::objects::pods;
+use crate::objects::{nodes, pods};
 use crate::resources::Resource;
 use crate::status::ApiError;
 use kube_conventions::selector::{Op, Requirement, Selector};
@@ -110,6 +110,8 @@ pub(crate) struct Store {
     owned_by: HashMap<String, BTreeSet<(Resource, Key)>>,
     /// What the pods bound to each node request (the scheduler's NodeInfo).
     requested_by_node: HashMap<String, Requested>,
+    /// What the scheduler reads of each node, by name.
+    node_facts: HashMap<String, nodes::Facts>,
     /// Bound pods with required pod anti-affinity terms.
     anti_affine: BTreeSet<Key>,
     /// Pods by namespace and label (`key=value`): a selector that requires
@@ -156,6 +158,7 @@ impl Store {
             owned_by: HashMap::new(),
             pod_facts: BTreeMap::new(),
             requested_by_node: HashMap::new(),
+            node_facts: HashMap::new(),
             anti_affine: BTreeSet::new(),
             pods_by_label: HashMap::new(),
             budget_selectors: BTreeMap::new(),
@@ -316,6 +319,11 @@ impl Store {
         keys.sort();
         keys.dedup();
         keys
+    }
+
+    /// What the scheduler reads of one node.
+    pub(crate) fn node_facts(&self, name: &str) -> Option<&nodes::Facts> {
+        self.node_facts.get(name)
     }
 
     /// What scans read of one pod.
@@ -512,6 +520,13 @@ impl Store {
                         self.owned_by.remove(uid);
                     }
                 }
+            }
+        }
+        if res == Resource::Nodes {
+            if add {
+                self.node_facts.insert(key.1.clone(), nodes::Facts::of(obj));
+            } else {
+                self.node_facts.remove(&key.1);
             }
         }
         if res != Resource::Pods {

@@ -55,12 +55,13 @@ pub(super) fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 /// The node as the filters see it: a NotReady node with the not-ready taint.
-fn as_scheduled(node: &Value) -> std::borrow::Cow<'_, Value> {
-    let tainted = node
-        .pointer("/spec/taints")
-        .and_then(Value::as_array)
-        .is_some_and(|ts| ts.iter().any(|t| t["key"] == NOT_READY));
-    if nodes::is_ready(node) || tainted {
+fn as_scheduled<'a>(node: &'a Value, facts: &nodes::Facts) -> std::borrow::Cow<'a, Value> {
+    let tainted = || {
+        node.pointer("/spec/taints")
+            .and_then(Value::as_array)
+            .is_some_and(|ts| ts.iter().any(|t| t["key"] == NOT_READY))
+    };
+    if facts.ready || tainted() {
         return std::borrow::Cow::Borrowed(node);
     }
     let mut node = node.clone();
@@ -127,12 +128,12 @@ impl<'a> Cycle<'a> {
 
     /// Every reason the node refuses the pod, from the first filter that
     /// refuses it; empty when it fits.
-    fn refusals(&self, node: &Value, name: &str) -> Vec<String> {
+    fn refusals(&self, node: &Value, name: &str, facts: &nodes::Facts) -> Vec<String> {
         let one = |r: Result<(), String>| r.err().into_iter().collect::<Vec<_>>();
-        let node = as_scheduled(node);
+        let node = as_scheduled(node, facts);
         let node = node.as_ref();
         let first = [
-            node_unschedulable::filter(self.pod, node),
+            node_unschedulable::filter(self.pod, facts.unschedulable),
             taint_toleration::filter(self.pod, node),
             node_affinity::filter(self.pod, node),
         ]
@@ -154,8 +155,11 @@ impl<'a> Cycle<'a> {
                 return one(r);
             }
         }
-        let short =
-            node_resources_fit::shortages(&self.requests, node, self.store.requested_on_node(name));
+        let short = node_resources_fit::shortages(
+            &self.requests,
+            &facts.allocatable,
+            self.store.requested_on_node(name),
+        );
         if !short.is_empty() {
             return short;
         }
@@ -170,14 +174,14 @@ impl<'a> Cycle<'a> {
         .unwrap_or_default()
     }
 
-    fn score(&self, node: &Value, name: &str) -> Score {
+    fn score(&self, node: &Value, name: &str, facts: &nodes::Facts) -> Score {
         Score(
             self.siblings.get(name).copied().unwrap_or(0),
             taint_toleration::preferred_against(self.pod, node),
             -node_affinity::preferred_weight(self.pod, node),
             node_resources_fit::allocated_share(
                 &self.requests,
-                node,
+                &facts.allocatable,
                 self.store.requested_on_node(name),
             ),
             self.store.pod_count_on_node(name),
@@ -192,28 +196,22 @@ impl<'a> Cycle<'a> {
         if let Some(why) = volume_binding::nowhere(&self.volumes) {
             return Err(format!("0/{all} nodes are available: {why}."));
         }
-        let nodes: Vec<std::sync::Arc<Value>> = self
-            .store
-            .iter(Resource::Nodes, None, None)
-            .map(|(_, n)| n)
-            .collect();
-        let first = if nodes.is_empty() {
-            0
-        } else {
-            *start % nodes.len()
-        };
-        let wanted = feasible_nodes_to_find(nodes.len());
+        let nodes = || self.store.docs(Resource::Nodes, None, None);
+        let first = if all == 0 { 0 } else { *start % all };
+        let wanted = feasible_nodes_to_find(all);
         let mut best: Option<(Score, String)> = None;
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         let (mut total, mut feasible) = (0, 0);
-        for node in nodes[first..].iter().chain(&nodes[..first]) {
+        for ((_, name), doc) in nodes().skip(first).chain(nodes().take(first)) {
             if feasible >= wanted {
                 break;
             }
-            let node = &**node;
+            let Some(facts) = self.store.node_facts(name) else {
+                continue;
+            };
+            let node = doc.value();
             total += 1;
-            let name = node["metadata"]["name"].as_str().unwrap_or_default();
-            let refused = self.refusals(node, name);
+            let refused = self.refusals(&node, name, facts);
             if !refused.is_empty() {
                 for r in refused {
                     *reasons.entry(r).or_default() += 1;
@@ -221,9 +219,9 @@ impl<'a> Cycle<'a> {
                 continue;
             }
             feasible += 1;
-            let score = self.score(node, name);
+            let score = self.score(&node, name, facts);
             if best.as_ref().is_none_or(|(b, _)| score < *b) {
-                best = Some((score, name.to_string()));
+                best = Some((score, name.clone()));
             }
         }
         *start = first + total;
@@ -407,7 +405,7 @@ mod tests {
         let pod = json!({"metadata": {"namespace": "d"}, "spec": {}});
         let cycle = Cycle::new(&store, &pod, 33);
         assert_eq!(
-            cycle.refusals(&n, "n1"),
+            cycle.refusals(&n, "n1", &nodes::Facts::of(&n)),
             ["node(s) had untolerated taint {node.kubernetes.io/not-ready: }"]
         );
     }

@@ -5,30 +5,25 @@
 //! Every shortage is a reason of its own: "Insufficient cpu", "Too many
 //! pods"; the scheduler counts each.
 
-use kube_conventions::quantity::milli_of;
-use serde_json::Value;
-
 use crate::objects::pods::Requests;
 use crate::store::Requested;
 
-fn allocatable(node: &Value, resource: &str) -> Option<i64> {
-    let st = node.get("status")?;
-    st.pointer(&format!("/allocatable/{resource}"))
-        .or_else(|| st.pointer(&format!("/capacity/{resource}")))
-        .and_then(milli_of)
-}
-
-/// Every reason the pod does not fit (empty when it fits).
-pub(super) fn shortages(wanted: &Requests, node: &Value, used: Option<&Requested>) -> Vec<String> {
+/// Every reason the pod does not fit (empty when it fits) on a node with
+/// this allocatable (`nodes::Facts`).
+pub(super) fn shortages(
+    wanted: &Requests,
+    allocatable: &Requests,
+    used: Option<&Requested>,
+) -> Vec<String> {
     let mut out = Vec::new();
     let pods = used.map_or(0, |u| u.pods);
-    if let Some(max) = allocatable(node, "pods")
+    if let Some(&max) = allocatable.get("pods")
         && (pods + 1) * 1000 > max
     {
         out.push("Too many pods".to_string());
     }
     for (name, want) in wanted.iter().filter(|(_, v)| **v > 0) {
-        let Some(cap) = allocatable(node, name) else {
+        let Some(&cap) = allocatable.get(name) else {
             // cpu and memory unknown: the node reports nothing (a
             // hand-written scenario); an extended resource it does not
             // have is missing.
@@ -51,9 +46,13 @@ pub(super) fn shortages(wanted: &Requests, node: &Value, used: Option<&Requested
 
 /// How much of the node's cpu and memory would be requested, 0 to 1 each,
 /// averaged (the LeastAllocated score's input: lower is better).
-pub(super) fn allocated_share(wanted: &Requests, node: &Value, used: Option<&Requested>) -> f64 {
+pub(super) fn allocated_share(
+    wanted: &Requests,
+    allocatable: &Requests,
+    used: Option<&Requested>,
+) -> f64 {
     let share = |name: &str| {
-        let cap = allocatable(node, name).filter(|c| *c > 0)?;
+        let cap = *allocatable.get(name).filter(|c| **c > 0)?;
         let taken = used
             .and_then(|u| u.resources.get(name))
             .copied()
@@ -75,7 +74,10 @@ mod tests {
 
     #[test]
     fn each_shortage_is_a_reason_as_the_scheduler_words_it() {
-        let node = json!({"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "3"}}});
+        let node = crate::objects::nodes::Facts::of(
+            &json!({"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "3"}}}),
+        )
+        .allocatable;
         let used = Requested {
             pods: 2,
             resources: Requests::from([("cpu".into(), 1500), ("memory".into(), 1_073_741_824_000)]),

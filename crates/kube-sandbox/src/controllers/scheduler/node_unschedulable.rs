@@ -8,10 +8,13 @@ use super::taint_toleration::tolerated;
 
 pub(crate) const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
 
-pub(super) fn filter(pod: &Value, node: &Value) -> Result<(), String> {
-    let cordoned = node.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true);
+/// `cordoned`: the node's `spec.unschedulable`.
+pub(super) fn filter(pod: &Value, cordoned: bool) -> Result<(), String> {
+    if !cordoned {
+        return Ok(());
+    }
     let taint = json!({"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"});
-    if cordoned && !tolerated(pod, &taint) {
+    if !tolerated(pod, &taint) {
         return Err("node(s) were unschedulable".into());
     }
     Ok(())
@@ -23,12 +26,12 @@ mod tests {
 
     #[test]
     fn cordoned_nodes_refuse_pods_without_the_toleration() {
-        let node = json!({"metadata": {"name": "n"}, "spec": {"unschedulable": true}});
         assert_eq!(
-            filter(&json!({"spec": {}}), &node),
+            filter(&json!({"spec": {}}), true),
             Err("node(s) were unschedulable".into())
         );
+        assert_eq!(filter(&json!({"spec": {}}), false), Ok(()));
         let ds_pod = json!({"spec": {"tolerations": [{"key": UNSCHEDULABLE_TAINT, "operator": "Exists", "effect": "NoSchedule"}]}});
-        assert_eq!(filter(&ds_pod, &node), Ok(()));
+        assert_eq!(filter(&ds_pod, true), Ok(()));
     }
 }
