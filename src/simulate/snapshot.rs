@@ -74,26 +74,37 @@ async fn read_pages(
             plural: i.plural.into(),
         };
         // Each page read straight into JSON trees: through `DynamicObject`
-        // every object was parsed twice.
+        // every object was parsed twice. The next page is asked for as soon
+        // as this one's continue token is known, so the cluster answers it
+        // while this one is parsed and the copy loads the one before.
         let path = url_path(&api_resource);
         let mut params = ListParams::default().limit(500);
-        loop {
-            let request = kube::core::Request::new(&path)
-                .list(&params)
-                .with_context(|| format!("list {}", i.plural))?;
-            let mut page: Value = match client.request(request).await {
-                Ok(page) => page,
+        let mut asked = Some(tokio::spawn(fetch(
+            client.clone(),
+            path.clone(),
+            params.clone(),
+        )));
+        while let Some(answer) = asked.take() {
+            let text = match answer.await.context("reading the cluster")? {
+                Ok(text) => text,
                 Err(kube::Error::Api(e)) if e.code == 404 => break,
-                Err(e) => {
-                    return Err(e).with_context(|| format!("list {}", i.plural));
-                }
+                Err(e) => return Err(e).with_context(|| format!("list {}", i.plural)),
             };
-            let items = match page.get_mut("items").map(Value::take) {
-                Some(Value::Array(items)) => items,
-                _ => Vec::new(),
-            };
-            let mut out = Vec::with_capacity(items.len());
-            for mut obj in items {
+            if let Some(token) =
+                continue_token(&text).with_context(|| format!("list {}", i.plural))?
+            {
+                params = params.continue_token(&token);
+                asked = Some(tokio::spawn(fetch(
+                    client.clone(),
+                    path.clone(),
+                    params.clone(),
+                )));
+            }
+            let page: Listed =
+                serde_json::from_str(&text).with_context(|| format!("list {}", i.plural))?;
+            drop(text);
+            let mut out = Vec::with_capacity(page.items.len());
+            for mut obj in page.items {
                 obj["apiVersion"] = json!(res.api_version());
                 obj["kind"] = json!(i.kind);
                 out.push((res, obj));
@@ -103,13 +114,44 @@ async fn read_pages(
             // what keeps the pages from piling up.
             let sent = tokio::task::block_in_place(|| pages.send(Ok(out)));
             anyhow::ensure!(sent.is_ok(), "the copy stopped loading");
-            match page.pointer("/metadata/continue").and_then(Value::as_str) {
-                Some(token) if !token.is_empty() => params = params.continue_token(token),
-                _ => break,
-            }
         }
     }
     Ok(())
+}
+
+/// One page of a list, as text.
+async fn fetch(
+    client: kube::Client,
+    path: String,
+    params: ListParams,
+) -> Result<String, kube::Error> {
+    let request = kube::core::Request::new(&path)
+        .list(&params)
+        .map_err(kube::Error::BuildRequest)?;
+    client.request_text(request).await
+}
+
+/// A list page's items.
+#[derive(serde::Deserialize)]
+struct Listed {
+    #[serde(default)]
+    items: Vec<Value>,
+}
+
+/// A list page's continue token, read without building its items.
+fn continue_token(text: &str) -> serde_json::Result<Option<String>> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        metadata: Meta,
+    }
+    #[derive(serde::Deserialize, Default)]
+    struct Meta {
+        #[serde(rename = "continue", default)]
+        token: Option<String>,
+    }
+    let head: Head = serde_json::from_str(text)?;
+    Ok(head.metadata.token.filter(|t| !t.is_empty()))
 }
 
 /// Where a kind is listed across all namespaces.
