@@ -3,6 +3,8 @@
 //! refused, follows the node's pods, wakes it when it asked to be woken,
 //! and hands every answer back to it. No decision is made here.
 
+use std::collections::HashSet;
+
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use k8s_openapi::api::core::v1::Pod;
@@ -20,12 +22,16 @@ use super::pod_watch::{Change, PodQuery, PodWatch};
 
 /// Drains one node until its machine finishes. The machine was made from
 /// the node's snapshot: `known` pods at `resource_version`.
+/// `rank` is the order the node started in among those drained at once,
+/// and `due` its pods already counted as due on their budgets
+/// (`budget_queue`).
 pub(crate) async fn drain_node(
     engine: &Engine,
     mut machine: NodeMachine,
     query: PodQuery,
     resource_version: String,
     known: Vec<(PodKey, String)>,
+    (rank, mut due): (usize, HashSet<PodKey>),
 ) -> NodeOutcome {
     let pods: Api<Pod> = Api::all(engine.clients.main.clone());
     let metadata_only = !machine.waits_for_completion();
@@ -55,26 +61,26 @@ pub(crate) async fn drain_node(
                     uid,
                     vmi,
                     granted,
-                } => match engine.budget_of.get(&key) {
-                    // Every disruption its budget allows is taken by other
-                    // evictions: held without asking, until it changes.
-                    Some(budget) if !granted && !engine.pdbs.may_ask(budget) => {
-                        held.push(Input::Answer {
-                            answer: Answer::PdbBlocked {
-                                pdb: budget.1.clone(),
-                                message: format!(
-                                    "not asked: every disruption PodDisruptionBudget {} allows is taken by other evictions",
-                                    budget.1
-                                ),
-                                retry_after: None,
-                            },
-                            key,
-                            uid,
-                            evacuation: None,
-                        });
+                } => {
+                    let budget = engine.budget_of.get(&key);
+                    if let Some(budget) = budget
+                        && due.insert(key.clone())
+                    {
+                        engine.pdbs.want(rank, budget, 1);
                     }
-                    _ => inflight.push(evict(engine, key, uid, vmi).boxed()),
-                },
+                    match budget {
+                        // Every disruption its budget allows is taken by other
+                        // evictions, or due to nodes that started earlier:
+                        // held without asking, until it changes.
+                        Some(budget) if !granted && !engine.pdbs.may_ask(budget, rank) => {
+                            held.push(not_asked(key, uid, budget));
+                        }
+                        _ => {
+                            sent(engine, rank, &mut due, &key);
+                            inflight.push(evict(engine, key, uid, vmi).boxed());
+                        }
+                    }
+                }
                 Effect::AwaitDetach { claims, limit } => {
                     let node = machine.node().to_string();
                     inflight.push(
@@ -90,6 +96,7 @@ pub(crate) async fn drain_node(
                     inflight.push(surge(engine, node, key, owner, budget).boxed());
                 }
                 Effect::Force { key, uid, grace } => {
+                    sent(engine, rank, &mut due, &key);
                     inflight.push(force(engine, key, uid, grace).boxed());
                 }
                 Effect::WatchBudget(key) => {
@@ -120,14 +127,19 @@ pub(crate) async fn drain_node(
                     engine.warn_once(message);
                     continue;
                 }
-                change => Input::Pod(change),
+                change => {
+                    if let Change::Gone { key, .. } = &change {
+                        sent(engine, rank, &mut due, key);
+                    }
+                    Input::Pod(change)
+                }
             },
             msg = budgets.recv() => match msg {
                 Ok(Signal::Changed(key)) => match engine.pdbs.get(&key) {
                     Some(budget) => {
                         // Every node hears of the change; only as many
                         // evictions as it allows are sent, across nodes.
-                        let grant = engine.pdbs.claim(&key, machine.retry_wanted(&key));
+                        let grant = engine.pdbs.claim(&key, machine.retry_wanted(&key), rank);
                         Input::Budget { key, budget, grant }
                     }
                     None => continue,
@@ -140,6 +152,32 @@ pub(crate) async fn drain_node(
             _ = interrupt.changed() => Input::Interrupted,
         };
         effects = machine.step(input, Now::read());
+    }
+}
+
+/// The answer for an eviction held without asking.
+fn not_asked(key: PodKey, uid: String, budget: &pdb_watch::Key) -> Input {
+    Input::Answer {
+        answer: Answer::PdbBlocked {
+            pdb: budget.1.clone(),
+            message: format!(
+                "not asked: every disruption PodDisruptionBudget {} allows is taken by other evictions or kept for a node started earlier",
+                budget.1
+            ),
+            retry_after: None,
+        },
+        key,
+        uid,
+        evacuation: None,
+    }
+}
+
+/// A pod no longer due on its budget: sent, forced or gone.
+fn sent(engine: &Engine, rank: usize, due: &mut HashSet<PodKey>, key: &PodKey) {
+    if due.remove(key)
+        && let Some(budget) = engine.budget_of.get(key)
+    {
+        engine.pdbs.sent(rank, budget);
     }
 }
 

@@ -4,7 +4,7 @@
 //! `--by-zone`, none started once `--max-blocked-nodes` is passed), one
 //! outcome at the end.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -43,6 +43,8 @@ pub(crate) struct Engine {
     /// attempt (drains of several nodes at once, `prepare::budgets_of`).
     pub(crate) budget_of: HashMap<PodKey, pdb_watch::Key>,
     pub(crate) slots: Semaphore,
+    /// How many nodes' drains have started: each one's rank.
+    ranks: AtomicUsize,
     pub(crate) events: Sink,
     pub(crate) interrupt: watch::Receiver<bool>,
     waves: Vec<WaveSpec>,
@@ -120,6 +122,28 @@ impl NodePlan {
         )
     }
 
+    /// The pods of the node's first wave whose budget is known, counted
+    /// as due on it for the node of this rank (`budget_queue`).
+    fn first_due(&self, engine: &Engine, rank: usize) -> HashSet<PodKey> {
+        let wave_of = |d: &Disposition| match d {
+            Disposition::Evict { wave, .. } => Some(*wave),
+            _ => None,
+        };
+        let first = self.pods.iter().filter_map(|(_, d)| wave_of(d)).min();
+        let mut due = HashSet::new();
+        for (p, d) in &self.pods {
+            let key = PodKey::of(p);
+            if let Some(budget) = engine.budget_of.get(&key)
+                && first.is_some()
+                && wave_of(d) == first
+            {
+                engine.pdbs.want(rank, budget, 1);
+                due.insert(key);
+            }
+        }
+        due
+    }
+
     /// Drains the node; its pods move into the machine.
     async fn drain(
         self,
@@ -134,11 +158,23 @@ impl NodePlan {
             .iter()
             .map(|(p, _)| (PodKey::of(p), uid(p).to_string()))
             .collect();
+        // Counted before the first await, so that nodes started together
+        // are served in the order they were started.
+        let rank = engine.ranks.fetch_add(1, Ordering::SeqCst);
+        let due = self.first_due(engine, rank);
         let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, Now::read());
         let (conditions, events) = (&engine.conditions, Some(&engine.events));
         conditions.write(&self.name, Stage::Started, events).await;
-        let out =
-            driver::drain_node(engine, machine, self.query, self.resource_version, known).await;
+        let out = driver::drain_node(
+            engine,
+            machine,
+            self.query,
+            self.resource_version,
+            known,
+            (rank, due),
+        )
+        .await;
+        engine.pdbs.forget(rank);
         let stage = match out.status {
             NodeStatus::Drained => Stage::Drained,
             _ => Stage::NotDrained,
@@ -275,6 +311,7 @@ pub(crate) async fn prepare_sharing(
         clients,
         options,
         slots: Semaphore::new(GLOBAL_IN_FLIGHT),
+        ranks: AtomicUsize::new(0),
         events,
         interrupt,
         waves,

@@ -6,6 +6,7 @@
 //! around them, `preview` the drains that change nothing, `conclude` the
 //! outcome they end with.
 
+mod budget_queue;
 mod conclude;
 pub(crate) mod conditions;
 pub(crate) mod cordon;

@@ -8,7 +8,8 @@
 //! allows across every node's drain: each change of a budget hands out its
 //! `disruptionsAllowed` as tickets, which the nodes holding its pods claim,
 //! so that a budget freeing one disruption wakes one eviction, not one per
-//! node (the others would be refused and asked again). kubectl drain needs no permission on
+//! node (the others would be refused and asked again), to the node that
+//! started first (`budget_queue`). kubectl drain needs no permission on
 //! budgets: where reading one is forbidden, one warning says so and the
 //! drain retries its pods on kubectl's timer instead.
 
@@ -23,6 +24,7 @@ use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::{OnceCell, broadcast, oneshot};
 
+use super::budget_queue::Queue;
 use super::events::{Event, Sink, emit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -86,6 +88,8 @@ pub(crate) struct PdbWatches {
     /// Per budget, the disruptions its latest change allowed that no node
     /// has claimed yet.
     tickets: Arc<Mutex<HashMap<Key, usize>>>,
+    /// Which node they go to first: the earliest started.
+    queue: Arc<Mutex<Queue>>,
     changed: broadcast::Sender<Signal>,
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     /// Every budget of the cluster, once asked for (`every_budget`); None
@@ -102,6 +106,7 @@ impl PdbWatches {
             warned: Arc::new(AtomicBool::new(false)),
             state: Arc::new(Mutex::new(HashMap::new())),
             tickets: Arc::new(Mutex::new(HashMap::new())),
+            queue: Arc::new(Mutex::new(Queue::default())),
             changed,
             tasks: Arc::new(Mutex::new(Vec::new())),
             all: Arc::new(OnceCell::new()),
@@ -120,15 +125,36 @@ impl PdbWatches {
     }
 
     /// Takes up to `wanted` of the disruptions the budget's latest change
-    /// allowed; how many were taken.
-    pub(crate) fn claim(&self, key: &Key, wanted: usize) -> usize {
+    /// allowed, for the node of this rank (what earlier nodes still want
+    /// is left to them); how many were taken.
+    pub(crate) fn claim(&self, key: &Key, wanted: usize, rank: usize) -> usize {
         let mut tickets = self.tickets.lock().expect("tickets");
         let Some(left) = tickets.get_mut(key) else {
             return 0;
         };
-        let taken = wanted.min(*left);
+        let share = self.queue().share(rank, key, *left);
+        let taken = wanted.min(share);
         *left -= taken;
         taken
+    }
+
+    fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().expect("budget queue")
+    }
+
+    /// `n` pods of the node of this rank are due on the budget.
+    pub(crate) fn want(&self, rank: usize, key: &Key, n: usize) {
+        self.queue().want(rank, key, n);
+    }
+
+    /// One of them was sent, or no longer needs to be.
+    pub(crate) fn sent(&self, rank: usize, key: &Key) {
+        self.queue().sent(rank, key);
+    }
+
+    /// The node of this rank is done.
+    pub(crate) fn forget(&self, rank: usize) {
+        self.queue().forget(rank);
     }
 
     /// Notes a budget as listed before the drain (no watch yet): what it
@@ -143,14 +169,15 @@ impl PdbWatches {
         state.insert(key, Watched::Listed(budget));
     }
 
-    /// May a first attempt on this budget's pod be sent? Yes (taking one of
-    /// its tickets) when one is left, or when the budget's numbers are not
-    /// known; no when every disruption it allows is taken.
-    pub(crate) fn may_ask(&self, key: &Key) -> bool {
+    /// May a first attempt on this budget's pod, of the node of this rank,
+    /// be sent? Yes (taking one of its tickets) when one is left that no
+    /// earlier node wants, or when the budget's numbers are not known; no
+    /// when every disruption it allows is taken or due to earlier nodes.
+    pub(crate) fn may_ask(&self, key: &Key, rank: usize) -> bool {
         let mut tickets = self.tickets.lock().expect("tickets");
         match tickets.get_mut(key) {
             None => true,
-            Some(0) => false,
+            Some(left) if self.queue().share(rank, key, *left) == 0 => false,
             Some(left) => {
                 *left -= 1;
                 true
