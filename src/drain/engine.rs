@@ -43,8 +43,6 @@ pub(crate) struct Engine {
     /// attempt (drains of several nodes at once, `prepare::budgets_of`).
     pub(crate) budget_of: HashMap<PodKey, pdb_watch::Key>,
     pub(crate) slots: Semaphore,
-    /// How many nodes' drains have started: each one's rank.
-    ranks: AtomicUsize,
     pub(crate) events: Sink,
     pub(crate) interrupt: watch::Receiver<bool>,
     waves: Vec<WaveSpec>,
@@ -160,7 +158,7 @@ impl NodePlan {
             .collect();
         // Counted before the first await, so that nodes started together
         // are served in the order they were started.
-        let rank = engine.ranks.fetch_add(1, Ordering::SeqCst);
+        let rank = engine.pdbs.next_rank();
         let due = self.first_due(engine, rank);
         let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, Now::read());
         let (conditions, events) = (&engine.conditions, Some(&engine.events));
@@ -311,7 +309,6 @@ pub(crate) async fn prepare_sharing(
         clients,
         options,
         slots: Semaphore::new(GLOBAL_IN_FLIGHT),
-        ranks: AtomicUsize::new(0),
         events,
         interrupt,
         waves,

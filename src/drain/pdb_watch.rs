@@ -14,7 +14,7 @@
 //! drain retries its pods on kubectl's timer instead.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
@@ -90,6 +90,9 @@ pub(crate) struct PdbWatches {
     tickets: Arc<Mutex<HashMap<Key, usize>>>,
     /// Which node they go to first: the earliest started.
     queue: Arc<Mutex<Queue>>,
+    /// How many nodes' drains sharing these watches have started: each
+    /// one's rank in `queue` (a roll's drains share them too).
+    ranks: Arc<AtomicUsize>,
     changed: broadcast::Sender<Signal>,
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     /// Every budget of the cluster, once asked for (`every_budget`); None
@@ -107,6 +110,7 @@ impl PdbWatches {
             state: Arc::new(Mutex::new(HashMap::new())),
             tickets: Arc::new(Mutex::new(HashMap::new())),
             queue: Arc::new(Mutex::new(Queue::default())),
+            ranks: Arc::new(AtomicUsize::new(0)),
             changed,
             tasks: Arc::new(Mutex::new(Vec::new())),
             all: Arc::new(OnceCell::new()),
@@ -140,6 +144,11 @@ impl PdbWatches {
 
     fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
         self.queue.lock().expect("budget queue")
+    }
+
+    /// The rank of a node whose drain starts now.
+    pub(crate) fn next_rank(&self) -> usize {
+        self.ranks.fetch_add(1, Ordering::SeqCst)
     }
 
     /// `n` pods of the node of this rank are due on the budget.

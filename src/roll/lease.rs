@@ -28,6 +28,8 @@ pub(crate) const ROLL: &str = "kubectl-maintain.io/roll";
 pub(crate) const PHASE: &str = "kubectl-maintain.io/phase";
 pub(crate) const BOOT_ID: &str = "kubectl-maintain.io/boot-id";
 pub(crate) const FINISHED_AT: &str = "kubectl-maintain.io/finished-at";
+/// The budgets the node's drain evicted pods of, comma-separated.
+pub(crate) const BUDGETS: &str = "kubectl-maintain.io/budgets";
 
 /// The lease that locks a node.
 pub(crate) fn name(node: &str) -> String {
@@ -77,6 +79,15 @@ pub(crate) fn record(lease: &Lease) -> Option<Record> {
             .get(FINISHED_AT)
             .and_then(|t| kube_conventions::time::parse_time(t))
             .map(k8s_openapi::jiff::Timestamp::as_millisecond),
+        budgets: a
+            .get(BUDGETS)
+            .map(|b| {
+                b.split(',')
+                    .filter(|k| !k.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
 }
 
@@ -359,6 +370,20 @@ impl Lock {
         let mut held = self.lease.lock().await;
         write(&self.api, &self.name, &self.holder, &mut held, |l| {
             annotate(l, roll, phase, boot_id);
+        })
+        .await
+        .map_err(|e| self.failed(e))
+    }
+
+    /// Records the budgets the node's drain evicted pods of.
+    pub(crate) async fn note_budgets(&self, budgets: &[String]) -> Result<(), DrainError> {
+        let mut held = self.lease.lock().await;
+        let list = budgets.join(",");
+        write(&self.api, &self.name, &self.holder, &mut held, |l| {
+            l.metadata
+                .annotations
+                .get_or_insert_with(Default::default)
+                .insert(BUDGETS.into(), list.clone());
         })
         .await
         .map_err(|e| self.failed(e))

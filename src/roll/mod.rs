@@ -428,7 +428,12 @@ pub(crate) async fn run(
                         }
                         ctx.started_node(&node);
                         in_progress.insert(node.clone());
-                        running.push(node::roll(&ctx, node, *lock, at));
+                        // Past the drain, the budgets it recorded are waited on.
+                        let budgets = before
+                            .filter(|_| at > Phase::Drain)
+                            .map(|r| r.budgets)
+                            .unwrap_or_default();
+                        running.push(node::roll(&ctx, node, *lock, at, budgets));
                     }
                 }
             }

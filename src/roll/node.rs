@@ -47,19 +47,27 @@ struct Run<'a> {
     out: NodeRoll,
     /// When the node was taken out of service (its drain started).
     out_since: Option<Instant>,
-    /// Namespaces and labels of the pods its drain evicted.
-    evicted: Vec<(String, BTreeMap<String, String>)>,
+    /// The budgets over the pods its drain evicted (`namespace/name`),
+    /// found after the drain or recorded by the run that drained it.
+    budgets: Vec<String>,
 }
 
 /// Rolls one node from `start`; releases its lock with where it ended.
-pub(crate) async fn roll(ctx: &Ctx, node: String, lock: Lock, start: Phase) -> NodeRoll {
+/// `budgets`: those the earlier run recorded, when resuming after its drain.
+pub(crate) async fn roll(
+    ctx: &Ctx,
+    node: String,
+    lock: Lock,
+    start: Phase,
+    budgets: Vec<String>,
+) -> NodeRoll {
     let mut run = Run {
         ctx,
         out: NodeRoll::new(&node, RollStatus::Done, None),
         node,
         lock: &lock,
         out_since: None,
-        evicted: Vec::new(),
+        budgets,
     };
     if start != Phase::Drain {
         run.out.resumed_from = Some(start);
@@ -176,7 +184,7 @@ impl Run<'_> {
                 },
             );
         }
-        self.evicted = prepared
+        let evicted: Vec<(String, BTreeMap<String, String>)> = prepared
             .pods()
             .map(|p| {
                 (
@@ -186,6 +194,12 @@ impl Run<'_> {
             })
             .collect();
         let outcome = prepared.execute().await?;
+        if self.ctx.action.wait_for_budgets {
+            // Recorded, so that a rerun resuming after the drain waits on
+            // them too.
+            self.budgets = self.touched_budgets(&evicted).await?;
+            self.lock.note_budgets(&self.budgets).await?;
+        }
         let drained = outcome.nodes.into_iter().next();
         let status = drained.as_ref().map(|n| n.status);
         let message = drained.as_ref().and_then(|n| n.message.clone());
@@ -353,38 +367,57 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Waits until every budget that selects a pod the drain evicted has
-    /// all its pods healthy again (at most `--ready-timeout`; past it, says
-    /// so and goes on: the next node's drain waits on the budget anyway).
+    /// The budgets that select a pod the drain evicted, as `namespace/name`.
+    async fn touched_budgets(
+        &self,
+        evicted: &[(String, BTreeMap<String, String>)],
+    ) -> Result<Vec<String>, Stop> {
+        let namespaces: BTreeSet<&String> = evicted.iter().map(|(ns, _)| ns).collect();
+        let mut out = Vec::new();
+        for ns in namespaces {
+            for pdb in self.budgets_in(ns).await? {
+                let touches = prepare::budget_selector(&pdb).is_some_and(|sel| {
+                    evicted
+                        .iter()
+                        .any(|(pns, labels)| pns == ns && sel.matches(labels))
+                });
+                if touches {
+                    out.push(format!("{ns}/{}", pdb.metadata.name.unwrap_or_default()));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    async fn budgets_in(&self, ns: &str) -> Result<Vec<PodDisruptionBudget>, Stop> {
+        let api: Api<PodDisruptionBudget> = Api::namespaced(self.ctx.clients.main.clone(), ns);
+        Ok(api
+            .list(&ListParams::default())
+            .await
+            .map_err(|e| prepare::api_error("list", "poddisruptionbudgets", Some(ns), e))?
+            .items)
+    }
+
+    /// Waits until every budget over a pod the drain evicted has all its
+    /// pods healthy again (at most `--ready-timeout`; past it, says so and
+    /// goes on: the next node's drain waits on the budget anyway).
     async fn budgets_healthy(&self) -> Result<(), Stop> {
         let deadline = Instant::now() + self.ctx.action.ready_timeout;
-        let namespaces: BTreeSet<&String> = self.evicted.iter().map(|(ns, _)| ns).collect();
+        let mut by_namespace: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (ns, name) in self.budgets.iter().filter_map(|k| k.split_once('/')) {
+            by_namespace.entry(ns).or_default().insert(name);
+        }
         let mut said: Option<Instant> = None;
         loop {
             let mut unhealthy = Vec::new();
-            for ns in &namespaces {
-                let api: Api<PodDisruptionBudget> =
-                    Api::namespaced(self.ctx.clients.main.clone(), ns);
-                let list = api
-                    .list(&ListParams::default())
-                    .await
-                    .map_err(|e| prepare::api_error("list", "poddisruptionbudgets", Some(ns), e))?;
-                for pdb in &list.items {
-                    let Some(sel) = prepare::budget_selector(pdb) else {
-                        continue;
-                    };
-                    let touches = self
-                        .evicted
-                        .iter()
-                        .any(|(pns, labels)| pns == *ns && sel.matches(labels));
-                    let s = pdb.status.clone().unwrap_or_default();
-                    if touches && s.current_healthy < s.expected_pods {
+            for (ns, names) in &by_namespace {
+                for pdb in self.budgets_in(ns).await? {
+                    let name = pdb.metadata.name.clone().unwrap_or_default();
+                    let s = pdb.status.unwrap_or_default();
+                    if names.contains(name.as_str()) && s.current_healthy < s.expected_pods {
                         unhealthy.push(format!(
-                            "PDB {}/{}: {} of {} healthy",
-                            ns,
-                            pdb.metadata.name.clone().unwrap_or_default(),
-                            s.current_healthy,
-                            s.expected_pods
+                            "PDB {ns}/{name}: {} of {} healthy",
+                            s.current_healthy, s.expected_pods
                         ));
                     }
                 }

@@ -73,6 +73,9 @@ pub(crate) struct Record {
     pub(crate) boot_id: Option<String>,
     /// When the roll finished (milliseconds since the epoch), for `Finished`.
     pub(crate) finished_at: Option<i64>,
+    /// The budgets over the pods its drain evicted (`namespace/name`), for
+    /// a rerun that resumes after the drain to wait on.
+    pub(crate) budgets: Vec<String>,
 }
 
 /// A roll's identity: the same command (nodes, action) gives the same one,
@@ -121,6 +124,7 @@ mod tests {
 
     fn rec(phase: Phase, boot: Option<&str>) -> Record {
         Record {
+            budgets: Vec::new(),
             roll: "r1".into(),
             phase,
             boot_id: boot.map(str::to_string),

@@ -554,6 +554,15 @@ fn a_roll_killed_mid_node_is_finished_by_running_it_again() {
         c.get(Resource::Nodes, "", "r1").unwrap()["spec"]["unschedulable"],
         true
     );
+    // The budgets its drain touched are recorded, for the rerun's settle
+    // (--wait-for-budgets) to wait on though it did not drain.
+    let lease = c
+        .get(Resource::Leases, "kube-system", "kubectl-maintain-r1")
+        .expect("r1's lease");
+    assert_eq!(
+        lease["metadata"]["annotations"]["kubectl-maintain.io/budgets"], "apps/web",
+        "{lease}"
+    );
     let out = c.maintain(&args);
     out.success();
     let report = roll_report(&out);
