@@ -69,12 +69,14 @@ pub(crate) enum Event {
         message: String,
     },
     /// A roll moved a node to a phase (or says what the phase waits on);
-    /// `pool` is the roll's total so far.
+    /// `pool` is the roll's total so far; `last`: the node's roll ended
+    /// (the phase is its status).
     Phase {
         node: String,
         phase: String,
         detail: String,
         pool: String,
+        last: bool,
     },
 }
 

@@ -97,6 +97,10 @@ struct Pool {
 impl Ctx {
     /// A node's phase on screen, with the pool's total.
     pub(crate) fn say(&self, node: &str, phase: &str, detail: String) {
+        self.tell(node, phase, detail, false);
+    }
+
+    fn tell(&self, node: &str, phase: &str, detail: String, last: bool) {
         let pool = {
             let p = self.pool.lock().expect("pool");
             format!(
@@ -113,6 +117,7 @@ impl Ctx {
                 phase: phase.to_string(),
                 detail,
                 pool,
+                last,
             },
         );
     }
@@ -134,7 +139,7 @@ impl Ctx {
             }
         }
         let detail = out.message.clone().unwrap_or_default();
-        self.say(&out.node, out.status.as_str(), detail);
+        self.tell(&out.node, out.status.as_str(), detail, true);
     }
 
     /// Holds kured's lock for one more node, waiting while kured holds it.

@@ -21,10 +21,17 @@ struct NodeState {
     terminating: BTreeSet<PodKey>,
     blocked: BTreeMap<PodKey, String>,
     done: Option<String>,
+    /// In a roll: the node's phase and what it waits on, once past its drain.
+    phase: Option<String>,
+    /// In a roll: the node's roll ended.
+    rolled: bool,
 }
 
 impl NodeState {
     fn message(&self) -> String {
+        if let Some(phase) = &self.phase {
+            return phase.clone();
+        }
         if let Some(status) = &self.done {
             return status.clone();
         }
@@ -73,6 +80,8 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
     let mut nodes: BTreeMap<String, NodeState> = BTreeMap::new();
     let (mut evicted, mut cordoned, mut forced) = (0u64, 0u64, 0u64);
     let mut api_trouble: Option<String> = None;
+    // A roll's total, as its last phase told it.
+    let mut pool: Option<String> = None;
     loop {
         let e = match first.take() {
             Some(e) => e,
@@ -96,7 +105,13 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 let _ = multi.println(format!("warning: {message}"));
                 None
             }
-            Event::Phase { .. } | Event::Surge { .. } => {
+            Event::Phase { node, .. } => {
+                // Also as a line: the bars show where each node is, the
+                // lines what happened (a command's output among it).
+                let _ = multi.println(super::lines::line(&e));
+                Some(node.clone())
+            }
+            Event::Surge { .. } => {
                 let _ = multi.println(super::lines::line(&e));
                 None
             }
@@ -134,10 +149,22 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 ));
             }
             Event::ApiTrouble { message, .. } => api_trouble = Some(message),
-            Event::WaveDone { .. }
-            | Event::Warning { .. }
-            | Event::Phase { .. }
-            | Event::Surge { .. } => {}
+            Event::Phase {
+                phase,
+                detail,
+                pool: total,
+                last,
+                ..
+            } => {
+                // The drain's own progress is the bar's until it ends.
+                state.phase = (phase != "drain").then(|| match detail.as_str() {
+                    "" => phase,
+                    d => format!("{phase}: {d}"),
+                });
+                state.rolled = last;
+                pool = Some(total);
+            }
+            Event::WaveDone { .. } | Event::Warning { .. } | Event::Surge { .. } => {}
         }
         let bar = bars.entry(node.clone()).or_insert_with(|| {
             let b = multi.add(ProgressBar::new(0));
@@ -149,8 +176,9 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
         bar.set_length(state.total);
         bar.set_position(state.gone);
         bar.set_message(state.message());
-        if state.done.is_some() {
-            // Keep what was reached: a node that timed out is not full.
+        // Keep what was reached: a node that timed out is not full. A
+        // roll's node goes on past its drain.
+        if state.rolled || (state.done.is_some() && pool.is_none()) {
             bar.abandon();
         }
         let drained = nodes.values().filter(|n| n.done.is_some()).count();
@@ -164,7 +192,29 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
         if let Some(t) = &api_trouble {
             let _ = write!(msg, " · API failing, retrying: {t}");
         }
+        if let Some(p) = &pool {
+            let _ = write!(msg, " · {p}");
+        }
         overall.set_message(msg);
     }
     overall.finish();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rolled_node_shows_its_drain_then_its_phase() {
+        let mut n = NodeState {
+            wave: "user".into(),
+            total: 3,
+            ..NodeState::default()
+        };
+        assert_eq!(n.message(), "wave user · 0 terminating · 0 blocked");
+        n.done = Some("drained after 2s".into());
+        assert_eq!(n.message(), "drained after 2s");
+        n.phase = Some("action: running \"reboot\"".into());
+        assert_eq!(n.message(), "action: running \"reboot\"");
+    }
 }

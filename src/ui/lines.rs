@@ -60,6 +60,7 @@ pub(crate) fn line(e: &Event) -> String {
             phase,
             detail,
             pool,
+            ..
         } => {
             let detail = if detail.is_empty() {
                 String::new()
