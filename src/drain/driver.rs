@@ -12,7 +12,7 @@ use kube::Api;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::engine::Engine;
-use super::events::emit;
+use super::events::{Event, emit};
 use super::evict::{self, Answer};
 use super::machine::{Effect, Input, NodeMachine, Now};
 use super::outcome::NodeOutcome;
@@ -104,7 +104,14 @@ pub(crate) async fn drain_node(
                         unwatched.push(key);
                     }
                 }
-                Effect::Emit(e) => emit(&engine.events, e),
+                Effect::Emit(e) => {
+                    // Gone however it went (evicted, by itself, completed):
+                    // no longer due on its budget.
+                    if let Event::PodGone { pod, .. } = &e {
+                        sent(engine, rank, &mut due, pod);
+                    }
+                    emit(&engine.events, e);
+                }
                 Effect::Finish(outcome) => return *outcome,
             }
         }
@@ -127,12 +134,7 @@ pub(crate) async fn drain_node(
                     engine.warn_once(message);
                     continue;
                 }
-                change => {
-                    if let Change::Gone { key, .. } = &change {
-                        sent(engine, rank, &mut due, key);
-                    }
-                    Input::Pod(change)
-                }
+                change => Input::Pod(change),
             },
             msg = budgets.recv() => match msg {
                 Ok(Signal::Changed(key)) => match engine.pdbs.get(&key) {
@@ -172,7 +174,7 @@ fn not_asked(key: PodKey, uid: String, budget: &pdb_watch::Key) -> Input {
     }
 }
 
-/// A pod no longer due on its budget: sent, forced or gone.
+/// A pod no longer due on its budget: sent, forced, gone or completed.
 fn sent(engine: &Engine, rank: usize, due: &mut HashSet<PodKey>, key: &PodKey) {
     if due.remove(key)
         && let Some(budget) = engine.budget_of.get(key)
