@@ -219,7 +219,7 @@ impl Sim {
                     }
                     // Just bound: its volumes are attached to the node.
                     let was_bound = old.as_deref().and_then(pods::node_name).is_some();
-                    if !was_bound && pods::node_name(new).is_some() && has_claims(new) {
+                    if !was_bound && pods::node_name(new).is_some() && pods::has_claims(new) {
                         dirty.attach.insert(key.clone());
                     }
                     // A pod that finished frees what it requested.
@@ -227,7 +227,7 @@ impl Sim {
                         && old.as_deref().is_some_and(|o| !pods::is_terminal(o))
                     {
                         dirty.retry_pending = true;
-                        if has_claims(new) {
+                        if pods::has_claims(new) {
                             dirty.left.push(Arc::new(new.clone()));
                         }
                     }
@@ -236,7 +236,7 @@ impl Sim {
                     dirty.retry_pending = true;
                     if let Some(o) = old.as_deref()
                         && !pods::is_terminal(o)
-                        && has_claims(o)
+                        && pods::has_claims(o)
                     {
                         dirty.left.push(Arc::new(o.clone()));
                     }
@@ -413,11 +413,6 @@ impl Sim {
             Timer::Restart { key, uid, ready } => reboot::restart(store, &key, &uid, ready),
         }
     }
-}
-
-/// Does the pod use PersistentVolumeClaims (and so maybe attached volumes)?
-fn has_claims(pod: &Value) -> bool {
-    pods::claim_names(pod).next().is_some()
 }
 
 /// Wires the store to a new simulator and runs it until `shutdown` fires.

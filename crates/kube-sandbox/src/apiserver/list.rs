@@ -142,8 +142,8 @@ pub(super) fn list(
         // (ListMeta.remainingItemCount in apimachinery's
         // pkg/apis/meta/v1/types.go: "If the list request contained label or
         // field selectors, then the number of remaining items is unknown
-        // and the field will be left unset and omitted"); counting the rest of 150,000
-        // pods for each page of 500 made paging quadratic.
+        // and the field will be left unset and omitted"); counting the rest
+        // of 150,000 pods for each page of 500 made paging quadratic.
         let remaining = (more && opts.selects_everything())
             .then(|| store.docs(t.resource, ns, next.as_ref()).count());
         // Heartbeat leases read as renewed (crate::objects::leases).

@@ -74,14 +74,7 @@ pub(crate) fn attach(store: &mut Store, pod: &Value) {
 pub(crate) fn detach_delay(store: &Store, node: &str) -> Duration {
     store
         .get(Resource::Nodes, &(String::new(), node.to_string()))
-        .and_then(|n| {
-            n.pointer(&format!(
-                "/metadata/annotations/{}",
-                DETACH_SECONDS.replace('/', "~1")
-            ))
-            .and_then(Value::as_str)
-            .and_then(|s| s.parse::<f64>().ok())
-        })
+        .and_then(|n| pods::annotation(&n, DETACH_SECONDS)?.parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s >= 0.0)
         .map_or(DEFAULT_DETACH, Duration::from_secs_f64)
 }

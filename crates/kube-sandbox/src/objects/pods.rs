@@ -89,6 +89,11 @@ pub(crate) fn claim_names(pod: &Value) -> impl Iterator<Item = &str> {
         })
 }
 
+/// Does the pod use PersistentVolumeClaims (and so maybe attached volumes)?
+pub(crate) fn has_claims(pod: &Value) -> bool {
+    claim_names(pod).next().is_some()
+}
+
 pub fn node_name(pod: &Value) -> Option<&str> {
     pod.pointer("/spec/nodeName")
         .and_then(Value::as_str)
@@ -263,7 +268,7 @@ impl Facts {
             terminal: is_terminal(pod),
             ready: is_ready(pod),
             started: !matches!(phase(pod), "" | "Pending"),
-            claims: claim_names(pod).next().is_some(),
+            claims: has_claims(pod),
             controller: controller_of(pod).map(|o| (o.kind.into(), o.name.into())),
         }
     }
