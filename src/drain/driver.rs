@@ -62,17 +62,15 @@ pub(crate) async fn drain_node(
                     vmi,
                     granted,
                 } => {
-                    let budget = engine.budget_of.get(&key);
-                    if let Some(budget) = budget
-                        && due.insert(key.clone())
-                    {
-                        engine.pdbs.want(rank, budget, 1);
-                    }
-                    match budget {
+                    match engine.budget_of.get(&key) {
                         // Every disruption its budget allows is taken by other
                         // evictions, or due to nodes that started earlier:
-                        // held without asking, until it changes.
+                        // held without asking, until it changes, and due on
+                        // the budget meanwhile.
                         Some(budget) if !granted && !engine.pdbs.may_ask(budget, rank) => {
+                            if due.insert(key.clone()) {
+                                engine.pdbs.want(rank, budget, 1);
+                            }
                             held.push(not_asked(key, uid, budget));
                         }
                         _ => {

@@ -127,13 +127,14 @@ impl NodePlan {
             Disposition::Evict { wave, .. } => Some(*wave),
             _ => None,
         };
-        let first = self.pods.iter().filter_map(|(_, d)| wave_of(d)).min();
         let mut due = HashSet::new();
+        let Some(first) = self.pods.iter().filter_map(|(_, d)| wave_of(d)).min() else {
+            return due;
+        };
         for (p, d) in &self.pods {
             let key = PodKey::of(p);
-            if let Some(budget) = engine.budget_of.get(&key)
-                && first.is_some()
-                && wave_of(d) == first
+            if wave_of(d) == Some(first)
+                && let Some(budget) = engine.budget_of.get(&key)
             {
                 engine.pdbs.want(rank, budget, 1);
                 due.insert(key);

@@ -27,7 +27,9 @@ use super::outcome::{
 use super::pdb_watch::{Budget, Key as BudgetKey};
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::Change;
-use crate::policy::classify::{Disposition, SkipReason, WaitReason, claim_names, priority};
+use crate::policy::classify::{
+    Disposition, SkipReason, WaitReason, claim_names, controller_kind, priority,
+};
 
 /// Evictions a node keeps in flight at once.
 pub(crate) const IN_FLIGHT: usize = 16;
@@ -953,14 +955,8 @@ impl NodeMachine {
                 let retry = now + retry_after.unwrap_or(fallback);
                 if (self.settings.surge || m.surge) && !m.surge_asked {
                     m.surge_asked = true;
-                    let owner = m
-                        .pod
-                        .metadata
-                        .owner_references
-                        .iter()
-                        .flatten()
-                        .find(|o| o.controller == Some(true))
-                        .map(|o| (o.kind.clone(), o.name.clone()));
+                    let owner = controller_kind(&m.pod)
+                        .map(|(kind, name)| (kind.to_string(), name.to_string()));
                     self.effects.push(Effect::Surge {
                         key: key.clone(),
                         owner,

@@ -78,12 +78,10 @@ async fn read_pages(
         // as this one's continue token is known, so the cluster answers it
         // while this one is parsed and the copy loads the one before.
         let path = url_path(&api_resource);
+        let ask =
+            |params: &ListParams| tokio::spawn(fetch(client.clone(), path.clone(), params.clone()));
         let mut params = ListParams::default().limit(500);
-        let mut asked = Some(tokio::spawn(fetch(
-            client.clone(),
-            path.clone(),
-            params.clone(),
-        )));
+        let mut asked = Some(ask(&params));
         while let Some(answer) = asked.take() {
             let text = match answer.await.context("reading the cluster")? {
                 Ok(text) => text,
@@ -94,11 +92,7 @@ async fn read_pages(
                 continue_token(&text).with_context(|| format!("list {}", i.plural))?
             {
                 params = params.continue_token(&token);
-                asked = Some(tokio::spawn(fetch(
-                    client.clone(),
-                    path.clone(),
-                    params.clone(),
-                )));
+                asked = Some(ask(&params));
             }
             let page: Listed =
                 serde_json::from_str(&text).with_context(|| format!("list {}", i.plural))?;
