@@ -97,13 +97,9 @@ impl Surges {
         let ns = pod.namespace.as_str();
         let rss: Api<ReplicaSet> = Api::namespaced(client.clone(), ns);
         let rs = rss.get(rs_name).await.map_err(|e| e.to_string())?;
-        let deployment = rs
-            .metadata
-            .owner_references
-            .iter()
-            .flatten()
-            .find(|o| o.controller == Some(true) && o.kind == "Deployment")
-            .map(|o| o.name.clone())
+        let deployment = crate::policy::classify::controller_of(&rs.metadata)
+            .filter(|(kind, _)| *kind == "Deployment")
+            .map(|(_, name)| name.to_string())
             .ok_or_else(|| format!("ReplicaSet {rs_name} has no Deployment: it cannot surge"))?;
         let key = (ns.to_string(), deployment.clone());
         if self.done.lock().expect("surges").contains_key(&key) {

@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use serde::Serialize;
 
@@ -195,8 +196,13 @@ pub struct Context<'a> {
 }
 
 pub fn controller_kind(pod: &Pod) -> Option<(&str, &str)> {
-    pod.metadata
-        .owner_references
+    controller_of(&pod.metadata)
+}
+
+/// An object's controller (the owner reference marked `controller`), as
+/// (kind, name): the API allows at most one.
+pub fn controller_of(meta: &ObjectMeta) -> Option<(&str, &str)> {
+    meta.owner_references
         .as_ref()?
         .iter()
         .find(|o| o.controller == Some(true))
