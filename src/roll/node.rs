@@ -389,7 +389,16 @@ impl Run<'_> {
         Ok(out)
     }
 
+    /// The namespace's budgets: from the watch of every budget the drains
+    /// share, or, where budgets may not be listed cluster-wide, listed.
     async fn budgets_in(&self, ns: &str) -> Result<Vec<PodDisruptionBudget>, Stop> {
+        if let Some(every) = self.ctx.pdbs.every_budget().await {
+            return Ok(every
+                .iter()
+                .filter(|p| p.metadata.namespace.as_deref() == Some(ns))
+                .map(|p| PodDisruptionBudget::clone(p))
+                .collect());
+        }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.ctx.clients.main.clone(), ns);
         Ok(api
             .list(&ListParams::default())

@@ -594,6 +594,48 @@ fn a_roll_killed_mid_node_is_finished_by_running_it_again() {
 }
 
 #[test]
+fn roll_waits_for_the_budgets_its_drain_touched_before_it_ends() {
+    // Replacements take 3 s to be Ready: a roll that did not wait for the
+    // budget would end with it short.
+    let c = pool(&[("r1", "a")], 2, 3, "maxUnavailable: 1")
+        .deployment_with("slow", 3, |d| {
+            // One on each of the three nodes: r1's replacement waits for
+            // its uncordon.
+            template(d)["metadata"]["annotations"] =
+                json!({"sandbox.kubectl-maintain.io/ready-seconds": "3",
+                       "sandbox.kubectl-maintain.io/shutdown-seconds": "0.1"});
+            template(d)["spec"]["topologySpreadConstraints"] = json!([{
+                "maxSkew": 1,
+                "topologyKey": "kubernetes.io/hostname",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "slow"}},
+            }]);
+        })
+        .pdb("slow", "maxUnavailable: 1")
+        .start(33);
+    c.wait_settled();
+    let out = c.maintain(&[
+        "roll",
+        "r1",
+        "--ignore-daemonsets",
+        "--exec",
+        "true",
+        "--wait-for-budgets",
+        "-o",
+        "json",
+    ]);
+    out.success();
+    for name in ["web", "slow"] {
+        let pdb = c.get(Resource::PodDisruptionBudgets, "apps", name).unwrap();
+        assert_eq!(
+            pdb["status"]["currentHealthy"], pdb["status"]["expectedPods"],
+            "{pdb}"
+        );
+    }
+    assert_eq!(statuses(&roll_report(&out))["r1"], "done", "{out:?}");
+}
+
+#[test]
 fn two_rolls_of_one_pool_never_take_the_same_node() {
     let c = four_nodes().start(33);
     c.wait_settled();
