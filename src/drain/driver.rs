@@ -120,7 +120,10 @@ pub(crate) async fn drain_node(
         if !told.is_empty() {
             effects = told
                 .into_iter()
-                .flat_map(|input| machine.step(input, Now::read()))
+                .flat_map(|input| {
+                    note_refusing_budget(engine, &mut machine, &input);
+                    machine.step(input, Now::read())
+                })
                 .collect();
             continue;
         }
@@ -151,7 +154,25 @@ pub(crate) async fn drain_node(
             () = sleep_until(wake) => Input::Tick,
             _ = interrupt.changed() => Input::Interrupted,
         };
+        note_refusing_budget(engine, &mut machine, &input);
         effects = machine.step(input, Now::read());
+    }
+}
+
+/// A budget's refusal is reported with its numbers as last known (listed
+/// with the drain's budgets, or since watched), though it may not change
+/// while the drain runs.
+fn note_refusing_budget(engine: &Engine, machine: &mut NodeMachine, input: &Input) {
+    if let Input::Answer {
+        key,
+        answer: Answer::PdbBlocked { pdb, .. },
+        ..
+    } = input
+    {
+        let budget_key = (key.namespace.clone(), pdb.clone());
+        if let Some(budget) = engine.pdbs.get(&budget_key) {
+            machine.note_budget(budget_key, budget);
+        }
     }
 }
 

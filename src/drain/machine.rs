@@ -823,7 +823,9 @@ impl NodeMachine {
         }
     }
 
-    /// Records a budget's numbers without acting on them (dry runs).
+    /// Records a budget's numbers without acting on them: for dry runs, and
+    /// for a refusal by a budget whose numbers the drain knows but that has
+    /// not changed since.
     pub(crate) fn note_budget(&mut self, key: BudgetKey, budget: Budget) {
         self.budgets.insert(key, budget);
     }

@@ -293,12 +293,32 @@ fn undrainable_nodes_stop_the_run_past_max_blocked_nodes() {
         assert!(!c.pods_on(n).is_empty());
     }
     // Without the limit, as kubectl drain: the others are drained.
-    let out = c.maintain(&args);
+    let mut parallel = args.to_vec();
+    parallel.extend(["--max-parallel", "2"]);
+    let out = c.maintain(&parallel);
     out.code(3);
     let report = out.report();
-    assert_eq!(report.node("n1").status, "timedOut");
+    let n1 = report.node("n1");
+    assert_eq!(n1.status, "timedOut");
     assert_eq!(report.node("n2").status, "drained", "{out:?}");
     assert_eq!(report.node("n3").status, "drained", "{out:?}");
+    // The budget that held it, with its numbers, though they never
+    // changed while the drain ran.
+    let solo = n1
+        .pods
+        .iter()
+        .find(|p| p.pod.starts_with("apps/solo-"))
+        .expect("solo's pod");
+    let cause = &solo.result["cause"];
+    assert_eq!(cause["kind"], "pdb", "{cause}");
+    for (field, want) in [
+        ("disruptionsAllowed", 0),
+        ("currentHealthy", 1),
+        ("desiredHealthy", 1),
+        ("expectedPods", 1),
+    ] {
+        assert_eq!(cause[field], want, "{field}: {cause}");
+    }
 }
 
 /// `--exec` that reboots the sandbox node it is given, down `secs`.
