@@ -48,6 +48,9 @@ struct Figures {
     own_mean: f64,
     /// The most frequent requests: "METHOD resource status", count.
     kinds: Vec<(String, usize)>,
+    /// Of the requests, the records others read: Events written, and
+    /// node conditions written on nodes/status.
+    records: (usize, usize),
 }
 
 /// Each node's drain time in a kubectl maintain report: (min, mean, max).
@@ -174,6 +177,20 @@ fn drain(nodes: usize, drained: usize, work: &Path, cmd: &[&str]) -> (Figures, f
         violated_budgets,
         node_times: node_times(&work.join("report.json")),
         own_mean,
+        records: (
+            entries
+                .iter()
+                .filter(|e| e.method == "POST" && e.path.ends_with("/events"))
+                .count(),
+            entries
+                .iter()
+                .filter(|e| {
+                    e.method == "PATCH"
+                        && e.path.starts_with("/api/v1/nodes/")
+                        && e.path.ends_with("/status")
+                })
+                .count(),
+        ),
         kinds: {
             let mut counts = std::collections::BTreeMap::<String, usize>::new();
             for e in &entries {
@@ -313,7 +330,19 @@ fn main() {
                 f.own_mean
             )
         });
-        breakdown.push(format!("{name}: {}{nodes}", top.join(", ")));
+        let (events, conditions) = f.records;
+        let records = if events + conditions > 0 {
+            format!(
+                "; requests per evicted pod {:.2}: the drain's own {:.2}, Events {:.2}, node conditions {:.2}",
+                per(f.requests as f64),
+                per((f.requests - events - conditions) as f64),
+                per(events as f64),
+                per(conditions as f64),
+            )
+        } else {
+            String::new()
+        };
+        breakdown.push(format!("{name}: {}{nodes}{records}", top.join(", ")));
         let _ = std::fs::remove_dir_all(&dir);
     }
     println!("\nmost frequent requests:");
