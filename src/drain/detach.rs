@@ -2,33 +2,38 @@
 //! detached from it: a node is safe to power off only then. The evicted
 //! pods' claims name their PersistentVolumes; the node's VolumeAttachments
 //! (storage.k8s.io/v1, written by the attach/detach controller) for those
-//! volumes must be gone. Looked at every second, said on screen once with
-//! what is attached; `--detach-timeout` ends the wait (the node is then
-//! reported timed out, naming the volumes); `--skip-wait-for-detach` skips
-//! it. Without permission to read claims or VolumeAttachments, one warning
-//! says so and the node counts as drained, as kubectl drain would.
+//! volumes must be gone. VolumeAttachments take no field selector but
+//! their name, so the nodes of one drain share one watch of them all
+//! (`Attachments`), started when a node first waits: one list and one
+//! watch, not a list of every attachment each second for each node. Said
+//! on screen once with what is attached; `--detach-timeout` ends the wait
+//! (the node is then reported timed out, naming the volumes);
+//! `--skip-wait-for-detach` skips it. Without permission to read claims or
+//! VolumeAttachments, one warning says so and the node counts as drained,
+//! as kubectl drain would.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use k8s_openapi::api::storage::v1::VolumeAttachment;
 use kube::Api;
-use kube::api::ListParams;
+use kube::runtime::reflector::Store;
+use kube::runtime::watcher;
+use tokio::sync::{Notify, OnceCell};
+use tokio::task::JoinHandle;
 
 use super::engine::Engine;
 use super::events::{Event, emit};
 
-const POLL: Duration = Duration::from_secs(1);
-
 /// The attachments among `all` that hold one of `volumes` on `node`, by
 /// (VolumeAttachment, volume).
-pub(crate) fn attached(
-    all: &[VolumeAttachment],
+pub(crate) fn attached<'a>(
+    all: impl IntoIterator<Item = &'a VolumeAttachment>,
     node: &str,
     volumes: &BTreeSet<String>,
 ) -> Vec<(String, String)> {
-    all.iter()
+    all.into_iter()
         .filter(|va| va.spec.node_name == node)
         .filter_map(|va| {
             let pv = va.spec.source.persistent_volume_name.as_ref()?;
@@ -39,13 +44,55 @@ pub(crate) fn attached(
         .collect()
 }
 
+/// Every VolumeAttachment of the cluster, kept current by one watch that
+/// the nodes of a drain share, and told when one changes.
+#[derive(Default)]
+pub(crate) struct Attachments {
+    /// The store once listed, or why the attachments cannot be listed.
+    store: OnceCell<Result<Store<VolumeAttachment>, String>>,
+    changed: Arc<Notify>,
+    task: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Attachments {
+    async fn store(&self, client: &kube::Client) -> Result<&Store<VolumeAttachment>, &str> {
+        self.store
+            .get_or_init(|| self.watch(client))
+            .await
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    async fn watch(&self, client: &kube::Client) -> Result<Store<VolumeAttachment>, String> {
+        let changed = self.changed.clone();
+        let (task, store) = super::mirror::start(Api::all(client.clone()), move |event| {
+            if let watcher::Event::InitDone | watcher::Event::Apply(_) | watcher::Event::Delete(_) =
+                event
+            {
+                changed.notify_waiters();
+            }
+        })
+        .await;
+        *self.task.lock().expect("attachments task") = Some(task);
+        store
+    }
+}
+
+impl Drop for Attachments {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.lock().expect("attachments task").take() {
+            task.abort();
+        }
+    }
+}
+
 /// Waits until the claims' volumes are detached from `node`: Ok, or why
 /// not within `limit`.
 pub(crate) async fn wait(
     engine: &Engine,
     node: &str,
     claims: &[(String, String)],
-    limit: Duration,
+    limit: std::time::Duration,
 ) -> Result<(), String> {
     let client = &engine.clients.main;
     let mut volumes = BTreeSet::new();
@@ -73,20 +120,21 @@ pub(crate) async fn wait(
     if volumes.is_empty() {
         return Ok(());
     }
-    let api: Api<VolumeAttachment> = Api::all(client.clone());
-    let started = tokio::time::Instant::now();
+    let store = match engine.attachments.store(client).await {
+        Ok(store) => store,
+        Err(e) => {
+            engine.warn_once(format!(
+                "cannot list VolumeAttachments, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {e}"
+            ));
+            return Ok(());
+        }
+    };
+    let deadline = tokio::time::Instant::now() + limit;
     let mut said = false;
     loop {
-        let all = match api.list(&ListParams::default()).await {
-            Ok(list) => list.items,
-            Err(e) => {
-                engine.warn_once(format!(
-                    "cannot list VolumeAttachments, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {e}"
-                ));
-                return Ok(());
-            }
-        };
-        let left = attached(&all, node, &volumes);
+        // Asked for before the store is read, so no change is missed.
+        let changed = engine.attachments.changed.notified();
+        let left = attached(store.state().iter().map(|va| &**va), node, &volumes);
         if left.is_empty() {
             return Ok(());
         }
@@ -94,7 +142,7 @@ pub(crate) async fn wait(
             .iter()
             .map(|(va, pv)| format!("{pv} (VolumeAttachment {va})"))
             .collect();
-        if started.elapsed() >= limit {
+        if tokio::time::Instant::now() >= deadline {
             return Err(format!(
                 "volumes still attached after {}: {}",
                 crate::duration::human(limit),
@@ -110,7 +158,7 @@ pub(crate) async fn wait(
             );
             emit(&engine.events, Event::Warning { message });
         }
-        tokio::time::sleep(POLL).await;
+        let _ = tokio::time::timeout_at(deadline, changed).await;
     }
 }
 

@@ -39,6 +39,8 @@ pub(crate) struct Engine {
     pub(crate) conditions: super::conditions::Writer,
     /// Deployments `--surge` scaled up, to scale back when their node is done.
     pub(crate) surges: super::surge::Surges,
+    /// The VolumeAttachments nodes wait on to be detached.
+    pub(crate) attachments: super::detach::Attachments,
     /// The budget over each pod to evict, when known before the first
     /// attempt (drains of several nodes at once, `prepare::budgets_of`).
     pub(crate) budget_of: HashMap<PodKey, pdb_watch::Key>,
@@ -306,6 +308,7 @@ pub(crate) async fn prepare_sharing(
         pdbs,
         conditions,
         surges: super::surge::Surges::default(),
+        attachments: super::detach::Attachments::default(),
         budget_of,
         clients,
         options,

@@ -17,6 +17,7 @@ pub(crate) mod events;
 pub(crate) mod evict;
 pub(crate) mod kubevirt;
 mod machine;
+mod mirror;
 pub(crate) mod outcome;
 pub(crate) mod pdb_watch;
 pub(crate) mod pod_key;

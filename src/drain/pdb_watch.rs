@@ -20,9 +20,9 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Api;
-use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
-use tokio::sync::{OnceCell, broadcast, oneshot};
+use tokio::sync::{OnceCell, broadcast};
 
 use super::budget_queue::Queue;
 use super::events::{Event, Sink, emit};
@@ -276,44 +276,26 @@ impl PdbWatches {
 
     async fn watch_all(&self) -> Option<Store<PodDisruptionBudget>> {
         let api: Api<PodDisruptionBudget> = Api::all(self.client.clone());
-        let (reader, writer) = reflector::store();
-        let (listed, ready) = oneshot::channel::<()>();
         let (state, changed) = (self.state.clone(), self.changed.clone());
         let tickets = self.tickets.clone();
-        let task = tokio::spawn(async move {
-            let mut listed = Some(listed);
-            let stream = watcher(api, watcher::Config::default()).default_backoff();
-            let mut stream = reflector::reflector(writer, stream).boxed();
-            while let Some(item) = stream.next().await {
-                match item {
-                    Ok(watcher::Event::InitDone) => {
-                        if let Some(l) = listed.take() {
-                            let _ = l.send(());
-                        }
-                    }
-                    Ok(watcher::Event::Apply(pdb) | watcher::Event::InitApply(pdb)) => {
-                        let key = (
-                            pdb.metadata.namespace.clone().unwrap_or_default(),
-                            pdb.metadata.name.clone().unwrap_or_default(),
-                        );
-                        let followed = matches!(
-                            state.lock().expect("pdb state").get(&key),
-                            Some(Watched::Listed(_) | Watched::Seen(_))
-                        );
-                        if followed {
-                            saw(&state, &tickets, &changed, &key, &pdb);
-                        }
-                    }
-                    // The first list failed: no store (dropping `listed` says so).
-                    Err(_) if listed.is_some() => return,
-                    // Later, the watcher backs off and lists again.
-                    Ok(_) | Err(_) => {}
+        let (task, store) = super::mirror::start(api, move |event| {
+            if let watcher::Event::Apply(pdb) | watcher::Event::InitApply(pdb) = event {
+                let key = (
+                    pdb.metadata.namespace.clone().unwrap_or_default(),
+                    pdb.metadata.name.clone().unwrap_or_default(),
+                );
+                let followed = matches!(
+                    state.lock().expect("pdb state").get(&key),
+                    Some(Watched::Listed(_) | Watched::Seen(_))
+                );
+                if followed {
+                    saw(&state, &tickets, &changed, &key, pdb);
                 }
             }
-        });
+        })
+        .await;
         self.tasks.lock().expect("tasks").push(task);
-        ready.await.ok()?;
-        Some(reader)
+        store.ok()
     }
 }
 

@@ -266,6 +266,47 @@ fn db_with_volume(detach: &str) -> Scenario {
         })
 }
 
+#[test]
+fn a_drain_that_may_not_list_volume_attachments_says_so_once_and_does_not_wait() {
+    let c = db_with_volume("30").start(33);
+    c.wait_settled();
+    c.wait_for("the volume attached", Duration::from_secs(10), |c| {
+        attachments_on(c, "n1") == 1
+    });
+    // Everything the drain reads and writes but VolumeAttachments.
+    let resources = [
+        "nodes",
+        "nodes/status",
+        "pods",
+        "pods/eviction",
+        "persistentvolumeclaims",
+        "poddisruptionbudgets",
+        "events",
+        "daemonsets",
+        "statefulsets",
+        "replicasets",
+        "deployments",
+        "namespaces",
+    ];
+    c.sandbox
+        .set_role(Some(vec![kube_sandbox::config::Rule::new(
+            &["*"],
+            &resources,
+        )]));
+    let started = Instant::now();
+    let out = c.maintain(&["drain", "n1", "-o", "json"]);
+    out.success();
+    assert_eq!(out.report().node("n1").status, "drained", "{out:?}");
+    assert_eq!(
+        out.stderr
+            .matches("warning: cannot list VolumeAttachments")
+            .count(),
+        1,
+        "{out:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(25), "{out:?}");
+}
+
 /// The VolumeAttachments on a node, by the real kubectl.
 fn attachments_on(c: &Cluster, node: &str) -> usize {
     let out = c.kubectl(&["get", "volumeattachments", "-o", "json"]);
@@ -305,6 +346,18 @@ fn a_node_is_drained_only_once_its_volumes_are_detached() {
         0,
         "drained with the volume attached"
     );
+    // Followed by one list and a watch of them, not a list each second.
+    let lists: Vec<bool> = c
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.user_agent.starts_with("kubectl-maintain")
+                && r.path == "/apis/storage.k8s.io/v1/volumeattachments"
+        })
+        .map(|r| r.query.contains("watch=true"))
+        .collect();
+    assert_eq!(lists.iter().filter(|w| !**w).count(), 1, "{lists:?}");
+    assert!(lists.contains(&true), "{lists:?}");
 
     // Not waited for, the volume is still attached when the drain ends.
     let c = db_with_volume("5").start(33);

@@ -1,0 +1,60 @@
+//! One watch of every object of a kind, mirrored in a store that the nodes
+//! of a drain read instead of listing again (kube-runtime's reflector): the
+//! budgets (`pdb_watch`) and the VolumeAttachments (`detach`).
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use futures::StreamExt;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Resource};
+use serde::de::DeserializeOwned;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// Starts following every object `api` lists; `seen` is told each event
+/// once the store holds it. Returns the watch's task, and once the first
+/// list is in the store, or why that list failed (the watch then stops;
+/// later failures the watcher retries with backoff).
+pub(crate) async fn start<K, F>(
+    api: Api<K>,
+    mut seen: F,
+) -> (JoinHandle<()>, Result<Store<K>, String>)
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Send + Sync,
+    F: FnMut(&watcher::Event<K>) + Send + 'static,
+{
+    let (reader, writer) = reflector::store();
+    let (listed, ready) = oneshot::channel::<Result<(), String>>();
+    let task = tokio::spawn(async move {
+        let mut listed = Some(listed);
+        let stream = watcher(api, watcher::Config::default()).default_backoff();
+        let mut stream = reflector::reflector(writer, stream).boxed();
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(event) => {
+                    seen(&event);
+                    if matches!(event, watcher::Event::InitDone)
+                        && let Some(l) = listed.take()
+                    {
+                        let _ = l.send(Ok(()));
+                    }
+                }
+                Err(e) => {
+                    if let Some(l) = listed.take() {
+                        let _ = l.send(Err(e.to_string()));
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let store = match ready.await {
+        Ok(Ok(())) => Ok(reader),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err("the watch ended before its first list".into()),
+    };
+    (task, store)
+}
