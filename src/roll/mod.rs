@@ -94,6 +94,31 @@ struct Pool {
     in_progress: BTreeSet<String>,
 }
 
+/// How many nodes in progress the pool's line names; the rest are counted.
+const NAMED_IN_PROGRESS: usize = 4;
+
+impl Pool {
+    /// The pool's line: nodes done of all, and the nodes out now (the
+    /// batch in progress), by name.
+    fn summary(&self) -> String {
+        let mut out = format!("pool: {}/{} done", self.done, self.total);
+        if self.in_progress.is_empty() {
+            return out + ", none in progress";
+        }
+        let names: Vec<&str> = self
+            .in_progress
+            .iter()
+            .take(NAMED_IN_PROGRESS)
+            .map(String::as_str)
+            .collect();
+        out = format!("{out}, in progress: {}", names.join(", "));
+        match self.in_progress.len().saturating_sub(NAMED_IN_PROGRESS) {
+            0 => out,
+            more => format!("{out} and {more} more"),
+        }
+    }
+}
+
 impl Ctx {
     /// A node's phase on screen, with the pool's total.
     pub(crate) fn say(&self, node: &str, phase: &str, detail: String) {
@@ -101,15 +126,7 @@ impl Ctx {
     }
 
     fn tell(&self, node: &str, phase: &str, detail: String, last: bool) {
-        let pool = {
-            let p = self.pool.lock().expect("pool");
-            format!(
-                "pool: {}/{} done, {} in progress",
-                p.done,
-                p.total,
-                p.in_progress.len()
-            )
-        };
+        let pool = self.pool.lock().expect("pool").summary();
         emit(
             &self.events,
             Event::Phase {
@@ -286,6 +303,13 @@ fn hold_back(
         all.len(),
         unavailable,
     );
+    let max_parallel = options.drain.max_parallel.max(1);
+    if room == 0 && in_progress.len() >= max_parallel {
+        return Some(format!(
+            "for a free slot ({} nodes in progress, --max-parallel {max_parallel})",
+            in_progress.len()
+        ));
+    }
     (room == 0).then(|| {
         format!(
             "{} of {} nodes are unavailable; --max-unavailable allows {}",
@@ -506,4 +530,31 @@ pub(crate) async fn run(
         lease::finish(&locks, &names, &options.identity).await?;
     }
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(done: usize, total: usize, in_progress: &[&str]) -> String {
+        Pool {
+            total,
+            done,
+            in_progress: in_progress.iter().map(|n| (*n).to_string()).collect(),
+        }
+        .summary()
+    }
+
+    #[test]
+    fn the_pool_line_names_the_nodes_out_now() {
+        assert_eq!(pool(0, 3, &[]), "pool: 0/3 done, none in progress");
+        assert_eq!(
+            pool(3, 20, &["n5", "n4"]),
+            "pool: 3/20 done, in progress: n4, n5"
+        );
+        assert_eq!(
+            pool(0, 20, &["a", "b", "c", "d", "e", "f"]),
+            "pool: 0/20 done, in progress: a, b, c, d and 2 more"
+        );
+    }
 }

@@ -656,6 +656,37 @@ fn roll_waits_for_the_budgets_its_drain_touched_before_it_ends() {
 }
 
 #[test]
+fn a_roll_names_the_limit_a_waiting_node_waits_on() {
+    let c = pool(
+        &[("r1", "a"), ("r2", "a"), ("r3", "a")],
+        1,
+        3,
+        "maxUnavailable: 1",
+    )
+    .start(33);
+    c.wait_settled();
+    let out = c.maintain(&[
+        "roll",
+        "r1",
+        "r2",
+        "r3",
+        "--ignore-daemonsets",
+        "--max-parallel",
+        "2",
+        "--exec",
+        "sleep 1",
+    ]);
+    out.success();
+    assert!(
+        out.stderr.contains(
+            "node/r3 waiting: for a free slot (2 nodes in progress, --max-parallel 2) · pool: 0/3 done, in progress: r1, r2"
+        ),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("--max-unavailable"), "{out:?}");
+}
+
+#[test]
 fn two_rolls_of_one_pool_never_take_the_same_node() {
     let c = four_nodes().start(33);
     c.wait_settled();
