@@ -296,21 +296,24 @@ fn hold_back(
             in_progress.contains(name) || guard::unavailable(n)
         })
         .count();
-    let room = pool::room(
-        options.drain.max_parallel,
-        in_progress.len(),
-        options.max_unavailable,
-        all.len(),
-        unavailable,
-    );
-    let max_parallel = options.drain.max_parallel.max(1);
-    if room == 0 && in_progress.len() >= max_parallel {
+    let room = |max_unavailable| {
+        pool::room(
+            options.drain.max_parallel,
+            in_progress.len(),
+            max_unavailable,
+            all.len(),
+            unavailable,
+        )
+    };
+    // Every slot taken: the pool's budget is not what holds it back.
+    if room(None) == 0 {
         return Some(format!(
-            "for a free slot ({} nodes in progress, --max-parallel {max_parallel})",
-            in_progress.len()
+            "for a free slot ({} nodes in progress, --max-parallel {})",
+            in_progress.len(),
+            options.drain.max_parallel
         ));
     }
-    (room == 0).then(|| {
+    (room(options.max_unavailable) == 0).then(|| {
         format!(
             "{} of {} nodes are unavailable; --max-unavailable allows {}",
             unavailable,

@@ -5,6 +5,7 @@
 //! the node up where this run left it.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Node;
@@ -382,7 +383,8 @@ impl Run<'_> {
                         .any(|(pns, labels)| pns == ns && sel.matches(labels))
                 });
                 if touches {
-                    out.push(format!("{ns}/{}", pdb.metadata.name.unwrap_or_default()));
+                    let name = pdb.metadata.name.as_deref().unwrap_or_default();
+                    out.push(format!("{ns}/{name}"));
                 }
             }
         }
@@ -391,20 +393,20 @@ impl Run<'_> {
 
     /// The namespace's budgets: from the watch of every budget the drains
     /// share, or, where budgets may not be listed cluster-wide, listed.
-    async fn budgets_in(&self, ns: &str) -> Result<Vec<PodDisruptionBudget>, Stop> {
-        if let Some(every) = self.ctx.pdbs.every_budget().await {
-            return Ok(every
-                .iter()
-                .filter(|p| p.metadata.namespace.as_deref() == Some(ns))
-                .map(|p| PodDisruptionBudget::clone(p))
-                .collect());
+    async fn budgets_in(&self, ns: &str) -> Result<Vec<Arc<PodDisruptionBudget>>, Stop> {
+        if let Some(mut every) = self.ctx.pdbs.every_budget().await {
+            every.retain(|p| p.metadata.namespace.as_deref() == Some(ns));
+            return Ok(every);
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.ctx.clients.main.clone(), ns);
         Ok(api
             .list(&ListParams::default())
             .await
             .map_err(|e| prepare::api_error("list", "poddisruptionbudgets", Some(ns), e))?
-            .items)
+            .items
+            .into_iter()
+            .map(Arc::new)
+            .collect())
     }
 
     /// Waits until every budget over a pod the drain evicted has all its
@@ -421,9 +423,9 @@ impl Run<'_> {
             let mut unhealthy = Vec::new();
             for (ns, names) in &by_namespace {
                 for pdb in self.budgets_in(ns).await? {
-                    let name = pdb.metadata.name.clone().unwrap_or_default();
-                    let s = pdb.status.unwrap_or_default();
-                    if names.contains(name.as_str()) && s.current_healthy < s.expected_pods {
+                    let name = pdb.metadata.name.as_deref().unwrap_or_default();
+                    let Some(s) = &pdb.status else { continue };
+                    if names.contains(name) && s.current_healthy < s.expected_pods {
                         unhealthy.push(format!(
                             "PDB {ns}/{name}: {} of {} healthy",
                             s.current_healthy, s.expected_pods
