@@ -1,6 +1,11 @@
-//! Exit codes: part of the interface, documented in docs/exit-codes.md.
+//! Exit codes: part of the interface, documented in docs/exit-codes.md,
+//! and decided here only: from a drain's outcome, from how it stopped, and
+//! from the error that ended it.
 
 use std::process::ExitCode;
+
+use crate::drain::outcome::{DrainOutcome, NodeStatus, PodResult};
+use crate::drain::{DrainError, Ended, Stopped};
 
 /// Every selected node drained; the command did what was asked.
 pub const OK: u8 = 0;
@@ -27,6 +32,61 @@ impl Exit {
             code: USAGE,
             message: message.into(),
         }
+    }
+}
+
+impl From<DrainError> for Exit {
+    fn from(e: DrainError) -> Self {
+        let code = if e.is_usage() { USAGE } else { FAILURE };
+        Exit {
+            code,
+            message: e.chain(),
+        }
+    }
+}
+
+/// The exit code a drain's outcome calls for.
+pub(crate) fn of_outcome(outcome: &DrainOutcome) -> u8 {
+    let statuses: Vec<NodeStatus> = outcome.nodes.iter().map(|n| n.status).collect();
+    if statuses.contains(&NodeStatus::Interrupted) {
+        return INTERRUPTED;
+    }
+    if statuses.contains(&NodeStatus::Failed) {
+        return FAILURE;
+    }
+    let blocked_dry_run = outcome.nodes.iter().any(|n| {
+        n.status == NodeStatus::DryRun
+            && (n.message.is_some()
+                || n.pods
+                    .iter()
+                    .any(|p| matches!(p.result, PodResult::WouldBlock { .. })))
+    });
+    if blocked_dry_run
+        || statuses.iter().any(|s| {
+            matches!(
+                s,
+                NodeStatus::Refused | NodeStatus::TimedOut | NodeStatus::NotStarted
+            )
+        })
+    {
+        return INCOMPLETE;
+    }
+    OK
+}
+
+/// The exit code of a drain that stopped before changing anything.
+pub(crate) fn of_stopped(stopped: &Stopped) -> u8 {
+    match stopped {
+        Stopped::NoNodesMatch(_) => OK,
+        Stopped::Declined => INCOMPLETE,
+    }
+}
+
+/// The exit code of a drain however it ended.
+pub(crate) fn of_ended(ended: &Ended) -> u8 {
+    match ended {
+        Ended::Finished(outcome) => of_outcome(outcome),
+        Ended::Stopped(stopped) => of_stopped(stopped),
     }
 }
 

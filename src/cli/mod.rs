@@ -1,8 +1,13 @@
-//! The command line: arguments as kubectl passes them to a plugin, shell
-//! completion, and exit codes.
+//! The command line: arguments as kubectl passes them to a plugin, the
+//! options they become, shell completion, Ctrl-C, how a drain meets the
+//! person running it, and exit codes.
 
 pub mod args;
 pub mod completion;
+pub(crate) mod drain_options;
 pub mod exit;
+pub(crate) mod interaction;
+pub(crate) mod interrupt;
+pub(crate) mod roll_options;
 
 pub use args::*;

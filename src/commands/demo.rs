@@ -9,12 +9,11 @@ use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 
-use super::drain::execute;
 use crate::cli::exit::{self, Exit};
+use crate::cli::interaction::{self, Interaction};
 use crate::cli::{DemoArgs, OutputFormat};
 use crate::client;
-use crate::drain::prepare::NodeSelection;
-use crate::drain::{DryRun, Options};
+use crate::drain::{DryRun, Ended, NodeSelection, Options};
 use crate::policy::classify::FilterFlags;
 use kube_sandbox::objects::pods;
 use kube_sandbox::resources::Resource;
@@ -82,17 +81,21 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         reason: Some("demo".into()),
         guards: crate::policy::guard::Guards::default(),
     };
-    let code = execute(
-        clients,
-        crate::policy::plan::defaults::plan(),
-        options,
-        OutputFormat::Table,
-        super::drain::Interaction {
-            assume_yes: true,
-            progress: true,
-        },
-    )
-    .await?;
+    let interaction = Interaction {
+        assume_yes: true,
+        progress: true,
+    };
+    let plan = crate::policy::plan::defaults::plan();
+    let ended = interaction::drain(clients, plan, options, interaction)
+        .await
+        .map_err(Exit::from)?;
+    if let Ended::Finished(outcome) = &ended {
+        print!(
+            "{}",
+            crate::ui::report::render(outcome, OutputFormat::Table)?
+        );
+    }
+    let code = exit::of_ended(&ended);
     eprintln!("\ndemo: the drain would exit {code} (3: not drained, the report above says why)");
     if args.keep_running {
         let path = std::env::temp_dir().join("kubectl-maintain-demo.kubeconfig");

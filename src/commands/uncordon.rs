@@ -2,20 +2,20 @@
 //! node (crate::policy::maintenance); a node without our record is uncordoned as
 //! kubectl would.
 
-use crate::cli::UncordonArgs;
-use crate::cli::exit;
+use crate::cli::exit::{self, Exit};
+use crate::cli::{UncordonArgs, drain_options};
 use crate::client;
 use crate::drain::{conditions, cordon, prepare};
 use crate::ui::node_events::{self, Recorder};
 
 pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
-    let selection = super::drain::node_selection(&args.nodes, args.selector.as_ref())?;
+    let selection = drain_options::node_selection(&args.nodes, args.selector.as_ref())?;
     let clients = client::connect(&args.cluster).await?;
     let (warnings, rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(crate::ui::lines::run(rx));
     let nodes = prepare::resolve_nodes(&clients.main, &selection, &warnings)
         .await
-        .map_err(super::drain::drain_error)?;
+        .map_err(Exit::from)?;
     let recorder = Recorder::new(clients.main.clone());
     let conditions = conditions::Writer::new(clients.main.clone(), true);
     let mut kept = false;
@@ -23,7 +23,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         let name = node.metadata.name.clone().unwrap_or_default();
         let undo = cordon::uncordon(&clients.main, node, &conditions)
             .await
-            .map_err(super::drain::drain_error)?;
+            .map_err(Exit::from)?;
         kept |= undo.kept_for_another;
         let words = undo.words;
         recorder

@@ -377,6 +377,18 @@ impl Prepared {
         prepare::tight_budgets(&self.engine.clients.main, self.pods()).await
     }
 
+    /// Will carrying it out change anything: not a dry run, and not a
+    /// drain that `--all-or-nothing` stops because a pod is refused?
+    pub(crate) fn changes_anything(&self) -> bool {
+        let options = &self.engine.options;
+        options.dry_run == DryRun::None && !(options.all_or_nothing && self.refused())
+    }
+
+    /// Does `--deadline` delete what is still held at some point?
+    pub(crate) fn has_deadline(&self) -> bool {
+        self.engine.options.deadline.is_some()
+    }
+
     /// Does kubectl's filter refuse a pod on some selected node?
     pub(crate) fn refused(&self) -> bool {
         self.nodes.iter().any(|n| {

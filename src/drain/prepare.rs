@@ -12,17 +12,11 @@ use kube::api::ListParams;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube_conventions::selector::Selector;
 
-use super::DrainError;
 use super::events::{Event, Sink, emit};
 use super::pod_key::PodKey;
+use super::{DrainError, NodeSelection};
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
 use crate::policy::plan::Plan;
-
-#[derive(Debug, Clone)]
-pub(crate) enum NodeSelection {
-    Names(Vec<String>),
-    Selector(String),
-}
 
 /// Tells the listeners that a request is being retried.
 pub(crate) fn warn(events: &Sink, what: &'static str) -> impl FnMut(&kube::Error) {

@@ -19,9 +19,10 @@ use super::Ctx;
 use super::lease::Lock;
 use super::outcome::{NodeRoll, PhaseTime, RollStatus};
 use super::phase::Phase;
+use crate::drain::NodeSelection;
 use crate::drain::events::{Event, emit};
 use crate::drain::outcome::NodeStatus;
-use crate::drain::prepare::{self, NodeSelection};
+use crate::drain::prepare;
 use crate::drain::{self, DrainError, cordon};
 
 /// How often a wait looks at the node again, and says it still waits.
@@ -37,7 +38,7 @@ enum Stop {
 
 impl From<DrainError> for Stop {
     fn from(e: DrainError) -> Self {
-        Stop::Failed(crate::commands::drain::drain_error(e).message)
+        Stop::Failed(e.chain())
     }
 }
 

@@ -19,12 +19,12 @@ use kube_sandbox::objects::pods;
 use kube_sandbox::resources::Resource;
 use kube_sandbox::{Sandbox, SandboxConfig, scenario};
 
-use crate::cli::DrainArgs;
-use crate::cli::exit::Exit;
+use crate::cli::exit::{self, Exit};
+use crate::cli::interaction::{self, Interaction};
+use crate::cli::{DrainArgs, drain_options};
 use crate::client;
-use crate::commands::drain::{Interaction, run_drain};
-use crate::drain::Options;
 use crate::drain::outcome::{DrainOutcome, Prediction, Replacement};
+use crate::drain::{Ended, Options};
 use crate::policy::plan::Plan;
 
 /// How far a drain without `--timeout`, which would wait for ever, is
@@ -43,7 +43,7 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
                 "{}",
                 crate::ui::report::render_with(&outcome, Some(&prediction), output)?
             );
-            Ok(crate::commands::drain::exit_code(&outcome))
+            Ok(exit::of_outcome(&outcome))
         }
         Err(code) => Ok(code),
     }
@@ -64,7 +64,7 @@ async fn predict(
     progress: bool,
 ) -> anyhow::Result<Result<(DrainOutcome, Prediction), u8>> {
     // The real drain's plan and options, validated as the real drain's are.
-    let (plan, mut options) = crate::commands::drain::validate(args, false)?;
+    let (plan, mut options) = drain_options::validate(args, false)?;
     // Without --timeout the real drain may wait for ever: follow it this far.
     let horizon = options.timeout.is_none().then_some(HORIZON);
     options.timeout = options.timeout.or(horizon);
@@ -172,7 +172,7 @@ async fn simulate(
     if failed.load(Ordering::Relaxed) {
         // Reading the cluster failed; the reader says why.
         sandbox.stop();
-        return Ok(Err(crate::cli::exit::FAILURE));
+        return Ok(Err(exit::FAILURE));
     }
     sandbox.wait_idle().await;
     let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
@@ -191,9 +191,15 @@ async fn simulate(
     };
     let wall = std::time::Instant::now();
     let before = sandbox.view().resource_version();
-    let outcome = match run_drain(clients, plan, options, interaction).await? {
-        Ok(outcome) => outcome,
-        Err(code) => return Ok(Err(code)),
+    let ended = interaction::drain(clients, plan, options, interaction)
+        .await
+        .map_err(Exit::from)?;
+    let outcome = match ended {
+        Ended::Finished(outcome) => outcome,
+        Ended::Stopped(stopped) => {
+            eprintln!("{stopped}");
+            return Ok(Err(exit::of_stopped(&stopped)));
+        }
     };
     let prediction = Prediction {
         source: source.to_string(),

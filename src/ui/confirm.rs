@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::drain::Prepared;
 use crate::drain::outcome::{DrainOutcome, PodResult};
 use crate::drain::pod_key::PodKey;
 
@@ -18,6 +19,31 @@ pub(crate) fn interactive() -> bool {
     std::io::stdin().is_terminal()
         && std::io::stderr().is_terminal()
         && std::env::var_os(NO_CONFIRM).is_none()
+}
+
+/// Approves a drain found and decided: asks a person at a terminal (unless
+/// `assume_yes`, or nothing would change); otherwise prints the warnings
+/// it has for the operator and goes on, as kubectl drain does.
+pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
+    let confirming = prepared.changes_anything() && !assume_yes && interactive();
+    if !confirming {
+        for w in prepared.warnings() {
+            eprintln!("warning: {w}");
+        }
+        return true;
+    }
+    let preview = prepared.preview();
+    let tight = prepared.tight_budgets().await;
+    eprint!(
+        "{}",
+        describe(
+            &preview,
+            &tight,
+            prepared.warnings(),
+            prepared.has_deadline()
+        )
+    );
+    ask("Drain now?".into()).await
 }
 
 /// What the drain is about to do, for a person to read.

@@ -1,0 +1,165 @@
+//! The drain flags turned into a validated plan and options: everything
+//! checked before the first API call, so any mistake here exits 2 and
+//! changes nothing.
+
+use super::exit::Exit;
+use super::{DrainArgs, DryRunArg};
+use crate::drain::{DryRun, NodeSelection, Options};
+use crate::policy::classify::FilterFlags;
+use crate::policy::plan::{self, Plan};
+use kube_conventions::selector::Selector;
+
+/// Node names or a node selector, checked: one or the other, well formed.
+pub(crate) fn node_selection(
+    nodes: &[String],
+    selector: Option<&String>,
+) -> Result<NodeSelection, Exit> {
+    Ok(match (selector, nodes.is_empty()) {
+        (Some(_), false) => {
+            return Err(Exit::usage("cannot specify both node names and --selector"));
+        }
+        (None, true) => {
+            return Err(Exit::usage(
+                "name at least one node, or select nodes with -l/--selector",
+            ));
+        }
+        (Some(sel), true) => {
+            Selector::parse(sel).map_err(|e| Exit::usage(format!("--selector: {e}")))?;
+            NodeSelection::Selector(sel.clone())
+        }
+        (None, false) => {
+            if let Some(bad) = nodes.iter().find(|n| n.is_empty() || n.contains('/')) {
+                return Err(Exit::usage(format!("{bad:?} is not a node name")));
+            }
+            NodeSelection::Names(nodes.to_vec())
+        }
+    })
+}
+
+/// Everything checked before the first API call: any mistake here exits 2
+/// and changes nothing.
+pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Exit> {
+    let nodes = node_selection(&args.nodes, args.selector.as_ref())?;
+    if !args.pod_selector.is_empty() {
+        Selector::parse(&args.pod_selector)
+            .map_err(|e| Exit::usage(format!("--pod-selector: {e}")))?;
+    }
+    let timeout = crate::duration::parse(&args.timeout)
+        .map_err(|e| Exit::usage(format!("--timeout: {e}")))?;
+    let deadline = match &args.deadline {
+        Some(d) => {
+            Some(crate::duration::parse(d).map_err(|e| Exit::usage(format!("--deadline: {e}")))?)
+        }
+        None => None,
+    };
+    // kubectl reads a negative --skip-wait-for-delete-timeout as off and a
+    // negative --chunk-size as no paging; so do we.
+    if args.chunk_size > i64::from(u32::MAX) {
+        return Err(Exit::usage(format!(
+            "--chunk-size must be at most {}",
+            u32::MAX
+        )));
+    }
+    if args.max_parallel == 0 {
+        return Err(Exit::usage("--max-parallel must be at least 1"));
+    }
+    let plan = match &args.plan {
+        Some(path) => plan::file::load(path).map_err(|e| Exit::usage(e.to_string()))?,
+        None => plan::defaults::plan(),
+    };
+    // The flag wins over the plan's.
+    let deadline = deadline.or(plan.deadline);
+    if let Some(d) = deadline
+        && !timeout.is_zero()
+        && d >= timeout
+    {
+        let which = match &args.deadline {
+            Some(text) => format!("--deadline {text}"),
+            None => format!("the plan's deadline {}", crate::duration::human(d)),
+        };
+        return Err(Exit::usage(format!(
+            "{which} must be shorter than --timeout {}: the drain would give up before the deadline",
+            args.timeout
+        )));
+    }
+    let mut taints = plan.taints.clone();
+    for t in &args.taints {
+        let t = crate::policy::maintenance::TaintSpec::parse(t)
+            .map_err(|e| Exit::usage(format!("--taint: {e}")))?;
+        if !taints.contains(&t) {
+            taints.push(t);
+        }
+    }
+    let max_unavailable = args
+        .max_unavailable
+        .as_deref()
+        .map(crate::policy::guard::MaxUnavailable::parse)
+        .transpose()
+        .map_err(|e| Exit::usage(format!("--max-unavailable: {e}")))?;
+    let dry_run = match (args.dry_run, plan_only) {
+        (DryRunArg::Server, _) => DryRun::Server,
+        (DryRunArg::Client, _) | (DryRunArg::None, true) => DryRun::Client,
+        (DryRunArg::None, false) => DryRun::None,
+    };
+    let options = Options {
+        nodes,
+        flags: FilterFlags {
+            force: args.force,
+            ignore_daemonsets: args.ignore_daemonsets,
+            delete_emptydir_data: args.delete_emptydir_data,
+            skip_wait_for_delete_timeout: u64::try_from(args.skip_wait_for_delete_timeout)
+                .unwrap_or(0),
+            ignore_markers: args.ignore_markers,
+        },
+        grace_period: (args.grace_period >= 0).then_some(args.grace_period),
+        timeout: (!timeout.is_zero()).then_some(timeout),
+        deadline,
+        deadline_overrides_markers: args.deadline_overrides_markers,
+        surge: args.surge || plan.surge,
+        detach_wait: if args.skip_wait_for_detach {
+            None
+        } else {
+            Some(
+                crate::duration::parse(&args.detach_timeout)
+                    .map_err(|e| Exit::usage(format!("--detach-timeout: {e}")))?,
+            )
+        },
+        pod_selector: (!args.pod_selector.is_empty()).then(|| args.pod_selector.clone()),
+        disable_eviction: args.disable_eviction,
+        chunk_size: u32::try_from(args.chunk_size).unwrap_or(0),
+        dry_run,
+        max_parallel: args.max_parallel,
+        by_zone: args.by_zone,
+        max_blocked_nodes: args.max_blocked_nodes,
+        all_or_nothing: args.all_or_nothing,
+        taints,
+        node_conditions: args.node_conditions,
+        labels: if args.exclude_from_load_balancers {
+            vec![(
+                crate::policy::maintenance::EXCLUDE_FROM_LOAD_BALANCERS.to_string(),
+                "true".to_string(),
+            )]
+        } else {
+            Vec::new()
+        },
+        reason: args.reason.clone(),
+        guards: crate::policy::guard::Guards { max_unavailable },
+    };
+    Ok((plan, options))
+}
+
+/// `--simulate` (a drain predicted on a copy of the cluster) goes without
+/// `--dry-run`, in a build with the sandbox.
+pub(crate) fn simulation_allowed(args: &DrainArgs) -> Result<(), Exit> {
+    if args.dry_run != DryRunArg::None {
+        return Err(Exit::usage(
+            "--simulate and --dry-run are two different previews: give one",
+        ));
+    }
+    if cfg!(not(feature = "sandbox")) {
+        return Err(Exit::usage(
+            "--simulate needs the sandbox, which this build leaves out (the `sandbox` feature)",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,54 @@
+//! Why a drain could not run: what the user asked for (exit 2) or a
+//! failure (exit 1). The exit code itself is chosen in crate::cli::exit.
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum DrainError {
+    #[error("nodes not found: {}", .0.join(", "))]
+    NodesNotFound(Vec<String>),
+    #[error("no nodes match the selector {0:?}")]
+    NoNodesMatch(String),
+    #[error("{message}\n  the drain needs permission to {verb} {resource}{}", namespace.as_ref().map(|n| format!(" in namespace {n}")).unwrap_or_default())]
+    Forbidden {
+        verb: String,
+        resource: String,
+        namespace: Option<String>,
+        message: String,
+    },
+    /// A request failed for good; the source says how.
+    #[error("{request}")]
+    Api {
+        request: String,
+        #[source]
+        source: kube::Error,
+    },
+    /// The object changed under every attempt to update it.
+    #[error("{0}")]
+    Conflict(String),
+    /// A guard rail refused the selection; nothing was changed.
+    #[error("{0}")]
+    Guard(String),
+}
+
+impl DrainError {
+    /// Errors in what the user asked for (exit 2) versus failures (exit 1).
+    pub(crate) fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            DrainError::NodesNotFound(_) | DrainError::NoNodesMatch(_) | DrainError::Guard(_)
+        )
+    }
+}
+
+impl DrainError {
+    /// The whole chain, as kubectl prints an error: "list pods: <why>".
+    pub(crate) fn chain(&self) -> String {
+        let mut message = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(s) = source {
+            message = format!("{message}: {s}");
+            source = s.source();
+        }
+        message
+    }
+}

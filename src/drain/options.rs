@@ -1,0 +1,53 @@
+//! What a drain is asked to do, once the flags and the plan file are read
+//! and checked (crate::cli::drain_options turns the flags into these).
+
+use std::time::Duration;
+
+use super::outcome::DryRun;
+
+/// The nodes to drain: by name, or by a label selector.
+#[derive(Debug, Clone)]
+pub(crate) enum NodeSelection {
+    Names(Vec<String>),
+    Selector(String),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub(crate) nodes: NodeSelection,
+    pub(crate) flags: crate::policy::classify::FilterFlags,
+    /// `--grace-period`; `None` for the pod's own.
+    pub(crate) grace_period: Option<i64>,
+    /// `--timeout`; `None` for no limit.
+    pub(crate) timeout: Option<Duration>,
+    /// `--deadline`: then what is left is deleted, budgets bypassed.
+    pub(crate) deadline: Option<Duration>,
+    /// `--deadline-overrides-markers`.
+    pub(crate) deadline_overrides_markers: bool,
+    /// `--surge`.
+    pub(crate) surge: bool,
+    /// `--detach-timeout`; None with `--skip-wait-for-detach`.
+    pub(crate) detach_wait: Option<Duration>,
+    pub(crate) pod_selector: Option<String>,
+    pub(crate) disable_eviction: bool,
+    pub(crate) chunk_size: u32,
+    pub(crate) dry_run: DryRun,
+    pub(crate) max_parallel: usize,
+    /// `--by-zone`: finish one zone's nodes before starting the next zone's.
+    pub(crate) by_zone: bool,
+    /// `--max-blocked-nodes`: stop starting nodes once more than this many
+    /// could not be drained; `None` goes on, as kubectl drain does.
+    pub(crate) max_blocked_nodes: Option<usize>,
+    /// `--all-or-nothing`: if kubectl's filters refuse a pod on any selected
+    /// node, change nothing anywhere.
+    pub(crate) all_or_nothing: bool,
+    /// Maintenance taints added at cordon (`--taint` and the plan's).
+    pub(crate) taints: Vec<crate::policy::maintenance::TaintSpec>,
+    /// Write the DrainInProgress and Drained node conditions (KEP-5683).
+    pub(crate) node_conditions: bool,
+    /// Labels added at cordon (`--exclude-from-load-balancers`).
+    pub(crate) labels: Vec<(String, String)>,
+    /// `--reason`, recorded on the node.
+    pub(crate) reason: Option<String>,
+    pub(crate) guards: crate::policy::guard::Guards,
+}
