@@ -3,35 +3,31 @@
 //! refused, follows the node's pods, wakes it when it asked to be woken,
 //! and hands every answer back to it. No decision is made here.
 
-use std::collections::HashSet;
-
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use tokio::sync::broadcast::error::RecvError;
 
+use super::budgets::{self, Go, NodeBudgets, Signal, Spent};
 use super::engine::Engine;
 use super::events::{Event, emit};
 use super::evict::{self, Answer};
 use super::machine::{Effect, Input, NodeMachine, Now};
 use super::outcome::NodeOutcome;
-use super::pdb_watch::{self, Signal};
 use super::pod_key::PodKey;
 use super::pod_watch::{Change, PodQuery, PodWatch};
 
 /// Drains one node until its machine finishes. The machine was made from
-/// the node's snapshot: `known` pods at `resource_version`.
-/// `rank` is the order the node started in among those drained at once,
-/// and `due` its pods already counted as due on their budgets
-/// (`budget_queue`).
+/// the node's snapshot: `known` pods at `resource_version`. `budgets` is
+/// the node's place with the budget broker, which it leaves when done.
 pub(crate) async fn drain_node(
     engine: &Engine,
     mut machine: NodeMachine,
     query: PodQuery,
     resource_version: String,
     known: Vec<(PodKey, String)>,
-    (rank, mut due): (usize, HashSet<PodKey>),
+    mut budgets: NodeBudgets,
 ) -> NodeOutcome {
     let pods: Api<Pod> = Api::all(engine.clients.main.clone());
     let metadata_only = !machine.waits_for_completion();
@@ -43,7 +39,7 @@ pub(crate) async fn drain_node(
         Some((change, w))
     })
     .boxed();
-    let mut budgets = engine.pdbs.subscribe();
+    let mut changed = engine.budgets.subscribe();
     let mut interrupt = engine.interrupt.clone();
     let mut inflight = FuturesUnordered::new();
     let mut effects = if *interrupt.borrow() {
@@ -61,24 +57,12 @@ pub(crate) async fn drain_node(
                     uid,
                     vmi,
                     granted,
-                } => {
-                    match engine.budget_of.get(&key) {
-                        // Every disruption its budget allows is taken by other
-                        // evictions, or due to nodes that started earlier:
-                        // held without asking, until it changes, and due on
-                        // the budget meanwhile.
-                        Some(budget) if !granted && !engine.pdbs.may_ask(budget, rank) => {
-                            if due.insert(key.clone()) {
-                                engine.pdbs.want(rank, budget, 1);
-                            }
-                            held.push(not_asked(key, uid, budget));
-                        }
-                        _ => {
-                            sent(engine, rank, &mut due, &key);
-                            inflight.push(evict(engine, key, uid, vmi).boxed());
-                        }
-                    }
-                }
+                } => match budgets.ask(&key, granted.as_ref()) {
+                    // Held without asking until the budget changes, and due
+                    // on it meanwhile.
+                    Go::Hold(budget) => held.push(not_asked(key, uid, &budget)),
+                    Go::Send => inflight.push(evict(engine, key, uid, vmi).boxed()),
+                },
                 Effect::AwaitDetach { claims, limit } => {
                     let node = machine.node().to_string();
                     inflight.push(
@@ -94,11 +78,11 @@ pub(crate) async fn drain_node(
                     inflight.push(surge(engine, node, key, owner, budget).boxed());
                 }
                 Effect::Force { key, uid, grace } => {
-                    sent(engine, rank, &mut due, &key);
+                    budgets.not_due(&key);
                     inflight.push(force(engine, key, uid, grace).boxed());
                 }
                 Effect::WatchBudget(key) => {
-                    if !engine.pdbs.ensure(&key) {
+                    if !engine.budgets.follow(&key) {
                         unwatched.push(key);
                     }
                 }
@@ -106,7 +90,7 @@ pub(crate) async fn drain_node(
                     // Gone however it went (evicted, by itself, completed):
                     // no longer due on its budget.
                     if let Event::PodGone { pod, .. } = &e {
-                        sent(engine, rank, &mut due, pod);
+                        budgets.not_due(pod);
                     }
                     emit(&engine.events, e);
                 }
@@ -137,12 +121,12 @@ pub(crate) async fn drain_node(
                 }
                 change => Input::Pod(change),
             },
-            msg = budgets.recv() => match msg {
-                Ok(Signal::Changed(key)) => match engine.pdbs.get(&key) {
+            msg = changed.recv() => match msg {
+                Ok(Signal::Changed(key)) => match engine.budgets.get(&key) {
                     Some(budget) => {
                         // Every node hears of the change; only as many
                         // evictions as it allows are sent, across nodes.
-                        let grant = engine.pdbs.claim(&key, machine.retry_wanted(&key), rank);
+                        let grant = budgets.claim(&key, machine.retry_wanted(&key));
                         Input::Budget { key, budget, grant }
                     }
                     None => continue,
@@ -154,8 +138,20 @@ pub(crate) async fn drain_node(
             () = sleep_until(wake) => Input::Tick,
             _ = interrupt.changed() => Input::Interrupted,
         };
+        if let Input::Answer { key, answer, .. } = &input {
+            budgets.answered(key, spent(answer));
+        }
         note_refusing_budget(engine, &mut machine, &input);
         effects = machine.step(input, Now::read());
+    }
+}
+
+/// What an eviction's answer did with the disruption it may have held.
+fn spent(answer: &Answer) -> Spent {
+    match answer {
+        Answer::Accepted => Spent::Disrupted,
+        Answer::PdbBlocked { .. } => Spent::RefusedByBudget,
+        _ => Spent::Unused,
     }
 }
 
@@ -170,14 +166,14 @@ fn note_refusing_budget(engine: &Engine, machine: &mut NodeMachine, input: &Inpu
     } = input
     {
         let budget_key = (key.namespace.clone(), pdb.clone());
-        if let Some(budget) = engine.pdbs.get(&budget_key) {
+        if let Some(budget) = engine.budgets.get(&budget_key) {
             machine.note_budget(budget_key, budget);
         }
     }
 }
 
 /// The answer for an eviction held without asking.
-fn not_asked(key: PodKey, uid: String, budget: &pdb_watch::Key) -> Input {
+fn not_asked(key: PodKey, uid: String, budget: &budgets::Key) -> Input {
     Input::Answer {
         answer: Answer::PdbBlocked {
             pdb: budget.1.clone(),
@@ -190,15 +186,6 @@ fn not_asked(key: PodKey, uid: String, budget: &pdb_watch::Key) -> Input {
         key,
         uid,
         evacuation: None,
-    }
-}
-
-/// A pod no longer due on its budget: sent, forced, gone or completed.
-fn sent(engine: &Engine, rank: usize, due: &mut HashSet<PodKey>, key: &PodKey) {
-    if due.remove(key)
-        && let Some(budget) = engine.budget_of.get(key)
-    {
-        engine.pdbs.sent(rank, budget);
     }
 }
 
@@ -217,11 +204,11 @@ async fn surge(
     node: String,
     key: PodKey,
     owner: Option<(String, String)>,
-    budget: pdb_watch::Key,
+    budget: budgets::Key,
 ) -> Input {
-    let numbers = match engine.pdbs.get(&budget) {
+    let numbers = match engine.budgets.get(&budget) {
         Some(b) => Some(b),
-        None => engine.pdbs.fetch(&budget).await,
+        None => engine.budgets.fetch(&budget).await,
     };
     let result = if numbers.is_some_and(|b| b.never_allows()) {
         let owner = owner.as_ref().map(|(k, n)| (k.as_str(), n.as_str()));
@@ -271,7 +258,7 @@ async fn evict(engine: &Engine, key: PodKey, uid: String, vmi: Option<String>) -
     };
     let answer = match answer {
         Answer::MultiplePdbs(message) => {
-            let names = super::prepare::budgets_selecting(&engine.clients.main, &key).await;
+            let names = budgets::lookup::budgets_selecting(&engine.clients.main, &key).await;
             Answer::MultiplePdbs(match names {
                 Some(names) if !names.is_empty() => format!(
                     "{message} (PodDisruptionBudgets {} select it)",

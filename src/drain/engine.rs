@@ -4,7 +4,7 @@
 //! `--by-zone`, none started once `--max-blocked-nodes` is passed), one
 //! outcome at the end.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -14,6 +14,7 @@ use kube::Api;
 use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 
+use super::budgets::{self, Broker, NodeBudgets};
 use super::conditions::Stage;
 use super::cordon::cordon;
 use super::events::{Event, Sink, emit};
@@ -23,7 +24,7 @@ use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::{self, PodQuery, Snapshot};
 use super::prepare::{self, Classifier};
-use super::{DrainError, Options, driver, pdb_watch, preview};
+use super::{DrainError, Options, driver, preview};
 use crate::client::Clients;
 use crate::policy::classify::{Disposition, claim_names};
 use crate::policy::plan::Plan;
@@ -35,15 +36,15 @@ const GLOBAL_IN_FLIGHT: usize = 64;
 pub(crate) struct Engine {
     pub(crate) clients: Clients,
     pub(crate) options: Options,
-    pub(crate) pdbs: pdb_watch::PdbWatches,
+    pub(crate) budgets: Broker,
     pub(crate) conditions: super::conditions::Writer,
     /// Deployments `--surge` scaled up, to scale back when their node is done.
     pub(crate) surges: super::surge::Surges,
     /// The VolumeAttachments nodes wait on to be detached.
     pub(crate) attachments: super::detach::Attachments,
     /// The budget over each pod to evict, when known before the first
-    /// attempt (drains of several nodes at once, `prepare::budgets_of`).
-    pub(crate) budget_of: HashMap<PodKey, pdb_watch::Key>,
+    /// attempt (drains of several nodes at once, `lookup::budgets_of`).
+    pub(crate) budget_of: Arc<HashMap<PodKey, budgets::Key>>,
     pub(crate) slots: Semaphore,
     pub(crate) events: Sink,
     pub(crate) interrupt: watch::Receiver<bool>,
@@ -122,27 +123,20 @@ impl NodePlan {
         )
     }
 
-    /// The pods of the node's first wave whose budget is known, counted
-    /// as due on it for the node of this rank (`budget_queue`).
-    fn first_due(&self, engine: &Engine, rank: usize) -> HashSet<PodKey> {
+    /// The node joins the budget broker with the pods of its first wave
+    /// to evict, which are due on their budgets from the start.
+    fn join_budgets(&self, engine: &Engine) -> NodeBudgets {
         let wave_of = |d: &Disposition| match d {
             Disposition::Evict { wave, .. } => Some(*wave),
             _ => None,
         };
-        let mut due = HashSet::new();
-        let Some(first) = self.pods.iter().filter_map(|(_, d)| wave_of(d)).min() else {
-            return due;
-        };
-        for (p, d) in &self.pods {
-            let key = PodKey::of(p);
-            if wave_of(d) == Some(first)
-                && let Some(budget) = engine.budget_of.get(&key)
-            {
-                engine.pdbs.want(rank, budget, 1);
-                due.insert(key);
-            }
-        }
-        due
+        let first = self.pods.iter().filter_map(|(_, d)| wave_of(d)).min();
+        let first_wave = self
+            .pods
+            .iter()
+            .filter(|(_, d)| first.is_some() && wave_of(d) == first)
+            .map(|(p, _)| PodKey::of(p));
+        engine.budgets.join(engine.budget_of.clone(), first_wave)
     }
 
     /// Drains the node; its pods move into the machine.
@@ -159,10 +153,9 @@ impl NodePlan {
             .iter()
             .map(|(p, _)| (PodKey::of(p), uid(p).to_string()))
             .collect();
-        // Counted before the first await, so that nodes started together
+        // Joined before the first await, so that nodes started together
         // are served in the order they were started.
-        let rank = engine.pdbs.next_rank();
-        let due = self.first_due(engine, rank);
+        let budgets = self.join_budgets(engine);
         let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, Now::read());
         let (conditions, events) = (&engine.conditions, Some(&engine.events));
         conditions.write(&self.name, Stage::Started, events).await;
@@ -172,10 +165,9 @@ impl NodePlan {
             self.query,
             self.resource_version,
             known,
-            (rank, due),
+            budgets,
         )
         .await;
-        engine.pdbs.forget(rank);
         let stage = match out.status {
             NodeStatus::Drained => Stage::Drained,
             _ => Stage::NotDrained,
@@ -207,8 +199,8 @@ pub(crate) async fn prepare(
     events: Sink,
     interrupt: watch::Receiver<bool>,
 ) -> Result<Prepared, DrainError> {
-    let pdbs = pdb_watch::PdbWatches::new(clients.main.clone(), events.clone());
-    prepare_sharing(clients, plan, options, events, interrupt, pdbs).await
+    let budgets = Broker::new(clients.main.clone(), events.clone());
+    prepare_sharing(clients, plan, options, events, interrupt, budgets).await
 }
 
 /// `prepare`, with budget watches shared with other drains running at the
@@ -220,7 +212,7 @@ pub(crate) async fn prepare_sharing(
     options: Options,
     events: Sink,
     interrupt: watch::Receiver<bool>,
-    pdbs: pdb_watch::PdbWatches,
+    budgets: Broker,
 ) -> Result<Prepared, DrainError> {
     let main = &clients.main;
     let nodes = prepare::resolve_nodes(main, &options.nodes, &events).await?;
@@ -296,7 +288,7 @@ pub(crate) async fn prepare_sharing(
             .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
             .map(|(p, _)| p)
             .collect();
-        prepare::budgets_of(&to_evict, &pdbs).await
+        budgets::lookup::budgets_of(&to_evict, &budgets).await
     } else {
         HashMap::new()
     };
@@ -305,11 +297,11 @@ pub(crate) async fn prepare_sharing(
         options.node_conditions && options.dry_run == DryRun::None,
     );
     let engine = Arc::new(Engine {
-        pdbs,
+        budgets,
         conditions,
         surges: super::surge::Surges::default(),
         attachments: super::detach::Attachments::default(),
-        budget_of,
+        budget_of: Arc::new(budget_of),
         clients,
         options,
         slots: Semaphore::new(GLOBAL_IN_FLIGHT),
@@ -374,7 +366,7 @@ impl Prepared {
     /// Pods whose PodDisruptionBudget allows no disruption now, with the
     /// budget's name (for the confirmation).
     pub(crate) async fn tight_budgets(&self) -> BTreeMap<PodKey, String> {
-        prepare::tight_budgets(&self.engine.clients.main, self.pods()).await
+        budgets::lookup::tight_budgets(&self.engine.clients.main, self.pods()).await
     }
 
     /// Will carrying it out change anything: not a dry run, and not a
@@ -462,7 +454,7 @@ impl Prepared {
             engine.options.by_zone,
         );
         // Each node's pods to evict, per budget (known with --max-parallel > 1).
-        let budgets: Vec<BTreeMap<pdb_watch::Key, usize>> = nodes
+        let budgets: Vec<BTreeMap<budgets::Key, usize>> = nodes
             .iter()
             .map(|n| {
                 let mut per = BTreeMap::new();
@@ -485,7 +477,7 @@ impl Prepared {
         let max_parallel = engine.options.max_parallel.max(1);
         for mut waiting in groups {
             let mut running = futures::stream::FuturesUnordered::new();
-            let mut busy: BTreeMap<pdb_watch::Key, usize> = BTreeMap::new();
+            let mut busy: BTreeMap<budgets::Key, usize> = BTreeMap::new();
             loop {
                 // A finished node frees its slot at once, for the waiting
                 // node that shares the fewest budgets with those running.
@@ -495,12 +487,8 @@ impl Prepared {
                         .take(crate::policy::pool::LOOKAHEAD)
                         .map(|i| &budgets[*i])
                         .collect();
-                    let allowed = |k: &pdb_watch::Key| {
-                        engine
-                            .pdbs
-                            .get(k)
-                            .map_or(1, |b| usize::try_from(b.disruptions_allowed).unwrap_or(0))
-                    };
+                    let allowed =
+                        |k: &budgets::Key| engine.budgets.get(k).map_or(1, |b| b.allowed());
                     let i = waiting.remove(crate::policy::pool::next(&candidates, &busy, allowed));
                     for (b, n) in &budgets[i] {
                         *busy.entry(b.clone()).or_insert(0) += n;

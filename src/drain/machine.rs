@@ -18,13 +18,13 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::Timestamp;
 use tokio::time::Instant;
 
+use super::budgets::{Budget, Key as BudgetKey, UNWATCHED_RETRY};
 use super::conclude::{self, Ended, Standing};
 use super::events::Event;
 use super::evict::Answer;
 use super::outcome::{
     BudgetHold, Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome,
 };
-use super::pdb_watch::{Budget, Key as BudgetKey};
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::Change;
 use crate::policy::classify::{
@@ -35,9 +35,6 @@ use crate::policy::classify::{
 pub(crate) const IN_FLIGHT: usize = 16;
 /// Retry a PDB-blocked pod this often even when no budget change says so.
 pub(crate) const FALLBACK_RETRY: Duration = Duration::from_secs(20);
-/// Retry a pod held by a budget we may not watch this often: kubectl
-/// drain's interval between evictions a budget refused.
-pub(crate) const UNWATCHED_RETRY: Duration = Duration::from_secs(5);
 /// Consecutive failed attempts (5xx, throttling) before a pod is given up.
 pub(crate) const MAX_API_ATTEMPTS: u32 = 12;
 /// How often `--skip-wait-for-delete-timeout` looks at terminating pods.
@@ -148,9 +145,9 @@ pub(crate) enum Effect {
         /// The VM, if the pod is a KubeVirt virt-launcher: a refusal may
         /// mean its evacuation started.
         vmi: Option<String>,
-        /// A retry its budget's change granted (`Input::Budget`): the
-        /// disruption is this node's to use.
-        granted: bool,
+        /// The budget whose change granted this retry (`Input::Budget`):
+        /// the disruption is this node's to use.
+        granted: Option<BudgetKey>,
     },
     /// Wait until these claims' (namespace, name) volumes are detached
     /// from the node, at most `limit`.
@@ -242,8 +239,8 @@ pub(crate) struct NodeMachine {
     waves: Vec<WaveOutcome>,
     running: Option<Running>,
     queue: VecDeque<PodKey>,
-    /// Queued retries their budget's change granted.
-    granted: HashSet<PodKey>,
+    /// Queued retries their budget's change granted, with that budget.
+    granted: HashMap<PodKey, BudgetKey>,
     in_flight: usize,
     budgets: HashMap<BudgetKey, Budget>,
     /// Every budget that refused an eviction here: the pods it held and
@@ -282,7 +279,7 @@ impl NodeMachine {
             waves: Vec::new(),
             running: None,
             queue: VecDeque::new(),
-            granted: HashSet::new(),
+            granted: HashMap::new(),
             in_flight: 0,
             budgets: HashMap::new(),
             holds: BTreeMap::new(),
@@ -1225,7 +1222,7 @@ impl NodeMachine {
             }
             if allowed > 0 && m.wave <= wave {
                 allowed -= 1;
-                self.granted.insert(k.clone());
+                self.granted.insert(k.clone(), key.clone());
                 self.queue.push_back(k);
             }
         }

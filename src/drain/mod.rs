@@ -7,7 +7,7 @@
 //! (`driver`); `engine` is the pipeline around them, `preview` the drains
 //! that change nothing, `conclude` the outcome they end with.
 
-mod budget_queue;
+pub(crate) mod budgets;
 mod conclude;
 pub(crate) mod conditions;
 pub(crate) mod cordon;
@@ -22,7 +22,6 @@ mod machine;
 mod mirror;
 mod options;
 pub(crate) mod outcome;
-pub(crate) mod pdb_watch;
 pub(crate) mod pod_key;
 pub(crate) mod pod_watch;
 pub(crate) mod prepare;

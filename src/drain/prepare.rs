@@ -9,11 +9,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::ListParams;
 
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use kube_conventions::selector::Selector;
-
 use super::events::{Event, Sink, emit};
-use super::pod_key::PodKey;
 use super::{DrainError, NodeSelection};
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
 use crate::policy::plan::Plan;
@@ -199,113 +195,6 @@ pub(crate) async fn namespaces(
         labels.insert(name, n.metadata.labels.unwrap_or_default());
     }
     Ok((labels, terminating))
-}
-
-/// Pods (`namespace/name`) whose PDB allows no disruption now, with the PDB.
-pub(crate) async fn tight_budgets<'a>(
-    client: &kube::Client,
-    pods: impl Iterator<Item = &'a Pod> + Clone,
-) -> BTreeMap<PodKey, String> {
-    let api: Api<PodDisruptionBudget> = Api::all(client.clone());
-    let Ok(list) = api.list(&ListParams::default()).await else {
-        return BTreeMap::new();
-    };
-    let mut out = BTreeMap::new();
-    for pdb in list.items.iter().filter(|p| {
-        p.status
-            .as_ref()
-            .is_some_and(|s| s.disruptions_allowed == 0)
-    }) {
-        let Some(sel) = budget_selector(pdb) else {
-            continue;
-        };
-        for pod in pods
-            .clone()
-            .filter(|p| p.metadata.namespace == pdb.metadata.namespace)
-        {
-            if sel.matches(&pod.metadata.labels.clone().unwrap_or_default()) {
-                out.insert(
-                    PodKey::of(pod),
-                    pdb.metadata.name.clone().unwrap_or_default(),
-                );
-            }
-        }
-    }
-    out
-}
-
-/// The pods a budget selects, as policy/v1 reads its selector (a missing
-/// selector selects nothing); `None` for a selector that does not parse.
-pub(crate) fn budget_selector(pdb: &PodDisruptionBudget) -> Option<Selector> {
-    let selector = pdb
-        .spec
-        .as_ref()
-        .and_then(|s| s.selector.as_ref())
-        .and_then(|s| serde_json::to_value(s).ok());
-    Selector::from_label_selector(selector.as_ref()).ok()
-}
-
-/// The names of the PodDisruptionBudgets that select a pod, read when the
-/// eviction API refuses it for having several (its message names none).
-pub(crate) async fn budgets_selecting(client: &kube::Client, key: &PodKey) -> Option<Vec<String>> {
-    let pods: Api<Pod> = Api::namespaced(client.clone(), &key.namespace);
-    let labels = pods
-        .get_metadata(&key.name)
-        .await
-        .ok()?
-        .metadata
-        .labels
-        .unwrap_or_default();
-    let budgets: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), &key.namespace);
-    let list = budgets.list(&ListParams::default()).await.ok()?;
-    Some(
-        list.items
-            .iter()
-            .filter(|pdb| budget_selector(pdb).is_some_and(|s| s.matches(&labels)))
-            .filter_map(|pdb| pdb.metadata.name.clone())
-            .collect(),
-    )
-}
-
-/// The one PodDisruptionBudget over each pod, from the watch of every
-/// budget (`PdbWatches::every_budget`), each noted in `pdbs` with what it
-/// allows now (a pod under several budgets is left out: the eviction API
-/// refuses it anyway). Empty when budgets cannot be listed: evictions then
-/// learn their budget from the API's answer, as kubectl's do.
-pub(crate) async fn budgets_of(
-    pods: &[&Pod],
-    pdbs: &super::pdb_watch::PdbWatches,
-) -> HashMap<PodKey, super::pdb_watch::Key> {
-    let Some(every) = pdbs.every_budget().await else {
-        return HashMap::new();
-    };
-    let mut by_namespace: HashMap<&str, Vec<(&PodDisruptionBudget, Selector)>> = HashMap::new();
-    for pdb in every.iter().map(|p| &**p) {
-        if let (Some(ns), Some(sel)) = (pdb.metadata.namespace.as_deref(), budget_selector(pdb)) {
-            by_namespace.entry(ns).or_default().push((pdb, sel));
-        }
-    }
-    let mut out = HashMap::new();
-    for pod in pods {
-        let ns = pod.metadata.namespace.as_deref().unwrap_or_default();
-        let labels = pod.metadata.labels.clone().unwrap_or_default();
-        let over: Vec<&PodDisruptionBudget> = by_namespace
-            .get(ns)
-            .into_iter()
-            .flatten()
-            .filter(|(_, sel)| sel.matches(&labels))
-            .map(|(pdb, _)| *pdb)
-            .collect();
-        if let [pdb] = over[..] {
-            let key = (
-                ns.to_string(),
-                pdb.metadata.name.clone().unwrap_or_default(),
-            );
-            pdbs.seed(key.clone(), super::pdb_watch::Budget::from_pdb(pdb));
-            out.insert(PodKey::of(pod), key);
-        }
-    }
-    out
 }
 
 pub(crate) struct Classifier {

@@ -45,7 +45,7 @@ async fn verdict(
 ) -> PodResult {
     if let Answer::PdbBlocked { pdb, .. } = answer {
         let budget_key = (key.namespace.clone(), pdb.clone());
-        if let Some(budget) = engine.pdbs.fetch(&budget_key).await {
+        if let Some(budget) = engine.budgets.fetch(&budget_key).await {
             machine.note_budget(budget_key, budget);
         }
     }

@@ -78,7 +78,7 @@ pub(crate) struct Ctx {
     pub(crate) started: Instant,
     /// Budget watches shared by every node's drain, so that nodes drained
     /// at once share each budget's disruptions.
-    pub(crate) pdbs: crate::drain::pdb_watch::PdbWatches,
+    pub(crate) budgets: crate::drain::budgets::Broker,
     /// The DrainInProgress/Drained conditions, reset at each uncordon.
     pub(crate) conditions: crate::drain::conditions::Writer,
     kured: kured::Kured,
@@ -345,7 +345,7 @@ pub(crate) async fn run(
             &options.kured,
             format!("{}/{}", locks.holder(), options.identity),
         ),
-        pdbs: crate::drain::pdb_watch::PdbWatches::new(clients.main.clone(), events.clone()),
+        budgets: crate::drain::budgets::Broker::new(clients.main.clone(), events.clone()),
         conditions: crate::drain::conditions::Writer::new(
             clients.main.clone(),
             options.drain.node_conditions,

@@ -175,7 +175,7 @@ impl Run<'_> {
             options,
             self.ctx.events.clone(),
             self.ctx.interrupt.clone(),
-            self.ctx.pdbs.clone(),
+            self.ctx.budgets.clone(),
         )
         .await?;
         for w in prepared.warnings() {
@@ -378,11 +378,12 @@ impl Run<'_> {
         let mut out = Vec::new();
         for ns in namespaces {
             for pdb in self.budgets_in(ns).await? {
-                let touches = prepare::budget_selector(&pdb).is_some_and(|sel| {
-                    evicted
-                        .iter()
-                        .any(|(pns, labels)| pns == ns && sel.matches(labels))
-                });
+                let touches =
+                    crate::drain::budgets::lookup::budget_selector(&pdb).is_some_and(|sel| {
+                        evicted
+                            .iter()
+                            .any(|(pns, labels)| pns == ns && sel.matches(labels))
+                    });
                 if touches {
                     let name = pdb.metadata.name.as_deref().unwrap_or_default();
                     out.push(format!("{ns}/{name}"));
@@ -395,7 +396,7 @@ impl Run<'_> {
     /// The namespace's budgets: from the watch of every budget the drains
     /// share, or, where budgets may not be listed cluster-wide, listed.
     async fn budgets_in(&self, ns: &str) -> Result<Vec<Arc<PodDisruptionBudget>>, Stop> {
-        if let Some(mut every) = self.ctx.pdbs.every_budget().await {
+        if let Some(mut every) = self.ctx.budgets.every_budget().await {
             every.retain(|p| p.metadata.namespace.as_deref() == Some(ns));
             return Ok(every);
         }

@@ -71,6 +71,38 @@ fn survives_500s_and_503s_on_any_request() {
     );
 }
 
+/// Under `--max-parallel`, evictions share each budget's disruptions as
+/// tickets; one answered 500 disrupted nothing and must give its ticket
+/// back, or every pod of that budget waits until `--timeout` ("not asked:
+/// every disruption ... is taken by other evictions" with nothing evicting).
+#[test]
+fn a_failed_eviction_under_max_parallel_gives_its_disruption_back() {
+    let c = web_on_n1(3, "maxUnavailable: 1");
+    c.sandbox.set_faults(Faults {
+        error500: 1.0,
+        only: vec!["create pods/eviction".into()],
+        times: 1,
+        ..Faults::default()
+    });
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--max-parallel",
+        "2",
+        "--timeout",
+        "60s",
+        "-o",
+        "json",
+    ]);
+    assert_drained_once(&c, &out);
+    let statuses = ours(&c);
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 500).count(),
+        1,
+        "one eviction was answered 500: {statuses:?}"
+    );
+}
+
 #[test]
 fn throttling_is_told_apart_from_a_pdb() {
     let c = web_on_n1(3, "maxUnavailable: 1");

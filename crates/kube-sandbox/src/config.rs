@@ -70,11 +70,26 @@ pub struct Faults {
     pub watch_cut_after: u64,
     /// Seed of the fault dice, so a failing run can be repeated.
     pub seed: u64,
+    /// Only requests of these `VERB RESOURCE` pairs get the faults above
+    /// (`create pods/eviction`, `list nodes`); every request when empty.
+    pub only: Vec<String>,
+    /// At most this many faults are injected, counted from the time the
+    /// faults were set (0: no limit), for a fault that must happen once.
+    pub times: u64,
 }
 
 impl Faults {
     pub(crate) fn any(&self) -> bool {
         self.error500 > 0.0 || self.error503 > 0.0 || self.throttle429 > 0.0 || self.latency_ms > 0
+    }
+
+    /// Do the faults apply to a request of this verb on this resource?
+    pub(crate) fn applies_to(&self, verb: &str, resource: &str) -> bool {
+        self.only.is_empty()
+            || self
+                .only
+                .iter()
+                .any(|o| o.split_once(' ') == Some((verb, resource)))
     }
 }
 

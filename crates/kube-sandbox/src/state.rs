@@ -1,5 +1,6 @@
 //! What every request handler and simulated controller shares.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::clock::IdGen;
@@ -22,6 +23,8 @@ pub(crate) struct Shared {
     pub(crate) log: Option<RequestLog>,
     /// Dice for fault injection, seeded from the config for repeatable runs.
     pub(crate) dice: IdGen,
+    /// Faults injected since the faults were last set (`Faults::times`).
+    injected: AtomicU64,
     /// Set when a task of the sandbox panicked (see `supervise`).
     failure: Mutex<Option<String>>,
 }
@@ -40,6 +43,7 @@ impl Shared {
             config,
             log,
             dice,
+            injected: AtomicU64::new(0),
             failure: Mutex::new(None),
         }
     }
@@ -67,6 +71,13 @@ impl Shared {
     /// Changes the faults while serving (tests turn them on once a scenario settled).
     pub(crate) fn set_faults(&self, faults: Faults) {
         self.chaos().faults = faults;
+        self.injected.store(0, Ordering::SeqCst);
+    }
+
+    /// Counts one more injected fault; false once `Faults::times` are spent.
+    pub(crate) fn take_fault(&self, times: u64) -> bool {
+        let before = self.injected.fetch_add(1, Ordering::SeqCst);
+        times == 0 || before < times
     }
 
     /// Refuses `verb` on `resource` (in `namespace`, or everywhere when empty) from now on.

@@ -265,14 +265,14 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         return error_response(&e);
     };
 
-    if let Some(e) = injected_fault(&shared).await {
-        ctx.write(&shared, e.code, 0);
-        return error_response(&e);
-    }
     let watch = query
         .iter()
         .any(|(k, v)| k == "watch" && (v == "true" || v == "1"));
     let verb = target.verb(&parts.method, watch);
+    if let Some(e) = injected_fault(&shared, verb, &target.rbac_resource()).await {
+        ctx.write(&shared, e.code, 0);
+        return error_response(&e);
+    }
     let ns = target.namespace.clone().unwrap_or_default();
     if shared.denies(verb, &target.rbac_resource(), &ns) {
         let e = forbidden(&target, verb);
@@ -352,15 +352,19 @@ impl Drop for WatchLog {
     }
 }
 
-async fn injected_fault(shared: &Shared) -> Option<ApiError> {
+async fn injected_fault(shared: &Shared, verb: &str, resource: &str) -> Option<ApiError> {
     let f = shared.faults();
-    if !f.any() {
+    if !f.any() || !f.applies_to(verb, resource) {
         return None;
     }
     if f.latency_ms > 0 {
         tokio::time::sleep(Duration::from_millis(f.latency_ms)).await;
     }
     let roll = shared.roll();
+    let faulted = roll < f.error500 + f.error503 + f.throttle429;
+    if faulted && !shared.take_fault(f.times) {
+        return None;
+    }
     if roll < f.error500 {
         return Some(ApiError::new(
             500,

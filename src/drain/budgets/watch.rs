@@ -1,20 +1,15 @@
-//! Watches on the PodDisruptionBudgets that refused an eviction, one per
-//! budget (field-selected by name), shared by every node's drain; or, for
-//! drains of several nodes at once, one watch of every budget (`every_budget`),
-//! whose first list also says which budget is over each pod before the
-//! first eviction. When a
-//! budget allows a disruption again, the blocked evictions are retried at
-//! once instead of after a blind sleep, and only as many as the budget
-//! allows across every node's drain: each change of a budget hands out its
-//! `disruptionsAllowed` as tickets, which the nodes holding its pods claim,
-//! so that a budget freeing one disruption wakes one eviction, not one per
-//! node (the others would be refused and asked again), to the node that
-//! started first (`budget_queue`). kubectl drain needs no permission on
+//! Watches on the PodDisruptionBudgets the drain follows: one per budget
+//! that refused an eviction (field-selected by name), shared by every
+//! node's drain; or, for drains of several nodes at once, one watch of
+//! every budget (`every_budget`), whose first list also says which budget
+//! is over each pod before the first eviction. Each change of a followed
+//! budget is told to every node's drain (`Signal`) and hands out its
+//! disruptions anew in the ledger. kubectl drain needs no permission on
 //! budgets: where reading one is forbidden, one warning says so and the
 //! drain retries its pods on kubectl's timer instead.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
@@ -24,41 +19,9 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::{OnceCell, broadcast};
 
-use super::budget_queue::Queue;
-use super::events::{Event, Sink, emit};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Budget {
-    pub(crate) disruptions_allowed: i32,
-    pub(crate) current_healthy: i32,
-    pub(crate) desired_healthy: i32,
-    pub(crate) expected_pods: i32,
-    /// The controller has seen the latest spec.
-    pub(crate) observed: bool,
-}
-
-impl Budget {
-    /// Allows no disruption even with every pod healthy (a single replica
-    /// behind `minAvailable: 1`, a budget set to the replica count): no
-    /// wait ends by itself.
-    pub(crate) fn never_allows(&self) -> bool {
-        self.disruptions_allowed == 0 && self.desired_healthy >= self.expected_pods
-    }
-
-    pub(crate) fn from_pdb(p: &PodDisruptionBudget) -> Self {
-        let s = p.status.clone().unwrap_or_default();
-        Budget {
-            disruptions_allowed: s.disruptions_allowed,
-            current_healthy: s.current_healthy,
-            desired_healthy: s.desired_healthy,
-            expected_pods: s.expected_pods,
-            observed: s.observed_generation.unwrap_or(0) >= p.metadata.generation.unwrap_or(0),
-        }
-    }
-}
-
-/// (namespace, name).
-pub(crate) type Key = (String, String);
+use super::budget::{Budget, Key, UNWATCHED_RETRY};
+use super::ledger::Ledger;
+use crate::drain::events::{Event, Sink, emit};
 
 /// What the drain knows of a budget it asked to watch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,20 +42,14 @@ pub(crate) enum Signal {
 }
 
 #[derive(Clone)]
-pub(crate) struct PdbWatches {
+pub(crate) struct Watches {
     client: kube::Client,
     events: Sink,
     /// The one warning that budgets cannot be watched was given.
     warned: Arc<AtomicBool>,
     state: Arc<Mutex<HashMap<Key, Watched>>>,
-    /// Per budget, the disruptions its latest change allowed that no node
-    /// has claimed yet.
-    tickets: Arc<Mutex<HashMap<Key, usize>>>,
-    /// Which node they go to first: the earliest started.
-    queue: Arc<Mutex<Queue>>,
-    /// How many nodes' drains sharing these watches have started: each
-    /// one's rank in `queue` (a roll's drains share them too).
-    ranks: Arc<AtomicUsize>,
+    /// Where each change hands out the budget's disruptions.
+    tickets: Arc<Mutex<Ledger>>,
     changed: broadcast::Sender<Signal>,
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     /// Every budget of the cluster, once asked for (`every_budget`); None
@@ -100,17 +57,15 @@ pub(crate) struct PdbWatches {
     all: Arc<OnceCell<Option<Store<PodDisruptionBudget>>>>,
 }
 
-impl PdbWatches {
-    pub(crate) fn new(client: kube::Client, events: Sink) -> Self {
+impl Watches {
+    pub(crate) fn new(client: kube::Client, events: Sink, tickets: Arc<Mutex<Ledger>>) -> Self {
         let (changed, _) = broadcast::channel(1024);
-        PdbWatches {
+        Watches {
             client,
             events,
             warned: Arc::new(AtomicBool::new(false)),
             state: Arc::new(Mutex::new(HashMap::new())),
-            tickets: Arc::new(Mutex::new(HashMap::new())),
-            queue: Arc::new(Mutex::new(Queue::default())),
-            ranks: Arc::new(AtomicUsize::new(0)),
+            tickets,
             changed,
             tasks: Arc::new(Mutex::new(Vec::new())),
             all: Arc::new(OnceCell::new()),
@@ -128,44 +83,6 @@ impl PdbWatches {
         }
     }
 
-    /// Takes up to `wanted` of the disruptions the budget's latest change
-    /// allowed, for the node of this rank (what earlier nodes still want
-    /// is left to them); how many were taken.
-    pub(crate) fn claim(&self, key: &Key, wanted: usize, rank: usize) -> usize {
-        let mut tickets = self.tickets.lock().expect("tickets");
-        let Some(left) = tickets.get_mut(key) else {
-            return 0;
-        };
-        let share = self.queue().share(rank, key, *left);
-        let taken = wanted.min(share);
-        *left -= taken;
-        taken
-    }
-
-    fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
-        self.queue.lock().expect("budget queue")
-    }
-
-    /// The rank of a node whose drain starts now.
-    pub(crate) fn next_rank(&self) -> usize {
-        self.ranks.fetch_add(1, Ordering::SeqCst)
-    }
-
-    /// `n` pods of the node of this rank are due on the budget.
-    pub(crate) fn want(&self, rank: usize, key: &Key, n: usize) {
-        self.queue().want(rank, key, n);
-    }
-
-    /// One of them was sent, or no longer needs to be.
-    pub(crate) fn sent(&self, rank: usize, key: &Key) {
-        self.queue().sent(rank, key);
-    }
-
-    /// The node of this rank is done.
-    pub(crate) fn forget(&self, rank: usize) {
-        self.queue().forget(rank);
-    }
-
     /// Notes a budget as listed before the drain (no watch yet): what it
     /// allows becomes its tickets, so that first attempts across nodes take
     /// no more than it allows.
@@ -176,22 +93,6 @@ impl PdbWatches {
         }
         hand_out(&self.tickets, &key, budget);
         state.insert(key, Watched::Listed(budget));
-    }
-
-    /// May a first attempt on this budget's pod, of the node of this rank,
-    /// be sent? Yes (taking one of its tickets) when one is left that no
-    /// earlier node wants, or when the budget's numbers are not known; no
-    /// when every disruption it allows is taken or due to earlier nodes.
-    pub(crate) fn may_ask(&self, key: &Key, rank: usize) -> bool {
-        let mut tickets = self.tickets.lock().expect("tickets");
-        match tickets.get_mut(key) {
-            None => true,
-            Some(left) if self.queue().share(rank, key, *left) == 0 => false,
-            Some(left) => {
-                *left -= 1;
-                true
-            }
-        }
     }
 
     /// Reads a budget once (dry runs, which do not wait for changes).
@@ -249,7 +150,7 @@ impl PdbWatches {
                             if !warned.swap(true, Ordering::Relaxed) {
                                 let message = format!(
                                     "cannot watch PodDisruptionBudgets ({message}): evictions a budget refuses are retried every {} s, as kubectl drain does",
-                                    super::machine::UNWATCHED_RETRY.as_secs()
+                                    UNWATCHED_RETRY.as_secs()
                                 );
                                 emit(&events, Event::Warning { message });
                             }
@@ -278,7 +179,7 @@ impl PdbWatches {
         let api: Api<PodDisruptionBudget> = Api::all(self.client.clone());
         let (state, changed) = (self.state.clone(), self.changed.clone());
         let tickets = self.tickets.clone();
-        let (task, store) = super::mirror::start(api, move |event| {
+        let (task, store) = crate::drain::mirror::start(api, move |event| {
             if let watcher::Event::Apply(pdb) | watcher::Event::InitApply(pdb) = event {
                 let key = (
                     pdb.metadata.namespace.clone().unwrap_or_default(),
@@ -300,19 +201,18 @@ impl PdbWatches {
 }
 
 /// What a budget allows becomes its tickets, for the nodes to claim.
-fn hand_out(tickets: &Mutex<HashMap<Key, usize>>, key: &Key, budget: Budget) {
-    let allowed = usize::try_from(budget.disruptions_allowed).unwrap_or(0);
+fn hand_out(tickets: &Mutex<Ledger>, key: &Key, budget: Budget) {
     tickets
         .lock()
         .expect("tickets")
-        .insert(key.clone(), allowed);
+        .hand_out(key, budget.allowed());
 }
 
 /// A watch saw this version of a budget: its tickets, its numbers, and the
 /// waiting evictions told.
 fn saw(
     state: &Mutex<HashMap<Key, Watched>>,
-    tickets: &Mutex<HashMap<Key, usize>>,
+    tickets: &Mutex<Ledger>,
     changed: &broadcast::Sender<Signal>,
     key: &Key,
     pdb: &PodDisruptionBudget,
@@ -354,7 +254,7 @@ fn forbidden(e: &watcher::Error) -> Option<String> {
     }
 }
 
-impl Drop for PdbWatches {
+impl Drop for Watches {
     fn drop(&mut self) {
         // The last clone stops the watches.
         if Arc::strong_count(&self.tasks) == 1 {

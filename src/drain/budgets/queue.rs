@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::pdb_watch::Key;
+use super::budget::Key;
 
 #[derive(Debug, Default)]
 pub(crate) struct Queue {

@@ -1,0 +1,278 @@
+//! The one place a node's drain asks about the budgets it shares with
+//! every other node drained at once (and every node of a roll): "may I
+//! evict this pod now?", then what it sent and what it got. The broker
+//! keeps the watches, the ledger of tickets and the start order; a node
+//! holds a `NodeBudgets`, which gives back what it did not use when the
+//! node's drain ends.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use tokio::sync::broadcast;
+
+use super::budget::{Budget, Key};
+use super::ledger::{Asked, Ledger, Spent, Ticket};
+use super::watch::{Signal, Watches};
+use crate::drain::events::Sink;
+use crate::drain::pod_key::PodKey;
+
+/// Shared by every node's drain of a run (clones share it).
+#[derive(Clone)]
+pub(crate) struct Broker {
+    watches: Watches,
+    ledger: Arc<Mutex<Ledger>>,
+    /// How many nodes' drains have joined: each one's rank in the start
+    /// order.
+    ranks: Arc<AtomicUsize>,
+}
+
+/// Whether a pod's eviction may be sent now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Go {
+    Send,
+    /// Every disruption this budget allows is taken by other evictions,
+    /// or due to nodes that started earlier: held without asking.
+    Hold(Key),
+}
+
+impl Broker {
+    pub(crate) fn new(client: kube::Client, events: Sink) -> Self {
+        let ledger = Arc::new(Mutex::new(Ledger::default()));
+        Broker {
+            watches: Watches::new(client, events, ledger.clone()),
+            ledger,
+            ranks: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Every change of a budget followed, told to each node's drain.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Signal> {
+        self.watches.subscribe()
+    }
+
+    /// A followed budget's numbers as last seen.
+    pub(crate) fn get(&self, key: &Key) -> Option<Budget> {
+        self.watches.get(key)
+    }
+
+    /// Reads a budget once (dry runs, which do not wait for changes).
+    pub(crate) async fn fetch(&self, key: &Key) -> Option<Budget> {
+        self.watches.fetch(key).await
+    }
+
+    /// Follows this budget's changes from now on; false when it may not be
+    /// read (its pods are then retried on kubectl's timer).
+    pub(crate) fn follow(&self, key: &Key) -> bool {
+        self.watches.ensure(key)
+    }
+
+    /// Every budget of the cluster, from one shared watch; None when they
+    /// cannot all be listed.
+    pub(crate) async fn every_budget(&self) -> Option<Vec<Arc<PodDisruptionBudget>>> {
+        self.watches.every_budget().await
+    }
+
+    /// A budget listed before the drain: what it allows now is handed out.
+    pub(crate) fn seed(&self, key: Key, budget: Budget) {
+        self.watches.seed(key, budget);
+    }
+
+    /// A node's drain starts: its rank, and its first wave's pods whose
+    /// budget is known counted as due on it, so that nodes started together
+    /// are served in the order they started.
+    pub(crate) fn join(
+        &self,
+        budget_of: Arc<HashMap<PodKey, Key>>,
+        first_wave: impl IntoIterator<Item = PodKey>,
+    ) -> NodeBudgets {
+        let rank = self.ranks.fetch_add(1, Ordering::SeqCst);
+        let mut due = HashSet::new();
+        {
+            let mut ledger = self.ledger();
+            for pod in first_wave {
+                if let Some(budget) = budget_of.get(&pod) {
+                    ledger.want(rank, budget, 1);
+                    due.insert(pod);
+                }
+            }
+        }
+        NodeBudgets {
+            broker: self.clone(),
+            rank,
+            budget_of,
+            due,
+            in_flight: HashMap::new(),
+            granted: HashMap::new(),
+        }
+    }
+
+    fn ledger(&self) -> MutexGuard<'_, Ledger> {
+        self.ledger.lock().expect("budget ledger")
+    }
+}
+
+/// One node's dealings with the broker.
+pub(crate) struct NodeBudgets {
+    broker: Broker,
+    rank: usize,
+    /// The budget over each pod to evict, when known before the first
+    /// attempt (drains of several nodes at once).
+    budget_of: Arc<HashMap<PodKey, Key>>,
+    /// Pods held or about to be tried on their budget, not sent yet.
+    due: HashSet<PodKey>,
+    /// The ticket each eviction in flight holds.
+    in_flight: HashMap<PodKey, Ticket>,
+    /// Tickets a budget's change granted to this node and not used yet.
+    granted: HashMap<Key, Vec<Ticket>>,
+}
+
+impl NodeBudgets {
+    /// May this pod's eviction be sent now? `granted`: the budget whose
+    /// change granted this retry to the node (`claim`).
+    pub(crate) fn ask(&mut self, pod: &PodKey, granted: Option<&Key>) -> Go {
+        if let Some(budget) = granted {
+            let ticket = self.granted.get_mut(budget).and_then(Vec::pop);
+            if let Some(t) = ticket {
+                self.in_flight.insert(pod.clone(), t);
+            }
+            self.not_due(pod);
+            return Go::Send;
+        }
+        let Some(budget) = self.budget_of.get(pod).cloned() else {
+            return Go::Send;
+        };
+        let asked = self.broker.ledger().ask(&budget, self.rank);
+        match asked {
+            Asked::Held => {
+                if self.due.insert(pod.clone()) {
+                    self.broker.ledger().want(self.rank, &budget, 1);
+                }
+                Go::Hold(budget)
+            }
+            Asked::Ticket(t) => {
+                self.in_flight.insert(pod.clone(), t);
+                self.not_due(pod);
+                Go::Send
+            }
+            Asked::Unknown => {
+                self.not_due(pod);
+                Go::Send
+            }
+        }
+    }
+
+    /// The API answered this pod's eviction: a ticket it held is used, or
+    /// given back when nothing was disrupted.
+    pub(crate) fn answered(&mut self, pod: &PodKey, spent: Spent) {
+        if let Some(ticket) = self.in_flight.remove(pod) {
+            self.broker.ledger().spend(&ticket, spent);
+        }
+    }
+
+    /// The pod is no longer due on its budget: deleted at the deadline,
+    /// or gone however it went.
+    pub(crate) fn not_due(&mut self, pod: &PodKey) {
+        if self.due.remove(pod)
+            && let Some(budget) = self.budget_of.get(pod)
+        {
+            self.broker.ledger().sent(self.rank, budget);
+        }
+    }
+
+    /// The budget changed: up to `wanted` of its free disruptions for this
+    /// node's held pods (what earlier nodes want is left to them); how
+    /// many were granted.
+    pub(crate) fn claim(&mut self, budget: &Key, wanted: usize) -> usize {
+        let tickets = self.broker.ledger().claim(budget, wanted, self.rank);
+        let n = tickets.len();
+        self.granted
+            .entry(budget.clone())
+            .or_default()
+            .extend(tickets);
+        n
+    }
+}
+
+impl Drop for NodeBudgets {
+    /// The node's drain ended: what it still wanted goes to the others,
+    /// and tickets it held unused are given back.
+    fn drop(&mut self) {
+        let mut ledger = self.broker.ledger();
+        let unused = self.granted.drain().flat_map(|(_, t)| t);
+        ledger.give_back(unused.chain(self.in_flight.drain().map(|(_, t)| t)));
+        ledger.forget(self.rank);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str) -> PodKey {
+        PodKey {
+            namespace: "ns".into(),
+            name: name.into(),
+        }
+    }
+
+    fn web() -> Key {
+        ("ns".to_string(), "web".to_string())
+    }
+
+    /// A broker over budgets listed before the drain; no watch is started.
+    fn broker(allowed: i32, pods: &[&str]) -> (Broker, Arc<HashMap<PodKey, Key>>) {
+        let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+        let client = kube::Client::try_from(config).unwrap();
+        let (events, _) = tokio::sync::mpsc::unbounded_channel();
+        let broker = Broker::new(client, events);
+        let budget = Budget {
+            disruptions_allowed: allowed,
+            ..Budget::default()
+        };
+        broker.seed(web(), budget);
+        let of = pods.iter().map(|p| (pod(p), web())).collect();
+        (broker, Arc::new(of))
+    }
+
+    #[tokio::test]
+    async fn a_failed_eviction_gives_its_ticket_back_to_the_next_pod() {
+        let (broker, of) = broker(1, &["a", "b"]);
+        let mut node = broker.join(of, [pod("a"), pod("b")]);
+        assert_eq!(node.ask(&pod("a"), None), Go::Send);
+        assert_eq!(node.ask(&pod("b"), None), Go::Hold(web()));
+        // a's eviction was answered 500: nothing was disrupted.
+        node.answered(&pod("a"), Spent::Unused);
+        assert_eq!(node.ask(&pod("a"), None), Go::Send, "retried at once");
+        node.answered(&pod("a"), Spent::Disrupted);
+        assert_eq!(node.ask(&pod("b"), None), Go::Hold(web()));
+    }
+
+    #[tokio::test]
+    async fn a_granted_retry_that_fails_gives_its_ticket_back() {
+        let (broker, of) = broker(0, &["a"]);
+        let mut node = broker.join(of, [pod("a")]);
+        assert_eq!(node.ask(&pod("a"), None), Go::Hold(web()));
+        broker.ledger().hand_out(&web(), 1);
+        assert_eq!(node.claim(&web(), 1), 1);
+        assert_eq!(node.ask(&pod("a"), Some(&web())), Go::Send);
+        assert_eq!(broker.ledger().left(&web()), Some(0));
+        node.answered(&pod("a"), Spent::Unused);
+        assert_eq!(broker.ledger().left(&web()), Some(1));
+    }
+
+    #[tokio::test]
+    async fn the_node_that_started_first_is_served_first() {
+        let (broker, of) = broker(0, &["a", "b"]);
+        let mut first = broker.join(of.clone(), [pod("a")]);
+        let mut second = broker.join(of, [pod("b")]);
+        broker.ledger().hand_out(&web(), 1);
+        assert_eq!(second.ask(&pod("b"), None), Go::Hold(web()));
+        assert_eq!(second.claim(&web(), 1), 0, "the first node wants it");
+        assert_eq!(first.claim(&web(), 1), 1);
+        // The first node's drain ends without using it: the second's turn.
+        drop(first);
+        assert_eq!(second.claim(&web(), 1), 1);
+    }
+}

@@ -1,0 +1,48 @@
+//! A PodDisruptionBudget as the drain reads it: plain data, which the
+//! pure node machine and the I/O around it share.
+
+use std::time::Duration;
+
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+
+/// Retry a pod held by a budget the drain may not watch this often:
+/// kubectl drain's interval between evictions a budget refused.
+pub(crate) const UNWATCHED_RETRY: Duration = Duration::from_secs(5);
+
+/// (namespace, name).
+pub(crate) type Key = (String, String);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Budget {
+    pub(crate) disruptions_allowed: i32,
+    pub(crate) current_healthy: i32,
+    pub(crate) desired_healthy: i32,
+    pub(crate) expected_pods: i32,
+    /// The controller has seen the latest spec.
+    pub(crate) observed: bool,
+}
+
+impl Budget {
+    /// Allows no disruption even with every pod healthy (a single replica
+    /// behind `minAvailable: 1`, a budget set to the replica count): no
+    /// wait ends by itself.
+    pub(crate) fn never_allows(&self) -> bool {
+        self.disruptions_allowed == 0 && self.desired_healthy >= self.expected_pods
+    }
+
+    /// The disruptions it allows now, as a count.
+    pub(crate) fn allowed(&self) -> usize {
+        usize::try_from(self.disruptions_allowed).unwrap_or(0)
+    }
+
+    pub(crate) fn from_pdb(p: &PodDisruptionBudget) -> Self {
+        let s = p.status.clone().unwrap_or_default();
+        Budget {
+            disruptions_allowed: s.disruptions_allowed,
+            current_healthy: s.current_healthy,
+            desired_healthy: s.desired_healthy,
+            expected_pods: s.expected_pods,
+            observed: s.observed_generation.unwrap_or(0) >= p.metadata.generation.unwrap_or(0),
+        }
+    }
+}
