@@ -5,7 +5,7 @@
 use crate::cli::exit::{self, Exit};
 use crate::cli::{UncordonArgs, drain_options};
 use crate::client;
-use crate::drain::{conditions, cordon, prepare};
+use crate::drain::{conditions, cordon, discover};
 use crate::ui::node_events::{self, Recorder};
 
 pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
@@ -13,7 +13,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let clients = client::connect(&args.cluster).await?;
     let (warnings, rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(crate::ui::lines::run(rx));
-    let nodes = prepare::resolve_nodes(&clients.main, &selection, &warnings)
+    let nodes = discover::resolve_nodes(&clients.main, &selection, &warnings)
         .await
         .map_err(Exit::from)?;
     let recorder = Recorder::new(clients.main.clone());

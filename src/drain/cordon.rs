@@ -6,9 +6,36 @@ use k8s_openapi::api::core::v1::Node;
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 
-use super::engine::Engine;
-use super::{DrainError, prepare, retry};
-use crate::policy::maintenance::{self, unschedulable};
+use super::api_error::api_error;
+use super::events::Sink;
+use super::{DrainError, Options, retry};
+use crate::policy::maintenance::{self, TaintSpec, unschedulable};
+
+/// What cordoning a node changes besides `spec.unschedulable`, and what it
+/// records for uncordon to undo.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CordonSpec<'a> {
+    /// Maintenance taints (`--taint` and the plan's).
+    pub(crate) taints: &'a [TaintSpec],
+    /// Labels (`--exclude-from-load-balancers`).
+    pub(crate) labels: &'a [(String, String)],
+    /// `--surge`: recorded so that uncordon scales back what is left.
+    pub(crate) surge: bool,
+    /// `--reason`.
+    pub(crate) reason: Option<&'a str>,
+}
+
+impl Options {
+    /// What cordoning a node for this drain changes.
+    pub(crate) fn cordon_spec(&self) -> CordonSpec<'_> {
+        CordonSpec {
+            taints: &self.taints,
+            labels: &self.labels,
+            surge: self.surge,
+            reason: self.reason.as_deref(),
+        }
+    }
+}
 
 /// Cordons a node, adds the maintenance taints and writes the record of
 /// what changed (crate::policy::maintenance), before anything is evicted. Retries
@@ -16,12 +43,14 @@ use crate::policy::maintenance::{self, unschedulable};
 /// unschedulable before this maintenance began (from the record when a drain
 /// is resumed), and whether it is unschedulable already now.
 pub(crate) async fn cordon(
-    engine: &Engine,
+    client: &kube::Client,
+    spec: &CordonSpec<'_>,
+    events: &Sink,
     node: &Node,
     dry_run: bool,
 ) -> Result<(bool, bool), DrainError> {
     let name = node.metadata.name.clone().unwrap_or_default();
-    let api: Api<Node> = Api::all(engine.clients.main.clone());
+    let api: Api<Node> = Api::all(client.clone());
     let params = PatchParams {
         dry_run,
         field_manager: Some(maintenance::FIELD_MANAGER.into()),
@@ -35,10 +64,10 @@ pub(crate) async fn cordon(
         let now_cordoned = unschedulable(&current);
         let Some(patch) = maintenance::cordon_patch(
             &current,
-            &engine.options.taints,
-            &engine.options.labels,
-            engine.options.surge,
-            engine.options.reason.as_deref(),
+            spec.taints,
+            spec.labels,
+            spec.surge,
+            spec.reason,
             &now,
         ) else {
             return Ok((was, now_cordoned));
@@ -46,20 +75,18 @@ pub(crate) async fn cordon(
         let patch = Patch::Merge(patch);
         match retry::with_retries(
             || api.patch(&name, &params, &patch),
-            prepare::warn(&engine.events, "cordoning a node"),
+            retry::tell(events, "cordoning a node"),
         )
         .await
         {
             Ok(_) => return Ok((was, now_cordoned)),
             Err(kube::Error::Api(s)) if s.code == 409 => {
-                current = retry::with_retries(
-                    || api.get(&name),
-                    prepare::warn(&engine.events, "reading a node"),
-                )
-                .await
-                .map_err(|e| prepare::api_error("get", "nodes", None, e))?;
+                current =
+                    retry::with_retries(|| api.get(&name), retry::tell(events, "reading a node"))
+                        .await
+                        .map_err(|e| api_error("get", "nodes", None, e))?;
             }
-            Err(e) => return Err(prepare::api_error("patch", "nodes", None, e)),
+            Err(e) => return Err(api_error("patch", "nodes", None, e)),
         }
     }
     Err(DrainError::Conflict(format!(
@@ -100,9 +127,9 @@ pub(crate) async fn uncordon(
                 current = api
                     .get(&name)
                     .await
-                    .map_err(|e| prepare::api_error("get", "nodes", None, e))?;
+                    .map_err(|e| api_error("get", "nodes", None, e))?;
             }
-            Err(e) => return Err(prepare::api_error("patch", "nodes", None, e)),
+            Err(e) => return Err(api_error("patch", "nodes", None, e)),
         }
     }
     Err(DrainError::Conflict(format!(

@@ -23,8 +23,7 @@ use kube::runtime::watcher;
 use tokio::sync::{Notify, OnceCell};
 use tokio::task::JoinHandle;
 
-use super::engine::Engine;
-use super::events::{Event, emit};
+use super::events::{Announcer, Event};
 
 /// The attachments among `all` that hold one of `volumes` on `node`, by
 /// (VolumeAttachment, volume).
@@ -89,12 +88,13 @@ impl Drop for Attachments {
 /// Waits until the claims' volumes are detached from `node`: Ok, or why
 /// not within `limit`.
 pub(crate) async fn wait(
-    engine: &Engine,
+    client: &kube::Client,
+    attachments: &Attachments,
+    events: &Announcer,
     node: &str,
     claims: &[(String, String)],
     limit: std::time::Duration,
 ) -> Result<(), String> {
-    let client = &engine.clients.main;
     let mut volumes = BTreeSet::new();
     for (ns, claim) in claims {
         let api: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), ns);
@@ -110,7 +110,7 @@ pub(crate) async fn wait(
             }
             Ok(None) => {}
             Err(e) => {
-                engine.warn_once(format!(
+                events.warn_once(format!(
                     "cannot read PersistentVolumeClaims, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {e}"
                 ));
                 return Ok(());
@@ -120,10 +120,10 @@ pub(crate) async fn wait(
     if volumes.is_empty() {
         return Ok(());
     }
-    let store = match engine.attachments.store(client).await {
+    let store = match attachments.store(client).await {
         Ok(store) => store,
         Err(e) => {
-            engine.warn_once(format!(
+            events.warn_once(format!(
                 "cannot list VolumeAttachments, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {e}"
             ));
             return Ok(());
@@ -133,7 +133,7 @@ pub(crate) async fn wait(
     let mut said = false;
     loop {
         // Asked for before the store is read, so no change is missed.
-        let changed = engine.attachments.changed.notified();
+        let changed = attachments.changed.notified();
         let left = attached(store.state().iter().map(|va| &**va), node, &volumes);
         if left.is_empty() {
             return Ok(());
@@ -156,7 +156,7 @@ pub(crate) async fn wait(
                 kube_conventions::count(left.len(), "volume"),
                 names.join(", ")
             );
-            emit(&engine.events, Event::Warning { message });
+            events.emit(Event::Warning { message });
         }
         let _ = tokio::time::timeout_at(deadline, changed).await;
     }

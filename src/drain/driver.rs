@@ -10,26 +10,26 @@ use kube::Api;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::budgets::{self, Go, NodeBudgets, Signal, Spent};
-use super::engine::Engine;
-use super::events::{Event, emit};
-use super::evict::{self, Answer};
-use super::machine::{Effect, Input, NodeMachine, Now};
+use super::context::DrainContext;
+use super::events::Event;
+use super::evict::Answer;
+use super::machine::{Change, Effect, Input, NodeMachine, Now};
 use super::outcome::NodeOutcome;
 use super::pod_key::PodKey;
-use super::pod_watch::{Change, PodQuery, PodWatch};
+use super::pod_watch::{PodQuery, PodWatch};
 
 /// Drains one node until its machine finishes. The machine was made from
 /// the node's snapshot: `known` pods at `resource_version`. `budgets` is
 /// the node's place with the budget broker, which it leaves when done.
 pub(crate) async fn drain_node(
-    engine: &Engine,
+    ctx: &DrainContext,
     mut machine: NodeMachine,
     query: PodQuery,
     resource_version: String,
     known: Vec<(PodKey, String)>,
     mut budgets: NodeBudgets,
 ) -> NodeOutcome {
-    let pods: Api<Pod> = Api::all(engine.clients.main.clone());
+    let pods: Api<Pod> = Api::all(ctx.clients.main.clone());
     let metadata_only = !machine.waits_for_completion();
     let watch = PodWatch::resume(pods, query, resource_version, known, metadata_only);
     // As a stream, so that `select!` dropping a `next()` it did not pick
@@ -39,13 +39,13 @@ pub(crate) async fn drain_node(
         Some((change, w))
     })
     .boxed();
-    let mut changed = engine.budgets.subscribe();
-    let mut interrupt = engine.interrupt.clone();
+    let mut changed = ctx.budgets.subscribe();
+    let mut interrupt = ctx.interrupt.clone();
     let mut inflight = FuturesUnordered::new();
     let mut effects = if *interrupt.borrow() {
-        machine.step(Input::Interrupted, Now::read())
+        machine.step(Input::Interrupted, now())
     } else {
-        machine.start(Now::read())
+        machine.start(now())
     };
     loop {
         let mut unwatched = Vec::new();
@@ -61,13 +61,23 @@ pub(crate) async fn drain_node(
                     // Held without asking until the budget changes, and due
                     // on it meanwhile.
                     Go::Hold(budget) => held.push(not_asked(key, uid, &budget)),
-                    Go::Send => inflight.push(evict(engine, key, uid, vmi).boxed()),
+                    Go::Send => inflight.push(evict(ctx, key, uid, vmi).boxed()),
                 },
                 Effect::AwaitDetach { claims, limit } => {
                     let node = machine.node().to_string();
+                    let (client, attachments) = (&ctx.clients.main, &ctx.attachments);
                     inflight.push(
                         async move {
-                            let r = super::detach::wait(engine, &node, &claims, limit).await;
+                            let events = &ctx.events;
+                            let r = super::detach::wait(
+                                client,
+                                attachments,
+                                events,
+                                &node,
+                                &claims,
+                                limit,
+                            )
+                            .await;
                             Input::Detached(r)
                         }
                         .boxed(),
@@ -75,14 +85,14 @@ pub(crate) async fn drain_node(
                 }
                 Effect::Surge { key, owner, budget } => {
                     let node = machine.node().to_string();
-                    inflight.push(surge(engine, node, key, owner, budget).boxed());
+                    inflight.push(surge(ctx, node, key, owner, budget).boxed());
                 }
                 Effect::Force { key, uid, grace } => {
                     budgets.not_due(&key);
-                    inflight.push(force(engine, key, uid, grace).boxed());
+                    inflight.push(force(ctx, key, uid, grace).boxed());
                 }
                 Effect::WatchBudget(key) => {
-                    if !engine.budgets.follow(&key) {
+                    if !ctx.budgets.follow(&key) {
                         unwatched.push(key);
                     }
                 }
@@ -92,7 +102,7 @@ pub(crate) async fn drain_node(
                     if let Event::PodGone { pod, .. } = &e {
                         budgets.not_due(pod);
                     }
-                    emit(&engine.events, e);
+                    ctx.events.emit(e);
                 }
                 Effect::Finish(outcome) => return *outcome,
             }
@@ -105,8 +115,8 @@ pub(crate) async fn drain_node(
             effects = told
                 .into_iter()
                 .flat_map(|input| {
-                    note_refusing_budget(engine, &mut machine, &input);
-                    machine.step(input, Now::read())
+                    note_refusing_budget(ctx, &mut machine, &input);
+                    machine.step(input, now())
                 })
                 .collect();
             continue;
@@ -116,13 +126,13 @@ pub(crate) async fn drain_node(
             Some(answer) = inflight.next(), if !inflight.is_empty() => answer,
             Some(change) = changes.next() => match change {
                 Change::Polling(message) => {
-                    engine.warn_once(message);
+                    ctx.events.warn_once(message);
                     continue;
                 }
                 change => Input::Pod(change),
             },
             msg = changed.recv() => match msg {
-                Ok(Signal::Changed(key)) => match engine.budgets.get(&key) {
+                Ok(Signal::Changed(key)) => match ctx.budgets.get(&key) {
                     Some(budget) => {
                         // Every node hears of the change; only as many
                         // evictions as it allows are sent, across nodes.
@@ -141,8 +151,8 @@ pub(crate) async fn drain_node(
         if let Input::Answer { key, answer, .. } = &input {
             budgets.answered(key, spent(answer));
         }
-        note_refusing_budget(engine, &mut machine, &input);
-        effects = machine.step(input, Now::read());
+        note_refusing_budget(ctx, &mut machine, &input);
+        effects = machine.step(input, now());
     }
 }
 
@@ -158,7 +168,7 @@ fn spent(answer: &Answer) -> Spent {
 /// A budget's refusal is reported with its numbers as last known (listed
 /// with the drain's budgets, or since watched), though it may not change
 /// while the drain runs.
-fn note_refusing_budget(engine: &Engine, machine: &mut NodeMachine, input: &Input) {
+fn note_refusing_budget(ctx: &DrainContext, machine: &mut NodeMachine, input: &Input) {
     if let Input::Answer {
         key,
         answer: Answer::PdbBlocked { pdb, .. },
@@ -166,7 +176,7 @@ fn note_refusing_budget(engine: &Engine, machine: &mut NodeMachine, input: &Inpu
     } = input
     {
         let budget_key = (key.namespace.clone(), pdb.clone());
-        if let Some(budget) = engine.budgets.get(&budget_key) {
+        if let Some(budget) = ctx.budgets.get(&budget_key) {
             machine.note_budget(budget_key, budget);
         }
     }
@@ -189,6 +199,15 @@ fn not_asked(key: PodKey, uid: String, budget: &budgets::Key) -> Input {
     }
 }
 
+/// The clock, read once per input: monotonic for deadlines, wall-clock for
+/// pods' timestamps. Only the I/O side reads it; the machine is told.
+pub(crate) fn now() -> Now {
+    Now {
+        at: tokio::time::Instant::now(),
+        wall: kube_conventions::time::now(),
+    }
+}
+
 async fn sleep_until(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
@@ -200,24 +219,20 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
 /// nothing even with every pod healthy needs one; others free a
 /// disruption by themselves.
 async fn surge(
-    engine: &Engine,
+    ctx: &DrainContext,
     node: String,
     key: PodKey,
     owner: Option<(String, String)>,
     budget: budgets::Key,
 ) -> Input {
-    let numbers = match engine.budgets.get(&budget) {
+    let numbers = match ctx.budgets.get(&budget) {
         Some(b) => Some(b),
-        None => engine.budgets.fetch(&budget).await,
+        None => ctx.budgets.fetch(&budget).await,
     };
     let result = if numbers.is_some_and(|b| b.never_allows()) {
         let owner = owner.as_ref().map(|(k, n)| (k.as_str(), n.as_str()));
-        let client = &engine.clients.main;
-        engine
-            .surges
-            .surge(client, &node, &key, owner)
-            .await
-            .map(Some)
+        let client = &ctx.clients.main;
+        ctx.surges.surge(client, &node, &key, owner).await.map(Some)
     } else {
         Ok(None)
     };
@@ -225,21 +240,10 @@ async fn surge(
 }
 
 /// `--deadline`: one delete, budgets bypassed, with the pod's grace period.
-async fn force(engine: &Engine, key: PodKey, uid: String, grace: i64) -> Input {
+async fn force(ctx: &DrainContext, key: PodKey, uid: String, grace: i64) -> Input {
     let answer = {
-        let _permit = engine.slots.acquire().await;
-        evict::send(
-            &engine.clients.evict,
-            &evict::Request {
-                namespace: &key.namespace,
-                name: &key.name,
-                uid: &uid,
-                grace_period: Some(grace),
-                dry_run: false,
-                delete: true,
-            },
-        )
-        .await
+        let _permit = ctx.slots.acquire().await;
+        ctx.evictor.force(&key, &uid, grace).await
     };
     Input::Answer {
         key,
@@ -251,14 +255,14 @@ async fn force(engine: &Engine, key: PodKey, uid: String, grace: i64) -> Input {
 
 /// One eviction, under the drain-wide limit; for a refused virt-launcher
 /// pod, also whether KubeVirt is evacuating its VM.
-async fn evict(engine: &Engine, key: PodKey, uid: String, vmi: Option<String>) -> Input {
+async fn evict(ctx: &DrainContext, key: PodKey, uid: String, vmi: Option<String>) -> Input {
     let answer = {
-        let _permit = engine.slots.acquire().await;
-        engine.evict(&key, &uid, false).await
+        let _permit = ctx.slots.acquire().await;
+        ctx.evictor.evict(&key, &uid, false).await
     };
     let answer = match answer {
         Answer::MultiplePdbs(message) => {
-            let names = budgets::lookup::budgets_selecting(&engine.clients.main, &key).await;
+            let names = budgets::lookup::budgets_selecting(&ctx.clients.main, &key).await;
             Answer::MultiplePdbs(match names {
                 Some(names) if !names.is_empty() => format!(
                     "{message} (PodDisruptionBudgets {} select it)",
@@ -271,7 +275,7 @@ async fn evict(engine: &Engine, key: PodKey, uid: String, vmi: Option<String>) -
     };
     let evacuation = match (&answer, &vmi) {
         (Answer::PdbBlocked { .. }, Some(vmi)) => {
-            super::kubevirt::evacuation(&engine.clients.main, &key.namespace, vmi).await
+            super::kubevirt::evacuation(&ctx.clients.main, &key.namespace, vmi).await
         }
         _ => None,
     };

@@ -4,9 +4,9 @@
 //! `--by-zone`, none started once `--max-blocked-nodes` is passed), one
 //! outcome at the end.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -16,85 +16,20 @@ use tokio::time::Instant;
 
 use super::budgets::{self, Broker, NodeBudgets};
 use super::conditions::Stage;
+use super::context::{DrainContext, GLOBAL_IN_FLIGHT};
 use super::cordon::cordon;
-use super::events::{Event, Sink, emit};
-use super::evict::{self, Answer};
-use super::machine::{IN_FLIGHT, NodeMachine, Now, Settings, WaveSpec};
+use super::discover::{self, Classifier};
+use super::driver::now;
+use super::events::{Announcer, Event, Sink};
+use super::evict::Evictor;
+use super::machine::{NodeMachine, Settings, WaveSpec};
 use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::{self, PodQuery, Snapshot};
-use super::prepare::{self, Classifier};
 use super::{DrainError, Options, driver, preview};
 use crate::client::Clients;
 use crate::policy::classify::{Disposition, claim_names};
 use crate::policy::plan::Plan;
-
-/// Evictions in flight across all nodes at once.
-const GLOBAL_IN_FLIGHT: usize = 64;
-
-/// What every node's drain shares.
-pub(crate) struct Engine {
-    pub(crate) clients: Clients,
-    pub(crate) options: Options,
-    pub(crate) budgets: Broker,
-    pub(crate) conditions: super::conditions::Writer,
-    /// Deployments `--surge` scaled up, to scale back when their node is done.
-    pub(crate) surges: super::surge::Surges,
-    /// The VolumeAttachments nodes wait on to be detached.
-    pub(crate) attachments: super::detach::Attachments,
-    /// The budget over each pod to evict, when known before the first
-    /// attempt (drains of several nodes at once, `lookup::budgets_of`).
-    pub(crate) budget_of: Arc<HashMap<PodKey, budgets::Key>>,
-    pub(crate) slots: Semaphore,
-    pub(crate) events: Sink,
-    pub(crate) interrupt: watch::Receiver<bool>,
-    waves: Vec<WaveSpec>,
-    terminating_namespaces: BTreeSet<String>,
-    /// Warnings already given, so that every node's drain says one once.
-    warned: Mutex<BTreeSet<String>>,
-}
-
-impl Engine {
-    /// Evicts (or with `--disable-eviction` deletes) one pod, this uid only.
-    pub(crate) async fn evict(&self, key: &PodKey, uid: &str, dry_run: bool) -> Answer {
-        evict::send(
-            &self.clients.evict,
-            &evict::Request {
-                namespace: &key.namespace,
-                name: &key.name,
-                uid,
-                grace_period: self.options.grace_period,
-                dry_run,
-                delete: self.options.disable_eviction,
-            },
-        )
-        .await
-    }
-
-    /// A warning that every node's drain may find, given once.
-    pub(crate) fn warn_once(&self, message: String) {
-        if self.warned.lock().expect("warned").insert(message.clone()) {
-            emit(&self.events, Event::Warning { message });
-        }
-    }
-
-    /// What each node's machine works with.
-    fn settings(&self) -> Arc<Settings> {
-        Arc::new(Settings {
-            waves: self.waves.clone(),
-            timeout: self.options.timeout,
-            skip_wait_for_delete: self.options.flags.skip_wait_for_delete_timeout,
-            terminating_namespaces: self.terminating_namespaces.clone(),
-            in_flight: IN_FLIGHT,
-            delete: self.options.disable_eviction,
-            grace_period: self.options.grace_period,
-            deadline: self.options.deadline,
-            deadline_overrides_markers: self.options.deadline_overrides_markers,
-            surge: self.options.surge,
-            detach_wait: self.options.detach_wait,
-        })
-    }
-}
 
 /// One selected node as the drain found it.
 pub(crate) struct NodePlan {
@@ -114,18 +49,12 @@ impl NodePlan {
 
     /// A machine for a preview, which leaves the plan as it is.
     fn machine(&self, settings: Arc<Settings>, was_cordoned: bool) -> NodeMachine {
-        NodeMachine::new(
-            &self.name,
-            settings,
-            self.pods.clone(),
-            was_cordoned,
-            Now::read(),
-        )
+        NodeMachine::new(&self.name, settings, self.pods.clone(), was_cordoned, now())
     }
 
     /// The node joins the budget broker with the pods of its first wave
     /// to evict, which are due on their budgets from the start.
-    fn join_budgets(&self, engine: &Engine) -> NodeBudgets {
+    fn join_budgets(&self, engine: &DrainContext) -> NodeBudgets {
         let wave_of = |d: &Disposition| match d {
             Disposition::Evict { wave, .. } => Some(*wave),
             _ => None,
@@ -142,7 +71,7 @@ impl NodePlan {
     /// Drains the node; its pods move into the machine.
     async fn drain(
         self,
-        engine: &Engine,
+        engine: &DrainContext,
         settings: Arc<Settings>,
         was_cordoned: bool,
     ) -> NodeOutcome {
@@ -156,8 +85,8 @@ impl NodePlan {
         // Joined before the first await, so that nodes started together
         // are served in the order they were started.
         let budgets = self.join_budgets(engine);
-        let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, Now::read());
-        let (conditions, events) = (&engine.conditions, Some(&engine.events));
+        let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, now());
+        let (conditions, events) = (&engine.conditions, Some(&engine.events.sink));
         conditions.write(&self.name, Stage::Started, events).await;
         let out = driver::drain_node(
             engine,
@@ -174,7 +103,7 @@ impl NodePlan {
         };
         conditions.write(&self.name, stage, events).await;
         for problem in engine.surges.undo(&engine.clients.main, &self.name).await {
-            emit(&engine.events, Event::Warning { message: problem });
+            engine.events.emit(Event::Warning { message: problem });
         }
         out
     }
@@ -183,7 +112,7 @@ impl NodePlan {
 /// Nodes found, pods listed and classified: everything decided, nothing
 /// changed yet.
 pub(crate) struct Prepared {
-    engine: Arc<Engine>,
+    engine: Arc<DrainContext>,
     nodes: Vec<NodePlan>,
     /// The plan's wave names in order, for the report.
     wave_names: Vec<String>,
@@ -215,8 +144,8 @@ pub(crate) async fn prepare_sharing(
     budgets: Broker,
 ) -> Result<Prepared, DrainError> {
     let main = &clients.main;
-    let nodes = prepare::resolve_nodes(main, &options.nodes, &events).await?;
-    let view = prepare::cluster_view(main, &events, &options.guards, nodes.len()).await?;
+    let nodes = discover::resolve_nodes(main, &options.nodes, &events).await?;
+    let view = discover::cluster_view(main, &events, &options.guards, nodes.len()).await?;
     if options.dry_run == DryRun::None {
         crate::policy::guard::check(&options.guards, &view, &nodes).map_err(DrainError::Guard)?;
     }
@@ -233,19 +162,19 @@ pub(crate) async fn prepare_sharing(
         };
         let snapshot = super::retry::with_retries(
             || pod_watch::list(&pods, &query),
-            prepare::warn(&events, "listing pods"),
+            super::retry::tell(&events, "listing pods"),
         )
         .await
-        .map_err(|e| prepare::api_error("list", "pods", None, e))?;
+        .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
         listed.push((node, name, query, snapshot));
     }
     let all_pods: Vec<&Pod> = listed.iter().flat_map(|l| l.3.pods.iter()).collect();
-    let daemonsets = prepare::daemonsets(main, &all_pods, &events).await?;
+    let daemonsets = discover::daemonsets(main, &all_pods, &events).await?;
     // Namespaces are read only for a plan's namespace selectors, as kubectl
     // drain never lists them; a namespace being deleted is otherwise learnt
     // from the eviction's answer.
     let (namespace_labels, terminating_namespaces) = if plan.uses_namespace_selectors() {
-        prepare::namespaces(main, &events).await?
+        discover::namespaces(main, &events).await?
     } else {
         Default::default()
     };
@@ -256,7 +185,7 @@ pub(crate) async fn prepare_sharing(
         terminating_namespaces,
         daemonsets,
     };
-    let now = Now::read();
+    let now = now();
     let nodes: Vec<NodePlan> = listed
         .into_iter()
         .map(
@@ -296,7 +225,13 @@ pub(crate) async fn prepare_sharing(
         clients.main.clone(),
         options.node_conditions && options.dry_run == DryRun::None,
     );
-    let engine = Arc::new(Engine {
+    let evictor = Evictor {
+        client: clients.evict.clone(),
+        grace_period: options.grace_period,
+        delete: options.disable_eviction,
+    };
+    let engine = Arc::new(DrainContext {
+        evictor,
         budgets,
         conditions,
         surges: super::surge::Surges::default(),
@@ -305,11 +240,10 @@ pub(crate) async fn prepare_sharing(
         clients,
         options,
         slots: Semaphore::new(GLOBAL_IN_FLIGHT),
-        events,
+        events: Announcer::new(events),
         interrupt,
         waves,
         terminating_namespaces: classifier.terminating_namespaces,
-        warned: Mutex::new(BTreeSet::new()),
     });
     let wave_names = engine.waves.iter().map(|w| w.name.clone()).collect();
     let mut warnings = Vec::new();
@@ -415,6 +349,7 @@ impl Prepared {
         // refuse stays cordoned and is reported, the others are drained. With
         // --all-or-nothing a refused pod anywhere changes nothing at all.
         let all_or_nothing = engine.options.all_or_nothing && self.refused();
+        let (client, spec) = (&engine.clients.main, engine.options.cordon_spec());
         if all_or_nothing || dry_run != DryRun::None {
             let settings = engine.settings();
             let mut out = Vec::new();
@@ -424,8 +359,8 @@ impl Prepared {
                     DryRun::None => preview::refused(machine),
                     DryRun::Client => preview::client(machine),
                     DryRun::Server => {
-                        cordon(&engine, &n.node, true).await?;
-                        preview::server(&engine, machine).await
+                        cordon(client, &spec, &engine.events.sink, &n.node, true).await?;
+                        preview::server(&engine.evictor, &engine.budgets, machine).await
                     }
                 });
             }
@@ -435,15 +370,12 @@ impl Prepared {
         // Cordon every selected node first, as kubectl does.
         let mut was_cordoned = Vec::new();
         for n in &self.nodes {
-            let (was, already) = cordon(&engine, &n.node, false).await?;
+            let (was, already) = cordon(client, &spec, &engine.events.sink, &n.node, false).await?;
             was_cordoned.push(was);
-            emit(
-                &engine.events,
-                Event::Cordoned {
-                    node: n.name.clone(),
-                    already,
-                },
-            );
+            engine.events.emit(Event::Cordoned {
+                node: n.name.clone(),
+                already,
+            });
         }
         let settings = engine.settings();
         let Prepared {
@@ -516,7 +448,7 @@ impl Prepared {
 /// One node's drain in a pool: not started once `--max-blocked-nodes` is
 /// passed; counted as blocked when it could not be drained.
 async fn drain_one(
-    engine: &Arc<Engine>,
+    engine: &Arc<DrainContext>,
     settings: Arc<Settings>,
     blocked: &AtomicUsize,
     i: usize,

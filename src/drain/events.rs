@@ -1,6 +1,8 @@
 //! What the engine tells its listeners while it works. Progress displays
 //! and logs consume these; they never drive the work.
 
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use super::outcome::NodeStatus;
@@ -85,4 +87,31 @@ pub(crate) type Sink = tokio::sync::mpsc::UnboundedSender<Event>;
 /// Sends an event; a listener that went away does not stop the drain.
 pub(crate) fn emit(sink: &Sink, e: Event) {
     let _ = sink.send(e);
+}
+
+/// The sink with a memory of the warnings given, so that a warning every
+/// node's drain may find is said once.
+pub(crate) struct Announcer {
+    pub(crate) sink: Sink,
+    warned: Mutex<BTreeSet<String>>,
+}
+
+impl Announcer {
+    pub(crate) fn new(sink: Sink) -> Self {
+        Announcer {
+            sink,
+            warned: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    pub(crate) fn emit(&self, e: Event) {
+        emit(&self.sink, e);
+    }
+
+    /// A warning that every node's drain may find, given once.
+    pub(crate) fn warn_once(&self, message: String) {
+        if self.warned.lock().expect("warned").insert(message.clone()) {
+            self.emit(Event::Warning { message });
+        }
+    }
 }

@@ -11,37 +11,8 @@ use http::header::{CONTENT_TYPE, RETRY_AFTER};
 use kube::core::Status;
 use serde_json::json;
 
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Answer {
-    /// The pod is being deleted.
-    Accepted,
-    /// The pod's namespace is being deleted (403 NamespaceTerminating): the
-    /// namespace controller removes the pod, so it is waited for as if
-    /// evicted, as kubectl drain does.
-    NamespaceTerminating,
-    /// The pod (with this uid) no longer exists.
-    Gone,
-    /// A PodDisruptionBudget refuses it now (429 with a DisruptionBudget cause).
-    PdbBlocked {
-        pdb: String,
-        message: String,
-        retry_after: Option<Duration>,
-    },
-    /// More than one PDB selects the pod (500).
-    MultiplePdbs(String),
-    /// Throttling or a server error: retry later.
-    Retry {
-        retry_after: Option<Duration>,
-        message: String,
-        /// 429 without a budget behind it (API priority and fairness):
-        /// retried as long as the drain may take, never given up.
-        throttled: bool,
-    },
-    /// RBAC: retrying will not help.
-    Forbidden(String),
-    /// Any other refusal that retrying will not change.
-    Failed(String),
-}
+pub(crate) use super::machine::Answer;
+use super::pod_key::PodKey;
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Request<'a> {
@@ -52,6 +23,48 @@ pub(crate) struct Request<'a> {
     pub(crate) dry_run: bool,
     /// DELETE the pod instead of evicting it (bypasses PDBs).
     pub(crate) delete: bool,
+}
+
+/// Sends a drain's evictions (or, with `--disable-eviction`, deletes) with
+/// its `--grace-period`.
+#[derive(Clone)]
+pub(crate) struct Evictor {
+    /// A client that does not retry on its own: the machine decides.
+    pub(crate) client: kube::Client,
+    pub(crate) grace_period: Option<i64>,
+    pub(crate) delete: bool,
+}
+
+impl Evictor {
+    /// Evicts (or deletes) one pod, this uid only.
+    pub(crate) async fn evict(&self, key: &PodKey, uid: &str, dry_run: bool) -> Answer {
+        self.send(key, uid, self.grace_period, dry_run, self.delete)
+            .await
+    }
+
+    /// Deletes one pod, budgets bypassed (`--deadline`), with this grace period.
+    pub(crate) async fn force(&self, key: &PodKey, uid: &str, grace: i64) -> Answer {
+        self.send(key, uid, Some(grace), false, true).await
+    }
+
+    async fn send(
+        &self,
+        key: &PodKey,
+        uid: &str,
+        grace_period: Option<i64>,
+        dry_run: bool,
+        delete: bool,
+    ) -> Answer {
+        let request = Request {
+            namespace: &key.namespace,
+            name: &key.name,
+            uid,
+            grace_period,
+            dry_run,
+            delete,
+        };
+        send(&self.client, &request).await
+    }
 }
 
 fn delete_options(r: &Request<'_>) -> serde_json::Value {

@@ -4,28 +4,11 @@
 //! external controller shuts it down, and the pod goes away. That refusal
 //! is progress, not a block: the drain waits and says so.
 
-use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ApiResource, DynamicObject};
 
 use super::outcome::Cause;
-use crate::policy::classify::controller_kind;
 
 const EVACUATING: &[&str] = &["LiveMigrate", "LiveMigrateIfPossible", "External"];
-
-/// The VMI a launcher pod runs, if the pod is one.
-pub(crate) fn vmi_name(pod: &Pod) -> Option<String> {
-    let launcher = pod
-        .metadata
-        .labels
-        .as_ref()?
-        .get("kubevirt.io")
-        .map(String::as_str)
-        == Some("virt-launcher");
-    match controller_kind(pod) {
-        Some(("VirtualMachineInstance", name)) if launcher => Some(name.to_string()),
-        _ => None,
-    }
-}
 
 /// The evacuation in progress for the VM `vmi` in `ns`, if there is one.
 pub(crate) async fn evacuation(client: &kube::Client, ns: &str, vmi: &str) -> Option<Cause> {

@@ -7,11 +7,14 @@
 //! (`driver`); `engine` is the pipeline around them, `preview` the drains
 //! that change nothing, `conclude` the outcome they end with.
 
+pub(crate) mod api_error;
 pub(crate) mod budgets;
 mod conclude;
 pub(crate) mod conditions;
+mod context;
 pub(crate) mod cordon;
 pub(crate) mod detach;
+pub(crate) mod discover;
 mod driver;
 mod engine;
 mod error;
@@ -24,7 +27,6 @@ mod options;
 pub(crate) mod outcome;
 pub(crate) mod pod_key;
 pub(crate) mod pod_watch;
-pub(crate) mod prepare;
 mod preview;
 pub(crate) mod retry;
 mod session;

@@ -18,6 +18,7 @@ use kube::Api;
 use kube::api::{ListParams, WatchEvent, WatchParams};
 use kube::core::PartialObjectMeta;
 
+use super::machine::Change;
 use super::pod_key::{PodKey, uid};
 
 /// What selects a node's pods, as `kubectl drain` lists them.
@@ -124,20 +125,6 @@ fn metadata_event(e: WatchEvent<PartialObjectMeta<Pod>>) -> WatchEvent<Pod> {
         WatchEvent::Bookmark(b) => WatchEvent::Bookmark(b),
         WatchEvent::Error(e) => WatchEvent::Error(e),
     }
-}
-
-/// A change to the set of pods on the node.
-#[derive(Debug)]
-pub(crate) enum Change {
-    /// A pod appeared or changed.
-    Upsert(Box<Pod>),
-    /// A pod (this uid) is gone.
-    Gone { key: PodKey, uid: String },
-    /// A request failed; the watch goes on after a backoff.
-    Error(String),
-    /// Watching is forbidden: from now on the pods are listed every
-    /// `POLL_INTERVAL` (the message says so, for one warning).
-    Polling(String),
 }
 
 type Events = BoxStream<'static, Result<WatchEvent<Pod>, kube::Error>>;

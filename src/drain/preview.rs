@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::engine::Engine;
-use super::evict::Answer;
+use super::budgets::Broker;
+use super::evict::{Answer, Evictor};
 use super::machine::NodeMachine;
 use super::outcome::{NodeOutcome, NodeStatus, PodResult};
 use super::pod_key::PodKey;
@@ -24,12 +24,16 @@ pub(crate) fn client(machine: NodeMachine) -> NodeOutcome {
 
 /// `--dry-run=server`: every eviction sent with `dryRun=All`; a refusal
 /// becomes the pod's `WouldBlock` verdict.
-pub(crate) async fn server(engine: &Engine, mut machine: NodeMachine) -> NodeOutcome {
+pub(crate) async fn server(
+    evictor: &Evictor,
+    budgets: &Broker,
+    mut machine: NodeMachine,
+) -> NodeOutcome {
     let message = refusal_message(&machine);
     let mut verdicts = BTreeMap::new();
     for (key, uid) in machine.to_evict() {
-        let answer = engine.evict(&key, &uid, true).await;
-        let result = verdict(engine, &mut machine, &key, &answer).await;
+        let answer = evictor.evict(&key, &uid, true).await;
+        let result = verdict(budgets, &mut machine, &key, &answer).await;
         verdicts.insert(key, result);
     }
     machine.preview(verdicts, NodeStatus::DryRun, message)
@@ -38,14 +42,14 @@ pub(crate) async fn server(engine: &Engine, mut machine: NodeMachine) -> NodeOut
 /// What a dry-run answer means for the pod, read as a real drain reads
 /// it, with the refusing budget's numbers fetched once.
 async fn verdict(
-    engine: &Engine,
+    budgets: &Broker,
     machine: &mut NodeMachine,
     key: &PodKey,
     answer: &Answer,
 ) -> PodResult {
     if let Answer::PdbBlocked { pdb, .. } = answer {
         let budget_key = (key.namespace.clone(), pdb.clone());
-        if let Some(budget) = engine.budgets.fetch(&budget_key).await {
+        if let Some(budget) = budgets.fetch(&budget_key).await {
             machine.note_budget(budget_key, budget);
         }
     }

@@ -6,6 +6,8 @@
 use std::future::Future;
 use std::time::Duration;
 
+use super::events::{Event, Sink, emit};
+
 /// Attempts before a request's error is final.
 pub(crate) const ATTEMPTS: u32 = 8;
 
@@ -41,5 +43,17 @@ where
             }
             other => return other,
         }
+    }
+}
+
+/// Tells the listeners that a request is being retried.
+pub(crate) fn tell(events: &Sink, what: &'static str) -> impl FnMut(&kube::Error) {
+    move |e| {
+        emit(
+            events,
+            Event::Warning {
+                message: format!("{what} failed, retrying: {e}"),
+            },
+        );
     }
 }

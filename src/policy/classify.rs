@@ -424,6 +424,21 @@ impl Context<'_> {
     }
 }
 
+/// The VMI a launcher pod runs, if the pod is one.
+pub fn vmi_name(pod: &Pod) -> Option<String> {
+    let launcher = pod
+        .metadata
+        .labels
+        .as_ref()?
+        .get("kubevirt.io")
+        .map(String::as_str)
+        == Some("virt-launcher");
+    match controller_kind(pod) {
+        Some(("VirtualMachineInstance", name)) if launcher => Some(name.to_string()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,8 @@ use kube::Api;
 use kube::api::PostParams;
 use serde_json::{Value, json};
 
-use crate::drain::{DrainError, prepare};
+use crate::drain::DrainError;
+use crate::drain::api_error::api_error;
 
 pub(crate) const ANNOTATION: &str = "weave.works/kured-node-lock";
 /// How long a lock the roll forgot (killed) keeps kured waiting.
@@ -130,7 +131,7 @@ impl Kured {
                 Ok(Some(ds)) => ds,
                 Ok(None) => return Ok(Taking::Absent),
                 Err(kube::Error::Api(s)) if s.code == 403 => return Ok(Taking::Absent),
-                Err(e) => return Err(prepare::api_error("get", "daemonsets", None, e)),
+                Err(e) => return Err(api_error("get", "daemonsets", None, e)),
             };
             let now = kube_conventions::time::now();
             let current = ds
@@ -167,7 +168,7 @@ impl Kured {
             {
                 Ok(_) => return Ok(Taking::Taken),
                 Err(kube::Error::Api(s)) if s.code == 409 => {}
-                Err(e) => return Err(prepare::api_error("update", "daemonsets", None, e)),
+                Err(e) => return Err(api_error("update", "daemonsets", None, e)),
             }
         }
     }
@@ -178,7 +179,7 @@ impl Kured {
                 .api
                 .get_opt(&self.name)
                 .await
-                .map_err(|e| prepare::api_error("get", "daemonsets", None, e))?
+                .map_err(|e| api_error("get", "daemonsets", None, e))?
             else {
                 return Ok(());
             };
@@ -198,7 +199,7 @@ impl Kured {
             {
                 Ok(_) => return Ok(()),
                 Err(kube::Error::Api(s)) if s.code == 409 => {}
-                Err(e) => return Err(prepare::api_error("update", "daemonsets", None, e)),
+                Err(e) => return Err(api_error("update", "daemonsets", None, e)),
             }
         }
     }

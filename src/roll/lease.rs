@@ -22,7 +22,8 @@ use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 
 use super::phase::{Phase, Record};
-use crate::drain::{DrainError, prepare};
+use crate::drain::DrainError;
+use crate::drain::api_error::api_error;
 
 pub(crate) const ROLL: &str = "kubectl-maintain.io/roll";
 pub(crate) const PHASE: &str = "kubectl-maintain.io/phase";
@@ -175,7 +176,7 @@ impl Locks {
                 .api
                 .get_opt(&name(node))
                 .await
-                .map_err(|e| prepare::api_error("get", "leases", None, e))?;
+                .map_err(|e| api_error("get", "leases", None, e))?;
             out.push(lease.as_ref().and_then(record));
         }
         Ok(out)
@@ -184,8 +185,7 @@ impl Locks {
     /// Takes the node's lease if nobody else holds it.
     pub(crate) async fn try_take(&self, node: &str) -> Result<Taken, DrainError> {
         let lease_name = name(node);
-        let err =
-            |verb: &'static str| move |e: kube::Error| prepare::api_error(verb, "leases", None, e);
+        let err = |verb: &'static str| move |e: kube::Error| api_error(verb, "leases", None, e);
         loop {
             let now = MicroTime(kube_conventions::time::now());
             let existing = self.api.get_opt(&lease_name).await.map_err(err("get"))?;
@@ -356,7 +356,7 @@ impl Lock {
                 *self.lost.lock().expect("lost") = Some(by.clone());
                 DrainError::Conflict(format!("the lock {} was taken by {by}", self.name))
             }
-            Write::Failed(e) => prepare::api_error("update", "leases", None, e),
+            Write::Failed(e) => api_error("update", "leases", None, e),
         }
     }
 
@@ -434,7 +434,7 @@ pub(crate) async fn finish(locks: &Locks, nodes: &[String], roll: &str) -> Resul
             .api
             .get_opt(&name(node))
             .await
-            .map_err(|e| prepare::api_error("get", "leases", None, e))?
+            .map_err(|e| api_error("get", "leases", None, e))?
         else {
             continue;
         };

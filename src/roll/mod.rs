@@ -29,8 +29,9 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::client::Clients;
+use crate::drain::api_error::api_error;
 use crate::drain::events::{Event, Sink, emit};
-use crate::drain::{DrainError, Options, prepare};
+use crate::drain::{DrainError, Options, discover};
 use crate::policy::guard::{self, ClusterView, MaxUnavailable};
 use crate::policy::plan::Plan;
 use crate::policy::pool;
@@ -218,7 +219,7 @@ pub(crate) async fn order(
     options: &RollOptions,
     events: &Sink,
 ) -> Result<Order, DrainError> {
-    let nodes = prepare::resolve_nodes(&clients.main, &options.drain.nodes, events).await?;
+    let nodes = discover::resolve_nodes(&clients.main, &options.drain.nodes, events).await?;
     let locks = Locks::new(
         &clients.main,
         &options.lock_namespace,
@@ -398,7 +399,7 @@ pub(crate) async fn run(
                 let all = nodes_api
                     .list(&ListParams::default())
                     .await
-                    .map_err(|e| prepare::api_error("list", "nodes", None, e))?
+                    .map_err(|e| api_error("list", "nodes", None, e))?
                     .items;
                 if let Some(why) = hold_back(&options, &all, &in_progress, &node) {
                     if in_progress.is_empty() && !why.contains("--max-unavailable") {

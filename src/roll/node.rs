@@ -20,9 +20,9 @@ use super::lease::Lock;
 use super::outcome::{NodeRoll, PhaseTime, RollStatus};
 use super::phase::Phase;
 use crate::drain::NodeSelection;
+use crate::drain::api_error::api_error;
 use crate::drain::events::{Event, emit};
 use crate::drain::outcome::NodeStatus;
-use crate::drain::prepare;
 use crate::drain::{self, DrainError, cordon};
 
 /// How often a wait looks at the node again, and says it still waits.
@@ -161,7 +161,7 @@ impl Run<'_> {
         Ok(api
             .get(&self.node)
             .await
-            .map_err(|e| prepare::api_error("get", "nodes", None, e))?)
+            .map_err(|e| api_error("get", "nodes", None, e))?)
     }
 
     async fn drain(&mut self) -> Result<(), Stop> {
@@ -404,7 +404,7 @@ impl Run<'_> {
         Ok(api
             .list(&ListParams::default())
             .await
-            .map_err(|e| prepare::api_error("list", "poddisruptionbudgets", Some(ns), e))?
+            .map_err(|e| api_error("list", "poddisruptionbudgets", Some(ns), e))?
             .items
             .into_iter()
             .map(Arc::new)

@@ -1,5 +1,5 @@
-//! Before anything changes: find the nodes, list their pods, read what the
-//! filters need, and decide every pod's fate.
+//! Before anything changes: find the nodes, read what the guard rails and
+//! kubectl's filters need, and decide every pod's fate.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -9,42 +9,12 @@ use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::ListParams;
 
+use super::api_error::api_error;
 use super::events::{Event, Sink, emit};
+use super::retry::{tell as warn, with_retries};
 use super::{DrainError, NodeSelection};
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
 use crate::policy::plan::Plan;
-
-/// Tells the listeners that a request is being retried.
-pub(crate) fn warn(events: &Sink, what: &'static str) -> impl FnMut(&kube::Error) {
-    move |e| {
-        emit(
-            events,
-            Event::Warning {
-                message: format!("{what} failed, retrying: {e}"),
-            },
-        );
-    }
-}
-
-pub(crate) fn api_error(
-    verb: &str,
-    resource: &str,
-    namespace: Option<&str>,
-    e: kube::Error,
-) -> DrainError {
-    match e {
-        kube::Error::Api(ref s) if s.code == 403 => DrainError::Forbidden {
-            verb: verb.to_string(),
-            resource: resource.to_string(),
-            namespace: namespace.map(str::to_string),
-            message: s.message.clone(),
-        },
-        source => DrainError::Api {
-            request: format!("{verb} {resource}"),
-            source,
-        },
-    }
-}
 
 pub(crate) async fn resolve_nodes(
     client: &kube::Client,
@@ -57,9 +27,7 @@ pub(crate) async fn resolve_nodes(
             let mut out = Vec::new();
             let mut missing = Vec::new();
             for n in names {
-                match super::retry::with_retries(|| api.get(n), warn(events, "reading a node"))
-                    .await
-                {
+                match with_retries(|| api.get(n), warn(events, "reading a node")).await {
                     Ok(node) => out.push(node),
                     Err(kube::Error::Api(s)) if s.code == 404 => missing.push(n.clone()),
                     Err(e) => return Err(api_error("get", "nodes", None, e)),
@@ -73,10 +41,9 @@ pub(crate) async fn resolve_nodes(
         }
         NodeSelection::Selector(sel) => {
             let params = ListParams::default().labels(sel);
-            let list =
-                super::retry::with_retries(|| api.list(&params), warn(events, "listing nodes"))
-                    .await
-                    .map_err(|e| api_error("list", "nodes", None, e))?;
+            let list = with_retries(|| api.list(&params), warn(events, "listing nodes"))
+                .await
+                .map_err(|e| api_error("list", "nodes", None, e))?;
             if list.items.is_empty() {
                 return Err(DrainError::NoNodesMatch(sel.clone()));
             }
@@ -97,7 +64,7 @@ pub(crate) async fn cluster_view(
     let list = |params: ListParams| {
         let api = api.clone();
         async move {
-            super::retry::with_retries(|| api.list(&params), warn(events, "listing nodes"))
+            with_retries(|| api.list(&params), warn(events, "listing nodes"))
                 .await
                 .map_err(|e| api_error("list", "nodes", None, e))
         }
@@ -159,11 +126,7 @@ pub(crate) async fn daemonsets(
     let mut out = HashMap::new();
     for (ns, name) in wanted {
         let api: Api<DaemonSet> = Api::namespaced(client.clone(), &ns);
-        let found = match super::retry::with_retries(
-            || api.get(&name),
-            warn(events, "reading a DaemonSet"),
-        )
-        .await
+        let found = match with_retries(|| api.get(&name), warn(events, "reading a DaemonSet")).await
         {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 404 => Err(s.message.clone()),
@@ -182,7 +145,7 @@ pub(crate) async fn namespaces(
 ) -> Result<(HashMap<String, BTreeMap<String, String>>, BTreeSet<String>), DrainError> {
     let api: Api<Namespace> = Api::all(client.clone());
     let params = ListParams::default();
-    let list = super::retry::with_retries(|| api.list(&params), warn(events, "listing namespaces"))
+    let list = with_retries(|| api.list(&params), warn(events, "listing namespaces"))
         .await
         .map_err(|e| api_error("list", "namespaces", None, e))?;
     let mut labels = HashMap::new();

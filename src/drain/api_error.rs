@@ -1,0 +1,26 @@
+//! A failed request turned into the drain's error: a refused permission
+//! names the verb and resource to grant, anything else keeps the request
+//! it was and the API's error as its source.
+
+use super::DrainError;
+
+/// The drain's error for a request (`verb` on `resource`) that failed.
+pub(crate) fn api_error(
+    verb: &str,
+    resource: &str,
+    namespace: Option<&str>,
+    e: kube::Error,
+) -> DrainError {
+    match e {
+        kube::Error::Api(ref s) if s.code == 403 => DrainError::Forbidden {
+            verb: verb.to_string(),
+            resource: resource.to_string(),
+            namespace: namespace.map(str::to_string),
+            message: s.message.clone(),
+        },
+        source => DrainError::Api {
+            request: format!("{verb} {resource}"),
+            source,
+        },
+    }
+}

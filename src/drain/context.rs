@@ -1,0 +1,60 @@
+//! What every node's drain shares: the cluster, the options, the budget
+//! broker, what is published for others, and where progress is told. The
+//! pipeline (`engine`) builds it once; each step takes the part it needs.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, watch};
+
+use super::budgets::{self, Broker};
+use super::events::Announcer;
+use super::evict::Evictor;
+use super::machine::{IN_FLIGHT, Settings, WaveSpec};
+use super::pod_key::PodKey;
+use super::{Options, conditions, detach, surge};
+use crate::client::Clients;
+
+/// Evictions in flight across all nodes at once.
+pub(crate) const GLOBAL_IN_FLIGHT: usize = 64;
+
+/// What every node's drain shares.
+pub(crate) struct DrainContext {
+    pub(crate) clients: Clients,
+    pub(crate) options: Options,
+    pub(crate) budgets: Broker,
+    pub(crate) conditions: conditions::Writer,
+    /// Deployments `--surge` scaled up, to scale back when their node is done.
+    pub(crate) surges: surge::Surges,
+    /// The VolumeAttachments nodes wait on to be detached.
+    pub(crate) attachments: detach::Attachments,
+    /// The budget over each pod to evict, when known before the first
+    /// attempt (drains of several nodes at once, `lookup::budgets_of`).
+    pub(crate) budget_of: Arc<HashMap<PodKey, budgets::Key>>,
+    pub(crate) evictor: Evictor,
+    /// Evictions in flight across every node.
+    pub(crate) slots: Semaphore,
+    pub(crate) events: Announcer,
+    pub(crate) interrupt: watch::Receiver<bool>,
+    pub(crate) waves: Vec<WaveSpec>,
+    pub(crate) terminating_namespaces: BTreeSet<String>,
+}
+
+impl DrainContext {
+    /// What each node's machine works with.
+    pub(crate) fn settings(&self) -> Arc<Settings> {
+        Arc::new(Settings {
+            waves: self.waves.clone(),
+            timeout: self.options.timeout,
+            skip_wait_for_delete: self.options.flags.skip_wait_for_delete_timeout,
+            terminating_namespaces: self.terminating_namespaces.clone(),
+            in_flight: IN_FLIGHT,
+            delete: self.options.disable_eviction,
+            grace_period: self.options.grace_period,
+            deadline: self.options.deadline,
+            deadline_overrides_markers: self.options.deadline_overrides_markers,
+            surge: self.options.surge,
+            detach_wait: self.options.detach_wait,
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! The node's pods changing (gone, updated, arrived), the timer, and what
+//! `--surge` did.
+
+use k8s_openapi::api::core::v1::Pod;
+
+use super::member::State;
+use super::{Change, NodeMachine};
+use crate::drain::events::Event;
+use crate::drain::outcome::{PodOutcome, PodResult};
+use crate::drain::pod_key::{PodKey, uid};
+use crate::policy::classify::{SkipReason, priority};
+
+impl NodeMachine {
+    pub(super) fn on_change(&mut self, change: Change) {
+        match change {
+            Change::Gone { key, uid: gone } => {
+                let node = self.node.clone();
+                if let Some(m) = self.members.get_mut(&key)
+                    && uid(&m.pod) == gone
+                    && !m.done()
+                {
+                    m.state = State::Done(match (&m.state, &m.forced) {
+                        (_, Some(why)) => PodResult::Forced { why: why.clone() },
+                        (State::Waiting(_), None) => PodResult::Completed,
+                        _ if m.evicted => PodResult::Evicted,
+                        _ => PodResult::GoneByItself,
+                    });
+                    self.emit(Event::PodGone { node, pod: key });
+                }
+            }
+            Change::Upsert(pod) => self.on_upsert(*pod),
+            Change::Error(message) => self.emit(Event::ApiTrouble {
+                node: self.node.clone(),
+                message,
+            }),
+            Change::Polling(message) => self.emit(Event::Warning { message }),
+        }
+    }
+
+    pub(super) fn on_upsert(&mut self, pod: Pod) {
+        let key = PodKey::of(&pod);
+        let node = self.node.clone();
+        match self.members.get_mut(&key) {
+            Some(m) if uid(&m.pod) == uid(&pod) => {
+                // A metadata-only watch brings no spec or status: keep ours.
+                m.pod.metadata = pod.metadata;
+                if pod.status.is_some() {
+                    m.pod.status = pod.status;
+                }
+                if pod.spec.is_some() {
+                    m.pod.spec = pod.spec;
+                }
+                let finished = matches!(
+                    m.pod.status.as_ref().and_then(|s| s.phase.as_deref()),
+                    Some("Succeeded" | "Failed")
+                );
+                if finished && matches!(m.state, State::Waiting(_)) {
+                    m.state = State::Done(PodResult::Completed);
+                    self.emit(Event::PodGone { node, pod: key });
+                }
+            }
+            Some(m) if !m.done() => {}
+            _ => {
+                // A pod that arrived after the drain began: one that
+                // tolerates the cordon, or a StatefulSet's pod recreated
+                // under the same name. It would come back if evicted, as
+                // kubectl drain knows: it is reported, not chased.
+                // A pod left alone from the start (a DaemonSet's, say)
+                // changing is not an arrival.
+                let listed = self.others.iter().any(|o| o.pod == key);
+                if !listed {
+                    self.others.push(PodOutcome {
+                        pod: key,
+                        priority: priority(&pod),
+                        wave: None,
+                        result: PodResult::Skipped {
+                            reason: SkipReason::ArrivedDuringDrain,
+                        },
+                        warning: None,
+                    });
+                }
+            }
+        }
+    }
+
+    pub(super) fn on_tick(&mut self) {
+        let now = self.last.at;
+        let wave = self.wave();
+        let due: Vec<PodKey> = self
+            .members
+            .iter()
+            .filter(|(_, m)| {
+                m.wave <= wave
+                    && matches!(&m.state, State::Blocked { retry_at: Some(at), .. } if *at <= now)
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        self.queue.extend(due);
+        self.expire_long_deletions();
+    }
+
+    /// `--skip-wait-for-delete-timeout`: a pod terminating longer than that counts as gone.
+    pub(super) fn expire_long_deletions(&mut self) {
+        let limit = self.settings.skip_wait_for_delete;
+        if limit == 0 {
+            return;
+        }
+        let now = self.last.wall.as_second();
+        for m in self.members.values_mut() {
+            let old = m
+                .pod
+                .metadata
+                .deletion_timestamp
+                .as_ref()
+                .is_some_and(|t| now - t.0.as_second() > limit as i64);
+            if old && !m.done() {
+                m.state = State::Done(PodResult::Evicted);
+            }
+        }
+    }
+
+    /// `--surge` answered: said on screen; a workload that cannot surge is
+    /// noted on its pod, which waits on its budget as before.
+    pub(super) fn on_surged(&mut self, key: &PodKey, result: Result<Option<String>, String>) {
+        let message = match result {
+            Ok(None) => return,
+            Ok(Some(deployment)) => format!(
+                "surging Deployment {}/{deployment}: one more replica, so that its budget lets this pod go",
+                key.namespace
+            ),
+            Err(why) => {
+                let note = format!("not surged: {why}");
+                if let Some(m) = self.members.get_mut(key) {
+                    m.warning = Some(note.clone());
+                }
+                note
+            }
+        };
+        self.emit(Event::Surge {
+            node: self.node.clone(),
+            pod: key.clone(),
+            message,
+        });
+    }
+}

@@ -1,0 +1,121 @@
+//! Time limits: `--timeout` for the node, each wave's timeout, and
+//! `--deadline`, which deletes what is still held, each pod its grace
+//! period before the deadline (as Karpenter times it).
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::member::{Member, State};
+use super::{Effect, NodeMachine};
+use crate::drain::events::Event;
+use crate::drain::outcome::{Cause, NodeStatus};
+use crate::drain::pod_key::{PodKey, uid};
+
+impl NodeMachine {
+    /// The grace period a pod is deleted with: `--grace-period`, else its own.
+    pub(super) fn grace(&self, m: &Member) -> i64 {
+        self.settings.grace_period.unwrap_or_else(|| {
+            m.pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.termination_grace_period_seconds)
+                .unwrap_or(30)
+        })
+    }
+
+    /// When `--deadline` deletes this pod: its grace period before the
+    /// deadline (at once when that is already past), as Karpenter times it.
+    pub(super) fn force_at(&self, m: &Member) -> Option<Instant> {
+        let deadline = self.started + self.settings.deadline?;
+        let grace = Duration::from_secs(self.grace(m).max(0) as u64);
+        Some(
+            deadline
+                .checked_sub(grace)
+                .unwrap_or(self.started)
+                .max(self.started),
+        )
+    }
+
+    /// Is this pod one the deadline deletes: still to be evicted (queued or
+    /// refused), or, with `--deadline-overrides-markers`, held by a marker;
+    /// not one already on its way out.
+    pub(super) fn forceable(&self, m: &Member) -> bool {
+        m.forced.is_none()
+            && match &m.state {
+                State::Queued | State::Blocked { .. } => true,
+                State::Waiting(_) => self.settings.deadline_overrides_markers,
+                State::InFlight | State::Terminating | State::Done(_) => false,
+            }
+    }
+
+    /// Deletes every pod whose time under `--deadline` came, budgets bypassed.
+    pub(super) fn force_due(&mut self) {
+        if self.settings.deadline.is_none() {
+            return;
+        }
+        let now = self.last.at;
+        let due: Vec<PodKey> = self
+            .members
+            .iter()
+            .filter(|(_, m)| self.forceable(m) && self.force_at(m).is_some_and(|at| at <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in due {
+            let grace = self.grace(&self.members[&key]);
+            let node = self.node.clone();
+            let m = self.members.get_mut(&key).expect("member");
+            let why = match &m.state {
+                State::Blocked { cause, .. } => {
+                    format!("still held at the deadline: {}", cause.summary())
+                }
+                State::Waiting(reason) => format!(
+                    "still held at the deadline by {}",
+                    Cause::WaitingForCompletion {
+                        reason: reason.clone()
+                    }
+                    .summary()
+                ),
+                _ => "not evicted yet at the deadline".to_string(),
+            };
+            m.forced = Some(why.clone());
+            m.state = State::InFlight;
+            self.in_flight += 1;
+            let uid = uid(&m.pod).to_string();
+            self.effects.push(Effect::Force {
+                key: key.clone(),
+                uid,
+                grace,
+            });
+            self.emit(Event::Forced {
+                node,
+                pod: key,
+                why,
+                grace,
+            });
+        }
+    }
+
+    /// When this node's `--timeout` runs out.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.settings.timeout.map(|t| self.started + t)
+    }
+
+    pub(super) fn wave_deadline(&self) -> Option<Instant> {
+        let r = self.running?;
+        let timeout = self.settings.waves.get(r.wave)?.timeout?;
+        Some(r.started + timeout)
+    }
+
+    pub(super) fn check_deadlines(&mut self) {
+        let now = self.last.at;
+        if self.wave_deadline().is_some_and(|d| now >= d) {
+            let name = self.settings.waves[self.wave()].name.clone();
+            let message = format!("wave {name} did not finish within its timeout");
+            self.finish(NodeStatus::TimedOut, Some(message));
+        } else if self.deadline().is_some_and(|d| now >= d) {
+            let message = "--timeout passed for this node".to_string();
+            self.finish(NodeStatus::TimedOut, Some(message));
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! What the machine asks the driver to do.
+
+use std::time::Duration;
+
+use crate::drain::budgets::Key as BudgetKey;
+use crate::drain::events::Event;
+use crate::drain::outcome::NodeOutcome;
+use crate::drain::pod_key::PodKey;
+
+#[derive(Debug)]
+pub(crate) enum Effect {
+    Evict {
+        key: PodKey,
+        uid: String,
+        /// The VM, if the pod is a KubeVirt virt-launcher: a refusal may
+        /// mean its evacuation started.
+        vmi: Option<String>,
+        /// The budget whose change granted this retry (`Input::Budget`):
+        /// the disruption is this node's to use.
+        granted: Option<BudgetKey>,
+    },
+    /// Wait until these claims' (namespace, name) volumes are detached
+    /// from the node, at most `limit`.
+    AwaitDetach {
+        claims: Vec<(String, String)>,
+        limit: Duration,
+    },
+    /// `--surge`: one more replica of this pod's Deployment, if it can.
+    Surge {
+        key: PodKey,
+        /// The pod's controller: kind and name.
+        owner: Option<(String, String)>,
+        /// The budget that refused it.
+        budget: BudgetKey,
+    },
+    /// Delete the pod, budgets bypassed (`--deadline`), with this grace period.
+    Force {
+        key: PodKey,
+        uid: String,
+        grace: i64,
+    },
+    WatchBudget(BudgetKey),
+    Emit(Event),
+    Finish(Box<NodeOutcome>),
+}

@@ -1,0 +1,108 @@
+//! What the machine hears: the answers of the API, the pods' and budgets'
+//! changes, the timer and an interruption, each with the time it came at.
+//! The I/O side (crate::drain::evict, crate::drain::pod_watch) speaks this
+//! vocabulary; the machine imports nothing of it.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::jiff::Timestamp;
+use tokio::time::Instant;
+
+use crate::drain::budgets::{Budget, Key as BudgetKey};
+use crate::drain::outcome::Cause;
+use crate::drain::pod_key::PodKey;
+
+/// The time of an input: monotonic for deadlines, wall-clock for pod
+/// timestamps. One reading serves every decision an input leads to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Now {
+    pub(crate) at: Instant,
+    pub(crate) wall: Timestamp,
+}
+
+#[derive(Debug)]
+pub(crate) enum Input {
+    /// The API server answered the eviction of this pod (this uid).
+    Answer {
+        key: PodKey,
+        uid: String,
+        answer: Answer,
+        /// The VM evacuation a refused virt-launcher eviction started.
+        evacuation: Option<Cause>,
+    },
+    Pod(Change),
+    Budget {
+        key: BudgetKey,
+        budget: Budget,
+        /// How many of the pods it holds here may be retried now: the
+        /// disruptions it allows that no other node's drain took
+        /// (`retry_wanted` asks for them).
+        grant: usize,
+    },
+    /// Budget changes were missed: retry every pod a budget holds.
+    BudgetsLagged,
+    /// This budget cannot be watched (forbidden): its pods are retried on
+    /// kubectl's timer instead.
+    BudgetUnwatched(BudgetKey),
+    /// The evicted pods' volumes detached from the node (Ok), or are
+    /// still attached when the wait ended (why).
+    Detached(Result<(), String>),
+    /// What `--surge` did for this pod's workload: the Deployment surged,
+    /// or why it cannot surge.
+    Surged {
+        key: PodKey,
+        /// The Deployment surged; None when its budget allows disruptions
+        /// once its pods are healthy (the wait ends by itself).
+        result: Result<Option<String>, String>,
+    },
+    /// `next_wakeup` came.
+    Tick,
+    Interrupted,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Answer {
+    /// The pod is being deleted.
+    Accepted,
+    /// The pod's namespace is being deleted (403 NamespaceTerminating): the
+    /// namespace controller removes the pod, so it is waited for as if
+    /// evicted, as kubectl drain does.
+    NamespaceTerminating,
+    /// The pod (with this uid) no longer exists.
+    Gone,
+    /// A PodDisruptionBudget refuses it now (429 with a DisruptionBudget cause).
+    PdbBlocked {
+        pdb: String,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    /// More than one PDB selects the pod (500).
+    MultiplePdbs(String),
+    /// Throttling or a server error: retry later.
+    Retry {
+        retry_after: Option<Duration>,
+        message: String,
+        /// 429 without a budget behind it (API priority and fairness):
+        /// retried as long as the drain may take, never given up.
+        throttled: bool,
+    },
+    /// RBAC: retrying will not help.
+    Forbidden(String),
+    /// Any other refusal that retrying will not change.
+    Failed(String),
+}
+
+/// A change to the set of pods on the node.
+#[derive(Debug)]
+pub(crate) enum Change {
+    /// A pod appeared or changed.
+    Upsert(Box<Pod>),
+    /// A pod (this uid) is gone.
+    Gone { key: PodKey, uid: String },
+    /// A request failed; the watch goes on after a backoff.
+    Error(String),
+    /// Watching is forbidden: from now on the pods are listed every
+    /// `POLL_INTERVAL` (the message says so, for one warning).
+    Polling(String),
+}

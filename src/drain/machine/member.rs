@@ -1,0 +1,50 @@
+//! One pod of the node's drain, and where it stands.
+
+use k8s_openapi::api::core::v1::Pod;
+use tokio::time::Instant;
+
+use crate::drain::budgets::Key as BudgetKey;
+use crate::drain::outcome::{Cause, PodResult};
+use crate::policy::classify::WaitReason;
+
+#[derive(Debug, Clone)]
+pub(super) enum State {
+    Queued,
+    InFlight,
+    /// Evicted, waiting for it to go.
+    Terminating,
+    Blocked {
+        cause: Cause,
+        retry_at: Option<Instant>,
+        budget: Option<BudgetKey>,
+    },
+    /// Waited for, never evicted.
+    Waiting(WaitReason),
+    Done(PodResult),
+}
+
+pub(super) struct Member {
+    pub(super) pod: Pod,
+    pub(super) wave: usize,
+    pub(super) state: State,
+    pub(super) evicted: bool,
+    pub(super) attempts: u32,
+    pub(super) warning: Option<String>,
+    /// The cause the listeners were last told of (one line per change of
+    /// cause, not one per retry).
+    pub(super) told: Option<String>,
+    /// The budget refusing this pod's eviction, since when.
+    pub(super) held: Option<(BudgetKey, Instant)>,
+    /// Deleted at the deadline, and why it was still there.
+    pub(super) forced: Option<String>,
+    /// `--surge` was asked for this pod's workload.
+    pub(super) surge_asked: bool,
+    /// A plan rule asks to surge this pod's workload.
+    pub(super) surge: bool,
+}
+
+impl Member {
+    pub(super) fn done(&self) -> bool {
+        matches!(self.state, State::Done(_))
+    }
+}

@@ -1,0 +1,187 @@
+//! Waves in order, each waiting for the one before, and evictions sent up
+//! to the in-flight limit.
+
+use std::time::Duration;
+
+use super::member::{Member, State};
+use super::{Effect, NodeMachine, Running};
+use crate::drain::events::Event;
+use crate::drain::outcome::{Cause, NodeStatus, WaveOutcome};
+use crate::drain::pod_key::{PodKey, uid};
+use crate::policy::classify::{WaitReason, claim_names};
+
+impl NodeMachine {
+    /// Finishes waves that are done, starts the next one with pods, sends
+    /// what the queue holds as far as the in-flight limit allows.
+    pub(super) fn advance(&mut self) {
+        loop {
+            let current = self.running.map(|r| r.wave);
+            if let Some(w) = current {
+                let done = self
+                    .members
+                    .values()
+                    .filter(|m| m.wave <= w)
+                    .all(Member::done);
+                if !done {
+                    if self.stuck(w) {
+                        let message = self.failures.join("; ");
+                        self.finish(NodeStatus::Failed, Some(message));
+                        return;
+                    }
+                    break;
+                }
+                self.wave_done(w);
+            }
+            let next = current.map_or(0, |w| w + 1);
+            let Some(w) = (next..self.settings.waves.len())
+                .find(|w| self.members.values().any(|m| m.wave == *w && !m.done()))
+            else {
+                self.pods_gone();
+                return;
+            };
+            self.start_wave(w);
+        }
+        self.pump();
+    }
+
+    pub(super) fn start_wave(&mut self, w: usize) {
+        let name = self.settings.waves[w].name.clone();
+        let pods = self
+            .members
+            .values()
+            .filter(|m| m.wave == w && !m.done())
+            .count();
+        self.running = Some(Running {
+            wave: w,
+            started: self.last.at,
+        });
+        let at = self.ms();
+        self.waves.push(WaveOutcome {
+            name: name.clone(),
+            pods,
+            started_ms: Some(at),
+            finished_ms: None,
+        });
+        self.queue.extend(
+            self.members
+                .iter()
+                .filter(|(_, m)| m.wave == w && matches!(m.state, State::Queued))
+                .map(|(k, _)| k.clone()),
+        );
+        self.emit(Event::WaveStarted {
+            node: self.node.clone(),
+            wave: name,
+            pods,
+        });
+        // A held pod is waited for the way a budget makes kubectl wait:
+        // said on screen, with how to release it.
+        let held: Vec<(PodKey, WaitReason)> = self
+            .members
+            .iter()
+            .filter(|(_, m)| m.wave == w)
+            .filter_map(|(k, m)| match &m.state {
+                State::Waiting(reason) => Some((k.clone(), reason.clone())),
+                _ => None,
+            })
+            .collect();
+        for (pod, reason) in held {
+            let cause = Cause::WaitingForCompletion {
+                reason: reason.clone(),
+            };
+            let release = reason.release_for(&pod.namespace, &pod.name);
+            self.emit(Event::Blocked {
+                node: self.node.clone(),
+                pod,
+                cause: format!("{}; to drain it now: {release}", cause.summary()),
+                budget: None,
+            });
+        }
+    }
+
+    pub(super) fn wave_done(&mut self, w: usize) {
+        let at = self.ms();
+        let mut elapsed = Duration::ZERO;
+        if let Some(r) = self.running {
+            elapsed = self.last.at.saturating_duration_since(r.started);
+        }
+        if let Some(last) = self.waves.last_mut() {
+            last.finished_ms = Some(at);
+        }
+        self.emit(Event::WaveDone {
+            node: self.node.clone(),
+            wave: self.settings.waves[w].name.clone(),
+            elapsed,
+        });
+    }
+
+    /// Sends evictions for queued and retried pods, up to the in-flight limit.
+    pub(super) fn pump(&mut self) {
+        let limit = self.settings.in_flight.max(1);
+        while self.in_flight < limit {
+            let Some(key) = self.queue.pop_front() else {
+                break;
+            };
+            let Some(m) = self.members.get_mut(&key) else {
+                continue;
+            };
+            if !matches!(m.state, State::Queued | State::Blocked { .. }) {
+                continue;
+            }
+            m.state = State::InFlight;
+            self.in_flight += 1;
+            let uid = uid(&m.pod).to_string();
+            let vmi = crate::policy::classify::vmi_name(&m.pod);
+            let granted = self.granted.remove(&key);
+            self.effects.push(Effect::Evict {
+                key,
+                uid,
+                vmi,
+                granted,
+            });
+        }
+    }
+
+    /// Has wave `w` nothing left that can move: every pod not gone failed
+    /// for good and no eviction in flight?
+    pub(super) fn stuck(&self, w: usize) -> bool {
+        !self.failures.is_empty()
+            && self.in_flight == 0
+            && self
+                .members
+                .values()
+                .filter(|m| m.wave <= w && !m.done())
+                .all(|m| {
+                    matches!(
+                        m.state,
+                        State::Blocked {
+                            retry_at: None,
+                            budget: None,
+                            ..
+                        }
+                    )
+                })
+    }
+
+    /// Every pod is gone: the node is drained, once the volumes its
+    /// evicted pods used are detached (when there are any to wait for).
+    pub(super) fn pods_gone(&mut self) {
+        if self.detaching {
+            return;
+        }
+        let mut claims: Vec<(String, String)> = self
+            .members
+            .iter()
+            .filter(|(_, m)| m.evicted || m.forced.is_some())
+            .flat_map(|(k, m)| claim_names(&m.pod).map(|c| (k.namespace.clone(), c.to_string())))
+            .collect();
+        claims.sort();
+        claims.dedup();
+        match self.settings.detach_wait {
+            Some(limit) if !claims.is_empty() => {
+                self.detaching = true;
+                self.effects.push(Effect::AwaitDetach { claims, limit });
+            }
+            _ => self.finish(NodeStatus::Drained, None),
+        }
+    }
+}
