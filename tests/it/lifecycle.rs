@@ -299,10 +299,21 @@ fn sigint_stops_evicting_reports_and_exits_130() {
             .iter()
             .any(|r| r.path.ends_with("/eviction") && r.status == 429)
     });
-    // The log has the answer once the sandbox sent it; give the drain a
-    // moment to read it, or it is interrupted with the eviction in flight
-    // (seen under a loaded test run).
-    std::thread::sleep(Duration::from_millis(500));
+    // The drain has read the refusal once it follows the refusing budget
+    // (the watch's first list); interrupted before that, the eviction would
+    // still be in flight.
+    c.wait_for(
+        "the refusing budget followed",
+        Duration::from_secs(10),
+        |c| {
+            c.requests().iter().any(|r| {
+                r.user_agent.starts_with("kubectl-maintain/")
+                    && r.method == "GET"
+                    && r.path.ends_with("/poddisruptionbudgets")
+                    && r.query.contains("metadata.name")
+            })
+        },
+    );
     let _ = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();

@@ -297,7 +297,14 @@ fn a_dump_loads_as_it_was() {
                 .is_some_and(|p| pods::is_ready(&p))
         })
     });
-    std::thread::sleep(Duration::from_millis(1500));
+    // The kubelet reports the image it cannot pull, and the disruption
+    // controller counts the legacy pods: then nothing else is to come.
+    c.wait_for("the dump's status settled", Duration::from_secs(10), |c| {
+        let stuck = c.get(Resource::Pods, "apps", "stuck").unwrap();
+        let budget = c.get(Resource::PodDisruptionBudgets, "apps", "legacy");
+        stuck["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] == "ImagePullBackOff"
+            && budget.is_some_and(|b| b["status"]["expectedPods"] == 2)
+    });
     let stuck = c.get(Resource::Pods, "apps", "stuck").unwrap();
     assert_eq!(pods::phase(&stuck), "Pending");
     assert!(!pods::is_ready(&stuck));

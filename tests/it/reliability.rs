@@ -138,11 +138,14 @@ fn survives_cut_watches_and_expired_versions() {
         watch_cut_after: 2,
         ..Faults::default()
     });
-    // Midway, the history the watches resume from is dropped: 410 Expired.
+    // After each eviction, the history the watches resume from is
+    // dropped: 410 Expired while the drain waits for that pod to go.
     let out = std::thread::scope(|scope| {
         scope.spawn(|| {
-            for _ in 0..3 {
-                std::thread::sleep(Duration::from_millis(700));
+            for evicted in 1..=3 {
+                c.wait_for("an eviction", Duration::from_secs(60), |c| {
+                    c.evictions().len() >= evicted
+                });
                 c.sandbox.compact_history();
             }
         });

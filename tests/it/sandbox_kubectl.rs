@@ -352,6 +352,7 @@ fn scale_a_deployment_1_33() {
 fn get_watch_and_sort_by(minor: u32) {
     let c = Cluster::start(SMALL, minor);
     c.wait_settled();
+    let before = c.requests().len();
     let watching = std::process::Command::new(crate::harness::kubectl_path())
         .env("KUBECONFIG", &c.kubeconfig)
         .args(["get", "pods", "-n", "shop", "-w", "--request-timeout=4s"])
@@ -359,7 +360,15 @@ fn get_watch_and_sort_by(minor: u32) {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    // kubectl watches from the resourceVersion its list returned: once the
+    // list is answered, no later change is missed.
+    c.wait_for("kubectl get -w's list", Duration::from_secs(10), |c| {
+        c.requests().iter().skip(before).any(|r| {
+            r.user_agent.starts_with("kubectl/")
+                && r.path == "/api/v1/namespaces/shop/pods"
+                && !r.query.contains("watch")
+        })
+    });
     let web = web_pod_on(&c, &node_of_any_web(&c)).expect("a web pod");
     let name = web.split('/').nth(1).unwrap().to_string();
     c.kubectl(&["delete", "pod", "-n", "shop", &name, "--wait=false"])
