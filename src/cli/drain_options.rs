@@ -46,12 +46,6 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
     }
     let timeout = crate::duration::parse(&args.timeout)
         .map_err(|e| Exit::usage(format!("--timeout: {e}")))?;
-    let deadline = match &args.deadline {
-        Some(d) => {
-            Some(crate::duration::parse(d).map_err(|e| Exit::usage(format!("--deadline: {e}")))?)
-        }
-        None => None,
-    };
     // kubectl reads a negative --skip-wait-for-delete-timeout as off and a
     // negative --chunk-size as no paging; so do we.
     if args.chunk_size > i64::from(u32::MAX) {
@@ -67,29 +61,8 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         Some(path) => plan::file::load(path).map_err(|e| Exit::usage(e.to_string()))?,
         None => plan::defaults::plan(),
     };
-    // The flag wins over the plan's.
-    let deadline = deadline.or(plan.deadline);
-    if let Some(d) = deadline
-        && !timeout.is_zero()
-        && d >= timeout
-    {
-        let which = match &args.deadline {
-            Some(text) => format!("--deadline {text}"),
-            None => format!("the plan's deadline {}", crate::duration::human(d)),
-        };
-        return Err(Exit::usage(format!(
-            "{which} must be shorter than --timeout {}: the drain would give up before the deadline",
-            args.timeout
-        )));
-    }
-    let mut taints = plan.taints.clone();
-    for t in &args.taints {
-        let t = crate::policy::maintenance::TaintSpec::parse(t)
-            .map_err(|e| Exit::usage(format!("--taint: {e}")))?;
-        if !taints.contains(&t) {
-            taints.push(t);
-        }
-    }
+    let deadline = deadline(args, &plan, timeout)?;
+    let taints = taints(args, &plan)?;
     let max_unavailable = args
         .max_unavailable
         .as_deref()
@@ -146,6 +119,51 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         guards: crate::policy::guard::Guards { max_unavailable },
     };
     Ok((plan, options))
+}
+
+/// `--deadline` or the plan's (the flag wins), shorter than `--timeout`.
+fn deadline(
+    args: &DrainArgs,
+    plan: &Plan,
+    timeout: std::time::Duration,
+) -> Result<Option<std::time::Duration>, Exit> {
+    let flag = match &args.deadline {
+        Some(d) => {
+            Some(crate::duration::parse(d).map_err(|e| Exit::usage(format!("--deadline: {e}")))?)
+        }
+        None => None,
+    };
+    let deadline = flag.or(plan.deadline);
+    if let Some(d) = deadline
+        && !timeout.is_zero()
+        && d >= timeout
+    {
+        let which = match &args.deadline {
+            Some(text) => format!("--deadline {text}"),
+            None => format!("the plan's deadline {}", crate::duration::human(d)),
+        };
+        return Err(Exit::usage(format!(
+            "{which} must be shorter than --timeout {}: the drain would give up before the deadline",
+            args.timeout
+        )));
+    }
+    Ok(deadline)
+}
+
+/// The maintenance taints: the plan's, then each `--taint` not among them.
+fn taints(
+    args: &DrainArgs,
+    plan: &Plan,
+) -> Result<Vec<crate::policy::maintenance::TaintSpec>, Exit> {
+    let mut taints = plan.taints.clone();
+    for t in &args.taints {
+        let t = crate::policy::maintenance::TaintSpec::parse(t)
+            .map_err(|e| Exit::usage(format!("--taint: {e}")))?;
+        if !taints.contains(&t) {
+            taints.push(t);
+        }
+    }
+    Ok(taints)
 }
 
 /// `--simulate` (a drain predicted on a copy of the cluster) goes without

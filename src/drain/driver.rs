@@ -32,13 +32,7 @@ pub(crate) async fn drain_node(
     let pods: Api<Pod> = Api::all(ctx.clients.main.clone());
     let metadata_only = !machine.waits_for_completion();
     let watch = PodWatch::resume(pods, query, resource_version, known, metadata_only);
-    // As a stream, so that `select!` dropping a `next()` it did not pick
-    // never cancels a watch request halfway (the stream keeps the future).
-    let mut changes = futures::stream::unfold(watch, |mut w| async move {
-        let change = w.next().await;
-        Some((change, w))
-    })
-    .boxed();
+    let mut changes = as_stream(watch);
     let mut changed = ctx.budgets.subscribe();
     let mut interrupt = ctx.interrupt.clone();
     let mut inflight = FuturesUnordered::new();
@@ -107,18 +101,8 @@ pub(crate) async fn drain_node(
                 Effect::Finish(outcome) => return *outcome,
             }
         }
-        // Told at once: evictions held without asking, and budgets found
-        // forbidden to watch for another pod.
-        let mut told = held;
-        told.extend(unwatched.into_iter().map(Input::BudgetUnwatched));
-        if !told.is_empty() {
-            effects = told
-                .into_iter()
-                .flat_map(|input| {
-                    note_refusing_budget(ctx, &mut machine, &input);
-                    machine.step(input, now())
-                })
-                .collect();
+        effects = tell_at_once(ctx, &mut machine, held, unwatched);
+        if !effects.is_empty() {
             continue;
         }
         let wake = machine.next_wakeup();
@@ -131,19 +115,9 @@ pub(crate) async fn drain_node(
                 }
                 change => Input::Pod(change),
             },
-            msg = changed.recv() => match msg {
-                Ok(Signal::Changed(key)) => match ctx.budgets.get(&key) {
-                    Some(budget) => {
-                        // Every node hears of the change; only as many
-                        // evictions as it allows are sent, across nodes.
-                        let grant = budgets.claim(&key, machine.retry_wanted(&key));
-                        Input::Budget { key, budget, grant }
-                    }
-                    None => continue,
-                },
-                Ok(Signal::Forbidden(key)) => Input::BudgetUnwatched(key),
-                Err(RecvError::Lagged(_)) => Input::BudgetsLagged,
-                Err(RecvError::Closed) => continue,
+            msg = changed.recv() => match budget_input(ctx, &mut budgets, &machine, msg) {
+                Some(input) => input,
+                None => continue,
             },
             () = sleep_until(wake) => Input::Tick,
             _ = interrupt.changed() => Input::Interrupted,
@@ -153,6 +127,55 @@ pub(crate) async fn drain_node(
         }
         note_refusing_budget(ctx, &mut machine, &input);
         effects = machine.step(input, now());
+    }
+}
+
+/// What the machine is told at once, without waiting: evictions held
+/// without asking, and budgets found forbidden to watch for another pod.
+fn tell_at_once(
+    ctx: &DrainContext,
+    machine: &mut NodeMachine,
+    held: Vec<Input>,
+    unwatched: Vec<budgets::Key>,
+) -> Vec<Effect> {
+    held.into_iter()
+        .chain(unwatched.into_iter().map(Input::BudgetUnwatched))
+        .flat_map(|input| {
+            note_refusing_budget(ctx, machine, &input);
+            machine.step(input, now())
+        })
+        .collect()
+}
+
+/// The pod watch as a stream, so that `select!` dropping a `next()` it did
+/// not pick never cancels a watch request halfway (the stream keeps the
+/// future).
+fn as_stream(watch: PodWatch) -> futures::stream::BoxStream<'static, Change> {
+    futures::stream::unfold(watch, |mut w| async move {
+        let change = w.next().await;
+        Some((change, w))
+    })
+    .boxed()
+}
+
+/// What a budget's signal means for this node: its numbers with the
+/// retries granted to it (every node hears of a change; only as many
+/// evictions as it allows are sent, across nodes), or nothing to do.
+fn budget_input(
+    ctx: &DrainContext,
+    budgets: &mut NodeBudgets,
+    machine: &NodeMachine,
+    msg: Result<Signal, RecvError>,
+) -> Option<Input> {
+    match msg {
+        Ok(Signal::Changed(key)) => {
+            let budget = ctx.budgets.get(&key)?;
+            let grant = budgets.claim(&key, machine.retry_wanted(&key));
+            Some(Input::Budget { key, budget, grant })
+        }
+        Ok(Signal::Forbidden(key)) => Some(Input::BudgetUnwatched(key)),
+        Err(RecvError::Lagged(_)) => Some(Input::BudgetsLagged),
+        Err(RecvError::Closed) => None,
     }
 }
 

@@ -151,23 +151,7 @@ pub(crate) async fn prepare_sharing(
     }
     let no_room = crate::policy::guard::leaves_no_schedulable_node(&view, &nodes);
     // Everything the filters need, for every node, before anything changes.
-    let pods: Api<Pod> = Api::all(main.clone());
-    let mut listed = Vec::new();
-    for node in nodes {
-        let name = node.metadata.name.clone().unwrap_or_default();
-        let query = PodQuery {
-            node: name.clone(),
-            pod_selector: options.pod_selector.clone(),
-            chunk_size: options.chunk_size,
-        };
-        let snapshot = super::retry::with_retries(
-            || pod_watch::list(&pods, &query),
-            super::retry::tell(&events, "listing pods"),
-        )
-        .await
-        .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
-        listed.push((node, name, query, snapshot));
-    }
+    let listed = list_pods(main, &options, &events, nodes).await?;
     let all_pods: Vec<&Pod> = listed.iter().flat_map(|l| l.3.pods.iter()).collect();
     let daemonsets = discover::daemonsets(main, &all_pods, &events).await?;
     // Namespaces are read only for a plan's namespace selectors, as kubectl
@@ -246,35 +230,7 @@ pub(crate) async fn prepare_sharing(
         terminating_namespaces: classifier.terminating_namespaces,
     });
     let wave_names = engine.waves.iter().map(|w| w.name.clone()).collect();
-    let mut warnings = Vec::new();
-    if let Some(w) = held_by_markers(&nodes) {
-        warnings.push(w);
-    }
-    if no_room {
-        warnings.push(left_pending(&nodes));
-    }
-    // kubectl drain does not wait for volumes: said before anything changes.
-    let claims = nodes
-        .iter()
-        .flat_map(|n| &n.pods)
-        .any(|(p, d)| matches!(d, Disposition::Evict { .. }) && claim_names(p).next().is_some());
-    if let (true, Some(limit)) = (claims, engine.options.detach_wait) {
-        warnings.push(format!(
-            "pods to evict use PersistentVolumeClaims: a node counts as drained once their volumes are detached from it (up to --detach-timeout {}); --skip-wait-for-detach does not wait, as kubectl drain",
-            crate::duration::human(limit)
-        ));
-    }
-    if let Some(d) = engine.options.deadline {
-        let markers = if engine.options.deadline_overrides_markers {
-            "pods held by drain markers too"
-        } else {
-            "pods held by drain markers are left"
-        };
-        warnings.push(format!(
-            "--deadline {}: what is still on a node then is deleted, PodDisruptionBudgets bypassed, each pod its grace period before the deadline ({markers})",
-            crate::duration::human(d)
-        ));
-    }
+    let warnings = warnings(&nodes, &engine.options, no_room);
     Ok(Prepared {
         engine,
         nodes,
@@ -486,6 +442,67 @@ fn outcome(
         waves,
         nodes,
     }
+}
+
+/// What the operator should know before anything changes.
+fn warnings(nodes: &[NodePlan], options: &Options, no_room: bool) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if let Some(w) = held_by_markers(nodes) {
+        warnings.push(w);
+    }
+    if no_room {
+        warnings.push(left_pending(nodes));
+    }
+    // kubectl drain does not wait for volumes: said before anything changes.
+    let claims = nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .any(|(p, d)| matches!(d, Disposition::Evict { .. }) && claim_names(p).next().is_some());
+    if let (true, Some(limit)) = (claims, options.detach_wait) {
+        warnings.push(format!(
+            "pods to evict use PersistentVolumeClaims: a node counts as drained once their volumes are detached from it (up to --detach-timeout {}); --skip-wait-for-detach does not wait, as kubectl drain",
+            crate::duration::human(limit)
+        ));
+    }
+    if let Some(d) = options.deadline {
+        let markers = if options.deadline_overrides_markers {
+            "pods held by drain markers too"
+        } else {
+            "pods held by drain markers are left"
+        };
+        warnings.push(format!(
+            "--deadline {}: what is still on a node then is deleted, PodDisruptionBudgets bypassed, each pod its grace period before the deadline ({markers})",
+            crate::duration::human(d)
+        ));
+    }
+    warnings
+}
+
+/// One snapshot of each node's pods.
+async fn list_pods(
+    client: &kube::Client,
+    options: &Options,
+    events: &Sink,
+    nodes: Vec<Node>,
+) -> Result<Vec<(Node, String, PodQuery, Snapshot)>, DrainError> {
+    let pods: Api<Pod> = Api::all(client.clone());
+    let mut listed = Vec::new();
+    for node in nodes {
+        let name = node.metadata.name.clone().unwrap_or_default();
+        let query = PodQuery {
+            node: name.clone(),
+            pod_selector: options.pod_selector.clone(),
+            chunk_size: options.chunk_size,
+        };
+        let snapshot = super::retry::with_retries(
+            || pod_watch::list(&pods, &query),
+            super::retry::tell(events, "listing pods"),
+        )
+        .await
+        .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
+        listed.push((node, name, query, snapshot));
+    }
+    Ok(listed)
 }
 
 /// The warning for pods whose markers kubectl drain would ignore: this

@@ -1,6 +1,6 @@
 //! One watch of every object of a kind, mirrored in a store that the nodes
 //! of a drain read instead of listing again (kube-runtime's reflector): the
-//! budgets (`pdb_watch`) and the VolumeAttachments (`detach`).
+//! budgets (`budgets::watch`) and the VolumeAttachments (`detach`).
 
 use std::fmt::Debug;
 use std::hash::Hash;

@@ -295,6 +295,7 @@ impl Context<'_> {
             })
     }
 
+    #[allow(clippy::too_many_lines)] // long on purpose: kubectl drain's filter chain in its order (pkg/drain/filters.go), then the plan's rules
     pub fn classify(&self, pod: &Pod) -> Disposition {
         if self.deleted_long_ago(pod) {
             return Disposition::Skip {

@@ -325,6 +325,7 @@ fn hold_back(
 }
 
 /// Runs the roll.
+#[allow(clippy::too_many_lines)] // left over: to go when roll waits on watches (issue #26)
 pub(crate) async fn run(
     clients: Clients,
     plan: Plan,

@@ -60,6 +60,7 @@ pub(crate) fn wanted() -> bool {
         && std::env::var("TERM").map_or(true, |t| t != "dumb")
 }
 
+#[allow(clippy::too_many_lines)] // left over: to split into one handler per event (issue #26)
 pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
     // Nothing is drawn before the first event: a confirmation prompt may
     // own the terminal until then.

@@ -654,6 +654,7 @@ spec:
 /// `--validate=warn` drops it and says so in a Warning. A
 /// ReplicationController is served and runs its pods; node heartbeats are
 /// Leases.
+#[allow(clippy::too_many_lines)] // long on purpose: one scenario, kubectl's three verbs in turn
 fn apply_create_and_explain(minor: u32) {
     let c = Cluster::start(SMALL, minor);
     let dir = crate::harness::TempDir::new("manifests");

@@ -66,6 +66,7 @@ fn busiest(c: &Cluster) -> &'static str {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // long on purpose: one scenario: the prediction, then the drain it predicts
 fn the_prediction_matches_the_drain_and_changes_nothing() {
     let c = Cluster::start(&scenario(), 33);
     c.wait_settled();

@@ -69,6 +69,7 @@ impl Resource {
         Resource::VolumeAttachments,
     ];
 
+    #[allow(clippy::too_many_lines)] // long on purpose: a table of data: one row per served resource
     pub fn info(self) -> &'static ResourceInfo {
         macro_rules! info {
             ($g:expr, $v:expr, $p:expr, $s:expr, $k:expr, $ns:expr, $short:expr, $cat:expr, $sub:expr) => {

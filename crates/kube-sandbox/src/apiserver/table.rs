@@ -86,6 +86,7 @@ fn cells(res: Resource, o: &Value) -> Vec<Value> {
     cells
 }
 
+#[allow(clippy::too_many_lines)] // long on purpose: a table of data: kubectl's columns per resource
 fn own_columns(res: Resource) -> Vec<Col> {
     match res {
         Resource::Nodes => vec![
@@ -381,6 +382,7 @@ fn int_or_string(v: Option<&Value>) -> String {
     }
 }
 
+#[allow(clippy::too_many_lines)] // long on purpose: a table of data: each resource's cells, in its columns' order
 fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
     let name = json!(o["metadata"]["name"]);
     match res {
