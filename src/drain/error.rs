@@ -27,7 +27,7 @@ pub(crate) enum DrainError {
     Conflict(String),
     /// A guard rail refused the selection; nothing was changed.
     #[error("{0}")]
-    Guard(String),
+    Guard(crate::policy::guard::Refusal),
 }
 
 impl DrainError {

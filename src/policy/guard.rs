@@ -121,18 +121,43 @@ pub fn leaves_no_schedulable_node(view: &ClusterView, selected: &[Node]) -> bool
     !usable && view.sample_complete
 }
 
+/// Why a guard rail refuses to take the selected nodes out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Refusal {
+    #[error(
+        "refusing to drain: {out} of {nodes} nodes would be unavailable (already unavailable and selected); --max-unavailable allows {allowed}"
+    )]
+    MaxUnavailable {
+        out: usize,
+        nodes: usize,
+        allowed: usize,
+    },
+    #[error(
+        "{out} of {nodes} control-plane nodes would be unavailable ({}); etcd keeps quorum with at most {tolerated} out",
+        names.join(", ")
+    )]
+    Quorum {
+        out: usize,
+        nodes: usize,
+        names: Vec<String>,
+        tolerated: usize,
+    },
+}
+
 /// `--max-unavailable`: refuses when more nodes than it allows would be
 /// unavailable (cordoned or not Ready) with the selection drained.
-pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), String> {
+pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), Refusal> {
     let chosen = |n: &Node| is_selected(selected, n);
     if let (Some(max), Some(all)) = (g.max_unavailable, &view.all) {
         let allowed = max.of(all.len());
         let out = all.iter().filter(|n| chosen(n) || unavailable(n)).count();
         if out > allowed {
-            return Err(format!(
-                "refusing to drain: {out} of {} nodes would be unavailable (already unavailable and selected); --max-unavailable allows {allowed}",
-                all.len()
-            ));
+            return Err(Refusal::MaxUnavailable {
+                out,
+                nodes: all.len(),
+                allowed,
+            });
         }
     }
     Ok(())
@@ -140,19 +165,24 @@ pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), St
 
 /// etcd keeps quorum with at most floor((n-1)/2) of n control-plane nodes
 /// out. For actions that take nodes down (a drain does not).
-pub fn quorum(control_planes: &[Node], selected: &[Node]) -> Result<(), String> {
+pub fn quorum(control_planes: &[Node], selected: &[Node]) -> Result<(), Refusal> {
     let chosen = |n: &Node| is_selected(selected, n);
     let out_after = |n: &&Node| chosen(n) || unavailable(n);
     let cp = control_planes;
     let out = cp.iter().filter(out_after).count();
     let tolerated = cp.len().saturating_sub(1) / 2;
     if out > tolerated && cp.iter().any(chosen) {
-        let names: Vec<&str> = cp.iter().filter(out_after).map(name).collect();
-        return Err(format!(
-            "{out} of {} control-plane nodes would be unavailable ({}); etcd keeps quorum with at most {tolerated} out",
-            cp.len(),
-            names.join(", ")
-        ));
+        let names = cp
+            .iter()
+            .filter(out_after)
+            .map(|n| name(n).to_string())
+            .collect();
+        return Err(Refusal::Quorum {
+            out,
+            nodes: cp.len(),
+            names,
+            tolerated,
+        });
     }
     Ok(())
 }
@@ -202,7 +232,7 @@ mod tests {
         let cps = &all[..3];
         // One of three may be out; cp1 already is.
         assert!(quorum(cps, &all[3..]).is_ok());
-        let err = quorum(cps, &all[1..2]).unwrap_err();
+        let err = quorum(cps, &all[1..2]).unwrap_err().to_string();
         assert!(err.contains("2 of 3 control-plane nodes"), "{err}");
         // Five control planes tolerate two.
         let five: Vec<Node> = (0..5)
@@ -226,7 +256,9 @@ mod tests {
             max_unavailable: Some(MaxUnavailable::Count(2)),
         };
         assert!(check(&g, &ClusterView::of(&all), &all[1..2]).is_ok());
-        let err = check(&g, &ClusterView::of(&all), &all[1..3]).unwrap_err();
+        let err = check(&g, &ClusterView::of(&all), &all[1..3])
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("3 of 4 nodes would be unavailable") && err.contains("allows 2"),
             "{err}"

@@ -257,13 +257,68 @@ pub(crate) async fn order(
     Ok(Order { groups, all_done })
 }
 
+/// Why the next node cannot start yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum HoldBack {
+    /// Taking it out would lose etcd's quorum.
+    Quorum(guard::Refusal),
+    /// Taking it out would leave no schedulable node.
+    NoSchedulableNode,
+    /// Every slot `--max-parallel` gives is taken.
+    NoFreeSlot {
+        in_progress: usize,
+        max_parallel: usize,
+    },
+    /// `--max-unavailable` counts enough nodes out already.
+    MaxUnavailable {
+        unavailable: usize,
+        nodes: usize,
+        allows: usize,
+    },
+}
+
+impl HoldBack {
+    /// With no node of this roll in progress, can the hold still end by
+    /// itself (nodes out for other reasons coming back)? When not, the
+    /// node never can be taken out and the roll stops.
+    fn ends_by_itself(&self) -> bool {
+        matches!(self, HoldBack::MaxUnavailable { .. })
+    }
+}
+
+impl std::fmt::Display for HoldBack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HoldBack::Quorum(why) => write!(f, "{why} (--allow-quorum-loss overrides)"),
+            HoldBack::NoSchedulableNode => f.write_str(
+                "taking it out would leave no schedulable node (--allow-no-schedulable-nodes overrides)",
+            ),
+            HoldBack::NoFreeSlot {
+                in_progress,
+                max_parallel,
+            } => write!(
+                f,
+                "for a free slot ({in_progress} nodes in progress, --max-parallel {max_parallel})"
+            ),
+            HoldBack::MaxUnavailable {
+                unavailable,
+                nodes,
+                allows,
+            } => write!(
+                f,
+                "{unavailable} of {nodes} nodes are unavailable; --max-unavailable allows {allows}"
+            ),
+        }
+    }
+}
+
 /// Why the next node cannot start yet (or, with nothing in progress, at all).
 fn hold_back(
     options: &RollOptions,
     all: &[Node],
     in_progress: &BTreeSet<String>,
     candidate: &str,
-) -> Option<String> {
+) -> Option<HoldBack> {
     let picked: Vec<Node> = all
         .iter()
         .filter(|n| {
@@ -279,16 +334,13 @@ fn hold_back(
             .cloned()
             .collect();
         if let Err(e) = guard::quorum(&cps, &picked) {
-            return Some(format!("{e} (--allow-quorum-loss overrides)"));
+            return Some(HoldBack::Quorum(e));
         }
     }
     if !options.allow_no_schedulable_nodes
         && guard::leaves_no_schedulable_node(&ClusterView::of(all), &picked)
     {
-        return Some(
-            "taking it out would leave no schedulable node (--allow-no-schedulable-nodes overrides)"
-                .into(),
-        );
+        return Some(HoldBack::NoSchedulableNode);
     }
     let unavailable = all
         .iter()
@@ -308,19 +360,15 @@ fn hold_back(
     };
     // Every slot taken: the pool's budget is not what holds it back.
     if room(None) == 0 {
-        return Some(format!(
-            "for a free slot ({} nodes in progress, --max-parallel {})",
-            in_progress.len(),
-            options.drain.max_parallel
-        ));
+        return Some(HoldBack::NoFreeSlot {
+            in_progress: in_progress.len(),
+            max_parallel: options.drain.max_parallel,
+        });
     }
-    (room(options.max_unavailable) == 0).then(|| {
-        format!(
-            "{} of {} nodes are unavailable; --max-unavailable allows {}",
-            unavailable,
-            all.len(),
-            options.max_unavailable.map_or(0, |m| m.of(all.len()))
-        )
+    (room(options.max_unavailable) == 0).then(|| HoldBack::MaxUnavailable {
+        unavailable,
+        nodes: all.len(),
+        allows: options.max_unavailable.map_or(0, |m| m.of(all.len())),
     })
 }
 
@@ -402,8 +450,9 @@ pub(crate) async fn run(
                     .await
                     .map_err(|e| api_error("list", "nodes", None, e))?
                     .items;
-                if let Some(why) = hold_back(&options, &all, &in_progress, &node) {
-                    if in_progress.is_empty() && !why.contains("--max-unavailable") {
+                if let Some(hold) = hold_back(&options, &all, &in_progress, &node) {
+                    let why = hold.to_string();
+                    if in_progress.is_empty() && !hold.ends_by_itself() {
                         // Nothing else out, and it still cannot go: it never will.
                         stopped = Some(format!("node/{node} cannot be taken out: {why}"));
                         break;
@@ -561,5 +610,32 @@ mod tests {
             pool(0, 20, &["a", "b", "c", "d", "e", "f"]),
             "pool: 0/20 done, in progress: a, b, c, d and 2 more"
         );
+    }
+
+    #[test]
+    fn only_max_unavailable_can_end_by_itself_with_nothing_in_progress() {
+        let max = HoldBack::MaxUnavailable {
+            unavailable: 2,
+            nodes: 10,
+            allows: 2,
+        };
+        assert!(max.ends_by_itself());
+        assert_eq!(
+            max.to_string(),
+            "2 of 10 nodes are unavailable; --max-unavailable allows 2"
+        );
+        let slot = HoldBack::NoFreeSlot {
+            in_progress: 2,
+            max_parallel: 2,
+        };
+        assert!(!slot.ends_by_itself());
+        assert!(!HoldBack::NoSchedulableNode.ends_by_itself());
+        let quorum = guard::Refusal::Quorum {
+            out: 2,
+            nodes: 3,
+            names: vec!["cp1".into(), "cp2".into()],
+            tolerated: 1,
+        };
+        assert!(!HoldBack::Quorum(quorum).ends_by_itself());
     }
 }
