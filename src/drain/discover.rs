@@ -11,7 +11,7 @@ use kube::api::ListParams;
 
 use super::api_error::api_error;
 use super::events::{Event, Sink, emit};
-use super::retry::{tell as warn, with_retries};
+use super::retry::{tell, with_retries};
 use super::{DrainError, NodeSelection};
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
 use crate::policy::plan::Plan;
@@ -27,7 +27,7 @@ pub(crate) async fn resolve_nodes(
             let mut out = Vec::new();
             let mut missing = Vec::new();
             for n in names {
-                match with_retries(|| api.get(n), warn(events, "reading a node")).await {
+                match with_retries(|| api.get(n), tell(events, "reading a node")).await {
                     Ok(node) => out.push(node),
                     Err(kube::Error::Api(s)) if s.code == 404 => missing.push(n.clone()),
                     Err(e) => return Err(api_error("get", "nodes", None, e)),
@@ -41,7 +41,7 @@ pub(crate) async fn resolve_nodes(
         }
         NodeSelection::Selector(sel) => {
             let params = ListParams::default().labels(sel);
-            let list = with_retries(|| api.list(&params), warn(events, "listing nodes"))
+            let list = with_retries(|| api.list(&params), tell(events, "listing nodes"))
                 .await
                 .map_err(|e| api_error("list", "nodes", None, e))?;
             if list.items.is_empty() {
@@ -64,7 +64,7 @@ pub(crate) async fn cluster_view(
     let list = |params: ListParams| {
         let api = api.clone();
         async move {
-            with_retries(|| api.list(&params), warn(events, "listing nodes"))
+            with_retries(|| api.list(&params), tell(events, "listing nodes"))
                 .await
                 .map_err(|e| api_error("list", "nodes", None, e))
         }
@@ -126,7 +126,7 @@ pub(crate) async fn daemonsets(
     let mut out = HashMap::new();
     for (ns, name) in wanted {
         let api: Api<DaemonSet> = Api::namespaced(client.clone(), &ns);
-        let found = match with_retries(|| api.get(&name), warn(events, "reading a DaemonSet")).await
+        let found = match with_retries(|| api.get(&name), tell(events, "reading a DaemonSet")).await
         {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 404 => Err(s.message.clone()),
@@ -145,7 +145,7 @@ pub(crate) async fn namespaces(
 ) -> Result<(HashMap<String, BTreeMap<String, String>>, BTreeSet<String>), DrainError> {
     let api: Api<Namespace> = Api::all(client.clone());
     let params = ListParams::default();
-    let list = with_retries(|| api.list(&params), warn(events, "listing namespaces"))
+    let list = with_retries(|| api.list(&params), tell(events, "listing namespaces"))
         .await
         .map_err(|e| api_error("list", "namespaces", None, e))?;
     let mut labels = HashMap::new();

@@ -143,24 +143,25 @@ impl NodeBudgets {
         let Some(budget) = self.budget_of.get(pod).cloned() else {
             return Go::Send;
         };
-        let asked = self.broker.ledger().ask(&budget, self.rank);
-        match asked {
-            Asked::Held => {
-                if self.due.insert(pod.clone()) {
-                    self.broker.ledger().want(self.rank, &budget, 1);
+        {
+            // Held: counted as due under the same lock, so no other node's
+            // claim falls between the refusal and the count.
+            let mut ledger = self.broker.ledger();
+            match ledger.ask(&budget, self.rank) {
+                Asked::Held => {
+                    if self.due.insert(pod.clone()) {
+                        ledger.want(self.rank, &budget, 1);
+                    }
+                    return Go::Hold(budget);
                 }
-                Go::Hold(budget)
-            }
-            Asked::Ticket(t) => {
-                self.in_flight.insert(pod.clone(), t);
-                self.not_due(pod);
-                Go::Send
-            }
-            Asked::Unknown => {
-                self.not_due(pod);
-                Go::Send
+                Asked::Ticket(t) => {
+                    self.in_flight.insert(pod.clone(), t);
+                }
+                Asked::Unknown => {}
             }
         }
+        self.not_due(pod);
+        Go::Send
     }
 
     /// The API answered this pod's eviction: a ticket it held is used, or

@@ -85,17 +85,7 @@ impl NodeMachine {
 
     pub(super) fn on_tick(&mut self) {
         let now = self.last.at;
-        let wave = self.wave();
-        let due: Vec<PodKey> = self
-            .members
-            .iter()
-            .filter(|(_, m)| {
-                m.wave <= wave
-                    && matches!(&m.state, State::Blocked { retry_at: Some(at), .. } if *at <= now)
-            })
-            .map(|(k, _)| k.clone())
-            .collect();
-        self.queue.extend(due);
+        self.retry_where(|s| matches!(s, State::Blocked { retry_at: Some(at), .. } if *at <= now));
         self.expire_long_deletions();
     }
 

@@ -275,25 +275,16 @@ impl NodeMachine {
             } => self.on_answer(&key, &uid, answer, evacuation),
             Input::Pod(change) => self.on_change(change),
             Input::Budget { key, budget, grant } => self.on_budget(&key, budget, grant),
-            Input::BudgetsLagged => {
-                let wave = self.wave();
-                let held: Vec<PodKey> = self
-                    .members
-                    .iter()
-                    .filter(|(_, m)| {
-                        m.wave <= wave
-                            && matches!(
-                                m.state,
-                                State::Blocked {
-                                    budget: Some(_),
-                                    ..
-                                }
-                            )
-                    })
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                self.queue.extend(held);
-            }
+            // Budget changes were missed: every pod a budget holds is retried.
+            Input::BudgetsLagged => self.retry_where(|s| {
+                matches!(
+                    s,
+                    State::Blocked {
+                        budget: Some(_),
+                        ..
+                    }
+                )
+            }),
             Input::BudgetUnwatched(key) => self.on_unwatched(key),
             Input::Surged { key, result } => self.on_surged(&key, result),
             Input::Detached(Ok(())) => self.finish(NodeStatus::Drained, None),

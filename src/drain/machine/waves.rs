@@ -114,6 +114,19 @@ impl NodeMachine {
         });
     }
 
+    /// Queues again every pod of the running wave or an earlier one whose
+    /// state `retry` picks.
+    pub(super) fn retry_where(&mut self, retry: impl Fn(&State) -> bool) {
+        let wave = self.wave();
+        let due: Vec<PodKey> = self
+            .members
+            .iter()
+            .filter(|(_, m)| m.wave <= wave && retry(&m.state))
+            .map(|(k, _)| k.clone())
+            .collect();
+        self.queue.extend(due);
+    }
+
     /// Sends evictions for queued and retried pods, up to the in-flight limit.
     pub(super) fn pump(&mut self) {
         let limit = self.settings.in_flight.max(1);
