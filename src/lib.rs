@@ -11,6 +11,7 @@ mod commands;
 mod drain;
 mod duration;
 pub mod policy;
+mod publish;
 mod roll;
 #[cfg(feature = "sandbox")]
 mod simulate;

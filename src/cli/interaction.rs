@@ -1,9 +1,9 @@
 //! A drain run from the command line: its progress on stderr (bars on a
-//! terminal, lines otherwise), Kubernetes Events when it changes things,
-//! Ctrl-C, and the confirmation before the first change.
+//! terminal, lines otherwise), Ctrl-C, and the confirmation before the
+//! first change.
 
 use crate::client::Clients;
-use crate::drain::{self, DrainError, DryRun, Ended, Options, Session};
+use crate::drain::{self, DrainError, Ended, Options, Session};
 use crate::policy::plan::Plan;
 use crate::ui::confirm;
 use crate::ui::listeners::{self, Display};
@@ -30,12 +30,7 @@ pub(crate) async fn drain(
     } else {
         Display::Quiet
     };
-    let (events, listeners) = listeners::start(
-        &clients.main,
-        display,
-        options.dry_run == DryRun::None,
-        options.reason.clone(),
-    );
+    let (events, listeners) = listeners::start(display);
     let session = Session {
         clients,
         plan,

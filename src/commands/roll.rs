@@ -12,12 +12,7 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
     let (plan, options) = roll_options::validate(&args)?;
     let clients = client::connect(&args.drain.cluster).await?;
     let dry_run = args.drain.dry_run != DryRunArg::None;
-    let (events, listeners) = listeners::start(
-        &clients.main,
-        Display::Auto,
-        !dry_run,
-        options.drain.reason.clone(),
-    );
+    let (events, listeners) = listeners::start(Display::Auto);
     let order = roll::order(&clients, &options, &events)
         .await
         .map_err(Exit::from)?;

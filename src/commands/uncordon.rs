@@ -5,8 +5,8 @@
 use crate::cli::exit::{self, Exit};
 use crate::cli::{UncordonArgs, drain_options};
 use crate::client;
-use crate::drain::{conditions, cordon, discover};
-use crate::ui::node_events::{self, Recorder};
+use crate::drain::{cordon, discover};
+use crate::publish::{Publish, Publisher};
 
 pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let selection = drain_options::node_selection(&args.nodes, args.selector.as_ref())?;
@@ -16,26 +16,26 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let nodes = discover::resolve_nodes(&clients.main, &selection, &warnings)
         .await
         .map_err(Exit::from)?;
-    let recorder = Recorder::new(clients.main.clone());
-    let conditions = conditions::Writer::new(clients.main.clone(), true);
+    let publisher = Publisher::start(
+        &clients.main,
+        Publish {
+            conditions: true,
+            events: true,
+            reason: None,
+        },
+    );
     let mut kept = false;
     for node in nodes {
         let name = node.metadata.name.clone().unwrap_or_default();
-        let undo = cordon::uncordon(&clients.main, node, &conditions)
+        let undo = cordon::uncordon(&clients.main, node, &publisher)
             .await
             .map_err(Exit::from)?;
         kept |= undo.kept_for_another;
         let words = undo.words;
-        recorder
-            .node_event(
-                &name,
-                "Normal",
-                node_events::UNCORDONED,
-                &format!("Maintenance ended: {words}"),
-            )
-            .await;
+        publisher.uncordoned(&name, &words).await;
         println!("node/{name} {words}");
     }
+    publisher.finish().await;
     // A node left cordoned for someone else is not what was asked: say so
     // in the exit code, so that a runbook does not go on as if it were back.
     Ok(if kept { exit::INCOMPLETE } else { exit::OK })

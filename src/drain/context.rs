@@ -12,8 +12,9 @@ use super::events::Announcer;
 use super::evict::Evictor;
 use super::machine::{IN_FLIGHT, Settings, WaveSpec};
 use super::pod_key::PodKey;
-use super::{Options, conditions, detach, surge};
+use super::{Options, detach, surge};
 use crate::client::Clients;
+use crate::publish::Publisher;
 
 /// Evictions in flight across all nodes at once.
 pub(crate) const GLOBAL_IN_FLIGHT: usize = 64;
@@ -23,7 +24,8 @@ pub(crate) struct DrainContext {
     pub(crate) clients: Clients,
     pub(crate) options: Options,
     pub(crate) budgets: Broker,
-    pub(crate) conditions: conditions::Writer,
+    /// Node conditions written as each node's drain goes.
+    pub(crate) publisher: Arc<Publisher>,
     /// Deployments `--surge` scaled up, to scale back when their node is done.
     pub(crate) surges: surge::Surges,
     /// The VolumeAttachments nodes wait on to be detached.

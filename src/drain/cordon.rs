@@ -10,6 +10,8 @@ use super::api_error::api_error;
 use super::events::Sink;
 use super::{DrainError, Options, retry};
 use crate::policy::maintenance::{self, TaintSpec, unschedulable};
+use crate::publish::Publisher;
+use crate::publish::conditions::{self, Stage};
 
 /// What cordoning a node changes besides `spec.unschedulable`, and what it
 /// records for uncordon to undo.
@@ -99,7 +101,7 @@ pub(crate) async fn cordon(
 pub(crate) async fn uncordon(
     client: &kube::Client,
     node: Node,
-    conditions: &super::conditions::Writer,
+    publisher: &Publisher,
 ) -> Result<maintenance::Uncordon, DrainError> {
     let name = node.metadata.name.clone().unwrap_or_default();
     let api: Api<Node> = Api::all(client.clone());
@@ -117,9 +119,8 @@ pub(crate) async fn uncordon(
                         eprintln!("warning: {problem}");
                     }
                 }
-                if super::conditions::present(&current) {
-                    let stage = super::conditions::Stage::Uncordoned;
-                    conditions.write(&name, stage, None).await;
+                if conditions::present(&current) {
+                    publisher.stage(&name, Stage::Uncordoned, None).await;
                 }
                 return Ok(undo);
             }

@@ -23,7 +23,8 @@ use kube::runtime::watcher;
 use tokio::sync::{Notify, OnceCell};
 use tokio::task::JoinHandle;
 
-use super::events::{Announcer, Event};
+use super::events::Announcer;
+use super::warning::Warning;
 
 /// The attachments among `all` that hold one of `volumes` on `node`, by
 /// (VolumeAttachment, volume).
@@ -110,9 +111,9 @@ pub(crate) async fn wait(
             }
             Ok(None) => {}
             Err(e) => {
-                events.warn_once(format!(
-                    "cannot read PersistentVolumeClaims, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {e}"
-                ));
+                events.warn_once(Warning::CannotReadClaims {
+                    error: e.to_string(),
+                });
                 return Ok(());
             }
         }
@@ -123,9 +124,9 @@ pub(crate) async fn wait(
     let store = match attachments.store(client).await {
         Ok(store) => store,
         Err(e) => {
-            events.warn_once(format!(
-                "cannot list VolumeAttachments, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {e}"
-            ));
+            events.warn_once(Warning::CannotListAttachments {
+                error: e.to_string(),
+            });
             return Ok(());
         }
     };
@@ -138,11 +139,11 @@ pub(crate) async fn wait(
         if left.is_empty() {
             return Ok(());
         }
-        let names: Vec<String> = left
-            .iter()
-            .map(|(va, pv)| format!("{pv} (VolumeAttachment {va})"))
-            .collect();
         if tokio::time::Instant::now() >= deadline {
+            let names: Vec<String> = left
+                .iter()
+                .map(|(va, pv)| format!("{pv} (VolumeAttachment {va})"))
+                .collect();
             return Err(format!(
                 "volumes still attached after {}: {}",
                 crate::duration::human(limit),
@@ -151,12 +152,13 @@ pub(crate) async fn wait(
         }
         if !said {
             said = true;
-            let message = format!(
-                "node/{node}: pods gone, waiting for {} to detach: {} (--skip-wait-for-detach to not wait)",
-                kube_conventions::count(left.len(), "volume"),
-                names.join(", ")
-            );
-            events.emit(Event::Warning { message });
+            events.warn(Warning::AwaitingDetach {
+                node: node.to_string(),
+                volumes: left
+                    .iter()
+                    .map(|(va, pv)| (pv.clone(), va.clone()))
+                    .collect(),
+            });
         }
         let _ = tokio::time::timeout_at(deadline, changed).await;
     }

@@ -12,6 +12,7 @@ use kube::api::ListParams;
 use super::api_error::api_error;
 use super::events::{Event, Sink, emit};
 use super::retry::{tell, with_retries};
+use super::warning::Warning;
 use super::{DrainError, NodeSelection};
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
 use crate::policy::plan::Plan;
@@ -85,10 +86,10 @@ pub(crate) async fn cluster_view(
         }
         // Only a warning depends on it: without the permission, say so and go on.
         Err(DrainError::Forbidden { message, .. }) => {
-            let message = format!(
-                "cannot list nodes, so cannot tell whether a schedulable node will be left (the drain goes on): {message}"
+            emit(
+                events,
+                Event::Warning(Warning::CannotListNodes { error: message }),
             );
-            emit(events, Event::Warning { message });
             (Vec::new(), false)
         }
         Err(e) => return Err(e),

@@ -109,8 +109,8 @@ pub(crate) async fn drain_node(
         let input = tokio::select! {
             Some(answer) = inflight.next(), if !inflight.is_empty() => answer,
             Some(change) = changes.next() => match change {
-                Change::Polling(message) => {
-                    ctx.events.warn_once(message);
+                Change::Polling(warning) => {
+                    ctx.events.warn_once(warning);
                     continue;
                 }
                 change => Input::Pod(change),

@@ -15,7 +15,6 @@ use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 
 use super::budgets::{self, Broker, NodeBudgets};
-use super::conditions::Stage;
 use super::context::{DrainContext, GLOBAL_IN_FLIGHT};
 use super::cordon::cordon;
 use super::discover::{self, Classifier};
@@ -26,10 +25,13 @@ use super::machine::{NodeMachine, Settings, WaveSpec};
 use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::{self, PodQuery, Snapshot};
+use super::warning::Warning;
 use super::{DrainError, Options, driver, preview};
 use crate::client::Clients;
 use crate::policy::classify::{Disposition, claim_names};
 use crate::policy::plan::Plan;
+use crate::publish::Publisher;
+use crate::publish::conditions::Stage;
 
 /// One selected node as the drain found it.
 pub(crate) struct NodePlan {
@@ -86,8 +88,8 @@ impl NodePlan {
         // are served in the order they were started.
         let budgets = self.join_budgets(engine);
         let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, now());
-        let (conditions, events) = (&engine.conditions, Some(&engine.events.sink));
-        conditions.write(&self.name, Stage::Started, events).await;
+        let (publisher, events) = (&engine.publisher, Some(&engine.events.sink));
+        publisher.stage(&self.name, Stage::Started, events).await;
         let out = driver::drain_node(
             engine,
             machine,
@@ -101,9 +103,9 @@ impl NodePlan {
             NodeStatus::Drained => Stage::Drained,
             _ => Stage::NotDrained,
         };
-        conditions.write(&self.name, stage, events).await;
+        publisher.stage(&self.name, stage, events).await;
         for problem in engine.surges.undo(&engine.clients.main, &self.name).await {
-            engine.events.emit(Event::Warning { message: problem });
+            engine.events.warn(Warning::SurgeNotUndone { problem });
         }
         out
     }
@@ -117,7 +119,15 @@ pub(crate) struct Prepared {
     /// The plan's wave names in order, for the report.
     wave_names: Vec<String>,
     /// What the operator should know before anything changes.
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
+}
+
+/// What drains running at the same time (a roll's nodes) share: the
+/// budget watches, so that they share each budget's disruptions too, and
+/// what is published for others.
+pub(crate) struct Shared {
+    pub(crate) budgets: Broker,
+    pub(crate) publisher: Arc<Publisher>,
 }
 
 /// Finds the nodes and lists and classifies their pods. Makes no change.
@@ -127,22 +137,24 @@ pub(crate) async fn prepare(
     options: Options,
     events: Sink,
     interrupt: watch::Receiver<bool>,
+    publisher: Arc<Publisher>,
 ) -> Result<Prepared, DrainError> {
     let budgets = Broker::new(clients.main.clone(), events.clone());
-    prepare_sharing(clients, plan, options, events, interrupt, budgets).await
+    let shared = Shared { budgets, publisher };
+    prepare_sharing(clients, plan, options, events, interrupt, shared).await
 }
 
-/// `prepare`, with budget watches shared with other drains running at the
-/// same time (a roll's nodes), so that they share each budget's
-/// disruptions too.
+/// `prepare`, sharing budget watches and a publisher with other drains
+/// running at the same time (a roll's nodes).
 pub(crate) async fn prepare_sharing(
     clients: Clients,
     plan: Plan,
     options: Options,
     events: Sink,
     interrupt: watch::Receiver<bool>,
-    budgets: Broker,
+    shared: Shared,
 ) -> Result<Prepared, DrainError> {
+    let Shared { budgets, publisher } = shared;
     let main = &clients.main;
     let nodes = discover::resolve_nodes(main, &options.nodes, &events).await?;
     let view = discover::cluster_view(main, &events, &options.guards, nodes.len()).await?;
@@ -205,10 +217,6 @@ pub(crate) async fn prepare_sharing(
     } else {
         HashMap::new()
     };
-    let conditions = super::conditions::Writer::new(
-        clients.main.clone(),
-        options.node_conditions && options.dry_run == DryRun::None,
-    );
     let evictor = Evictor {
         client: clients.evict.clone(),
         grace_period: options.grace_period,
@@ -217,7 +225,7 @@ pub(crate) async fn prepare_sharing(
     let engine = Arc::new(DrainContext {
         evictor,
         budgets,
-        conditions,
+        publisher,
         surges: super::surge::Surges::default(),
         attachments: super::detach::Attachments::default(),
         budget_of: Arc::new(budget_of),
@@ -249,7 +257,7 @@ impl Prepared {
 
     /// What the operator should know before anything changes (shown in the
     /// confirmation, or printed when there is none).
-    pub(crate) fn warnings(&self) -> &[String] {
+    pub(crate) fn warnings(&self) -> &[Warning] {
         &self.warnings
     }
 
@@ -445,35 +453,31 @@ fn outcome(
 }
 
 /// What the operator should know before anything changes.
-fn warnings(nodes: &[NodePlan], options: &Options, no_room: bool) -> Vec<String> {
+fn warnings(nodes: &[NodePlan], options: &Options, no_room: bool) -> Vec<Warning> {
+    let pods = || nodes.iter().flat_map(|n| &n.pods);
     let mut warnings = Vec::new();
-    if let Some(w) = held_by_markers(nodes) {
-        warnings.push(w);
+    let held: Vec<(PodKey, String)> = pods()
+        .filter_map(|(p, d)| crate::policy::classify::marker(d).map(|m| (PodKey::of(p), m)))
+        .collect();
+    if !held.is_empty() {
+        warnings.push(Warning::HeldByMarkers(held));
     }
+    let evicted = || pods().filter(|(_, d)| matches!(d, Disposition::Evict { .. }));
     if no_room {
-        warnings.push(left_pending(nodes));
+        warnings.push(Warning::LeftPending(
+            evicted().map(|(p, _)| PodKey::of(p)).collect(),
+        ));
     }
     // kubectl drain does not wait for volumes: said before anything changes.
-    let claims = nodes
-        .iter()
-        .flat_map(|n| &n.pods)
-        .any(|(p, d)| matches!(d, Disposition::Evict { .. }) && claim_names(p).next().is_some());
+    let claims = evicted().any(|(p, _)| claim_names(p).next().is_some());
     if let (true, Some(limit)) = (claims, options.detach_wait) {
-        warnings.push(format!(
-            "pods to evict use PersistentVolumeClaims: a node counts as drained once their volumes are detached from it (up to --detach-timeout {}); --skip-wait-for-detach does not wait, as kubectl drain",
-            crate::duration::human(limit)
-        ));
+        warnings.push(Warning::WaitsForDetach { limit });
     }
-    if let Some(d) = options.deadline {
-        let markers = if options.deadline_overrides_markers {
-            "pods held by drain markers too"
-        } else {
-            "pods held by drain markers are left"
-        };
-        warnings.push(format!(
-            "--deadline {}: what is still on a node then is deleted, PodDisruptionBudgets bypassed, each pod its grace period before the deadline ({markers})",
-            crate::duration::human(d)
-        ));
+    if let Some(after) = options.deadline {
+        warnings.push(Warning::Deadline {
+            after,
+            overrides_markers: options.deadline_overrides_markers,
+        });
     }
     warnings
 }
@@ -503,54 +507,4 @@ async fn list_pods(
         listed.push((node, name, query, snapshot));
     }
     Ok(listed)
-}
-
-/// The warning for pods whose markers kubectl drain would ignore: this
-/// drain leaves them or waits for them, said before anything changes.
-fn held_by_markers(nodes: &[NodePlan]) -> Option<String> {
-    let held: Vec<String> = nodes
-        .iter()
-        .flat_map(|n| &n.pods)
-        .filter_map(|(p, d)| {
-            crate::policy::classify::marker(d).map(|m| format!("{} ({m})", PodKey::of(p)))
-        })
-        .collect();
-    (!held.is_empty()).then(|| {
-        format!(
-            "{} drain markers that kubectl drain ignores; --ignore-markers drains them as kubectl does: {}",
-            match held.len() {
-                1 => "1 pod carries".to_string(),
-                n => format!("{n} pods carry"),
-            },
-            held.join(", ")
-        )
-    })
-}
-
-/// The warning for a drain that leaves no schedulable node: the pods it
-/// evicts will stay Pending, named (kubectl drain goes on the same way).
-fn left_pending(nodes: &[NodePlan]) -> String {
-    const SHOWN: usize = 10;
-    let evicted: Vec<String> = nodes
-        .iter()
-        .flat_map(|n| &n.pods)
-        .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
-        .map(|(p, _)| PodKey::of(p).to_string())
-        .collect();
-    let mut names = evicted
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if evicted.len() > SHOWN {
-        names = format!("{names} and {} more", evicted.len() - SHOWN);
-    }
-    let pods = match evicted.len() {
-        1 => "the 1 pod".to_string(),
-        n => format!("the {n} pods"),
-    };
-    format!(
-        "no schedulable node would be left once the selected nodes are cordoned: {pods} this drain evicts will stay Pending until a node takes them: {names}"
-    )
 }

@@ -1,12 +1,12 @@
 //! What the engine tells its listeners while it works. Progress displays
 //! and logs consume these; they never drive the work.
 
-use std::collections::BTreeSet;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::outcome::NodeStatus;
+use super::outcome::{Cause, Forced, NodeStatus};
 use super::pod_key::PodKey;
+use super::warning::Warning;
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Event {
@@ -27,13 +27,15 @@ pub(crate) enum Event {
         node: String,
         pod: PodKey,
     },
-    /// A pod cannot go yet; `cause` says why, in the report's words.
+    /// A pod cannot go yet, and why.
     Blocked {
         node: String,
         pod: PodKey,
-        cause: String,
+        cause: Cause,
         /// `namespace/name` of the PodDisruptionBudget holding it, if one is.
         budget: Option<String>,
+        /// A command that lets it go now, if one does.
+        release: Option<String>,
     },
     PodGone {
         node: String,
@@ -43,13 +45,13 @@ pub(crate) enum Event {
     Surge {
         node: String,
         pod: PodKey,
-        message: String,
+        surged: Surged,
     },
     /// `--deadline` came for a pod: deleted, budgets bypassed.
     Forced {
         node: String,
         pod: PodKey,
-        why: String,
+        why: Forced,
         grace: i64,
     },
     WaveDone {
@@ -67,9 +69,7 @@ pub(crate) enum Event {
         node: String,
         message: String,
     },
-    Warning {
-        message: String,
-    },
+    Warning(Warning),
     /// A roll moved a node to a phase (or says what the phase waits on);
     /// `pool` is the roll's total so far; `last`: the node's roll ended
     /// (the phase is its status).
@@ -80,6 +80,18 @@ pub(crate) enum Event {
         pool: String,
         last: bool,
     },
+}
+
+/// What `--surge` did for a pod's workload.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Surged {
+    /// One more replica of this Deployment.
+    Scaling {
+        namespace: String,
+        deployment: String,
+    },
+    /// The workload cannot surge: why.
+    Not { why: String },
 }
 
 pub(crate) type Sink = tokio::sync::mpsc::UnboundedSender<Event>;
@@ -93,14 +105,14 @@ pub(crate) fn emit(sink: &Sink, e: Event) {
 /// node's drain may find is said once.
 pub(crate) struct Announcer {
     pub(crate) sink: Sink,
-    warned: Mutex<BTreeSet<String>>,
+    warned: Mutex<Vec<Warning>>,
 }
 
 impl Announcer {
     pub(crate) fn new(sink: Sink) -> Self {
         Announcer {
             sink,
-            warned: Mutex::new(BTreeSet::new()),
+            warned: Mutex::new(Vec::new()),
         }
     }
 
@@ -109,9 +121,16 @@ impl Announcer {
     }
 
     /// A warning that every node's drain may find, given once.
-    pub(crate) fn warn_once(&self, message: String) {
-        if self.warned.lock().expect("warned").insert(message.clone()) {
-            self.emit(Event::Warning { message });
+    pub(crate) fn warn_once(&self, warning: Warning) {
+        let mut warned = self.warned.lock().expect("warned");
+        if !warned.contains(&warning) {
+            warned.push(warning.clone());
+            self.emit(Event::Warning(warning));
         }
+    }
+
+    /// A warning said each time it is found.
+    pub(crate) fn warn(&self, warning: Warning) {
+        self.emit(Event::Warning(warning));
     }
 }

@@ -58,3 +58,18 @@ where
     };
     (task, store)
 }
+
+/// The API server's message when a watch (or its list) was forbidden.
+pub(crate) fn forbidden(e: &watcher::Error) -> Option<String> {
+    match e {
+        watcher::Error::InitialListFailed(kube::Error::Api(s))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+        | watcher::Error::WatchFailed(kube::Error::Api(s))
+            if s.code == 403 =>
+        {
+            Some(s.message.clone())
+        }
+        watcher::Error::WatchError(s) if s.code == 403 => Some(s.message.clone()),
+        _ => None,
+    }
+}

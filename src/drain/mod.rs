@@ -10,7 +10,6 @@
 pub(crate) mod api_error;
 pub(crate) mod budgets;
 mod conclude;
-pub(crate) mod conditions;
 mod context;
 pub(crate) mod cordon;
 pub(crate) mod detach;
@@ -22,7 +21,7 @@ pub(crate) mod events;
 pub(crate) mod evict;
 pub(crate) mod kubevirt;
 mod machine;
-mod mirror;
+pub(crate) mod mirror;
 mod options;
 pub(crate) mod outcome;
 pub(crate) mod pod_key;
@@ -31,8 +30,9 @@ mod preview;
 pub(crate) mod retry;
 mod session;
 pub(crate) mod surge;
+pub(crate) mod warning;
 
-pub(crate) use engine::{Prepared, prepare_sharing};
+pub(crate) use engine::{Prepared, Shared, prepare_sharing};
 pub(crate) use error::DrainError;
 pub(crate) use options::{NodeSelection, Options};
 pub(crate) use outcome::DryRun;

@@ -103,95 +103,20 @@ pub(crate) enum Cause {
     NotStarted,
 }
 
-impl Cause {
-    /// One line for tables and logs.
-    pub(crate) fn summary(&self) -> String {
-        match self {
-            Cause::Pdb {
-                name,
-                disruptions_allowed,
-                current_healthy,
-                desired_healthy,
-                ..
-            } => match (current_healthy, desired_healthy) {
-                (Some(c), Some(d)) => format!(
-                    "PDB {name}: needs {d} healthy, has {c}, allows {}",
-                    kube_conventions::count(
-                        usize::try_from(disruptions_allowed.unwrap_or(0)).unwrap_or(0),
-                        "disruption"
-                    )
-                ),
-                _ => format!("PDB {name} allows no disruption"),
-            },
-            Cause::VmEvacuation { vmi, strategy, .. } => {
-                format!("VM evacuation in progress (VMI {vmi}, evictionStrategy {strategy})")
-            }
-            Cause::MultiplePdbs { .. } => {
-                "more than one PDB selects the pod; the eviction API refuses it".into()
-            }
-            Cause::Refused { message, .. } => message.clone(),
-            Cause::WaitingForCompletion { reason } => {
-                format!("waiting for it to complete ({})", reason.describe())
-            }
-            Cause::WaitingForEarlierWave { wave } => format!("waiting for wave {wave} to finish"),
-            Cause::Terminating {
-                seconds,
-                grace_period_seconds,
-            } => match grace_period_seconds {
-                Some(g) if *seconds > *g => {
-                    format!("terminating for {seconds}s, past its {g}s grace period")
-                }
-                Some(g) => format!("terminating for {seconds}s (grace period {g}s)"),
-                None => format!("terminating for {seconds}s"),
-            },
-            Cause::Finalizers { finalizers } => {
-                format!("terminating, held by finalizers {}", finalizers.join(", "))
-            }
-            Cause::NamespaceTerminating { namespace } => {
-                format!("namespace {namespace} is terminating")
-            }
-            Cause::ApiError { message } => format!("API error: {message}"),
-            Cause::Forbidden { message } => format!("forbidden: {message}"),
-            Cause::NotStarted => "eviction not started".into(),
-        }
-    }
+/// What still held a pod that `--deadline` deleted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Forced {
+    /// Blocked by this cause.
+    Held(Cause),
+    /// Waited for (a rule or marker), not finished.
+    Waiting(WaitReason),
+    /// Not evicted yet.
+    NotEvictedYet,
+}
 
-    /// What the operator can do about it.
-    pub(crate) fn remedy(&self) -> &'static str {
-        match self {
-            Cause::Pdb { .. } => {
-                "wait for the budget's pods to be healthy elsewhere, scale the workload up, or relax the PDB"
-            }
-            Cause::VmEvacuation { .. } => {
-                "KubeVirt is moving the VM: give it time (--timeout), or check its VirtualMachineInstanceMigration"
-            }
-            Cause::MultiplePdbs { .. } => "make exactly one PDB select these pods",
-            Cause::Refused { refusal, .. } => match refusal {
-                Refusal::DaemonSet => {
-                    "rerun with --ignore-daemonsets, or add a DaemonSet wave to the plan"
-                }
-                Refusal::DaemonSetMissing(_) => "rerun with --force to delete the orphaned pod",
-                Refusal::LocalStorage => {
-                    "rerun with --delete-emptydir-data if the emptyDir data may be lost"
-                }
-                Refusal::Unmanaged => "rerun with --force, or add a skip rule for the pod",
-            },
-            Cause::WaitingForCompletion { reason } => reason.release(),
-            Cause::WaitingForEarlierWave { .. } => "resolve what blocks the earlier wave",
-            Cause::Terminating { .. } => {
-                "check the pod's preStop hooks and the kubelet on the node"
-            }
-            Cause::Finalizers { .. } => "find the controller that owns the finalizers",
-            Cause::NamespaceTerminating { .. } => {
-                "check what holds the namespace's deletion (kubectl get namespace NS -o yaml: status.conditions)"
-            }
-            Cause::ApiError { .. } => "check the API server's health and rerun; the drain resumes",
-            Cause::Forbidden { .. } => {
-                "grant the named verb and resource to the user running the drain"
-            }
-            Cause::NotStarted => "rerun the drain",
-        }
-    }
+/// A field the report gives in words (its `Display`, worded by `ui/`).
+fn in_words<S: serde::Serializer, T: std::fmt::Display>(t: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(t)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -199,8 +124,11 @@ impl Cause {
 pub(crate) enum PodResult {
     /// Evicted (or deleted) and gone.
     Evicted,
-    /// Deleted at `--deadline`, budgets bypassed, and gone.
-    Forced { why: String },
+    /// Deleted at `--deadline`, budgets bypassed, and gone; `why` in words.
+    Forced {
+        #[serde(serialize_with = "in_words")]
+        why: Forced,
+    },
     /// Waited for and gone (finished or deleted by others).
     Completed,
     /// Gone before the drain evicted it.

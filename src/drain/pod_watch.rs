@@ -20,6 +20,7 @@ use kube::core::PartialObjectMeta;
 
 use super::machine::Change;
 use super::pod_key::{PodKey, uid};
+use super::warning::Warning;
 
 /// What selects a node's pods, as `kubectl drain` lists them.
 #[derive(Debug, Clone)]
@@ -205,11 +206,10 @@ impl PodWatch {
                     Ok(s) => self.stream.insert(s),
                     Err(kube::Error::Api(s)) if s.code == 403 => {
                         self.polling = true;
-                        return Change::Polling(format!(
-                            "cannot watch pods ({}): each node's pods are listed every {} s instead, as kubectl drain polls",
-                            s.message,
-                            POLL_INTERVAL.as_secs()
-                        ));
+                        return Change::Polling(Warning::PodsPolled {
+                            error: s.message,
+                            every: POLL_INTERVAL,
+                        });
                     }
                     Err(e) => return self.failed(&e),
                 },

@@ -7,6 +7,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use super::events::{Event, Sink, emit};
+use super::warning::Warning;
 
 /// Attempts before a request's error is final.
 pub(crate) const ATTEMPTS: u32 = 8;
@@ -51,9 +52,10 @@ pub(crate) fn tell(events: &Sink, what: &'static str) -> impl FnMut(&kube::Error
     move |e| {
         emit(
             events,
-            Event::Warning {
-                message: format!("{what} failed, retrying: {e}"),
-            },
+            Event::Warning(Warning::Retrying {
+                what,
+                error: e.to_string(),
+            }),
         );
     }
 }

@@ -5,6 +5,7 @@
 //! `crate::cli::exit` turns how the drain ended into an exit code.
 
 use std::fmt;
+use std::sync::Arc;
 
 use tokio::sync::watch;
 
@@ -14,6 +15,7 @@ use super::outcome::DrainOutcome;
 use super::{DrainError, Options};
 use crate::client::Clients;
 use crate::policy::plan::Plan;
+use crate::publish::{Publish, Publisher};
 
 /// How a drain that raised no error ended.
 #[derive(Debug)]
@@ -69,7 +71,29 @@ pub(crate) async fn run(
         events,
         interrupt,
     } = session;
-    let prepared = match engine::prepare(clients, plan, options, events, interrupt).await {
+    let publisher = Arc::new(Publisher::start(&clients.main, Publish::of(&options)));
+    let events = publisher.listen(events);
+    let ended = prepare_and_run(
+        clients, plan, options, events, interrupt, &publisher, approve,
+    );
+    let ended = ended.await;
+    // Every sink is dropped with the drain: what is left gets recorded.
+    publisher.finish().await;
+    ended
+}
+
+async fn prepare_and_run(
+    clients: Clients,
+    plan: Plan,
+    options: Options,
+    events: Sink,
+    interrupt: watch::Receiver<bool>,
+    publisher: &Arc<Publisher>,
+    approve: impl AsyncFnOnce(&Prepared) -> bool,
+) -> Result<Ended, DrainError> {
+    let publisher = publisher.clone();
+    let prepared = match engine::prepare(clients, plan, options, events, interrupt, publisher).await
+    {
         Ok(p) => p,
         Err(DrainError::NoNodesMatch(selector)) => {
             return Ok(Ended::Stopped(Stopped::NoNodesMatch(selector)));

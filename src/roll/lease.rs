@@ -24,6 +24,7 @@ use kube::api::{ObjectMeta, PostParams};
 use super::phase::{Phase, Record};
 use crate::drain::DrainError;
 use crate::drain::api_error::api_error;
+use crate::drain::warning::Warning;
 
 pub(crate) const ROLL: &str = "kubectl-maintain.io/roll";
 pub(crate) const PHASE: &str = "kubectl-maintain.io/phase";
@@ -147,7 +148,7 @@ pub(crate) enum Taken {
     Ours {
         lock: Box<Lock>,
         before: Option<Record>,
-        took_over: Option<String>,
+        took_over: Option<Warning>,
     },
     Held(HeldBy),
 }
@@ -218,14 +219,11 @@ impl Locks {
                         ),
                     }));
                 }
-                took_over = Some(format!(
-                    "node/{node}: took over the lock of {h}, {}",
-                    if expired {
-                        format!("not renewed for {since} s (its lease lasts {duration} s)")
-                    } else {
-                        "a process of this machine that no longer runs".to_string()
-                    }
-                ));
+                took_over = Some(Warning::TookOverLock {
+                    node: node.to_string(),
+                    holder: h.to_string(),
+                    expired: expired.then_some((since, duration)),
+                });
             }
             let transition = current_holder(&lease) != Some(self.holder.as_str());
             self.hold(&mut lease, &now, transition);
@@ -257,7 +255,7 @@ impl Locks {
         node: &str,
         lease: Lease,
         before: Option<Record>,
-        took_over: Option<String>,
+        took_over: Option<Warning>,
     ) -> Taken {
         let lease = Arc::new(tokio::sync::Mutex::new(lease));
         let lost = Arc::new(Mutex::new(None));

@@ -13,31 +13,35 @@
 pub(crate) mod kured;
 pub(crate) mod lease;
 pub(crate) mod node;
+mod nodes;
 pub(crate) mod outcome;
 pub(crate) mod phase;
+pub(crate) mod stop;
+mod wait;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use k8s_openapi::api::core::v1::Node;
-use kube::Api;
-use kube::api::ListParams;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::client::Clients;
-use crate::drain::api_error::api_error;
 use crate::drain::events::{Event, Sink, emit};
+use crate::drain::warning::Warning;
 use crate::drain::{DrainError, Options, discover};
 use crate::policy::guard::{self, ClusterView, MaxUnavailable};
 use crate::policy::plan::Plan;
 use crate::policy::pool;
+use crate::publish::{Publish, Publisher};
 use lease::{Locks, Taken};
+use nodes::Nodes;
 use outcome::{NodeRoll, RollOutcome, RollStatus};
 use phase::Phase;
+use stop::RollStopped;
 
 /// What each node's action is.
 #[derive(Debug, Clone)]
@@ -80,8 +84,11 @@ pub(crate) struct Ctx {
     /// Budget watches shared by every node's drain, so that nodes drained
     /// at once share each budget's disruptions.
     pub(crate) budgets: crate::drain::budgets::Broker,
-    /// The DrainInProgress/Drained conditions, reset at each uncordon.
-    pub(crate) conditions: crate::drain::conditions::Writer,
+    /// Every node, watched: the next node's room, each node's waits.
+    pub(crate) nodes: Nodes,
+    /// Node conditions and Events, for every node's drain; the
+    /// conditions are reset at each uncordon.
+    pub(crate) publisher: Arc<Publisher>,
     kured: kured::Kured,
     /// Nodes of this roll holding kured's lock (it is taken by the first).
     kured_users: tokio::sync::Mutex<usize>,
@@ -198,8 +205,10 @@ impl Ctx {
         if *users == 0
             && let Err(e) = self.kured.give_back().await
         {
-            let message = format!("could not give kured's lock back: {e}");
-            emit(&self.events, Event::Warning { message });
+            let warning = Warning::KuredLockNotReturned {
+                error: e.to_string(),
+            };
+            emit(&self.events, Event::Warning(warning));
         }
     }
 }
@@ -259,7 +268,7 @@ pub(crate) async fn order(
 
 /// Why the next node cannot start yet.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum HoldBack {
+pub(crate) enum HoldBack {
     /// Taking it out would lose etcd's quorum.
     Quorum(guard::Refusal),
     /// Taking it out would leave no schedulable node.
@@ -372,8 +381,12 @@ fn hold_back(
     })
 }
 
-/// Runs the roll.
-#[allow(clippy::too_many_lines)] // left over: to go when roll waits on watches (issue #26)
+/// How often a lock another holder has is tried again.
+const LOCK_RETRY: Duration = Duration::from_secs(1);
+/// How long a change of the nodes waits for those that come with it.
+const COALESCE: Duration = Duration::from_millis(200);
+
+/// Runs the roll, publishing its progress (node conditions, Events).
 pub(crate) async fn run(
     clients: Clients,
     plan: Plan,
@@ -382,6 +395,25 @@ pub(crate) async fn run(
     events: Sink,
     interrupt: watch::Receiver<bool>,
 ) -> Result<RollOutcome, DrainError> {
+    let publisher = Arc::new(Publisher::start(&clients.main, Publish::of(&options.drain)));
+    let events = publisher.listen(events);
+    let outcome = take_nodes(clients, plan, options, order, events, interrupt, &publisher).await;
+    // Every sink is dropped with the roll: what is left gets recorded.
+    publisher.finish().await;
+    outcome
+}
+
+/// Takes the nodes out and back in turn.
+#[allow(clippy::too_many_lines)] // left over: the pool loop (locks, room, results) is one function still (issue #26)
+async fn take_nodes(
+    clients: Clients,
+    plan: Plan,
+    options: RollOptions,
+    order: Order,
+    events: Sink,
+    interrupt: watch::Receiver<bool>,
+    publisher: &Arc<Publisher>,
+) -> Result<RollOutcome, DrainError> {
     let started = Instant::now();
     let locks = Locks::new(
         &clients.main,
@@ -389,17 +421,16 @@ pub(crate) async fn run(
         options.lease_duration,
     );
     let total = order.groups.iter().map(Vec::len).sum();
+    let nodes = Nodes::start(&clients.main, &events).await?;
     let ctx = Ctx {
+        nodes,
         kured: kured::Kured::new(
             &clients.main,
             &options.kured,
             format!("{}/{}", locks.holder(), options.identity),
         ),
         budgets: crate::drain::budgets::Broker::new(clients.main.clone(), events.clone()),
-        conditions: crate::drain::conditions::Writer::new(
-            clients.main.clone(),
-            options.drain.node_conditions,
-        ),
+        publisher: publisher.clone(),
         clients,
         plan,
         drain: options.drain.clone(),
@@ -414,10 +445,9 @@ pub(crate) async fn run(
             ..Pool::default()
         }),
     };
-    let nodes_api: Api<Node> = Api::all(ctx.clients.main.clone());
     let mut results: BTreeMap<String, NodeRoll> = BTreeMap::new();
     let mut blocked = 0;
-    let mut stopped: Option<String> = None;
+    let mut stopped: Option<RollStopped> = None;
     let mut said: BTreeSet<String> = BTreeSet::new();
     let names: Vec<String> = order
         .groups
@@ -441,20 +471,22 @@ pub(crate) async fn run(
         loop {
             let mut in_progress: BTreeSet<String> =
                 ctx.pool.lock().expect("pool").in_progress.clone();
+            // Asked for before the nodes are read: no change is missed.
+            let changed = ctx.nodes.changed();
+            let mut lock_held = false;
             // Start what the budgets allow, each node under its lock.
             let mut tried = 0;
             while stopped.is_none() && !*interrupt.borrow() && tried < pending.len() {
                 let node = pending.front().cloned().expect("a pending node");
-                let all = nodes_api
-                    .list(&ListParams::default())
-                    .await
-                    .map_err(|e| api_error("list", "nodes", None, e))?
-                    .items;
+                let all: Vec<Node> = ctx.nodes.all().iter().map(|n| (**n).clone()).collect();
                 if let Some(hold) = hold_back(&options, &all, &in_progress, &node) {
                     let why = hold.to_string();
                     if in_progress.is_empty() && !hold.ends_by_itself() {
                         // Nothing else out, and it still cannot go: it never will.
-                        stopped = Some(format!("node/{node} cannot be taken out: {why}"));
+                        stopped = Some(RollStopped::CannotTakeOut {
+                            node: node.clone(),
+                            hold,
+                        });
                         break;
                     }
                     if said.insert(why.clone()) {
@@ -472,6 +504,7 @@ pub(crate) async fn run(
                         if said.insert(format!("{node}: {}", h.holder)) {
                             ctx.say(&node, "waiting", why);
                         }
+                        lock_held = true;
                         pending.rotate_left(1);
                         tried += 1;
                     }
@@ -480,17 +513,16 @@ pub(crate) async fn run(
                         before,
                         took_over,
                     } => {
-                        if let Some(message) = took_over {
-                            emit(&ctx.events, Event::Warning { message });
+                        if let Some(warning) = took_over {
+                            emit(&ctx.events, Event::Warning(warning));
                         }
                         pending.pop_front();
                         tried = 0;
                         // The lock's record, read now under the lock, decides.
-                        let boot = nodes_api
+                        let boot = ctx
+                            .nodes
                             .get(&node)
-                            .await
-                            .ok()
-                            .and_then(|n| n.status?.node_info.map(|i| i.boot_id))
+                            .map(|n| node::boot_id(&n))
                             .unwrap_or_default();
                         let at = phase::resume(
                             before.as_ref(),
@@ -525,22 +557,28 @@ pub(crate) async fn run(
             {
                 break;
             }
-            // Wait for a node to finish, or look again for locks and room.
+            // Wait for a node to finish, a node to change (room in the
+            // pool), a lock held by another to be worth trying again.
             let mut interrupted = interrupt.clone();
             tokio::select! {
                 Some(out) = running.next(), if !running.is_empty() => {
                     if matches!(out.status, RollStatus::Blocked | RollStatus::Failed) {
                         blocked += 1;
                         if pool::stops(blocked, options.drain.max_blocked_nodes) {
-                            stopped = Some(format!(
-                                "{blocked} nodes could not be rolled, more than --max-blocked-nodes={} allows",
-                                options.drain.max_blocked_nodes.unwrap_or_default()
-                            ));
+                            stopped = Some(RollStopped::TooManyBlocked {
+                                blocked,
+                                max: options.drain.max_blocked_nodes.unwrap_or_default(),
+                            });
                         }
                     }
                     results.insert(out.node.clone(), out);
                 }
-                () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                () = changed => {
+                    // Many nodes change at once (status heartbeats): look
+                    // once for all of them.
+                    tokio::time::sleep(COALESCE).await;
+                }
+                () = tokio::time::sleep(LOCK_RETRY), if lock_held => {}
                 _ = interrupted.changed() => {}
             }
         }
@@ -555,7 +593,9 @@ pub(crate) async fn run(
                     RollStatus::NotStarted,
                     format!(
                         "not started: {}",
-                        stopped.clone().unwrap_or_else(|| "the roll stopped".into())
+                        stopped
+                            .as_ref()
+                            .map_or_else(|| "the roll stopped".into(), ToString::to_string)
                     ),
                 )
             };
@@ -565,9 +605,9 @@ pub(crate) async fn run(
     if let Some(why) = &stopped {
         emit(
             &ctx.events,
-            Event::Warning {
-                message: format!("roll stopped: {why}"),
-            },
+            Event::Warning(Warning::RollStopped {
+                why: why.to_string(),
+            }),
         );
     }
     let nodes: Vec<NodeRoll> = names.iter().filter_map(|n| results.remove(n)).collect();

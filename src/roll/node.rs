@@ -19,28 +19,17 @@ use super::Ctx;
 use super::lease::Lock;
 use super::outcome::{NodeRoll, PhaseTime, RollStatus};
 use super::phase::Phase;
+use super::stop::{Blocked, Stop};
+use super::wait::{self, Check, Waited, Wake};
 use crate::drain::NodeSelection;
 use crate::drain::api_error::api_error;
 use crate::drain::events::{Event, emit};
 use crate::drain::outcome::NodeStatus;
-use crate::drain::{self, DrainError, cordon};
+use crate::drain::warning::Warning;
+use crate::drain::{self, cordon};
 
-/// How often a wait looks at the node again, and says it still waits.
-const POLL: Duration = Duration::from_millis(500);
-const SAY_EVERY: Duration = Duration::from_secs(15);
-
-/// Why a node's roll stopped before it was done.
-enum Stop {
-    Blocked(String),
-    Interrupted,
-    Failed(String),
-}
-
-impl From<DrainError> for Stop {
-    fn from(e: DrainError) -> Self {
-        Stop::Failed(e.chain())
-    }
-}
+/// How often budgets are listed again where they cannot be watched.
+const BUDGETS_LISTED_EVERY: Duration = Duration::from_secs(2);
 
 struct Run<'a> {
     ctx: &'a Ctx,
@@ -78,7 +67,7 @@ pub(crate) async fn roll(
     }
     let (status, message, recorded) = match run.phases(start).await {
         Ok(()) => (RollStatus::Done, None, Phase::Done),
-        Err(Stop::Blocked(m)) => (RollStatus::Blocked, Some(m), Phase::Blocked),
+        Err(Stop::Blocked(b)) => (RollStatus::Blocked, Some(b.to_string()), Phase::Blocked),
         Err(Stop::Interrupted) => (
             RollStatus::Interrupted,
             Some("interrupted: rerun the same command to take it up here".into()),
@@ -98,8 +87,11 @@ pub(crate) async fn roll(
     let mut out = run.out;
     ctx.finished(&out);
     if let Err(e) = lock.release(&ctx.roll, recorded).await {
-        let message = format!("node/{}: could not release its lock: {e}", out.node);
-        emit(&ctx.events, Event::Warning { message });
+        let warning = Warning::LockNotReleased {
+            node: out.node.clone(),
+            error: e.to_string(),
+        };
+        emit(&ctx.events, Event::Warning(warning));
     }
     if out.status == RollStatus::Done {
         out.message = None;
@@ -175,15 +167,16 @@ impl Run<'_> {
             options,
             self.ctx.events.clone(),
             self.ctx.interrupt.clone(),
-            self.ctx.budgets.clone(),
+            drain::Shared {
+                budgets: self.ctx.budgets.clone(),
+                publisher: self.ctx.publisher.clone(),
+            },
         )
         .await?;
         for w in prepared.warnings() {
             emit(
                 &self.ctx.events,
-                Event::Warning {
-                    message: format!("node/{}: {w}", self.node),
-                },
+                Event::Warning(w.clone().on_node(&self.node)),
             );
         }
         let evicted: Vec<(String, BTreeMap<String, String>)> = prepared
@@ -209,10 +202,7 @@ impl Run<'_> {
         match status {
             Some(NodeStatus::Drained) => Ok(()),
             Some(NodeStatus::Interrupted) => Err(Stop::Interrupted),
-            Some(s) => Err(Stop::Blocked(format!(
-                "not drained ({s}){}; left cordoned",
-                message.map(|m| format!(": {m}")).unwrap_or_default()
-            ))),
+            Some(status) => Err(Stop::Blocked(Blocked::NotDrained { status, message })),
             None => Err(Stop::Failed("the drain reported no node".into())),
         }
     }
@@ -230,24 +220,30 @@ impl Run<'_> {
                 "action",
                 format!("waiting for the reboot (boot ID {boot_before})"),
             );
-            let deadline = Instant::now() + self.ctx.action.ready_timeout;
-            let mut said = Instant::now();
-            loop {
-                let node = self.get().await?;
-                if !ready(&node) || boot_id(&node) != boot_before {
-                    break;
+            let nodes = &self.ctx.nodes;
+            let rebooted = wait::until(
+                Wake::Nodes(nodes),
+                Instant::now() + self.ctx.action.ready_timeout,
+                self.ctx.interrupt.clone(),
+                async || {
+                    Ok::<_, Stop>(match nodes.get(&self.node) {
+                        Some(n) if ready(&n) && boot_id(&n) == boot_before => {
+                            Check::Waiting("still Ready, same boot ID".into())
+                        }
+                        _ => Check::Done(()),
+                    })
+                },
+                |why| self.say("action", format!("waiting for the reboot: {why}")),
+            )
+            .await;
+            match rebooted {
+                Ok(()) => {}
+                Err(Waited::Interrupted) => return Err(Stop::Interrupted),
+                Err(Waited::Failed(stop)) => return Err(stop),
+                Err(Waited::TimedOut(_)) => {
+                    let after = self.ctx.action.ready_timeout;
+                    return Err(Stop::Blocked(Blocked::NoReboot { after }));
                 }
-                if Instant::now() >= deadline {
-                    return Err(Stop::Blocked(format!(
-                        "did not reboot within {} (still Ready, same boot ID); left cordoned",
-                        crate::duration::human(self.ctx.action.ready_timeout)
-                    )));
-                }
-                if said.elapsed() >= SAY_EVERY {
-                    said = Instant::now();
-                    self.say("action", "still waiting for the reboot".into());
-                }
-                self.pause().await?;
             }
         }
         Ok(())
@@ -264,9 +260,11 @@ impl Run<'_> {
             .stderr(std::process::Stdio::piped())
             .stdin(std::process::Stdio::null())
             .kill_on_drop(true);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| Stop::Blocked(format!("--exec could not start: {e}; left cordoned")))?;
+        let mut child = cmd.spawn().map_err(|e| {
+            Stop::Blocked(Blocked::ExecNotStarted {
+                error: e.to_string(),
+            })
+        })?;
         let lines = |r: Option<_>| async move {
             let mut out = Vec::new();
             if let Some(r) = r {
@@ -299,53 +297,47 @@ impl Run<'_> {
         }
         match status {
             Ok(s) if s.success() => Ok(()),
-            Ok(s) => Err(Stop::Blocked(format!(
-                "--exec failed ({s}){}; left cordoned",
-                err.last().map(|l| format!(": {l}")).unwrap_or_default()
-            ))),
-            Err(e) => Err(Stop::Blocked(format!("--exec: {e}; left cordoned"))),
-        }
-    }
-
-    async fn pause(&self) -> Result<(), Stop> {
-        let mut interrupt = self.ctx.interrupt.clone();
-        if *interrupt.borrow() {
-            return Err(Stop::Interrupted);
-        }
-        tokio::select! {
-            () = tokio::time::sleep(POLL) => Ok(()),
-            _ = interrupt.changed() => Err(Stop::Interrupted),
+            Ok(s) => Err(Stop::Blocked(Blocked::ExecFailed {
+                status: s.to_string(),
+                last_line: err.last().cloned(),
+            })),
+            Err(e) => Err(Stop::Blocked(Blocked::ExecLost {
+                error: e.to_string(),
+            })),
         }
     }
 
     async fn wait_ready(&mut self) -> Result<(), Stop> {
-        let deadline = Instant::now() + self.ctx.action.ready_timeout;
-        let mut said: Option<Instant> = None;
-        let result = loop {
-            let node = self.get().await?;
-            if ready(&node) {
-                break Ok(());
-            }
-            if Instant::now() >= deadline {
-                break Err(Stop::Blocked(format!(
-                    "not Ready after {} ({}); left cordoned",
-                    crate::duration::human(self.ctx.action.ready_timeout),
-                    ready_reason(&node)
-                )));
-            }
-            if said.is_none_or(|s| s.elapsed() >= SAY_EVERY) {
-                said = Some(Instant::now());
-                self.say("waiting for Ready", ready_reason(&node));
-            }
-            self.pause().await?;
-        };
+        let nodes = &self.ctx.nodes;
+        let result = wait::until(
+            Wake::Nodes(nodes),
+            Instant::now() + self.ctx.action.ready_timeout,
+            self.ctx.interrupt.clone(),
+            async || {
+                Ok::<_, Stop>(match nodes.get(&self.node) {
+                    Some(n) if ready(&n) => Check::Done(()),
+                    Some(n) => Check::Waiting(ready_reason(&n)),
+                    None => Check::Waiting("the node is not in the API".into()),
+                })
+            },
+            |why| self.say("waiting for Ready", why.to_string()),
+        )
+        .await;
         self.ctx.release_kured().await;
-        result
+        match result {
+            Ok(()) => Ok(()),
+            Err(Waited::Interrupted) => Err(Stop::Interrupted),
+            Err(Waited::Failed(stop)) => Err(stop),
+            Err(Waited::TimedOut(reason)) => Err(Stop::Blocked(Blocked::NotReady {
+                after: self.ctx.action.ready_timeout,
+                reason,
+            })),
+        }
     }
 
     async fn uncordon(&mut self) -> Result<(), Stop> {
         let node = self.get().await?;
-        let undo = cordon::uncordon(&self.ctx.clients.main, node, &self.ctx.conditions).await?;
+        let undo = cordon::uncordon(&self.ctx.clients.main, node, &self.ctx.publisher).await?;
         if let Some(since) = self.out_since.take() {
             self.out.out_of_service_ms += since.elapsed().as_millis() as u64;
         }
@@ -415,49 +407,73 @@ impl Run<'_> {
     /// pods healthy again (at most `--ready-timeout`; past it, says so and
     /// goes on: the next node's drain waits on the budget anyway).
     async fn budgets_healthy(&self) -> Result<(), Stop> {
-        let deadline = Instant::now() + self.ctx.action.ready_timeout;
         let mut by_namespace: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
         for (ns, name) in self.budgets.iter().filter_map(|k| k.split_once('/')) {
             by_namespace.entry(ns).or_default().insert(name);
         }
-        let mut said: Option<Instant> = None;
-        loop {
-            let mut unhealthy = Vec::new();
-            for (ns, names) in &by_namespace {
-                for pdb in self.budgets_in(ns).await? {
-                    let name = pdb.metadata.name.as_deref().unwrap_or_default();
-                    let Some(s) = &pdb.status else { continue };
-                    if names.contains(name) && s.current_healthy < s.expected_pods {
-                        unhealthy.push(format!(
-                            "PDB {ns}/{name}: {} of {} healthy",
-                            s.current_healthy, s.expected_pods
-                        ));
-                    }
+        // Woken by the shared watch of every budget where budgets may be
+        // listed cluster-wide; otherwise each namespace's are listed.
+        let wake = if self.ctx.budgets.every_budget().await.is_some() {
+            Wake::Budgets(self.ctx.budgets.subscribe())
+        } else {
+            Wake::Every(BUDGETS_LISTED_EVERY)
+        };
+        let mut unhealthy = Vec::new();
+        let result = wait::until(
+            wake,
+            Instant::now() + self.ctx.action.ready_timeout,
+            self.ctx.interrupt.clone(),
+            async || {
+                unhealthy = self.unhealthy(&by_namespace).await?;
+                Ok(if unhealthy.is_empty() {
+                    Check::Done(())
+                } else {
+                    Check::Waiting(unhealthy.join(", "))
+                })
+            },
+            |why| self.say("waiting for budgets", why.to_string()),
+        )
+        .await;
+        match result {
+            Ok(()) => Ok(()),
+            Err(Waited::Interrupted) => Err(Stop::Interrupted),
+            Err(Waited::Failed(stop)) => Err(stop),
+            Err(Waited::TimedOut(_)) => {
+                let warning = Warning::BudgetsStillUnhealthy {
+                    node: self.node.clone(),
+                    after: self.ctx.action.ready_timeout,
+                    budgets: unhealthy,
+                };
+                emit(&self.ctx.events, Event::Warning(warning));
+                Ok(())
+            }
+        }
+    }
+
+    /// Of these budgets (names by namespace), those with fewer healthy
+    /// pods than they expect, in words.
+    async fn unhealthy(
+        &self,
+        by_namespace: &BTreeMap<&str, BTreeSet<&str>>,
+    ) -> Result<Vec<String>, Stop> {
+        let mut unhealthy = Vec::new();
+        for (ns, names) in by_namespace {
+            for pdb in self.budgets_in(ns).await? {
+                let name = pdb.metadata.name.as_deref().unwrap_or_default();
+                let Some(s) = &pdb.status else { continue };
+                if names.contains(name) && s.current_healthy < s.expected_pods {
+                    unhealthy.push(format!(
+                        "PDB {ns}/{name}: {} of {} healthy",
+                        s.current_healthy, s.expected_pods
+                    ));
                 }
             }
-            if unhealthy.is_empty() {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                let message = format!(
-                    "node/{}: budgets still not healthy after {}, going on: {}",
-                    self.node,
-                    crate::duration::human(self.ctx.action.ready_timeout),
-                    unhealthy.join(", ")
-                );
-                emit(&self.ctx.events, Event::Warning { message });
-                return Ok(());
-            }
-            if said.is_none_or(|s| s.elapsed() >= SAY_EVERY) {
-                said = Some(Instant::now());
-                self.say("waiting for budgets", unhealthy.join(", "));
-            }
-            self.pause().await?;
         }
+        Ok(unhealthy)
     }
 }
 
-fn boot_id(node: &Node) -> String {
+pub(crate) fn boot_id(node: &Node) -> String {
     node.status
         .as_ref()
         .and_then(|s| s.node_info.as_ref())

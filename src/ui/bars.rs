@@ -102,8 +102,8 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
             | Event::WaveDone { node, .. }
             | Event::NodeDone { node, .. }
             | Event::ApiTrouble { node, .. } => Some(node.clone()),
-            Event::Warning { message } => {
-                let _ = multi.println(format!("warning: {message}"));
+            Event::Warning(warning) => {
+                let _ = multi.println(format!("warning: {warning}"));
                 None
             }
             Event::Phase { node, .. } => {
@@ -128,8 +128,15 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 state.blocked.remove(&pod);
                 state.terminating.insert(pod);
             }
-            Event::Blocked { pod, cause, .. } => {
-                state.blocked.insert(pod, cause);
+            Event::Blocked {
+                pod,
+                cause,
+                release,
+                ..
+            } => {
+                state
+                    .blocked
+                    .insert(pod, super::words::blocked(&cause, release.as_deref()));
             }
             Event::Forced { pod, .. } => {
                 forced += 1;
@@ -165,7 +172,7 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 state.rolled = last;
                 pool = Some(total);
             }
-            Event::WaveDone { .. } | Event::Warning { .. } | Event::Surge { .. } => {}
+            Event::WaveDone { .. } | Event::Warning(_) | Event::Surge { .. } => {}
         }
         let bar = bars.entry(node.clone()).or_insert_with(|| {
             let b = multi.add(ProgressBar::new(0));

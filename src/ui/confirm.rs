@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use crate::drain::Prepared;
 use crate::drain::outcome::{DrainOutcome, PodResult};
 use crate::drain::pod_key::PodKey;
+use crate::drain::warning::Warning;
 
 /// Set (to anything) to never ask, for automation that runs under a
 /// pseudo-terminal (`--yes` does the same per command).
@@ -50,7 +51,7 @@ pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
 pub(crate) fn describe(
     preview: &DrainOutcome,
     tight: &BTreeMap<PodKey, String>,
-    warnings: &[String],
+    warnings: &[Warning],
     deadline: bool,
 ) -> String {
     let mut out = String::new();

@@ -29,10 +29,17 @@ pub(crate) fn line(e: &Event) -> String {
         }
         Event::Evicted { node, pod } => format!("node/{node} pod/{pod} evicted"),
         Event::Blocked {
-            node, pod, cause, ..
-        } => format!("node/{node} pod/{pod} blocked: {cause}"),
+            node,
+            pod,
+            cause,
+            release,
+            ..
+        } => format!(
+            "node/{node} pod/{pod} blocked: {}",
+            super::words::blocked(cause, release.as_deref())
+        ),
         Event::PodGone { node, pod } => format!("node/{node} pod/{pod} gone"),
-        Event::Surge { node, pod, message } => format!("node/{node} pod/{pod} {message}"),
+        Event::Surge { node, pod, surged } => format!("node/{node} pod/{pod} {surged}"),
         Event::Forced {
             node,
             pod,
@@ -54,7 +61,7 @@ pub(crate) fn line(e: &Event) -> String {
         Event::ApiTrouble { node, message } => {
             format!("node/{node} API request failed, retrying: {message}")
         }
-        Event::Warning { message } => format!("warning: {message}"),
+        Event::Warning(warning) => format!("warning: {warning}"),
         Event::Phase {
             node,
             phase,

@@ -4,9 +4,8 @@
 
 pub(crate) mod bars;
 pub(crate) mod confirm;
-pub(crate) mod holds;
 pub(crate) mod lines;
 pub(crate) mod listeners;
-pub(crate) mod node_events;
 pub(crate) mod report;
 pub(crate) mod roll_report;
+pub(crate) mod words;

@@ -174,19 +174,19 @@ pub(crate) fn verdict(outcome: &DrainOutcome, p: &Prediction) -> String {
 fn result_words(r: &PodResult) -> (&'static str, String) {
     match r {
         PodResult::Evicted => ("evicted", String::new()),
-        PodResult::Forced { why } => ("forced", why.clone()),
+        PodResult::Forced { why } => ("forced", why.to_string()),
         PodResult::Completed => ("completed", String::new()),
         PodResult::GoneByItself => ("gone", String::new()),
         PodResult::Skipped { reason } => ("skip", crate::policy::classify::describe_skip(reason)),
         PodResult::WouldEvict => ("evict", String::new()),
-        PodResult::WouldBlock { cause } => ("blocked", cause.summary()),
+        PodResult::WouldBlock { cause } => ("blocked", cause.to_string()),
         PodResult::Remaining {
             cause: c @ Cause::Refused { .. },
-        } => ("refuse", c.summary()),
+        } => ("refuse", c.to_string()),
         PodResult::Remaining {
             cause: c @ Cause::WaitingForCompletion { .. },
-        } => ("wait", c.summary()),
-        PodResult::Remaining { cause } => ("remaining", cause.summary()),
+        } => ("wait", c.to_string()),
+        PodResult::Remaining { cause } => ("remaining", cause.to_string()),
     }
 }
 
@@ -357,11 +357,11 @@ fn blockers(outcome: &DrainOutcome) -> String {
                     e.1 += 1;
                     format!("blocked by PodDisruptionBudget {ns}/{name}")
                 }
-                other => other.summary(),
+                other => other.to_string(),
             };
             let entry = groups
                 .entry(kind)
-                .or_insert_with(|| (Vec::new(), cause.remedy()));
+                .or_insert_with(|| (Vec::new(), super::words::remedy(cause)));
             entry.0.push(format!("{} on {}", p.pod, n.node));
         }
     }

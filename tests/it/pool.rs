@@ -770,3 +770,34 @@ fn roll_keeps_etcd_quorum() {
     ]);
     out.success();
 }
+
+#[test]
+fn a_roll_that_may_not_watch_nodes_lists_them_and_says_so() {
+    let c = four_nodes().start(34);
+    c.wait_settled();
+    c.sandbox.deny(kube_sandbox::config::Deny {
+        verb: "watch".into(),
+        resource: "nodes".into(),
+        namespace: String::new(),
+    });
+    let boots_before: BTreeMap<&str, String> = ["r1", "r2", "r3", "r4"]
+        .into_iter()
+        .map(|n| (n, boot_id(&c, n)))
+        .collect();
+    let args = roll_args(&reboot("1"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = c.maintain(&args);
+    out.success();
+    for (node, status) in statuses(&roll_report(&out)) {
+        assert_eq!(status, "done", "{node}: {out:?}");
+    }
+    for n in ["r1", "r2", "r3", "r4"] {
+        assert_ne!(boot_id(&c, n), boots_before[n], "{n} was not rebooted");
+    }
+    let said = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("warning: cannot watch nodes"))
+        .count();
+    assert_eq!(said, 1, "{out:?}");
+}

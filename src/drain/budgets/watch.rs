@@ -22,6 +22,8 @@ use tokio::sync::{OnceCell, broadcast};
 use super::budget::{Budget, Key, UNWATCHED_RETRY};
 use super::ledger::Ledger;
 use crate::drain::events::{Event, Sink, emit};
+use crate::drain::mirror::forbidden;
+use crate::drain::warning::Warning;
 
 /// What the drain knows of a budget it asked to watch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,11 +150,11 @@ impl Watches {
                         if let Some(message) = forbidden(&e) {
                             record(&state, &changed, &key, Watched::Forbidden);
                             if !warned.swap(true, Ordering::Relaxed) {
-                                let message = format!(
-                                    "cannot watch PodDisruptionBudgets ({message}): evictions a budget refuses are retried every {} s, as kubectl drain does",
-                                    UNWATCHED_RETRY.as_secs()
-                                );
-                                emit(&events, Event::Warning { message });
+                                let warning = Warning::BudgetsUnwatched {
+                                    error: message,
+                                    every: UNWATCHED_RETRY,
+                                };
+                                emit(&events, Event::Warning(warning));
                             }
                             return;
                         }
@@ -237,21 +239,6 @@ fn record(
         Watched::Forbidden => Signal::Forbidden(key.clone()),
         _ => Signal::Changed(key.clone()),
     });
-}
-
-/// The API's message when a list or watch was forbidden.
-fn forbidden(e: &watcher::Error) -> Option<String> {
-    match e {
-        watcher::Error::InitialListFailed(kube::Error::Api(s))
-        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
-        | watcher::Error::WatchFailed(kube::Error::Api(s))
-            if s.code == 403 =>
-        {
-            Some(s.message.clone())
-        }
-        watcher::Error::WatchError(s) if s.code == 403 => Some(s.message.clone()),
-        _ => None,
-    }
 }
 
 impl Drop for Watches {

@@ -56,19 +56,17 @@ impl NodeMachine {
         };
         // A budget's numbers change as pods come and go; the cause is the
         // same budget, so it is told once.
-        let identity = match &cause {
-            Cause::Pdb { name, .. } => format!("pdb/{name}"),
-            other => other.summary(),
-        };
-        let new = m.told.as_ref() != Some(&identity);
-        m.told = Some(identity);
-        let summary = cause.summary();
+        let new = !m
+            .told
+            .as_ref()
+            .is_some_and(|told| same_reason(told, &cause));
+        m.told = Some(cause.clone());
         let budget_name = match &cause {
             Cause::Pdb { name, .. } => Some(format!("{}/{name}", key.namespace)),
             _ => None,
         };
         m.state = State::Blocked {
-            cause,
+            cause: cause.clone(),
             retry_at,
             budget,
         };
@@ -76,8 +74,9 @@ impl NodeMachine {
             self.emit(Event::Blocked {
                 node: self.node.clone(),
                 pod: key.clone(),
-                cause: summary,
+                cause,
                 budget: budget_name,
+                release: None,
             });
         }
     }
@@ -155,8 +154,9 @@ impl NodeMachine {
         self.emit(Event::Blocked {
             node: self.node.clone(),
             pod: key.clone(),
-            cause: cause.summary(),
+            cause,
             budget: None,
+            release: None,
         });
     }
 
@@ -283,5 +283,14 @@ pub(super) fn budget_cause(name: &str, budget: Option<&Budget>, message: String)
         desired_healthy: budget.map(|b| b.desired_healthy),
         expected_pods: budget.map(|b| b.expected_pods),
         message,
+    }
+}
+
+/// Whether two causes are the same reason, told once: a budget's numbers
+/// change as pods come and go, its name does not.
+fn same_reason(a: &Cause, b: &Cause) -> bool {
+    match (a, b) {
+        (Cause::Pdb { name: x, .. }, Cause::Pdb { name: y, .. }) => x == y,
+        _ => a == b,
     }
 }

@@ -5,7 +5,7 @@ use k8s_openapi::api::core::v1::Pod;
 
 use super::member::State;
 use super::{Change, NodeMachine};
-use crate::drain::events::Event;
+use crate::drain::events::{Event, Surged};
 use crate::drain::outcome::{PodOutcome, PodResult};
 use crate::drain::pod_key::{PodKey, uid};
 use crate::policy::classify::{SkipReason, priority};
@@ -33,7 +33,7 @@ impl NodeMachine {
                 node: self.node.clone(),
                 message,
             }),
-            Change::Polling(message) => self.emit(Event::Warning { message }),
+            Change::Polling(warning) => self.emit(Event::Warning(warning)),
         }
     }
 
@@ -112,24 +112,24 @@ impl NodeMachine {
     /// `--surge` answered: said on screen; a workload that cannot surge is
     /// noted on its pod, which waits on its budget as before.
     pub(super) fn on_surged(&mut self, key: &PodKey, result: Result<Option<String>, String>) {
-        let message = match result {
+        let surged = match result {
             Ok(None) => return,
-            Ok(Some(deployment)) => format!(
-                "surging Deployment {}/{deployment}: one more replica, so that its budget lets this pod go",
-                key.namespace
-            ),
+            Ok(Some(deployment)) => Surged::Scaling {
+                namespace: key.namespace.clone(),
+                deployment,
+            },
             Err(why) => {
-                let note = format!("not surged: {why}");
+                let not = Surged::Not { why };
                 if let Some(m) = self.members.get_mut(key) {
-                    m.warning = Some(note.clone());
+                    m.warning = Some(not.to_string());
                 }
-                note
+                not
             }
         };
         self.emit(Event::Surge {
             node: self.node.clone(),
             pod: key.clone(),
-            message,
+            surged,
         });
     }
 }

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use super::member::{Member, State};
 use super::{Effect, NodeMachine};
 use crate::drain::events::Event;
-use crate::drain::outcome::{Cause, NodeStatus};
+use crate::drain::outcome::{Forced, NodeStatus};
 use crate::drain::pod_key::{PodKey, uid};
 
 impl NodeMachine {
@@ -66,17 +66,9 @@ impl NodeMachine {
             let node = self.node.clone();
             let m = self.members.get_mut(&key).expect("member");
             let why = match &m.state {
-                State::Blocked { cause, .. } => {
-                    format!("still held at the deadline: {}", cause.summary())
-                }
-                State::Waiting(reason) => format!(
-                    "still held at the deadline by {}",
-                    Cause::WaitingForCompletion {
-                        reason: reason.clone()
-                    }
-                    .summary()
-                ),
-                _ => "not evicted yet at the deadline".to_string(),
+                State::Blocked { cause, .. } => Forced::Held(cause.clone()),
+                State::Waiting(reason) => Forced::Waiting(reason.clone()),
+                _ => Forced::NotEvictedYet,
             };
             m.forced = Some(why.clone());
             m.state = State::InFlight;

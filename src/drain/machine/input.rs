@@ -12,6 +12,7 @@ use tokio::time::Instant;
 use crate::drain::budgets::{Budget, Key as BudgetKey};
 use crate::drain::outcome::Cause;
 use crate::drain::pod_key::PodKey;
+use crate::drain::warning::Warning;
 
 /// The time of an input: monotonic for deadlines, wall-clock for pod
 /// timestamps. One reading serves every decision an input leads to.
@@ -103,6 +104,6 @@ pub(crate) enum Change {
     /// A request failed; the watch goes on after a backoff.
     Error(String),
     /// Watching is forbidden: from now on the pods are listed every
-    /// `POLL_INTERVAL` (the message says so, for one warning).
-    Polling(String),
+    /// `POLL_INTERVAL` (the warning says so, once).
+    Polling(Warning),
 }

@@ -4,7 +4,7 @@ use k8s_openapi::api::core::v1::Pod;
 use tokio::time::Instant;
 
 use crate::drain::budgets::Key as BudgetKey;
-use crate::drain::outcome::{Cause, PodResult};
+use crate::drain::outcome::{Cause, Forced, PodResult};
 use crate::policy::classify::WaitReason;
 
 #[derive(Debug, Clone)]
@@ -29,14 +29,16 @@ pub(super) struct Member {
     pub(super) state: State,
     pub(super) evicted: bool,
     pub(super) attempts: u32,
+    /// What the report notes about the pod (kubectl's warning, or what
+    /// `--surge` could not do for its workload).
     pub(super) warning: Option<String>,
     /// The cause the listeners were last told of (one line per change of
     /// cause, not one per retry).
-    pub(super) told: Option<String>,
+    pub(super) told: Option<Cause>,
     /// The budget refusing this pod's eviction, since when.
     pub(super) held: Option<(BudgetKey, Instant)>,
     /// Deleted at the deadline, and why it was still there.
-    pub(super) forced: Option<String>,
+    pub(super) forced: Option<Forced>,
     /// `--surge` was asked for this pod's workload.
     pub(super) surge_asked: bool,
     /// A plan rule asks to surge this pod's workload.

@@ -9,6 +9,7 @@ use k8s_openapi::jiff::Timestamp;
 use super::settings::{FALLBACK_RETRY, MAX_API_ATTEMPTS};
 use super::*;
 use crate::drain::budgets::UNWATCHED_RETRY;
+use crate::drain::outcome::Forced;
 use crate::policy::classify::SkipReason;
 
 const SEC: Duration = Duration::from_secs(1);
@@ -192,7 +193,7 @@ fn at_the_deadline_a_held_pod_is_deleted_its_grace_period_early() {
     assert_eq!(forced, [("a", 10)]);
     assert!(
         due.iter()
-            .any(|e| matches!(e, Effect::Emit(Event::Forced { why, .. }) if why.contains("web")))
+            .any(|e| matches!(e, Effect::Emit(Event::Forced { why: Forced::Held(Cause::Pdb { name, .. }), .. }) if name == "web"))
     );
     d.answer(10 * SEC, "a", Answer::Accepted);
     d.gone(11 * SEC, "b");

@@ -85,15 +85,13 @@ impl NodeMachine {
             })
             .collect();
         for (pod, reason) in held {
-            let cause = Cause::WaitingForCompletion {
-                reason: reason.clone(),
-            };
             let release = reason.release_for(&pod.namespace, &pod.name);
             self.emit(Event::Blocked {
                 node: self.node.clone(),
                 pod,
-                cause: format!("{}; to drain it now: {release}", cause.summary()),
+                cause: Cause::WaitingForCompletion { reason },
                 budget: None,
+                release: Some(release),
             });
         }
     }

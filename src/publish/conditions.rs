@@ -15,7 +15,8 @@ use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 
-use super::events::{Event, Sink, emit};
+use crate::drain::events::{Event, Sink, emit};
+use crate::drain::warning::Warning;
 use crate::policy::maintenance::FIELD_MANAGER;
 
 pub(crate) const DRAIN_IN_PROGRESS: &str = "DrainInProgress";
@@ -125,19 +126,18 @@ impl Writer {
         if forbidden && self.refused.swap(true, Ordering::Relaxed) {
             return;
         }
-        let why = match &e {
-            kube::Error::Api(s) if s.code == 403 => format!(
-                "{}; grant patch on nodes/status to record them, or pass --node-conditions=false",
-                s.message
-            ),
+        let error = match &e {
+            kube::Error::Api(s) if s.code == 403 => s.message.clone(),
             other => other.to_string(),
         };
-        let message = format!(
-            "cannot write the {DRAIN_IN_PROGRESS}/{DRAINED} conditions of node {node} (the drain goes on): {why}"
-        );
+        let warning = Warning::ConditionsNotWritten {
+            node: node.to_string(),
+            error,
+            forbidden,
+        };
         match events {
-            Some(sink) => emit(sink, Event::Warning { message }),
-            None => eprintln!("warning: {message}"),
+            Some(sink) => emit(sink, Event::Warning(warning)),
+            None => eprintln!("warning: {warning}"),
         }
     }
 }

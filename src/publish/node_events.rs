@@ -139,7 +139,11 @@ pub(crate) async fn run(
                 pod,
                 cause,
                 budget,
-            } => holds.held(node, &pod, &cause, budget.as_deref(), Instant::now()),
+                release,
+            } => {
+                let cause = crate::ui::words::blocked(&cause, release.as_deref());
+                holds.held(node, &pod, &cause, budget.as_deref(), Instant::now());
+            }
             Event::Evicted { pod, .. } | Event::PodGone { pod, .. } => holds.released(&pod),
             Event::Forced {
                 node,

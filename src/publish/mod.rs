@@ -1,0 +1,124 @@
+//! What a maintenance publishes to the cluster for others to read, in one
+//! place: the node conditions `DrainInProgress`/`Drained` (`conditions`),
+//! Kubernetes Events on the nodes (`node_events`, with holds of pods told
+//! once they last, `holds`). A drain session or a roll drives one
+//! `Publisher`; the screen only listens to the same events. The third thing
+//! published, the record of what a drain changed on a node (which
+//! `uncordon` undoes, format in `policy::maintenance`), is written in the
+//! cordon's own patch (`drain::cordon`), so that no crash can leave a node
+//! cordoned without it.
+//!
+//! Each part is optional and never stops the work: a refused write warns
+//! once and the maintenance goes on.
+
+pub(crate) mod conditions;
+mod holds;
+pub(crate) mod node_events;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::drain::events::{Event, Sink};
+use crate::drain::{DryRun, Options};
+use conditions::Stage;
+use node_events::Recorder;
+
+/// What to publish.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Publish {
+    /// Write the node conditions (`--node-conditions`).
+    pub(crate) conditions: bool,
+    /// Record Kubernetes Events on the nodes.
+    pub(crate) events: bool,
+    /// `--reason`, told in the Event of each cordon.
+    pub(crate) reason: Option<String>,
+}
+
+impl Publish {
+    /// What a drain (or a roll's drains) with these options publishes:
+    /// nothing for a dry run, which changes nothing and tells no one.
+    pub(crate) fn of(options: &Options) -> Self {
+        if options.dry_run != DryRun::None {
+            return Publish::default();
+        }
+        Publish {
+            conditions: options.node_conditions,
+            events: true,
+            reason: options.reason.clone(),
+        }
+    }
+}
+
+/// Publishes one drain's or one roll's progress.
+pub(crate) struct Publisher {
+    conditions: conditions::Writer,
+    recorder: Option<Recorder>,
+    /// Events for the recorder's task (none when Events are off).
+    to_record: Mutex<Option<mpsc::UnboundedSender<Event>>>,
+    task: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Publisher {
+    /// Starts publishing: the recorder's task runs until `finish`.
+    pub(crate) fn start(client: &kube::Client, publish: Publish) -> Self {
+        let (to_record, task) = if publish.events {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let recorder = Recorder::new(client.clone());
+            let task = tokio::spawn(node_events::run(recorder, rx, publish.reason));
+            (Some(tx), Some(task))
+        } else {
+            (None, None)
+        };
+        Publisher {
+            conditions: conditions::Writer::new(client.clone(), publish.conditions),
+            recorder: publish.events.then(|| Recorder::new(client.clone())),
+            to_record: Mutex::new(to_record),
+            task: Mutex::new(task),
+        }
+    }
+
+    /// A sink that tells `display` every event, and records those that
+    /// matter to others as Kubernetes Events.
+    pub(crate) fn listen(&self, display: Sink) -> Sink {
+        let Some(record) = self.to_record.lock().expect("recorder").clone() else {
+            return display;
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+        tokio::spawn(async move {
+            while let Some(e) = rx.recv().await {
+                let _ = record.send(e.clone());
+                let _ = display.send(e);
+            }
+        });
+        tx
+    }
+
+    /// A node's drain reached a stage: its conditions say so. A refused
+    /// write is a warning to `warnings` (stderr without one), given once.
+    pub(crate) async fn stage(&self, node: &str, stage: Stage, warnings: Option<&Sink>) {
+        self.conditions.write(node, stage, warnings).await;
+    }
+
+    /// `uncordon` returned a node to service: an Event says what was undone.
+    pub(crate) async fn uncordoned(&self, name: &str, words: &str) {
+        if let Some(recorder) = &self.recorder {
+            let message = format!("Maintenance ended: {words}");
+            recorder
+                .node_event(name, "Normal", node_events::UNCORDONED, &message)
+                .await;
+        }
+    }
+
+    /// Once every sink from `listen` is dropped: lets the recorder write
+    /// what is left, then ends it.
+    pub(crate) async fn finish(&self) {
+        drop(self.to_record.lock().expect("recorder").take());
+        let task = self.task.lock().expect("task").take();
+        if let Some(task) = task {
+            let _ = tokio::time::timeout(Duration::from_secs(5), task).await;
+        }
+    }
+}

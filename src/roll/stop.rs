@@ -1,0 +1,55 @@
+//! Why a node's roll, or the whole roll, stopped short: plain data that
+//! `ui/words/roll.rs` words for the report and the screen.
+
+use std::time::Duration;
+
+use super::HoldBack;
+use crate::drain::DrainError;
+use crate::drain::outcome::NodeStatus;
+
+/// Why a node's roll stopped before it was done.
+pub(crate) enum Stop {
+    /// Left cordoned: something it needs did not happen.
+    Blocked(Blocked),
+    Interrupted,
+    /// An error, or the lock lost to another run.
+    Failed(String),
+}
+
+impl From<DrainError> for Stop {
+    fn from(e: DrainError) -> Self {
+        Stop::Failed(e.chain())
+    }
+}
+
+/// What a node left cordoned waits for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Blocked {
+    /// Its drain ended without draining it.
+    NotDrained {
+        status: NodeStatus,
+        message: Option<String>,
+    },
+    /// `--exec` could not be started.
+    ExecNotStarted { error: String },
+    /// `--exec` exited with a failure: its status, its last line on stderr.
+    ExecFailed {
+        status: String,
+        last_line: Option<String>,
+    },
+    /// `--exec` could not be waited for.
+    ExecLost { error: String },
+    /// `--wait-for-reboot`: still Ready with the same boot ID.
+    NoReboot { after: Duration },
+    /// Not Ready again in time, and the last reason.
+    NotReady { after: Duration, reason: String },
+}
+
+/// Why the roll took no more nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RollStopped {
+    /// Nothing else is out, and this node still cannot go.
+    CannotTakeOut { node: String, hold: HoldBack },
+    /// More nodes could not be rolled than `--max-blocked-nodes` allows.
+    TooManyBlocked { blocked: usize, max: usize },
+}

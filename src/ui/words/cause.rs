@@ -1,0 +1,131 @@
+//! A pod's cause in words: one line for tables, logs and Events, and what
+//! the operator can do about it.
+
+use std::fmt;
+
+use crate::drain::events::Surged;
+use crate::drain::outcome::{Cause, Forced};
+use crate::policy::classify::Refusal;
+
+/// One line for tables and logs.
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line: String = match self {
+            Cause::Pdb {
+                name,
+                disruptions_allowed,
+                current_healthy,
+                desired_healthy,
+                ..
+            } => match (current_healthy, desired_healthy) {
+                (Some(c), Some(d)) => format!(
+                    "PDB {name}: needs {d} healthy, has {c}, allows {}",
+                    kube_conventions::count(
+                        usize::try_from(disruptions_allowed.unwrap_or(0)).unwrap_or(0),
+                        "disruption"
+                    )
+                ),
+                _ => format!("PDB {name} allows no disruption"),
+            },
+            Cause::VmEvacuation { vmi, strategy, .. } => {
+                format!("VM evacuation in progress (VMI {vmi}, evictionStrategy {strategy})")
+            }
+            Cause::MultiplePdbs { .. } => {
+                "more than one PDB selects the pod; the eviction API refuses it".into()
+            }
+            Cause::Refused { message, .. } => message.clone(),
+            Cause::WaitingForCompletion { reason } => {
+                format!("waiting for it to complete ({})", reason.describe())
+            }
+            Cause::WaitingForEarlierWave { wave } => format!("waiting for wave {wave} to finish"),
+            Cause::Terminating {
+                seconds,
+                grace_period_seconds,
+            } => match grace_period_seconds {
+                Some(g) if *seconds > *g => {
+                    format!("terminating for {seconds}s, past its {g}s grace period")
+                }
+                Some(g) => format!("terminating for {seconds}s (grace period {g}s)"),
+                None => format!("terminating for {seconds}s"),
+            },
+            Cause::Finalizers { finalizers } => {
+                format!("terminating, held by finalizers {}", finalizers.join(", "))
+            }
+            Cause::NamespaceTerminating { namespace } => {
+                format!("namespace {namespace} is terminating")
+            }
+            Cause::ApiError { message } => format!("API error: {message}"),
+            Cause::Forbidden { message } => format!("forbidden: {message}"),
+            Cause::NotStarted => "eviction not started".into(),
+        };
+        f.write_str(&line)
+    }
+}
+
+/// What the operator can do about a cause.
+pub(crate) fn remedy(cause: &Cause) -> &'static str {
+    match cause {
+        Cause::Pdb { .. } => {
+            "wait for the budget's pods to be healthy elsewhere, scale the workload up, or relax the PDB"
+        }
+        Cause::VmEvacuation { .. } => {
+            "KubeVirt is moving the VM: give it time (--timeout), or check its VirtualMachineInstanceMigration"
+        }
+        Cause::MultiplePdbs { .. } => "make exactly one PDB select these pods",
+        Cause::Refused { refusal, .. } => match refusal {
+            Refusal::DaemonSet => {
+                "rerun with --ignore-daemonsets, or add a DaemonSet wave to the plan"
+            }
+            Refusal::DaemonSetMissing(_) => "rerun with --force to delete the orphaned pod",
+            Refusal::LocalStorage => {
+                "rerun with --delete-emptydir-data if the emptyDir data may be lost"
+            }
+            Refusal::Unmanaged => "rerun with --force, or add a skip rule for the pod",
+        },
+        Cause::WaitingForCompletion { reason } => reason.release(),
+        Cause::WaitingForEarlierWave { .. } => "resolve what blocks the earlier wave",
+        Cause::Terminating { .. } => "check the pod's preStop hooks and the kubelet on the node",
+        Cause::Finalizers { .. } => "find the controller that owns the finalizers",
+        Cause::NamespaceTerminating { .. } => {
+            "check what holds the namespace's deletion (kubectl get namespace NS -o yaml: status.conditions)"
+        }
+        Cause::ApiError { .. } => "check the API server's health and rerun; the drain resumes",
+        Cause::Forbidden { .. } => {
+            "grant the named verb and resource to the user running the drain"
+        }
+        Cause::NotStarted => "rerun the drain",
+    }
+}
+
+/// Why `--deadline` deleted a pod.
+impl fmt::Display for Forced {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Forced::Held(cause) => write!(f, "still held at the deadline: {cause}"),
+            Forced::Waiting(reason) => write!(
+                f,
+                "still held at the deadline by {}",
+                Cause::WaitingForCompletion {
+                    reason: reason.clone()
+                }
+            ),
+            Forced::NotEvictedYet => f.write_str("not evicted yet at the deadline"),
+        }
+    }
+}
+
+/// What `--surge` did for a pod's workload.
+impl fmt::Display for Surged {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Surged::Scaling {
+                namespace,
+                deployment,
+            } => write!(
+                f,
+                "surging Deployment {namespace}/{deployment}: one more replica, so that its budget lets this pod go"
+            ),
+            Surged::Not { why } => write!(f, "not surged: {why}"),
+        }
+    }
+}

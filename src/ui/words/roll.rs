@@ -1,0 +1,54 @@
+//! A roll's stops in words: a node left cordoned, the roll stopped.
+
+use std::fmt;
+
+use crate::duration::human;
+use crate::roll::stop::{Blocked, RollStopped};
+
+impl fmt::Display for Blocked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Blocked::NotDrained { status, message } => write!(
+                f,
+                "not drained ({status}){}",
+                message
+                    .as_ref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            ),
+            Blocked::ExecNotStarted { error } => write!(f, "--exec could not start: {error}"),
+            Blocked::ExecFailed { status, last_line } => write!(
+                f,
+                "--exec failed ({status}){}",
+                last_line
+                    .as_ref()
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default()
+            ),
+            Blocked::ExecLost { error } => write!(f, "--exec: {error}"),
+            Blocked::NoReboot { after } => write!(
+                f,
+                "did not reboot within {} (still Ready, same boot ID)",
+                human(*after)
+            ),
+            Blocked::NotReady { after, reason } => {
+                write!(f, "not Ready after {} ({reason})", human(*after))
+            }
+        }?;
+        f.write_str("; left cordoned")
+    }
+}
+
+impl fmt::Display for RollStopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RollStopped::CannotTakeOut { node, hold } => {
+                write!(f, "node/{node} cannot be taken out: {hold}")
+            }
+            RollStopped::TooManyBlocked { blocked, max } => write!(
+                f,
+                "{blocked} nodes could not be rolled, more than --max-blocked-nodes={max} allows"
+            ),
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! A warning in words, without its `warning:` prefix.
+
+use std::fmt;
+use std::time::Duration;
+
+use kube_conventions::count;
+
+use crate::drain::pod_key::PodKey;
+use crate::drain::warning::Warning;
+use crate::duration::human;
+use crate::publish::conditions::{DRAIN_IN_PROGRESS, DRAINED};
+
+/// The most pods a warning names; the rest are counted.
+const SHOWN: usize = 10;
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::HeldByMarkers(held) => held_by_markers(f, held),
+            Warning::LeftPending(evicted) => left_pending(f, evicted),
+            Warning::WaitsForDetach { limit } => write!(
+                f,
+                "pods to evict use PersistentVolumeClaims: a node counts as drained once their volumes are detached from it (up to --detach-timeout {}); --skip-wait-for-detach does not wait, as kubectl drain",
+                human(*limit)
+            ),
+            Warning::Deadline {
+                after,
+                overrides_markers,
+            } => deadline(f, *after, *overrides_markers),
+            Warning::CannotListNodes { error } => write!(
+                f,
+                "cannot list nodes, so cannot tell whether a schedulable node will be left (the drain goes on): {error}"
+            ),
+            Warning::CannotReadClaims { error } => write!(
+                f,
+                "cannot read PersistentVolumeClaims, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {error}"
+            ),
+            Warning::CannotListAttachments { error } => write!(
+                f,
+                "cannot list VolumeAttachments, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {error}"
+            ),
+            Warning::PodsPolled { error, every } => write!(
+                f,
+                "cannot watch pods ({error}): each node's pods are listed every {} s instead, as kubectl drain polls",
+                every.as_secs()
+            ),
+            Warning::NodesPolled { error, every } => write!(
+                f,
+                "cannot watch nodes ({error}): they are listed every {} s instead",
+                every.as_secs()
+            ),
+            Warning::BudgetsUnwatched { error, every } => write!(
+                f,
+                "cannot watch PodDisruptionBudgets ({error}): evictions a budget refuses are retried every {} s, as kubectl drain does",
+                every.as_secs()
+            ),
+            Warning::ConditionsNotWritten {
+                node,
+                error,
+                forbidden,
+            } => conditions_not_written(f, node, error, *forbidden),
+            Warning::Retrying { what, error } => write!(f, "{what} failed, retrying: {error}"),
+            Warning::AwaitingDetach { node, volumes } => {
+                let names: Vec<String> = volumes
+                    .iter()
+                    .map(|(pv, va)| format!("{pv} (VolumeAttachment {va})"))
+                    .collect();
+                write!(
+                    f,
+                    "node/{node}: pods gone, waiting for {} to detach: {} (--skip-wait-for-detach to not wait)",
+                    count(volumes.len(), "volume"),
+                    names.join(", ")
+                )
+            }
+            Warning::SurgeNotUndone { problem } => f.write_str(problem),
+            Warning::OnNode { node, warning } => write!(f, "node/{node}: {warning}"),
+            Warning::LockNotReleased { node, error } => {
+                write!(f, "node/{node}: could not release its lock: {error}")
+            }
+            Warning::KuredLockNotReturned { error } => {
+                write!(f, "could not give kured's lock back: {error}")
+            }
+            Warning::TookOverLock {
+                node,
+                holder,
+                expired: Some((since, lasts)),
+            } => write!(
+                f,
+                "node/{node}: took over the lock of {holder}, not renewed for {since} s (its lease lasts {lasts} s)"
+            ),
+            Warning::TookOverLock {
+                node,
+                holder,
+                expired: None,
+            } => write!(
+                f,
+                "node/{node}: took over the lock of {holder}, a process of this machine that no longer runs"
+            ),
+            Warning::BudgetsStillUnhealthy {
+                node,
+                after,
+                budgets,
+            } => write!(
+                f,
+                "node/{node}: budgets still not healthy after {}, going on: {}",
+                human(*after),
+                budgets.join(", ")
+            ),
+            Warning::RollStopped { why } => write!(f, "roll stopped: {why}"),
+        }
+    }
+}
+
+fn held_by_markers(f: &mut fmt::Formatter<'_>, held: &[(PodKey, String)]) -> fmt::Result {
+    let pods = match held.len() {
+        1 => "1 pod carries".to_string(),
+        n => format!("{n} pods carry"),
+    };
+    let names: Vec<String> = held.iter().map(|(p, m)| format!("{p} ({m})")).collect();
+    write!(
+        f,
+        "{pods} drain markers that kubectl drain ignores; --ignore-markers drains them as kubectl does: {}",
+        names.join(", ")
+    )
+}
+
+fn left_pending(f: &mut fmt::Formatter<'_>, evicted: &[PodKey]) -> fmt::Result {
+    let mut names = evicted
+        .iter()
+        .take(SHOWN)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if evicted.len() > SHOWN {
+        names = format!("{names} and {} more", evicted.len() - SHOWN);
+    }
+    let pods = match evicted.len() {
+        1 => "the 1 pod".to_string(),
+        n => format!("the {n} pods"),
+    };
+    write!(
+        f,
+        "no schedulable node would be left once the selected nodes are cordoned: {pods} this drain evicts will stay Pending until a node takes them: {names}"
+    )
+}
+
+fn deadline(f: &mut fmt::Formatter<'_>, after: Duration, overrides_markers: bool) -> fmt::Result {
+    let markers = if overrides_markers {
+        "pods held by drain markers too"
+    } else {
+        "pods held by drain markers are left"
+    };
+    write!(
+        f,
+        "--deadline {}: what is still on a node then is deleted, PodDisruptionBudgets bypassed, each pod its grace period before the deadline ({markers})",
+        human(after)
+    )
+}
+
+fn conditions_not_written(
+    f: &mut fmt::Formatter<'_>,
+    node: &str,
+    error: &str,
+    forbidden: bool,
+) -> fmt::Result {
+    let hint = if forbidden {
+        "; grant patch on nodes/status to record them, or pass --node-conditions=false"
+    } else {
+        ""
+    };
+    write!(
+        f,
+        "cannot write the {DRAIN_IN_PROGRESS}/{DRAINED} conditions of node {node} (the drain goes on): {error}{hint}"
+    )
+}
