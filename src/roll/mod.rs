@@ -17,15 +17,13 @@ mod nodes;
 pub(crate) mod outcome;
 pub(crate) mod phase;
 pub(crate) mod stop;
+pub(crate) mod take;
 mod wait;
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::StreamExt;
-use futures::stream::FuturesUnordered;
-use k8s_openapi::api::core::v1::Node;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
@@ -33,15 +31,15 @@ use crate::client::Clients;
 use crate::drain::events::{Event, Sink, emit};
 use crate::drain::warning::Warning;
 use crate::drain::{DrainError, Options, discover};
-use crate::policy::guard::{self, ClusterView, MaxUnavailable};
+use crate::policy::guard::MaxUnavailable;
 use crate::policy::plan::Plan;
 use crate::policy::pool;
 use crate::publish::{Publish, Publisher};
-use lease::{Locks, Taken};
+use lease::Locks;
 use nodes::Nodes;
 use outcome::{NodeRoll, RollOutcome, RollStatus};
 use phase::Phase;
-use stop::RollStopped;
+use take::Taking;
 
 /// What each node's action is.
 #[derive(Debug, Clone)]
@@ -266,126 +264,6 @@ pub(crate) async fn order(
     Ok(Order { groups, all_done })
 }
 
-/// Why the next node cannot start yet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum HoldBack {
-    /// Taking it out would lose etcd's quorum.
-    Quorum(guard::Refusal),
-    /// Taking it out would leave no schedulable node.
-    NoSchedulableNode,
-    /// Every slot `--max-parallel` gives is taken.
-    NoFreeSlot {
-        in_progress: usize,
-        max_parallel: usize,
-    },
-    /// `--max-unavailable` counts enough nodes out already.
-    MaxUnavailable {
-        unavailable: usize,
-        nodes: usize,
-        allows: usize,
-    },
-}
-
-impl HoldBack {
-    /// With no node of this roll in progress, can the hold still end by
-    /// itself (nodes out for other reasons coming back)? When not, the
-    /// node never can be taken out and the roll stops.
-    fn ends_by_itself(&self) -> bool {
-        matches!(self, HoldBack::MaxUnavailable { .. })
-    }
-}
-
-impl std::fmt::Display for HoldBack {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HoldBack::Quorum(why) => write!(f, "{why} (--allow-quorum-loss overrides)"),
-            HoldBack::NoSchedulableNode => f.write_str(
-                "taking it out would leave no schedulable node (--allow-no-schedulable-nodes overrides)",
-            ),
-            HoldBack::NoFreeSlot {
-                in_progress,
-                max_parallel,
-            } => write!(
-                f,
-                "for a free slot ({in_progress} nodes in progress, --max-parallel {max_parallel})"
-            ),
-            HoldBack::MaxUnavailable {
-                unavailable,
-                nodes,
-                allows,
-            } => write!(
-                f,
-                "{unavailable} of {nodes} nodes are unavailable; --max-unavailable allows {allows}"
-            ),
-        }
-    }
-}
-
-/// Why the next node cannot start yet (or, with nothing in progress, at all).
-fn hold_back(
-    options: &RollOptions,
-    all: &[Node],
-    in_progress: &BTreeSet<String>,
-    candidate: &str,
-) -> Option<HoldBack> {
-    let picked: Vec<Node> = all
-        .iter()
-        .filter(|n| {
-            let name = n.metadata.name.as_deref().unwrap_or_default();
-            name == candidate || in_progress.contains(name)
-        })
-        .cloned()
-        .collect();
-    if !options.allow_quorum_loss {
-        let cps: Vec<Node> = all
-            .iter()
-            .filter(|n| guard::is_control_plane(n))
-            .cloned()
-            .collect();
-        if let Err(e) = guard::quorum(&cps, &picked) {
-            return Some(HoldBack::Quorum(e));
-        }
-    }
-    if !options.allow_no_schedulable_nodes
-        && guard::leaves_no_schedulable_node(&ClusterView::of(all), &picked)
-    {
-        return Some(HoldBack::NoSchedulableNode);
-    }
-    let unavailable = all
-        .iter()
-        .filter(|n| {
-            let name = n.metadata.name.as_deref().unwrap_or_default();
-            in_progress.contains(name) || guard::unavailable(n)
-        })
-        .count();
-    let room = |max_unavailable| {
-        pool::room(
-            options.drain.max_parallel,
-            in_progress.len(),
-            max_unavailable,
-            all.len(),
-            unavailable,
-        )
-    };
-    // Every slot taken: the pool's budget is not what holds it back.
-    if room(None) == 0 {
-        return Some(HoldBack::NoFreeSlot {
-            in_progress: in_progress.len(),
-            max_parallel: options.drain.max_parallel,
-        });
-    }
-    (room(options.max_unavailable) == 0).then(|| HoldBack::MaxUnavailable {
-        unavailable,
-        nodes: all.len(),
-        allows: options.max_unavailable.map_or(0, |m| m.of(all.len())),
-    })
-}
-
-/// How often a lock another holder has is tried again.
-const LOCK_RETRY: Duration = Duration::from_secs(1);
-/// How long a change of the nodes waits for those that come with it.
-const COALESCE: Duration = Duration::from_millis(200);
-
 /// Runs the roll, publishing its progress (node conditions, Events).
 pub(crate) async fn run(
     clients: Clients,
@@ -404,7 +282,6 @@ pub(crate) async fn run(
 }
 
 /// Takes the nodes out and back in turn.
-#[allow(clippy::too_many_lines)] // left over: the pool loop (locks, room, results) is one function still (issue #26)
 async fn take_nodes(
     clients: Clients,
     plan: Plan,
@@ -445,163 +322,21 @@ async fn take_nodes(
             ..Pool::default()
         }),
     };
-    let mut results: BTreeMap<String, NodeRoll> = BTreeMap::new();
-    let mut blocked = 0;
-    let mut stopped: Option<RollStopped> = None;
-    let mut said: BTreeSet<String> = BTreeSet::new();
     let names: Vec<String> = order
         .groups
         .iter()
         .flatten()
         .map(|(n, _)| n.clone())
         .collect();
+    let mut taking = Taking::new(&ctx, &options, &locks);
     for group in order.groups {
-        let mut pending: VecDeque<String> = VecDeque::new();
-        for (node, at) in group {
-            if at == Phase::Done {
-                ctx.pool.lock().expect("pool").done += 1;
-                let mut out = NodeRoll::new(&node, RollStatus::DoneBefore, None);
-                out.resumed_from = Some(Phase::Done);
-                results.insert(node, out);
-            } else {
-                pending.push_back(node);
-            }
-        }
-        let mut running = FuturesUnordered::new();
-        loop {
-            let mut in_progress: BTreeSet<String> =
-                ctx.pool.lock().expect("pool").in_progress.clone();
-            // Asked for before the nodes are read: no change is missed.
-            let changed = ctx.nodes.changed();
-            let mut lock_held = false;
-            // Start what the budgets allow, each node under its lock.
-            let mut tried = 0;
-            while stopped.is_none() && !*interrupt.borrow() && tried < pending.len() {
-                let node = pending.front().cloned().expect("a pending node");
-                let all: Vec<Node> = ctx.nodes.all().iter().map(|n| (**n).clone()).collect();
-                if let Some(hold) = hold_back(&options, &all, &in_progress, &node) {
-                    let why = hold.to_string();
-                    if in_progress.is_empty() && !hold.ends_by_itself() {
-                        // Nothing else out, and it still cannot go: it never will.
-                        stopped = Some(RollStopped::CannotTakeOut {
-                            node: node.clone(),
-                            hold,
-                        });
-                        break;
-                    }
-                    if said.insert(why.clone()) {
-                        ctx.say(&node, "waiting", why);
-                    }
-                    break;
-                }
-                match locks.try_take(&node).await? {
-                    Taken::Held(h) => {
-                        let why = format!(
-                            "locked by {} (its lease expires within {} s unless renewed)",
-                            h.holder,
-                            h.expires_in.as_secs()
-                        );
-                        if said.insert(format!("{node}: {}", h.holder)) {
-                            ctx.say(&node, "waiting", why);
-                        }
-                        lock_held = true;
-                        pending.rotate_left(1);
-                        tried += 1;
-                    }
-                    Taken::Ours {
-                        lock,
-                        before,
-                        took_over,
-                    } => {
-                        if let Some(warning) = took_over {
-                            emit(&ctx.events, Event::Warning(warning));
-                        }
-                        pending.pop_front();
-                        tried = 0;
-                        // The lock's record, read now under the lock, decides.
-                        let boot = ctx
-                            .nodes
-                            .get(&node)
-                            .map(|n| node::boot_id(&n))
-                            .unwrap_or_default();
-                        let at = phase::resume(
-                            before.as_ref(),
-                            &options.identity,
-                            &boot,
-                            options.fresh,
-                            options.since,
-                        );
-                        if at == Phase::Done {
-                            // Another run finished it meanwhile.
-                            let _ = lock.release(&options.identity, Phase::Done).await;
-                            ctx.pool.lock().expect("pool").done += 1;
-                            results.insert(
-                                node.clone(),
-                                NodeRoll::new(&node, RollStatus::DoneBefore, None),
-                            );
-                            continue;
-                        }
-                        ctx.started_node(&node);
-                        in_progress.insert(node.clone());
-                        // Past the drain, the budgets it recorded are waited on.
-                        let budgets = before
-                            .filter(|_| at > Phase::Drain)
-                            .map(|r| r.budgets)
-                            .unwrap_or_default();
-                        running.push(node::roll(&ctx, node, *lock, at, budgets));
-                    }
-                }
-            }
-            if running.is_empty()
-                && (pending.is_empty() || stopped.is_some() || *interrupt.borrow())
-            {
-                break;
-            }
-            // Wait for a node to finish, a node to change (room in the
-            // pool), a lock held by another to be worth trying again.
-            let mut interrupted = interrupt.clone();
-            tokio::select! {
-                Some(out) = running.next(), if !running.is_empty() => {
-                    if matches!(out.status, RollStatus::Blocked | RollStatus::Failed) {
-                        blocked += 1;
-                        if pool::stops(blocked, options.drain.max_blocked_nodes) {
-                            stopped = Some(RollStopped::TooManyBlocked {
-                                blocked,
-                                max: options.drain.max_blocked_nodes.unwrap_or_default(),
-                            });
-                        }
-                    }
-                    results.insert(out.node.clone(), out);
-                }
-                () = changed => {
-                    // Many nodes change at once (status heartbeats): look
-                    // once for all of them.
-                    tokio::time::sleep(COALESCE).await;
-                }
-                () = tokio::time::sleep(LOCK_RETRY), if lock_held => {}
-                _ = interrupted.changed() => {}
-            }
-        }
-        for node in pending {
-            let why = if *interrupt.borrow() {
-                (
-                    RollStatus::Interrupted,
-                    "interrupted before it started".to_string(),
-                )
-            } else {
-                (
-                    RollStatus::NotStarted,
-                    format!(
-                        "not started: {}",
-                        stopped
-                            .as_ref()
-                            .map_or_else(|| "the roll stopped".into(), ToString::to_string)
-                    ),
-                )
-            };
-            results.insert(node.clone(), NodeRoll::new(&node, why.0, Some(why.1)));
-        }
+        taking.group(group, &interrupt).await?;
     }
+    let Taking {
+        mut results,
+        stopped,
+        ..
+    } = taking;
     if let Some(why) = &stopped {
         emit(
             &ctx.events,
@@ -650,32 +385,5 @@ mod tests {
             pool(0, 20, &["a", "b", "c", "d", "e", "f"]),
             "pool: 0/20 done, in progress: a, b, c, d and 2 more"
         );
-    }
-
-    #[test]
-    fn only_max_unavailable_can_end_by_itself_with_nothing_in_progress() {
-        let max = HoldBack::MaxUnavailable {
-            unavailable: 2,
-            nodes: 10,
-            allows: 2,
-        };
-        assert!(max.ends_by_itself());
-        assert_eq!(
-            max.to_string(),
-            "2 of 10 nodes are unavailable; --max-unavailable allows 2"
-        );
-        let slot = HoldBack::NoFreeSlot {
-            in_progress: 2,
-            max_parallel: 2,
-        };
-        assert!(!slot.ends_by_itself());
-        assert!(!HoldBack::NoSchedulableNode.ends_by_itself());
-        let quorum = guard::Refusal::Quorum {
-            out: 2,
-            nodes: 3,
-            names: vec!["cp1".into(), "cp2".into()],
-            tolerated: 1,
-        };
-        assert!(!HoldBack::Quorum(quorum).ends_by_itself());
     }
 }

@@ -1,9 +1,8 @@
-//! Why a node's roll, or the whole roll, stopped short: plain data that
-//! `ui/words/roll.rs` words for the report and the screen.
+//! Why a node's roll stopped short: plain data that `ui/words/roll.rs`
+//! words for the report and the screen.
 
 use std::time::Duration;
 
-use super::HoldBack;
 use crate::drain::DrainError;
 use crate::drain::outcome::NodeStatus;
 
@@ -43,13 +42,4 @@ pub(crate) enum Blocked {
     NoReboot { after: Duration },
     /// Not Ready again in time, and the last reason.
     NotReady { after: Duration, reason: String },
-}
-
-/// Why the roll took no more nodes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum RollStopped {
-    /// Nothing else is out, and this node still cannot go.
-    CannotTakeOut { node: String, hold: HoldBack },
-    /// More nodes could not be rolled than `--max-blocked-nodes` allows.
-    TooManyBlocked { blocked: usize, max: usize },
 }

@@ -4,16 +4,21 @@
 
 use serde::Deserialize;
 
+/// The prefix of every annotation that tunes the simulation.
 pub const KNOB_PREFIX: &str = "sandbox.kubectl-maintain.io/";
+/// On a pod: it takes this many seconds to stop once asked.
 pub const SHUTDOWN_SECONDS: &str = "sandbox.kubectl-maintain.io/shutdown-seconds";
+/// On a pod: it becomes Ready this many seconds after it starts.
 pub const READY_SECONDS: &str = "sandbox.kubectl-maintain.io/ready-seconds";
 /// On a node: reboot it, down for this many seconds (crate::kubelet::reboot).
 pub const REBOOT_SECONDS: &str = "sandbox.kubectl-maintain.io/reboot-seconds";
 /// On a node: its volumes detach this many seconds after their last pod
 /// left (crate::controllers::attach_detach; 0.5 by default).
 pub const DETACH_SECONDS: &str = "sandbox.kubectl-maintain.io/detach-seconds";
+/// On a pod: it completes (Succeeded) this many seconds after it starts.
 pub const COMPLETE_AFTER_SECONDS: &str = "sandbox.kubectl-maintain.io/complete-after-seconds";
 
+/// The sandbox's settings: a scenario's `Sandbox` document, or `Options::config`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct SandboxConfig {
@@ -55,6 +60,7 @@ impl Default for SandboxConfig {
     }
 }
 
+/// Faults the API server injects: errors, delays, refusals.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct Faults {
@@ -93,6 +99,7 @@ impl Faults {
     }
 }
 
+/// A refusal, as RBAC would give it: one verb on one resource.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Deny {
@@ -115,6 +122,7 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// A rule allowing these verbs on these resources.
     pub fn new(verbs: &[&str], resources: &[&str]) -> Self {
         let own = |v: &[&str]| v.iter().map(|s| (*s).to_string()).collect();
         Rule {
@@ -130,6 +138,7 @@ impl Rule {
 }
 
 impl SandboxConfig {
+    /// The minor version served (`33` of `1.33`).
     pub fn minor(&self) -> &str {
         self.kube_version.split('.').nth(1).unwrap_or("33")
     }

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::clock::IdGen;
 use crate::resources::Resource;
 
+/// The shape of a generated cluster.
 #[derive(Debug, Clone)]
 pub struct ClusterSpec {
     pub nodes: usize,
@@ -42,6 +43,7 @@ pub enum Workload {
     Critical,
 }
 
+/// The `d`th workload of a generated cluster.
 pub fn workload(spec: &ClusterSpec, d: usize) -> Workload {
     if !spec.mix {
         return Workload::Web;
@@ -78,6 +80,7 @@ impl Default for ClusterSpec {
     }
 }
 
+/// The name of the `i`th generated node.
 pub fn node_name(i: usize) -> String {
     format!("node-{i:05}")
 }

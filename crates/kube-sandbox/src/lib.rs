@@ -13,11 +13,11 @@
 //! scenarios or generate clusters, read the request log, and look at the
 //! objects and their history through a read-only `View`.
 
+mod api_error;
 mod apiserver;
 mod clock;
 pub mod config;
 mod controllers;
-mod doc;
 mod events;
 pub mod generate;
 mod kubelet;
@@ -26,10 +26,10 @@ pub mod objects;
 pub mod request_log;
 pub mod resources;
 pub mod scenario;
+mod shared;
 mod simulation;
-mod state;
-mod status;
 mod store;
+mod stored;
 mod timers;
 pub mod view;
 
@@ -43,10 +43,11 @@ use tokio::sync::watch as tokio_watch;
 pub use clock::follow_tokio_clock;
 pub use config::{Deny, Faults, Rule, SandboxConfig};
 use resources::Resource;
-use state::Shared;
+use shared::Shared;
 use store::Store;
 pub use view::View;
 
+/// Why a sandbox could not start or write its files.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SandboxError {
@@ -160,18 +161,20 @@ impl Sandbox {
         Sandbox::start(s.objects, opts).await
     }
 
+    /// The address it serves on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 
+    /// Its URL, for a kubeconfig or a client.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
     /// A read-only view of the objects and their history (tests,
-    /// benchmarks, demo). Holds the store's lock while it lives.
+    /// benchmarks, demo). Each of its reads is a snapshot.
     pub fn view(&self) -> View<'_> {
-        View::new(self.shared.store())
+        View::new(&self.shared)
     }
 
     /// Why the sandbox stopped working, if a task of it panicked. Once it
@@ -207,6 +210,7 @@ impl Sandbox {
         kubeconfig_yaml(&self.url())
     }
 
+    /// Writes `kubeconfig()` to a file.
     pub fn write_kubeconfig(&self, path: &Path) -> Result<(), SandboxError> {
         std::fs::write(path, self.kubeconfig()).map_err(|source| SandboxError::Write {
             path: path.to_path_buf(),
@@ -256,6 +260,7 @@ impl Sandbox {
         });
     }
 
+    /// Stops the server and the simulation (dropping it does too).
     pub fn stop(&self) {
         let _ = self.shutdown.send(true);
         let _ = self

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+/// A resource the sandbox serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Resource {
     Namespaces,
@@ -24,6 +25,7 @@ pub enum Resource {
     VolumeAttachments,
 }
 
+/// How a resource is served: its group, version, names, scope.
 pub struct ResourceInfo {
     pub group: &'static str,
     pub version: &'static str,
@@ -49,6 +51,7 @@ const VERBS: &[&str] = &[
 ];
 
 impl Resource {
+    /// Every resource served.
     pub const ALL: [Resource; 17] = [
         Resource::Namespaces,
         Resource::Nodes,
@@ -69,6 +72,7 @@ impl Resource {
         Resource::VolumeAttachments,
     ];
 
+    /// How it is served.
     #[allow(clippy::too_many_lines)] // long on purpose: a table of data: one row per served resource
     pub fn info(self) -> &'static ResourceInfo {
         macro_rules! info {
@@ -283,6 +287,7 @@ impl Resource {
         }
     }
 
+    /// Its apiVersion: `v1`, or `group/version`.
     pub fn api_version(self) -> String {
         let i = self.info();
         if i.group.is_empty() {

@@ -12,8 +12,10 @@ use crate::config::SandboxConfig;
 use crate::resources::Resource;
 use crate::store::Store;
 
+/// The apiVersion of a scenario's `Sandbox` document.
 pub const SANDBOX_API_VERSION: &str = "sandbox.kubectl-maintain.io/v1alpha1";
 
+/// Why a scenario could not be read (with file, line and column).
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     #[error("{path}: {source}")]
@@ -51,6 +53,7 @@ fn yaml_options() -> serde_saphyr::Options {
     }
 }
 
+/// Reads and parses a scenario file.
 pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
     let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
         path: path.to_path_buf(),
@@ -59,6 +62,7 @@ pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
     parse(path, &text)
 }
 
+/// Parses a scenario; `path` names it in errors.
 pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
     let at = |line: u64, column: u64, message: String| ScenarioError::At {
         path: path.to_path_buf(),

@@ -14,13 +14,13 @@ use tokio::time::Instant;
 use crate::controllers::{
     self, attach_detach, disruption, garbage_collector, node_lifecycle, owner_resource, scheduler,
 };
-use crate::doc::Doc;
 use crate::kubelet::{self, kubevirt, reboot};
 use crate::objects::budgets;
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
-use crate::state::Shared;
+use crate::shared::Shared;
 use crate::store::{Change, Key, Store, key_of};
+use crate::stored::Stored;
 use crate::timers::TimerQueue;
 
 /// Changes reconciled under one hold of the store's lock.
@@ -204,7 +204,7 @@ impl Sim {
 
     #[allow(clippy::too_many_lines)] // left over: to go when each controller declares its triggers (issue #26)
     fn note_change(&mut self, store: &Store, c: &Change, dirty: &mut Dirty) {
-        let old = c.old.as_ref().map(Doc::value);
+        let old = c.old.as_ref().map(Stored::value);
         let obj = c
             .new
             .as_deref()

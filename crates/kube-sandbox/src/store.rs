@@ -12,11 +12,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
+use crate::api_error::ApiError;
 use crate::clock::{IdGen, now_rfc3339};
-use crate::doc::Doc;
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
-use crate::status::ApiError;
+use crate::stored::Stored;
 use kube_conventions::selector::{Op, Requirement, Selector};
 
 /// (namespace, name); the namespace is empty for cluster-scoped objects.
@@ -30,6 +30,7 @@ pub(crate) fn key_of(obj: &Value) -> Key {
     )
 }
 
+/// A watch event's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventType {
     Added,
@@ -38,6 +39,7 @@ pub enum EventType {
 }
 
 impl EventType {
+    /// As the API writes it: ADDED, MODIFIED, DELETED.
     pub fn as_str(self) -> &'static str {
         match self {
             EventType::Added => "ADDED",
@@ -47,15 +49,16 @@ impl EventType {
     }
 }
 
+/// One change in the watch history.
 #[derive(Debug)]
 pub struct WatchEvent {
     pub rv: u64,
     pub resource: Resource,
     pub kind: EventType,
-    object: Doc,
+    object: Stored,
     /// The object before the change, so a watch can tell when a change moves
     /// an object into or out of its selector.
-    old: Option<Doc>,
+    old: Option<Stored>,
     /// For a pod, what scans read of `object` and of `old`: enough for a
     /// watch by node or labels to decide without parsing either.
     facts: [Option<Arc<pods::Facts>>; 2],
@@ -71,7 +74,7 @@ impl WatchEvent {
 
     /// The object before a modification.
     pub fn old(&self) -> Option<Arc<Value>> {
-        self.old.as_ref().map(Doc::value)
+        self.old.as_ref().map(Stored::value)
     }
 
     /// The object's JSON, as the event carries it.
@@ -94,14 +97,14 @@ impl WatchEvent {
 #[derive(Debug, Clone)]
 pub(crate) struct Change {
     pub(crate) resource: Resource,
-    /// What the change replaced or deleted, as its JSON (`Doc::compacted`).
-    pub(crate) old: Option<Doc>,
+    /// What the change replaced or deleted, as its JSON (`Stored::compacted`).
+    pub(crate) old: Option<Stored>,
     pub(crate) new: Option<Arc<Value>>,
 }
 
 pub(crate) struct Store {
     rv: u64,
-    tables: HashMap<Resource, BTreeMap<Key, Doc>>,
+    tables: HashMap<Resource, BTreeMap<Key, Stored>>,
     pods_by_node: HashMap<String, BTreeSet<Key>>,
     /// What scans read of each pod, by key (namespace first, so a
     /// namespace's are a range).
@@ -186,11 +189,11 @@ impl Store {
     }
 
     pub(crate) fn get(&self, res: Resource, key: &Key) -> Option<Arc<Value>> {
-        self.tables.get(&res)?.get(key).map(Doc::value)
+        self.tables.get(&res)?.get(key).map(Stored::value)
     }
 
     /// An object as stored, unparsed.
-    pub(crate) fn doc(&self, res: Resource, key: &Key) -> Option<&Doc> {
+    pub(crate) fn doc(&self, res: Resource, key: &Key) -> Option<&Stored> {
         self.tables.get(&res)?.get(key)
     }
 
@@ -220,7 +223,7 @@ impl Store {
         res: Resource,
         namespace: Option<&'a str>,
         after: Option<&Key>,
-    ) -> Box<dyn Iterator<Item = (&'a Key, &'a Doc)> + 'a> {
+    ) -> Box<dyn Iterator<Item = (&'a Key, &'a Stored)> + 'a> {
         let Some(table) = self.tables.get(&res) else {
             return Box::new(std::iter::empty());
         };
@@ -424,8 +427,8 @@ impl Store {
         &mut self,
         res: Resource,
         kind: EventType,
-        object: (&Arc<Value>, Doc),
-        old: Option<(Arc<Value>, Doc)>,
+        object: (&Arc<Value>, Stored),
+        old: Option<(Arc<Value>, Stored)>,
         facts: [Option<Arc<pods::Facts>>; 2],
     ) {
         let rv = self.rv;
@@ -576,7 +579,7 @@ impl Store {
         let rv = self.next_rv();
         obj["metadata"]["resourceVersion"] = json!(rv.to_string());
         self.index(res, &key, &obj, true);
-        let doc = Doc::new(res, &Arc::new(obj));
+        let doc = Stored::new(res, &Arc::new(obj));
         self.tables.entry(res).or_default().insert(key, doc);
         Ok(())
     }
@@ -656,7 +659,7 @@ impl Store {
         obj["metadata"]["resourceVersion"] = json!(rv.to_string());
         self.index(res, &key, &obj, true);
         let obj = Arc::new(obj);
-        let doc = Doc::new(res, &obj);
+        let doc = Stored::new(res, &obj);
         let facts = [self.shared_facts(res, &key), None];
         self.tables.entry(res).or_default().insert(key, doc.clone());
         self.record(res, EventType::Added, (&obj, doc), None, facts);
@@ -707,7 +710,7 @@ impl Store {
         self.index(res, &key, &obj, true);
         let facts = [self.shared_facts(res, &key), old_facts];
         let obj = Arc::new(obj);
-        let doc = Doc::new(res, &obj);
+        let doc = Stored::new(res, &obj);
         let old_doc = self
             .tables
             .entry(res)
@@ -733,7 +736,7 @@ impl Store {
         let mut gone = (*old).clone();
         gone["metadata"]["resourceVersion"] = json!(rv.to_string());
         let gone = Arc::new(gone);
-        let doc = Doc::new(res, &gone);
+        let doc = Stored::new(res, &gone);
         self.record(res, EventType::Deleted, (&gone, doc), None, facts);
         Some(gone)
     }

@@ -3,7 +3,8 @@
 use std::fmt;
 
 use crate::duration::human;
-use crate::roll::stop::{Blocked, RollStopped};
+use crate::roll::stop::Blocked;
+use crate::roll::take::RollStopped;
 
 impl fmt::Display for Blocked {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use crate::state::Shared;
+use crate::shared::Shared;
 
 pub(crate) const ACCESS_REVIEWS: &str = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
 pub(crate) const WHOAMI: &str = "/apis/authentication.k8s.io/v1/selfsubjectreviews";

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::status::ApiError;
+use crate::api_error::ApiError;
 
 use crate::objects::kubevirt::{evacuates, vmi_of};
 use crate::objects::pods;

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use jiff::SignedDuration;
 use serde_json::{Value, json};
 
+use crate::api_error::ApiError;
 use crate::clock::format_time;
 use crate::objects::pods;
 use crate::resources::Resource;
-use crate::status::ApiError;
 use crate::store::{Key, Store};
 
 #[derive(Debug, Clone, Default)]

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::resources;
-use crate::state::Shared;
+use crate::shared::Shared;
 
 /// Discovery documents and /version.
 pub(crate) fn discovery(shared: &Shared, path: &str) -> Option<Value> {

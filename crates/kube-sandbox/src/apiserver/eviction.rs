@@ -3,12 +3,12 @@
 
 use serde_json::{Value, json};
 
+use crate::api_error::ApiError;
 use crate::apiserver::deletion::{self, DeleteOptions};
 use crate::clock::now_rfc3339;
 use crate::objects::budgets;
 use crate::objects::pods;
 use crate::resources::Resource;
-use crate::status::ApiError;
 use crate::store::{Key, Store};
 
 pub(crate) const TOO_MANY_REQUESTS_MESSAGE: &str =

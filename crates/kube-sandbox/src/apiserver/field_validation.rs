@@ -12,8 +12,8 @@
 use serde_json::{Map, Value};
 
 use super::openapi;
+use crate::api_error::ApiError;
 use crate::resources::Resource;
-use crate::status::ApiError;
 
 /// What the client asked for with `fieldValidation`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 use super::query::ListOptions;
 use super::routes::{Reply, Target};
 use super::table;
-use crate::doc::Doc;
+use crate::api_error::ApiError;
 use crate::objects::leases;
 use crate::resources::Resource;
-use crate::state::Shared;
-use crate::status::ApiError;
+use crate::shared::Shared;
 use crate::store::{Key, Store};
+use crate::stored::Stored;
 
 pub(super) fn wants_table(accept: &str) -> bool {
     accept.contains("as=Table")
@@ -56,9 +56,9 @@ pub(super) fn selected<'a>(
     ns: Option<&'a str>,
     opts: &'a ListOptions,
     after: Option<&Key>,
-) -> Box<dyn Iterator<Item = (Key, &'a Doc)> + 'a> {
+) -> Box<dyn Iterator<Item = (Key, &'a Stored)> + 'a> {
     let everything = opts.selects_everything();
-    let wanted = move |d: &Doc| everything || opts.matches(res, &d.value());
+    let wanted = move |d: &Stored| everything || opts.matches(res, &d.value());
     let by_node = (res == Resource::Pods).then(|| opts.node_name()).flatten();
     if let Some(node) = by_node {
         let after = after.cloned();
@@ -81,7 +81,7 @@ pub(super) fn selected<'a>(
 
 /// A listed object: as stored (its JSON goes out as it is), or as read.
 enum Item {
-    Stored(Doc),
+    Stored(Stored),
     Parsed(Arc<Value>),
 }
 
@@ -126,7 +126,7 @@ pub(super) fn list(
             ));
         }
         let ns = t.namespace.as_deref();
-        let mut items: Vec<Doc> = Vec::new();
+        let mut items: Vec<Stored> = Vec::new();
         let mut next = None;
         let mut more = false;
         for (k, d) in selected(&store, t.resource, ns, opts, after.as_ref()) {

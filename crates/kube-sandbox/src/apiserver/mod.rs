@@ -38,10 +38,10 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch as tokio_watch};
 
+use crate::api_error::ApiError;
 use crate::clock::now_rfc3339_micros;
 use crate::request_log::Entry;
-use crate::state::Shared;
-use crate::status::ApiError;
+use crate::shared::Shared;
 use query::parse_query;
 use routes::Reply;
 

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use crate::api_error::ApiError;
 use crate::resources::Resource;
-use crate::status::ApiError;
 use kube_conventions::selector::Selector;
 
 pub(crate) fn percent_decode(s: &str) -> String {

@@ -7,13 +7,13 @@ use serde_json::{Value, json};
 use super::defaults::prepare_new;
 use super::field_validation;
 use super::table;
+use crate::api_error::{ApiError, success_status};
 use crate::apiserver::deletion::{self, DeleteOptions, Deleted};
 use crate::apiserver::eviction;
 use crate::apiserver::patch::{self, PatchType};
 use crate::apiserver::query::ListOptions;
 use crate::resources::Resource;
-use crate::state::Shared;
-use crate::status::{ApiError, success_status};
+use crate::shared::Shared;
 use crate::store::{Key, Store};
 
 /// What a URL under /api or /apis names.

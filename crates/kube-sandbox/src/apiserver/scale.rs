@@ -7,8 +7,8 @@
 
 use serde_json::{Value, json};
 
+use crate::api_error::ApiError;
 use crate::resources::Resource;
-use crate::status::ApiError;
 
 pub(crate) fn serves(res: Resource) -> bool {
     matches!(

@@ -12,9 +12,9 @@
 
 use serde_json::Value;
 
+use crate::api_error::ApiError;
 use crate::models::{Model, WithModel, with_model};
 use crate::resources::Resource;
-use crate::status::ApiError;
 
 /// Does the object read as its typed kind? `Err` carries serde's reason.
 fn typed(res: Resource, obj: &Value) -> Result<(), String> {

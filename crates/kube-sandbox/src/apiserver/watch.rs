@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::apiserver::query::ListOptions;
 use crate::resources::Resource;
-use crate::state::Shared;
+use crate::shared::Shared;
 use crate::store::{EventType, WatchEvent};
 
 pub(crate) struct WatchRequest {

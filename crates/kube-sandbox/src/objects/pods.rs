@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+/// A pod's controller, from its ownerReferences.
 pub struct OwnerRef {
     pub kind: String,
     pub name: String,
@@ -32,21 +33,25 @@ pub(crate) fn owner_reference(owner: &Value, block: bool) -> Value {
     })
 }
 
+/// The pod's status.phase (Pending when unset).
 pub fn phase(pod: &Value) -> &str {
     pod.pointer("/status/phase")
         .and_then(Value::as_str)
         .unwrap_or("")
 }
 
+/// Succeeded or Failed.
 pub fn is_terminal(pod: &Value) -> bool {
     matches!(phase(pod), "Succeeded" | "Failed")
 }
 
+/// Being deleted: it has a deletionTimestamp.
 pub fn is_terminating(pod: &Value) -> bool {
     pod.pointer("/metadata/deletionTimestamp")
         .is_some_and(|v| !v.is_null())
 }
 
+/// Its Ready condition is True.
 pub fn is_ready(pod: &Value) -> bool {
     condition_true(pod, "Ready")
 }
@@ -59,6 +64,7 @@ pub fn condition<'a>(obj: &'a Value, kind: &str) -> Option<&'a Value> {
         .find(|c| c["type"] == kind)
 }
 
+/// Whether an object's status condition of this type is True.
 pub fn condition_true(obj: &Value, kind: &str) -> bool {
     obj.pointer("/status/conditions")
         .and_then(Value::as_array)
@@ -94,6 +100,7 @@ pub(crate) fn has_claims(pod: &Value) -> bool {
     claim_names(pod).next().is_some()
 }
 
+/// The node it is bound to, if any.
 pub fn node_name(pod: &Value) -> Option<&str> {
     pod.pointer("/spec/nodeName")
         .and_then(Value::as_str)
@@ -106,6 +113,7 @@ pub fn is_mirror(pod: &Value) -> bool {
         .is_some()
 }
 
+/// One of an object's annotations.
 pub fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
     obj.pointer("/metadata/annotations")?.get(key)?.as_str()
 }
@@ -172,6 +180,7 @@ pub(crate) fn has_required_anti_affinity(pod: &Value) -> bool {
 /// started before it if that is more, plus the pod's overhead.
 pub type Requests = std::collections::BTreeMap<String, i64>;
 
+/// What the pod requests, as the scheduler counts it.
 pub fn requests(pod: &Value) -> Requests {
     fn of(container: &Value) -> Requests {
         container

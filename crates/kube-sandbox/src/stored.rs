@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::resources::Resource;
 
 #[derive(Debug, Clone)]
-pub(crate) enum Doc {
+pub(crate) enum Stored {
     /// A kind read all the time: its tree, serialised when sent.
     Kept(Arc<Value>),
     /// One of the many: its JSON, and its tree while still in use.
@@ -34,15 +34,15 @@ fn compact(res: Resource) -> bool {
     matches!(res, Resource::Pods | Resource::Events)
 }
 
-impl Doc {
+impl Stored {
     pub(crate) fn new(res: Resource, value: &Arc<Value>) -> Self {
         if compact(res) {
-            Doc::Compact {
+            Stored::Compact {
                 json: serialise(value).into(),
                 parsed: Arc::downgrade(value),
             }
         } else {
-            Doc::Kept(value.clone())
+            Stored::Kept(value.clone())
         }
     }
 
@@ -52,19 +52,19 @@ impl Doc {
     /// 40,000 old trees alive until they are handled.
     pub(crate) fn compacted(&self) -> Self {
         match self {
-            Doc::Kept(v) => Doc::Compact {
+            Stored::Kept(v) => Stored::Compact {
                 json: serialise(v).into(),
                 parsed: Arc::downgrade(v),
             },
-            compact @ Doc::Compact { .. } => compact.clone(),
+            compact @ Stored::Compact { .. } => compact.clone(),
         }
     }
 
     /// The object, shared if its tree is kept or still in use, else parsed.
     pub(crate) fn value(&self) -> Arc<Value> {
         match self {
-            Doc::Kept(v) => v.clone(),
-            Doc::Compact { json, parsed } => parsed.upgrade().unwrap_or_else(|| {
+            Stored::Kept(v) => v.clone(),
+            Stored::Compact { json, parsed } => parsed.upgrade().unwrap_or_else(|| {
                 Arc::new(serde_json::from_slice(json).expect("stored JSON parses"))
             }),
         }
@@ -73,8 +73,8 @@ impl Doc {
     /// The object's JSON, as a response body carries it.
     pub(crate) fn json(&self) -> Cow<'_, [u8]> {
         match self {
-            Doc::Kept(v) => Cow::Owned(serialise(v)),
-            Doc::Compact { json, .. } => Cow::Borrowed(json),
+            Stored::Kept(v) => Cow::Owned(serialise(v)),
+            Stored::Compact { json, .. } => Cow::Borrowed(json),
         }
     }
 }
@@ -87,9 +87,9 @@ mod tests {
     #[test]
     fn reads_share_a_live_tree_and_parse_a_dropped_one() {
         let v = Arc::new(json!({"metadata": {"name": "a"}, "spec": {"n": 1.5}}));
-        let doc = Doc::new(Resource::Pods, &v);
+        let doc = Stored::new(Resource::Pods, &v);
         assert!(Arc::ptr_eq(&doc.value(), &v));
-        let kept = Doc::new(Resource::Nodes, &v);
+        let kept = Stored::new(Resource::Nodes, &v);
         drop(v);
         assert_eq!(kept.value()["spec"]["n"], 1.5);
         assert_eq!(

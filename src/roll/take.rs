@@ -1,0 +1,400 @@
+//! Which node goes next: in the roll's order, as far as the pool's room
+//! (`--max-parallel`, `--max-unavailable`, quorum, a schedulable node left)
+//! and the per-node locks allow, read from the roll's watch of the nodes;
+//! woken when a node's roll ends, a node changes, or a lock another run
+//! holds is worth trying again.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use k8s_openapi::api::core::v1::Node;
+use tokio::sync::watch;
+
+use super::lease::{Lock, Locks, Taken};
+use super::outcome::{NodeRoll, RollStatus};
+use super::phase::{self, Phase};
+use super::{Ctx, RollOptions, node};
+use crate::drain::DrainError;
+use crate::drain::events::{Event, emit};
+use crate::policy::guard::{self, ClusterView};
+use crate::policy::pool;
+
+/// How often a lock another holder has is tried again.
+const LOCK_RETRY: Duration = Duration::from_secs(1);
+/// How long a change of the nodes waits for those that come with it.
+const COALESCE: Duration = Duration::from_millis(200);
+
+/// Why the next node cannot start yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HoldBack {
+    /// Taking it out would lose etcd's quorum.
+    Quorum(guard::Refusal),
+    /// Taking it out would leave no schedulable node.
+    NoSchedulableNode,
+    /// Every slot `--max-parallel` gives is taken.
+    NoFreeSlot {
+        in_progress: usize,
+        max_parallel: usize,
+    },
+    /// `--max-unavailable` counts enough nodes out already.
+    MaxUnavailable {
+        unavailable: usize,
+        nodes: usize,
+        allows: usize,
+    },
+}
+
+impl HoldBack {
+    /// With no node of this roll in progress, can the hold still end by
+    /// itself (nodes out for other reasons coming back)? When not, the
+    /// node never can be taken out and the roll stops.
+    pub(crate) fn ends_by_itself(&self) -> bool {
+        matches!(self, HoldBack::MaxUnavailable { .. })
+    }
+}
+
+impl std::fmt::Display for HoldBack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HoldBack::Quorum(why) => write!(f, "{why} (--allow-quorum-loss overrides)"),
+            HoldBack::NoSchedulableNode => f.write_str(
+                "taking it out would leave no schedulable node (--allow-no-schedulable-nodes overrides)",
+            ),
+            HoldBack::NoFreeSlot {
+                in_progress,
+                max_parallel,
+            } => write!(
+                f,
+                "for a free slot ({in_progress} nodes in progress, --max-parallel {max_parallel})"
+            ),
+            HoldBack::MaxUnavailable {
+                unavailable,
+                nodes,
+                allows,
+            } => write!(
+                f,
+                "{unavailable} of {nodes} nodes are unavailable; --max-unavailable allows {allows}"
+            ),
+        }
+    }
+}
+
+/// Why the next node cannot start yet (or, with nothing in progress, at all).
+fn hold_back(
+    options: &RollOptions,
+    all: &[Node],
+    in_progress: &BTreeSet<String>,
+    candidate: &str,
+) -> Option<HoldBack> {
+    let picked: Vec<Node> = all
+        .iter()
+        .filter(|n| {
+            let name = n.metadata.name.as_deref().unwrap_or_default();
+            name == candidate || in_progress.contains(name)
+        })
+        .cloned()
+        .collect();
+    if !options.allow_quorum_loss {
+        let cps: Vec<Node> = all
+            .iter()
+            .filter(|n| guard::is_control_plane(n))
+            .cloned()
+            .collect();
+        if let Err(e) = guard::quorum(&cps, &picked) {
+            return Some(HoldBack::Quorum(e));
+        }
+    }
+    if !options.allow_no_schedulable_nodes
+        && guard::leaves_no_schedulable_node(&ClusterView::of(all), &picked)
+    {
+        return Some(HoldBack::NoSchedulableNode);
+    }
+    let unavailable = all
+        .iter()
+        .filter(|n| {
+            let name = n.metadata.name.as_deref().unwrap_or_default();
+            in_progress.contains(name) || guard::unavailable(n)
+        })
+        .count();
+    let room = |max_unavailable| {
+        pool::room(
+            options.drain.max_parallel,
+            in_progress.len(),
+            max_unavailable,
+            all.len(),
+            unavailable,
+        )
+    };
+    // Every slot taken: the pool's budget is not what holds it back.
+    if room(None) == 0 {
+        return Some(HoldBack::NoFreeSlot {
+            in_progress: in_progress.len(),
+            max_parallel: options.drain.max_parallel,
+        });
+    }
+    (room(options.max_unavailable) == 0).then(|| HoldBack::MaxUnavailable {
+        unavailable,
+        nodes: all.len(),
+        allows: options.max_unavailable.map_or(0, |m| m.of(all.len())),
+    })
+}
+
+/// Why the roll took no more nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RollStopped {
+    /// Nothing else is out, and this node still cannot go.
+    CannotTakeOut { node: String, hold: HoldBack },
+    /// More nodes could not be rolled than `--max-blocked-nodes` allows.
+    TooManyBlocked { blocked: usize, max: usize },
+}
+
+/// The roll as it takes nodes: what ended, how many could not be rolled,
+/// why it stopped taking more, and which waits it has said.
+pub(crate) struct Taking<'a> {
+    ctx: &'a Ctx,
+    options: &'a RollOptions,
+    locks: &'a Locks,
+    pub(crate) results: BTreeMap<String, NodeRoll>,
+    blocked: usize,
+    pub(crate) stopped: Option<RollStopped>,
+    said: BTreeSet<String>,
+}
+
+/// A node taken under its lock, to roll from `at`.
+struct Start {
+    node: String,
+    lock: Lock,
+    at: Phase,
+    /// Past the drain, the budgets its drain recorded, to wait on.
+    budgets: Vec<String>,
+}
+
+impl<'a> Taking<'a> {
+    pub(crate) fn new(ctx: &'a Ctx, options: &'a RollOptions, locks: &'a Locks) -> Self {
+        Taking {
+            ctx,
+            options,
+            locks,
+            results: BTreeMap::new(),
+            blocked: 0,
+            stopped: None,
+            said: BTreeSet::new(),
+        }
+    }
+
+    /// Rolls one group of the order (a zone, or every node), up to the
+    /// pool's room at a time.
+    pub(crate) async fn group(
+        &mut self,
+        group: Vec<(String, Phase)>,
+        interrupt: &watch::Receiver<bool>,
+    ) -> Result<(), DrainError> {
+        let mut pending: VecDeque<String> = VecDeque::new();
+        for (node, at) in group {
+            if at == Phase::Done {
+                self.done_before(&node, Some(Phase::Done));
+            } else {
+                pending.push_back(node);
+            }
+        }
+        let ctx = self.ctx;
+        let mut running = FuturesUnordered::new();
+        loop {
+            // Asked for before the nodes are read: no change is missed.
+            let changed = ctx.nodes.changed();
+            let (starts, lock_held) = self.what_fits(&mut pending, interrupt).await?;
+            for s in starts {
+                running.push(node::roll(ctx, s.node, s.lock, s.at, s.budgets));
+            }
+            if running.is_empty()
+                && (pending.is_empty() || self.stopped.is_some() || *interrupt.borrow())
+            {
+                break;
+            }
+            // Wait for a node to finish, a node to change (room in the
+            // pool), a lock held by another to be worth trying again.
+            let mut interrupted = interrupt.clone();
+            tokio::select! {
+                Some(out) = running.next(), if !running.is_empty() => self.ended(out),
+                () = changed => {
+                    // Many nodes change at once (status heartbeats): look
+                    // once for all of them.
+                    tokio::time::sleep(COALESCE).await;
+                }
+                () = tokio::time::sleep(LOCK_RETRY), if lock_held => {}
+                _ = interrupted.changed() => {}
+            }
+        }
+        self.not_started(pending, *interrupt.borrow());
+        Ok(())
+    }
+
+    /// Takes, in order, the pending nodes the pool's room and the locks
+    /// allow now. Also says whether a lock another run holds was met.
+    async fn what_fits(
+        &mut self,
+        pending: &mut VecDeque<String>,
+        interrupt: &watch::Receiver<bool>,
+    ) -> Result<(Vec<Start>, bool), DrainError> {
+        let ctx = self.ctx;
+        let mut in_progress = ctx.pool.lock().expect("pool").in_progress.clone();
+        let all: Vec<Node> = ctx.nodes.all().iter().map(|n| (**n).clone()).collect();
+        let (mut starts, mut lock_held, mut tried) = (Vec::new(), false, 0);
+        while self.stopped.is_none() && !*interrupt.borrow() && tried < pending.len() {
+            let node = pending.front().cloned().expect("a pending node");
+            if let Some(hold) = hold_back(self.options, &all, &in_progress, &node) {
+                self.held_back(&node, hold, in_progress.is_empty());
+                break;
+            }
+            match self.locks.try_take(&node).await? {
+                Taken::Held(h) => {
+                    let why = format!(
+                        "locked by {} (its lease expires within {} s unless renewed)",
+                        h.holder,
+                        h.expires_in.as_secs()
+                    );
+                    if self.said.insert(format!("{node}: {}", h.holder)) {
+                        ctx.say(&node, "waiting", why);
+                    }
+                    lock_held = true;
+                    pending.rotate_left(1);
+                    tried += 1;
+                }
+                Taken::Ours {
+                    lock,
+                    before,
+                    took_over,
+                } => {
+                    if let Some(warning) = took_over {
+                        emit(&ctx.events, Event::Warning(warning));
+                    }
+                    pending.pop_front();
+                    tried = 0;
+                    // The lock's record, read now under the lock, decides.
+                    let boot = ctx.nodes.get(&node).map(|n| node::boot_id(&n));
+                    let options = self.options;
+                    let at = phase::resume(
+                        before.as_ref(),
+                        &options.identity,
+                        &boot.unwrap_or_default(),
+                        options.fresh,
+                        options.since,
+                    );
+                    if at == Phase::Done {
+                        // Another run finished it meanwhile.
+                        let _ = lock.release(&options.identity, Phase::Done).await;
+                        self.done_before(&node, None);
+                        continue;
+                    }
+                    ctx.started_node(&node);
+                    in_progress.insert(node.clone());
+                    let budgets = before
+                        .filter(|_| at > Phase::Drain)
+                        .map(|r| r.budgets)
+                        .unwrap_or_default();
+                    starts.push(Start {
+                        node,
+                        lock: *lock,
+                        at,
+                        budgets,
+                    });
+                }
+            }
+        }
+        Ok((starts, lock_held))
+    }
+
+    /// The next node cannot go yet: said once per reason; with nothing in
+    /// progress and a hold that cannot end by itself, it never will, and
+    /// the roll stops.
+    fn held_back(&mut self, node: &str, hold: HoldBack, nothing_out: bool) {
+        if nothing_out && !hold.ends_by_itself() {
+            self.stopped = Some(RollStopped::CannotTakeOut {
+                node: node.to_string(),
+                hold,
+            });
+            return;
+        }
+        let why = hold.to_string();
+        if self.said.insert(why.clone()) {
+            self.ctx.say(node, "waiting", why);
+        }
+    }
+
+    /// A node's roll ended; too many that could not be rolled stop the roll.
+    fn ended(&mut self, out: NodeRoll) {
+        if matches!(out.status, RollStatus::Blocked | RollStatus::Failed) {
+            self.blocked += 1;
+            let max = self.options.drain.max_blocked_nodes;
+            if pool::stops(self.blocked, max) {
+                self.stopped = Some(RollStopped::TooManyBlocked {
+                    blocked: self.blocked,
+                    max: max.unwrap_or_default(),
+                });
+            }
+        }
+        self.results.insert(out.node.clone(), out);
+    }
+
+    /// A node an earlier run (or another run, meanwhile) finished.
+    fn done_before(&mut self, node: &str, resumed_from: Option<Phase>) {
+        self.ctx.pool.lock().expect("pool").done += 1;
+        let mut out = NodeRoll::new(node, RollStatus::DoneBefore, None);
+        out.resumed_from = resumed_from;
+        self.results.insert(node.to_string(), out);
+    }
+
+    /// The nodes the roll stopped (or was interrupted) before starting.
+    fn not_started(&mut self, pending: VecDeque<String>, interrupted: bool) {
+        for node in pending {
+            let (status, why) = if interrupted {
+                (
+                    RollStatus::Interrupted,
+                    "interrupted before it started".to_string(),
+                )
+            } else {
+                let stopped = self
+                    .stopped
+                    .as_ref()
+                    .map_or_else(|| "the roll stopped".into(), ToString::to_string);
+                (RollStatus::NotStarted, format!("not started: {stopped}"))
+            };
+            self.results
+                .insert(node.clone(), NodeRoll::new(&node, status, Some(why)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_max_unavailable_can_end_by_itself_with_nothing_in_progress() {
+        let max = HoldBack::MaxUnavailable {
+            unavailable: 2,
+            nodes: 10,
+            allows: 2,
+        };
+        assert!(max.ends_by_itself());
+        assert_eq!(
+            max.to_string(),
+            "2 of 10 nodes are unavailable; --max-unavailable allows 2"
+        );
+        let slot = HoldBack::NoFreeSlot {
+            in_progress: 2,
+            max_parallel: 2,
+        };
+        assert!(!slot.ends_by_itself());
+        assert!(!HoldBack::NoSchedulableNode.ends_by_itself());
+        let quorum = guard::Refusal::Quorum {
+            out: 2,
+            nodes: 3,
+            names: vec!["cp1".into(), "cp2".into()],
+            tolerated: 1,
+        };
+        assert!(!HoldBack::Quorum(quorum).ends_by_itself());
+    }
+}
