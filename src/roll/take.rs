@@ -220,8 +220,16 @@ impl<'a> Taking<'a> {
                 Some(out) = running.next(), if !running.is_empty() => self.ended(out),
                 () = changed => {
                     // Many nodes change at once (status heartbeats): look
-                    // once for all of them.
-                    tokio::time::sleep(COALESCE).await;
+                    // once for all of them, the nodes' rolls going on
+                    // meanwhile (they run only while polled here).
+                    let look = tokio::time::sleep(COALESCE);
+                    tokio::pin!(look);
+                    loop {
+                        tokio::select! {
+                            Some(out) = running.next(), if !running.is_empty() => self.ended(out),
+                            () = &mut look => break,
+                        }
+                    }
                 }
                 () = tokio::time::sleep(LOCK_RETRY), if lock_held => {}
                 _ = interrupted.changed() => {}
