@@ -60,37 +60,63 @@ pub(crate) fn wanted() -> bool {
         && std::env::var("TERM").map_or(true, |t| t != "dumb")
 }
 
-#[allow(clippy::too_many_lines)] // left over: to split into one handler per event (issue #26)
 pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
     // Nothing is drawn before the first event: a confirmation prompt may
     // own the terminal until then.
     let Some(first) = rx.recv().await else { return };
-    let mut first = Some(first);
-    let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-    let overall = multi.add(ProgressBar::new_spinner());
-    overall.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("template"),
-    );
-    overall.enable_steady_tick(Duration::from_millis(120));
-    let style = ProgressStyle::with_template(
-        "  {prefix:<14} [{bar:24}] {pos:>3}/{len:<3} {elapsed:>4} {wide_msg}",
-    )
-    .expect("template")
-    .progress_chars("=> ");
-    let mut bars: HashMap<String, ProgressBar> = HashMap::new();
-    let mut nodes: BTreeMap<String, NodeState> = BTreeMap::new();
-    let (mut evicted, mut cordoned, mut forced) = (0u64, 0u64, 0u64);
-    let mut api_trouble: Option<String> = None;
-    // A roll's total, as its last phase told it.
-    let mut pool: Option<String> = None;
-    loop {
-        let e = match first.take() {
-            Some(e) => e,
-            None => match rx.recv().await {
-                Some(e) => e,
-                None => break,
-            },
-        };
+    let mut board = Board::new();
+    board.show(first);
+    while let Some(e) = rx.recv().await {
+        board.show(e);
+    }
+    board.overall.finish();
+}
+
+/// What the bars show: the overall line, a bar per node, and the totals.
+struct Board {
+    multi: MultiProgress,
+    overall: ProgressBar,
+    style: ProgressStyle,
+    bars: HashMap<String, ProgressBar>,
+    nodes: BTreeMap<String, NodeState>,
+    evicted: u64,
+    cordoned: u64,
+    forced: u64,
+    api_trouble: Option<String>,
+    /// A roll's total, as its last phase told it.
+    pool: Option<String>,
+}
+
+impl Board {
+    fn new() -> Self {
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        let overall = multi.add(ProgressBar::new_spinner());
+        overall.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("template"),
+        );
+        overall.enable_steady_tick(Duration::from_millis(120));
+        let style = ProgressStyle::with_template(
+            "  {prefix:<14} [{bar:24}] {pos:>3}/{len:<3} {elapsed:>4} {wide_msg}",
+        )
+        .expect("template")
+        .progress_chars("=> ");
+        Board {
+            multi,
+            overall,
+            style,
+            bars: HashMap::new(),
+            nodes: BTreeMap::new(),
+            evicted: 0,
+            cordoned: 0,
+            forced: 0,
+            api_trouble: None,
+            pool: None,
+        }
+    }
+
+    /// One event: a line above the bars for what is told as a line, then
+    /// the node's bar and the overall line.
+    fn show(&mut self, e: Event) {
         let node = match &e {
             Event::Cordoned { node, .. }
             | Event::NodeStarted { node, .. }
@@ -101,30 +127,36 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
             | Event::Forced { node, .. }
             | Event::WaveDone { node, .. }
             | Event::NodeDone { node, .. }
-            | Event::ApiTrouble { node, .. } => Some(node.clone()),
+            | Event::ApiTrouble { node, .. } => node.clone(),
             Event::Warning(warning) => {
-                let _ = multi.println(format!("warning: {warning}"));
-                None
+                let _ = self.multi.println(format!("warning: {warning}"));
+                return;
             }
             Event::Phase { node, .. } => {
                 // Also as a line: the bars show where each node is, the
                 // lines what happened (a command's output among it).
-                let _ = multi.println(super::lines::line(&e));
-                Some(node.clone())
+                let _ = self.multi.println(super::lines::line(&e));
+                node.clone()
             }
             Event::Surge { .. } => {
-                let _ = multi.println(super::lines::line(&e));
-                None
+                let _ = self.multi.println(super::lines::line(&e));
+                return;
             }
         };
-        let Some(node) = node else { continue };
-        let state = nodes.entry(node.clone()).or_default();
+        self.apply(&node, e);
+        self.draw_node(&node);
+        self.draw_overall();
+    }
+
+    /// What the event changes in the node's state and the totals.
+    fn apply(&mut self, node: &str, e: Event) {
+        let state = self.nodes.entry(node.to_string()).or_default();
         match e {
-            Event::Cordoned { .. } => cordoned += 1,
+            Event::Cordoned { .. } => self.cordoned += 1,
             Event::NodeStarted { pods, .. } => state.total = pods as u64,
             Event::WaveStarted { wave, .. } => state.wave = wave,
             Event::Evicted { pod, .. } => {
-                evicted += 1;
+                self.evicted += 1;
                 state.blocked.remove(&pod);
                 state.terminating.insert(pod);
             }
@@ -134,12 +166,11 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 release,
                 ..
             } => {
-                state
-                    .blocked
-                    .insert(pod, super::words::blocked(&cause, release.as_deref()));
+                let why = super::words::blocked(&cause, release.as_deref());
+                state.blocked.insert(pod, why);
             }
             Event::Forced { pod, .. } => {
-                forced += 1;
+                self.forced += 1;
                 state.blocked.remove(&pod);
                 state.terminating.insert(pod);
             }
@@ -151,16 +182,14 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
             Event::NodeDone {
                 status, elapsed, ..
             } => {
-                state.done = Some(format!(
-                    "{status} after {}",
-                    crate::duration::human(elapsed)
-                ));
+                let after = crate::duration::human(elapsed);
+                state.done = Some(format!("{status} after {after}"));
             }
-            Event::ApiTrouble { message, .. } => api_trouble = Some(message),
+            Event::ApiTrouble { message, .. } => self.api_trouble = Some(message),
             Event::Phase {
                 phase,
                 detail,
-                pool: total,
+                pool,
                 last,
                 ..
             } => {
@@ -170,14 +199,19 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                     d => format!("{phase}: {d}"),
                 });
                 state.rolled = last;
-                pool = Some(total);
+                self.pool = Some(pool);
             }
             Event::WaveDone { .. } | Event::Warning(_) | Event::Surge { .. } => {}
         }
-        let bar = bars.entry(node.clone()).or_insert_with(|| {
+    }
+
+    fn draw_node(&mut self, node: &str) {
+        let state = &self.nodes[node];
+        let (multi, style) = (&self.multi, &self.style);
+        let bar = self.bars.entry(node.to_string()).or_insert_with(|| {
             let b = multi.add(ProgressBar::new(0));
             b.set_style(style.clone());
-            b.set_prefix(node.clone());
+            b.set_prefix(node.to_string());
             b.enable_steady_tick(Duration::from_millis(250));
             b
         });
@@ -186,26 +220,30 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
         bar.set_message(state.message());
         // Keep what was reached: a node that timed out is not full. A
         // roll's node goes on past its drain.
-        if state.rolled || (state.done.is_some() && pool.is_none()) {
+        if state.rolled || (state.done.is_some() && self.pool.is_none()) {
             bar.abandon();
         }
-        let drained = nodes.values().filter(|n| n.done.is_some()).count();
+    }
+
+    fn draw_overall(&self) {
+        let drained = self.nodes.values().filter(|n| n.done.is_some()).count();
         let mut msg = format!(
-            "{drained}/{} nodes done · {cordoned} cordoned · {evicted} pods evicted",
-            nodes.len()
+            "{drained}/{} nodes done · {} cordoned · {} pods evicted",
+            self.nodes.len(),
+            self.cordoned,
+            self.evicted
         );
-        if forced > 0 {
-            let _ = write!(msg, " · {forced} deleted at the deadline");
+        if self.forced > 0 {
+            let _ = write!(msg, " · {} deleted at the deadline", self.forced);
         }
-        if let Some(t) = &api_trouble {
+        if let Some(t) = &self.api_trouble {
             let _ = write!(msg, " · API failing, retrying: {t}");
         }
-        if let Some(p) = &pool {
+        if let Some(p) = &self.pool {
             let _ = write!(msg, " · {p}");
         }
-        overall.set_message(msg);
+        self.overall.set_message(msg);
     }
-    overall.finish();
 }
 
 #[cfg(test)]

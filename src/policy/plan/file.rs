@@ -163,7 +163,6 @@ fn selector_at(
         .map_err(|e| at(file, loc, format!("{what}: {e}"), None))
 }
 
-#[allow(clippy::too_many_lines)] // left over: to split into one check per plan section (issue #26)
 pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
     let doc: Spanned<PlanDoc> = serde_saphyr::from_str(text).map_err(|e| {
         let (line, column, message) = kube_conventions::yaml::position(&e);
@@ -198,9 +197,22 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
         ));
     }
     let _ = doc.metadata;
+    let spec = &doc.spec;
+    let mut plan = Plan {
+        waves: waves(file, &spec.waves)?,
+        rules: rules(file, &spec.rules)?,
+        taints: taints(file, &spec.taints)?,
+        deadline: deadline(file, spec.deadline.as_ref())?,
+        surge: doc.spec.surge,
+        source: file.to_string(),
+    };
+    defaults::complete(&mut plan);
+    Ok(plan)
+}
 
-    let mut waves = Vec::new();
-    for (i, w) in doc.spec.waves.iter().enumerate() {
+fn waves(file: &str, waves: &[Spanned<WaveDoc>]) -> Result<Vec<Wave>, PlanError> {
+    let mut out: Vec<Wave> = Vec::new();
+    for (i, w) in waves.iter().enumerate() {
         let loc = w.referenced;
         let d = &w.value;
         let sel = |s: &Option<LabelSelectorDoc>, field: &str| {
@@ -224,7 +236,7 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
             namespace_selector: sel(&d.namespace_selector, "namespaceSelector")?,
             timeout,
         };
-        if let Some(prev) = waves.last()
+        if let Some(prev) = out.last()
             && wave.order_key() < Wave::order_key(prev)
         {
             let prev: &Wave = prev;
@@ -245,7 +257,7 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
                 ),
             ));
         }
-        if let Some(prev) = waves.iter().find(|p: &&Wave| p.name == wave.name) {
+        if let Some(prev) = out.iter().find(|p: &&Wave| p.name == wave.name) {
             return Err(at(
                 file,
                 loc,
@@ -253,11 +265,14 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
                 None,
             ));
         }
-        waves.push(wave);
+        out.push(wave);
     }
+    Ok(out)
+}
 
-    let mut rules = Vec::new();
-    for (i, r) in doc.spec.rules.iter().enumerate() {
+fn rules(file: &str, rules: &[Spanned<RuleDoc>]) -> Result<Vec<Rule>, PlanError> {
+    let mut out = Vec::new();
+    for (i, r) in rules.iter().enumerate() {
         let loc = r.referenced;
         let d = &r.value;
         if d.pod_selector.is_none() && d.namespace_selector.is_none() {
@@ -271,15 +286,22 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
         let sel = |s: &Option<LabelSelectorDoc>, field: &str| {
             selector_at(file, loc, s.as_ref(), &format!("rules[{i}].{field}"))
         };
-        rules.push(Rule {
+        out.push(Rule {
             name: d.name.clone().unwrap_or_else(|| format!("rule-{i}")),
             action: d.action,
             pod_selector: sel(&d.pod_selector, "podSelector")?,
             namespace_selector: sel(&d.namespace_selector, "namespaceSelector")?,
         });
     }
-    let mut taints = Vec::new();
-    for (i, t) in doc.spec.taints.iter().enumerate() {
+    Ok(out)
+}
+
+fn taints(
+    file: &str,
+    taints: &[Spanned<TaintDoc>],
+) -> Result<Vec<crate::policy::maintenance::TaintSpec>, PlanError> {
+    let mut out = Vec::new();
+    for (i, t) in taints.iter().enumerate() {
         let d = &t.value;
         let text = if d.value.is_empty() {
             format!("{}:{}", d.key, d.effect)
@@ -288,25 +310,21 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
         };
         let taint = crate::policy::maintenance::TaintSpec::parse(&text)
             .map_err(|e| at(file, t.referenced, format!("taints[{i}]: {e}"), None))?;
-        taints.push(taint);
+        out.push(taint);
     }
-    let deadline = match &doc.spec.deadline {
-        Some(d) => Some(
+    Ok(out)
+}
+
+fn deadline(
+    file: &str,
+    deadline: Option<&Spanned<String>>,
+) -> Result<Option<std::time::Duration>, PlanError> {
+    deadline
+        .map(|d| {
             crate::duration::parse(&d.value)
-                .map_err(|e| at(file, d.referenced, format!("deadline: {e}"), None))?,
-        ),
-        None => None,
-    };
-    let mut plan = Plan {
-        waves,
-        rules,
-        taints,
-        deadline,
-        surge: doc.spec.surge,
-        source: file.to_string(),
-    };
-    defaults::complete(&mut plan);
-    Ok(plan)
+                .map_err(|e| at(file, d.referenced, format!("deadline: {e}"), None))
+        })
+        .transpose()
 }
 
 #[cfg(test)]
