@@ -74,9 +74,15 @@ pub(crate) async fn run(
     let publisher = Arc::new(Publisher::start(&clients.main, Publish::of(&options)));
     let events = publisher.listen(events);
     let ended = prepare_and_run(
-        clients, plan, options, events, interrupt, &publisher, approve,
-    );
-    let ended = ended.await;
+        clients,
+        plan,
+        options,
+        events,
+        interrupt,
+        publisher.clone(),
+        approve,
+    )
+    .await;
     // Every sink is dropped with the drain: what is left gets recorded.
     publisher.finish().await;
     ended
@@ -88,10 +94,9 @@ async fn prepare_and_run(
     options: Options,
     events: Sink,
     interrupt: watch::Receiver<bool>,
-    publisher: &Arc<Publisher>,
+    publisher: Arc<Publisher>,
     approve: impl AsyncFnOnce(&Prepared) -> bool,
 ) -> Result<Ended, DrainError> {
-    let publisher = publisher.clone();
     let prepared = match engine::prepare(clients, plan, options, events, interrupt, publisher).await
     {
         Ok(p) => p,

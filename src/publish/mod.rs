@@ -15,7 +15,7 @@ pub(crate) mod conditions;
 mod holds;
 pub(crate) mod node_events;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -55,7 +55,9 @@ impl Publish {
 /// Publishes one drain's or one roll's progress.
 pub(crate) struct Publisher {
     conditions: conditions::Writer,
-    recorder: Option<Recorder>,
+    /// One recorder for the drain's Events and `uncordoned`'s, so that a
+    /// refusal is warned of once.
+    recorder: Option<Arc<Recorder>>,
     /// Events for the recorder's task (none when Events are off).
     to_record: Mutex<Option<mpsc::UnboundedSender<Event>>>,
     task: Mutex<Option<JoinHandle<()>>>,
@@ -64,17 +66,20 @@ pub(crate) struct Publisher {
 impl Publisher {
     /// Starts publishing: the recorder's task runs until `finish`.
     pub(crate) fn start(client: &kube::Client, publish: Publish) -> Self {
-        let (to_record, task) = if publish.events {
-            let (tx, rx) = mpsc::unbounded_channel();
-            let recorder = Recorder::new(client.clone());
-            let task = tokio::spawn(node_events::run(recorder, rx, publish.reason));
-            (Some(tx), Some(task))
-        } else {
-            (None, None)
+        let recorder = publish
+            .events
+            .then(|| Arc::new(Recorder::new(client.clone())));
+        let (to_record, task) = match &recorder {
+            Some(recorder) => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                let task = tokio::spawn(node_events::run(recorder.clone(), rx, publish.reason));
+                (Some(tx), Some(task))
+            }
+            None => (None, None),
         };
         Publisher {
             conditions: conditions::Writer::new(client.clone(), publish.conditions),
-            recorder: publish.events.then(|| Recorder::new(client.clone())),
+            recorder,
             to_record: Mutex::new(to_record),
             task: Mutex::new(task),
         }

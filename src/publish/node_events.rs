@@ -2,6 +2,7 @@
 //! through the API (`kubectl get events`, `kubectl describe node`).
 //! Events are optional: a refused create warns once and the drain goes on.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -85,7 +86,7 @@ impl Recorder {
 /// Records the engine's events that matter to others; holds of pods are
 /// told once they last (`holds`).
 pub(crate) async fn run(
-    recorder: Recorder,
+    recorder: Arc<Recorder>,
     mut rx: mpsc::UnboundedReceiver<Event>,
     reason: Option<String>,
 ) {

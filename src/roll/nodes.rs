@@ -66,25 +66,19 @@ fn name(node: &Node) -> String {
 }
 
 impl Nodes {
-    /// Starts following every node; returns once the first list is in.
+    /// Starts following every node; returns once the watch's first list
+    /// is in, or with why that list failed.
     pub(crate) async fn start(client: &kube::Client, events: &Sink) -> Result<Self, DrainError> {
         let api: Api<Node> = Api::all(client.clone());
-        let first = api
-            .list(&ListParams::default())
-            .await
-            .map_err(|e| api_error("list", "nodes", None, e))?;
         let seen = Arc::new(Seen::default());
-        seen.replace(first.items);
-        let (refused, told) = oneshot::channel();
-        let task = tokio::spawn(follow(api, seen.clone(), refused));
-        let events = events.clone();
-        tokio::spawn(async move {
-            if let Ok(error) = told.await {
-                let warning = Warning::NodesPolled { error, every: POLL };
-                emit(&events, Event::Warning(warning));
-            }
-        });
-        Ok(Nodes { seen, task })
+        let (listed, first) = oneshot::channel();
+        let task = tokio::spawn(follow(api, seen.clone(), events.clone(), listed));
+        let nodes = Nodes { seen, task };
+        first
+            .await
+            .expect("the node watch reports its first list")
+            .map_err(|e| api_error("list", "nodes", None, e))?;
+        Ok(nodes)
     }
 
     /// Every node.
@@ -116,9 +110,15 @@ impl Drop for Nodes {
     }
 }
 
-/// Follows the nodes with a watch; lists them every `POLL` once watching
-/// is refused (told once on `refused`).
-async fn follow(api: Api<Node>, seen: Arc<Seen>, refused: oneshot::Sender<String>) {
+/// Follows the nodes with a watch, telling `listed` how its first list
+/// went; lists them every `POLL` once watching is refused (said once).
+async fn follow(
+    api: Api<Node>,
+    seen: Arc<Seen>,
+    events: Sink,
+    listed: oneshot::Sender<Result<(), kube::Error>>,
+) {
+    let mut listed = Some(listed);
     let mut fresh: Vec<Node> = Vec::new();
     let mut stream = watcher(api.clone(), watcher::Config::default())
         .default_backoff()
@@ -127,13 +127,25 @@ async fn follow(api: Api<Node>, seen: Arc<Seen>, refused: oneshot::Sender<String
         match item {
             Ok(watcher::Event::Init) => fresh.clear(),
             Ok(watcher::Event::InitApply(n)) => fresh.push(n),
-            Ok(watcher::Event::InitDone) => seen.replace(std::mem::take(&mut fresh)),
+            Ok(watcher::Event::InitDone) => {
+                seen.replace(std::mem::take(&mut fresh));
+                if let Some(l) = listed.take() {
+                    let _ = l.send(Ok(()));
+                }
+            }
             Ok(watcher::Event::Apply(n)) => seen.apply(n),
             Ok(watcher::Event::Delete(n)) => seen.delete(&n),
+            Err(watcher::Error::InitialListFailed(e)) if listed.is_some() => {
+                if let Some(l) = listed.take() {
+                    let _ = l.send(Err(e));
+                }
+                return;
+            }
             Err(e) => {
                 // Other failures the watcher retries, with backoff.
-                if let Some(message) = forbidden(&e) {
-                    let _ = refused.send(message);
+                if let Some(error) = forbidden(&e) {
+                    let warning = Warning::NodesPolled { error, every: POLL };
+                    emit(&events, Event::Warning(warning));
                     break;
                 }
             }

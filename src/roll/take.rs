@@ -218,7 +218,8 @@ impl<'a> Taking<'a> {
             let mut interrupted = interrupt.clone();
             tokio::select! {
                 Some(out) = running.next(), if !running.is_empty() => self.ended(out),
-                () = changed => {
+                // Only a node still to take out cares about the others.
+                () = changed, if !pending.is_empty() => {
                     // Many nodes change at once (status heartbeats): look
                     // once for all of them, the nodes' rolls going on
                     // meanwhile (they run only while polled here).
@@ -247,9 +248,12 @@ impl<'a> Taking<'a> {
         interrupt: &watch::Receiver<bool>,
     ) -> Result<(Vec<Start>, bool), DrainError> {
         let ctx = self.ctx;
+        let (mut starts, mut lock_held, mut tried) = (Vec::new(), false, 0);
+        if pending.is_empty() || self.stopped.is_some() || *interrupt.borrow() {
+            return Ok((starts, lock_held));
+        }
         let mut in_progress = ctx.pool.lock().expect("pool").in_progress.clone();
         let all: Vec<Node> = ctx.nodes.all().iter().map(|n| (**n).clone()).collect();
-        let (mut starts, mut lock_held, mut tried) = (Vec::new(), false, 0);
         while self.stopped.is_none() && !*interrupt.borrow() && tried < pending.len() {
             let node = pending.front().cloned().expect("a pending node");
             if let Some(hold) = hold_back(self.options, &all, &in_progress, &node) {
