@@ -34,6 +34,7 @@ pub struct SandboxConfig {
     /// its annotation or its preStop hook says otherwise; never more than
     /// its grace period. Unset: the whole grace period.
     pub shutdown_seconds: Option<f64>,
+    /// Errors, latency and watch cuts injected into the requests a drain makes.
     pub faults: Faults,
     /// Requests refused with 403, as RBAC would.
     pub deny: Vec<Deny>,
@@ -116,6 +117,7 @@ pub struct Deny {
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Rule {
+    /// RBAC verbs: `get`, `list`, `watch`, `create`, `patch`, `delete`...
     pub verbs: Vec<String>,
     /// Plurals with an optional subresource: `nodes`, `pods/eviction`.
     pub resources: Vec<String>,

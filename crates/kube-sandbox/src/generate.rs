@@ -10,13 +10,17 @@ use crate::resources::Resource;
 /// The shape of a generated cluster.
 #[derive(Debug, Clone)]
 pub struct ClusterSpec {
+    /// How many worker nodes.
     pub nodes: usize,
     /// Pods per node, the DaemonSet pod included.
     pub pods_per_node: usize,
+    /// Replicas of each generated Deployment.
     pub replicas_per_deployment: usize,
+    /// How many namespaces the workloads spread over.
     pub namespaces: usize,
     /// Seconds each generated pod takes to stop and to become Ready.
     pub shutdown_seconds: f64,
+    /// Seconds a generated pod takes to become Ready.
     pub ready_seconds: f64,
     /// A realistic mix instead of uniform Deployments: PDBs with
     /// maxUnavailable 1 and minAvailable 80%, StatefulSets,

@@ -1,17 +1,17 @@
 //! The sandbox: a simulated cluster behind a real HTTP server on loopback
 //! that speaks the Kubernetes API well enough that the real kubectl cannot
 //! tell it from a kube-apiserver for what a drain does. See docs/sandbox.md.
-
 //!
-//! Laid out like the control plane it simulates: `apiserver` (HTTP, routes,
-//! queries, patches, deletion, eviction, watches, tables, defaults,
-//! admission), the `store` (objects, versions, watch history), the
-//! `controllers` (disruption, replicaset, deployment, statefulset,
-//! daemonset, job, garbage collector, scheduler) and the `kubelet` (with
-//! KubeVirt), driven by one `simulation` loop. The public API is what
+//! Laid out like the control plane it simulates: `apiserver` (the HTTP
+//! chain, one handler per verb, and what the registry and admission do to
+//! objects), the `store` (objects, versions, watch history, one type per
+//! index), the `controllers` (each with its triggers beside its reconcile)
+//! and the `kubelet` (with KubeVirt), driven by one `simulation` loop. The public API is what
 //! this file exports: start a sandbox with its settings and faults, load
 //! scenarios or generate clusters, read the request log, and look at the
 //! objects and their history through a read-only `View`.
+
+#![warn(missing_docs)]
 
 mod api_error;
 mod apiserver;
@@ -52,17 +52,25 @@ pub use view::View;
 #[non_exhaustive]
 pub enum SandboxError {
     #[error(transparent)]
+    /// The scenario file could not be read or parsed.
     Scenario(#[from] scenario::ScenarioError),
     #[error("scenario: {0}")]
+    /// The scenario's objects could not be stored (a duplicate, an invalid object).
     Objects(String),
     #[error("cannot listen on {addr}: {source}")]
+    /// The server could not bind its address.
     Listen {
+        /// The address asked for.
         addr: SocketAddr,
+        /// The operating system's error.
         source: std::io::Error,
     },
     #[error("cannot write {path}: {source}")]
+    /// A file (the kubeconfig) could not be written.
     Write {
+        /// The file that could not be written.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
 }
@@ -70,8 +78,11 @@ pub enum SandboxError {
 /// How to start a sandbox.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// Where the API server listens (port 0: a free port).
     pub listen: SocketAddr,
+    /// Timings, faults and permissions of the simulated cluster.
     pub config: SandboxConfig,
+    /// Where every request is logged as a JSON line, if anywhere.
     pub request_log: Option<PathBuf>,
 }
 
@@ -183,22 +194,26 @@ impl Sandbox {
         self.shared.failure()
     }
 
+    #[doc(hidden)] // a test hook: changes the cluster under a running test
     /// Changes the faults while serving (tests turn them on once a scenario settled).
     pub fn set_faults(&self, faults: Faults) {
         self.shared.set_faults(faults);
     }
 
+    #[doc(hidden)] // a test hook: changes the cluster under a running test
     /// Refuses `deny.verb` on `deny.resource` from now on, as RBAC would.
     pub fn deny(&self, deny: Deny) {
         self.shared.deny(deny);
     }
 
+    #[doc(hidden)] // a test hook: changes the cluster under a running test
     /// From now on allows only what `rules` allow, as a Role bound to the
     /// caller would (`None`: everything again). Discovery stays open.
     pub fn set_role(&self, rules: Option<Vec<Rule>>) {
         self.shared.set_role(rules);
     }
 
+    #[doc(hidden)] // a test hook: changes the cluster under a running test
     /// Drops the watch history, as an etcd compaction does: every watch
     /// resuming from an earlier resourceVersion gets 410 Expired.
     pub fn compact_history(&self) {
@@ -231,6 +246,7 @@ impl Sandbox {
         }
     }
 
+    #[doc(hidden)] // a test hook: changes the cluster under a running test
     /// An API server outage: after `after`, connections are closed and
     /// refused for `length`, then the same state is served again on the same
     /// address, as an apiserver restarted in front of its etcd.

@@ -13,10 +13,15 @@ use serde::{Deserialize, Serialize};
 pub struct Entry {
     /// RFC 3339 with milliseconds, when the request arrived.
     pub ts: String,
+    /// The HTTP method.
     pub method: String,
+    /// The URL path.
     pub path: String,
+    /// The URL query, as sent.
     pub query: String,
+    /// The answer's HTTP status.
     pub status: u16,
+    /// The client's `User-Agent` (kubectl's names its version and command).
     pub user_agent: String,
     /// The `Accept` header: what representation the client asked for
     /// (a Table for `kubectl get`, metadata only, or plain JSON).

@@ -6,34 +6,59 @@ use serde_json::{Value, json};
 /// A resource the sandbox serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Resource {
+    /// core/v1 Namespace.
     Namespaces,
+    /// core/v1 Node.
     Nodes,
+    /// core/v1 Pod.
     Pods,
+    /// core/v1 Event.
     Events,
+    /// policy/v1 PodDisruptionBudget.
     PodDisruptionBudgets,
+    /// apps/v1 Deployment.
     Deployments,
+    /// apps/v1 ReplicaSet.
     ReplicaSets,
+    /// apps/v1 StatefulSet.
     StatefulSets,
+    /// apps/v1 DaemonSet.
     DaemonSets,
+    /// batch/v1 Job.
     Jobs,
+    /// core/v1 ReplicationController.
     ReplicationControllers,
+    /// coordination.k8s.io/v1 Lease.
     Leases,
+    /// kubevirt.io/v1 VirtualMachineInstance.
     VirtualMachineInstances,
+    /// core/v1 PersistentVolume.
     PersistentVolumes,
+    /// core/v1 PersistentVolumeClaim.
     PersistentVolumeClaims,
+    /// storage.k8s.io/v1 StorageClass.
     StorageClasses,
+    /// storage.k8s.io/v1 VolumeAttachment.
     VolumeAttachments,
 }
 
 /// How a resource is served: its group, version, names, scope.
 pub struct ResourceInfo {
+    /// The API group (empty for the core group).
     pub group: &'static str,
+    /// The version served (`v1`).
     pub version: &'static str,
+    /// The plural, as in URLs and RBAC rules.
     pub plural: &'static str,
+    /// The singular, as kubectl accepts it.
     pub singular: &'static str,
+    /// The object's `kind`.
     pub kind: &'static str,
+    /// Whether objects live in a namespace.
     pub namespaced: bool,
+    /// Short names kubectl accepts (`po`, `no`, `pdb`).
     pub short_names: &'static [&'static str],
+    /// Discovery categories (`all`).
     pub categories: &'static [&'static str],
     /// Subresources served besides the object itself (`status`, `eviction`).
     pub subresources: &'static [&'static str],

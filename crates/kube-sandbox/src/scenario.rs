@@ -19,15 +19,23 @@ pub const SANDBOX_API_VERSION: &str = "sandbox.kubectl-maintain.io/v1alpha1";
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     #[error("{path}: {source}")]
+    /// The file could not be read.
     Read {
+        /// The scenario file.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
     #[error("{path}:{line}:{column}: {message}")]
+    /// The file is not a valid scenario at this place.
     At {
+        /// The scenario file.
         path: PathBuf,
+        /// Line, from 1.
         line: u64,
+        /// Column, from 1.
         column: u64,
+        /// What is wrong there.
         message: String,
     },
 }
@@ -35,7 +43,9 @@ pub enum ScenarioError {
 /// A scenario ready to be served.
 #[derive(Debug)]
 pub struct Scenario {
+    /// The objects to store, in load order.
     pub objects: Vec<(Resource, Value)>,
+    /// The scenario's own settings, if it has a `sandbox:` section.
     pub config: Option<SandboxConfig>,
 }
 

@@ -1,11 +1,60 @@
 //! One queue for every delayed action of the simulation (a pod starting,
 //! completing, stopping; a VM migrating), instead of a task per timer: a
-//! 150,000-pod scenario keeps one heap, not 150,000 sleeping tasks.
+//! 150,000-pod scenario keeps one heap, not 150,000 sleeping tasks. `Timer`
+//! says what each is; the simulation loop fires it.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use tokio::time::Instant;
+
+use crate::store::Key;
+
+/// What the kubelets and controllers do later.
+#[derive(Debug)]
+pub(crate) enum Timer {
+    Start {
+        key: Key,
+        uid: String,
+        ready: bool,
+    },
+    Complete {
+        key: Key,
+        uid: String,
+    },
+    Stop {
+        key: Key,
+        uid: String,
+    },
+    Evacuate {
+        key: Key,
+        uid: String,
+    },
+    /// A NoExecute taint's eviction, once the pod's toleration ran out.
+    TaintEvict {
+        key: Key,
+        uid: String,
+    },
+    /// The kubelet begins stopping a deleted pod (its Killing Events).
+    Kill {
+        key: Key,
+        uid: String,
+    },
+    /// A volume's last pod on a node left: it detaches.
+    Detach {
+        name: String,
+    },
+    /// A rebooting node's kubelet is back.
+    Boot {
+        node: String,
+    },
+    /// After a reboot, the kubelet restarts a running pod's containers.
+    Restart {
+        key: Key,
+        uid: String,
+        ready: bool,
+    },
+}
 
 /// Items due at an instant, taken in time order (first in, first out at
 /// the same instant).

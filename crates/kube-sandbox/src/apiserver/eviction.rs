@@ -25,7 +25,6 @@ fn budget_refusal(cause: &str, retry_after: Option<u64>) -> ApiError {
 
 /// Evicts `pod_key` as asked by an Eviction `body`; `query_dry_run` is the
 /// `?dryRun=All` of the request.
-#[allow(clippy::too_many_lines)] // left over: to split with the handler per verb (issue #26, the sandbox's layout)
 pub(crate) fn evict(
     store: &mut Store,
     pod_key: &Key,
@@ -72,8 +71,22 @@ pub(crate) fn evict(
             ));
         }
     };
+    take_disruption(store, pod_key, &pod, &pdb_key, &opts)?;
+    delete_evicted(store, pod_key, &opts, true)
+}
+
+/// The budget's say on evicting a pod it covers: an unhealthy pod goes when
+/// the policy or a healthy budget allows; otherwise one of its allowed
+/// disruptions is taken (not under dry run), or the eviction is refused.
+fn take_disruption(
+    store: &mut Store,
+    pod_key: &Key,
+    pod: &Value,
+    pdb_key: &Key,
+    opts: &DeleteOptions,
+) -> Result<(), ApiError> {
     let pdb = store
-        .get(Resource::PodDisruptionBudgets, &pdb_key)
+        .get(Resource::PodDisruptionBudgets, pdb_key)
         .expect("listed PDB");
     let st = |f: &str| {
         pdb.pointer(&format!("/status/{f}"))
@@ -81,7 +94,7 @@ pub(crate) fn evict(
             .unwrap_or(0)
     };
 
-    if !pods::is_ready(&pod) {
+    if !pods::is_ready(pod) {
         let always = pdb
             .pointer("/spec/unhealthyPodEvictionPolicy")
             .and_then(Value::as_str)
@@ -89,7 +102,7 @@ pub(crate) fn evict(
         let budget_healthy =
             st("currentHealthy") >= st("desiredHealthy") && st("desiredHealthy") > 0;
         if always || budget_healthy {
-            return delete_evicted(store, pod_key, &opts, true);
+            return Ok(());
         }
     }
 
@@ -124,7 +137,7 @@ pub(crate) fn evict(
     }
     if !opts.dry_run {
         let pod_name = pod_key.1.clone();
-        store.modify(Resource::PodDisruptionBudgets, &pdb_key, |o| {
+        store.modify(Resource::PodDisruptionBudgets, pdb_key, |o| {
             let status = &mut o["status"];
             status["disruptionsAllowed"] = json!(allowed - 1);
             let disrupted = status
@@ -136,7 +149,7 @@ pub(crate) fn evict(
             budgets::set_allowed_condition(status, allowed - 1 > 0, generation);
         })?;
     }
-    delete_evicted(store, pod_key, &opts, true)
+    Ok(())
 }
 
 fn delete_evicted(

@@ -7,10 +7,12 @@
 //! default: the kubelet's unmount and the driver's detach). Its name is
 //! "csi-" and a hash of the volume, driver and node, as the controller names it.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::work::{Changed, Work};
 use crate::config::DETACH_SECONDS;
 use crate::objects::pods;
 use crate::resources::Resource;
@@ -42,6 +44,32 @@ pub(crate) fn csi_volumes(store: &Store, pod: &Value) -> Vec<(String, String)> {
 pub(crate) fn name(pv: &str, driver: &str, node: &str) -> String {
     let h = kube_conventions::fnv1a(format!("{pv}{driver}{node}").as_bytes());
     format!("csi-{h:016x}")
+}
+
+/// A pod with claims just bound to a node: its volumes attach there. One
+/// that finished or left unfinished: its volumes may detach.
+pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
+    if c.resource != Resource::Pods {
+        return;
+    }
+    match (c.old, c.new) {
+        (old, Some(new)) => {
+            let was_bound = old.and_then(pods::node_name).is_some();
+            if !was_bound && pods::node_name(new).is_some() && pods::has_claims(new) {
+                work.attach.insert(c.key.clone());
+            }
+            let finished = pods::is_terminal(new) && old.is_some_and(|o| !pods::is_terminal(o));
+            if finished && pods::has_claims(new) {
+                work.left.push(Arc::new(new.clone()));
+            }
+        }
+        (Some(old), None) => {
+            if !pods::is_terminal(old) && pods::has_claims(old) {
+                work.left.push(Arc::new(old.clone()));
+            }
+        }
+        (None, None) => {}
+    }
 }
 
 /// Attaches the CSI volumes of a pod bound to a node (what is attached stays).

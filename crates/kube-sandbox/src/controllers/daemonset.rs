@@ -5,10 +5,12 @@
 
 use serde_json::{Value, json};
 
-use super::scheduler::{UNSCHEDULABLE_TAINT, daemon_fits};
+use super::scheduler::daemon_fits;
 use super::template::pod_from_template;
 use super::update_status;
+use super::work::{Changed, Work};
 use crate::objects::pods;
+use crate::objects::taints::UNSCHEDULABLE as UNSCHEDULABLE_TAINT;
 use crate::resources::Resource;
 use crate::store::{Key, Store};
 
@@ -31,6 +33,21 @@ fn daemon_tolerations() -> Vec<Value> {
         out.push(json!({"key": k, "operator": "Exists", "effect": "NoSchedule"}));
     }
     out
+}
+
+/// Besides its own objects and pods (crate::controllers::triggers): a node
+/// added, removed or with new labels or taints, which may change where every
+/// DaemonSet places pods (they tolerate the cordon).
+pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
+    let field = |o: Option<&Value>, f: &str| o.and_then(|n| n.pointer(f)).cloned();
+    if c.resource == Resource::Nodes
+        && (c.old.is_none()
+            || c.new.is_none()
+            || field(c.old, "/metadata/labels") != field(c.new, "/metadata/labels")
+            || field(c.old, "/spec/taints") != field(c.new, "/spec/taints"))
+    {
+        work.all_daemonsets = true;
+    }
 }
 
 pub(crate) fn reconcile(store: &mut Store, key: &Key) {

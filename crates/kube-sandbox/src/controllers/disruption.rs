@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use super::work::{Changed, Work};
 use crate::clock::seconds_since;
 use crate::objects::{budgets, pods};
 use crate::resources::Resource;
@@ -170,6 +171,29 @@ fn controller_scale(store: &Store, pods: &[(Key, pods::Facts)]) -> Result<i32, N
         }
     }
     Ok(seen.values().sum())
+}
+
+/// A pod written or gone, before and after: the budgets that select it
+/// count again. A budget whose status has not seen its spec yet.
+pub(crate) fn triggers(store: &Store, c: &Changed<'_>, work: &mut Work) {
+    match c.resource {
+        Resource::Pods => {
+            for p in [c.old, c.new].into_iter().flatten() {
+                work.pdbs.extend(budgets::pdbs_for_pod(store, p));
+            }
+        }
+        Resource::PodDisruptionBudgets => {
+            let stale = c.new.is_some_and(|p| {
+                p.pointer("/status/observedGeneration")
+                    .and_then(Value::as_i64)
+                    != p.pointer("/metadata/generation").and_then(Value::as_i64)
+            });
+            if stale {
+                work.pdbs.insert(c.key.clone());
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Recomputes one PDB's status and writes it when it changed.

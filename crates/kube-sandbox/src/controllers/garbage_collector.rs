@@ -2,8 +2,21 @@
 //! (objects whose ownerReferences name its uid) are deleted too
 //! (kubernetes pkg/controller/garbagecollector).
 
+use super::work::{Changed, Work};
 use crate::apiserver::deletion::{self, DeleteOptions};
+use crate::resources::Resource;
 use crate::store::Store;
+
+/// An owner deleted. Collection scans every object for owner references,
+/// so only owners' deletions ask for it: pods and events own nothing.
+pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
+    if c.new.is_none()
+        && !matches!(c.resource, Resource::Pods | Resource::Events)
+        && let Some(uid) = c.object()["metadata"]["uid"].as_str()
+    {
+        work.gc.push(uid.to_string());
+    }
+}
 
 /// Deletes what the deleted owners with these uids owned.
 pub(crate) fn collect(store: &mut Store, deleted_owners: &[String]) {

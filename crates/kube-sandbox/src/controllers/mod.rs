@@ -13,11 +13,14 @@ pub(crate) mod replicaset;
 pub(crate) mod scheduler;
 pub(crate) mod statefulset;
 mod template;
+pub(crate) mod work;
 
 use serde_json::Value;
 
+use crate::objects::pods;
 use crate::resources::Resource;
 use crate::store::{Key, Store};
+use work::{Changed, Work};
 
 /// Merges `fields` into an object's status and writes it if anything changed.
 pub(crate) fn update_status(store: &mut Store, res: Resource, key: &Key, fields: &Value) {
@@ -83,5 +86,37 @@ pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
         Resource::DaemonSets => daemonset::reconcile(store, key),
         Resource::Jobs => job::reconcile(store, key),
         _ => {}
+    }
+}
+
+/// What the workload controllers (ReplicaSet, ReplicationController,
+/// Deployment, StatefulSet, DaemonSet, Job) react to: their own object
+/// written, and an object they own (a pod, a ReplicaSet) written or gone,
+/// which their owner's reconcile counts again.
+pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
+    let workload = matches!(
+        c.resource,
+        Resource::ReplicaSets
+            | Resource::ReplicationControllers
+            | Resource::Deployments
+            | Resource::StatefulSets
+            | Resource::DaemonSets
+            | Resource::Jobs
+    );
+    if workload && c.new.is_some() {
+        work.owners.insert((c.resource, c.key.clone()));
+    }
+    let owned = match c.resource {
+        // A pod's owner, before and after (an adoption or a release).
+        Resource::Pods => vec![c.old, c.new],
+        _ if workload => vec![c.old.or(c.new)],
+        _ => vec![],
+    };
+    for p in owned.into_iter().flatten() {
+        if let Some(owner) = pods::controller_of(p)
+            && let Some(res) = owner_resource(&owner.kind)
+        {
+            work.owners.insert((res, (c.key.0.clone(), owner.name)));
+        }
     }
 }

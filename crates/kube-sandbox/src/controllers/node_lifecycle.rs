@@ -16,14 +16,14 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::scheduler::{UNSCHEDULABLE_TAINT, tolerates};
+use super::work::{Changed, Work};
 use crate::apiserver::deletion::{self, DeleteOptions};
 use crate::objects::pods;
+use crate::objects::taints::{
+    NOT_READY, UNREACHABLE, UNSCHEDULABLE as UNSCHEDULABLE_TAINT, tolerates,
+};
 use crate::resources::Resource;
 use crate::store::{Key, Store};
-
-pub(crate) const NOT_READY: &str = "node.kubernetes.io/not-ready";
-pub(crate) const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 
 /// The controller's taints a node should carry now.
 fn wanted(node: &Value) -> Vec<Value> {
@@ -54,6 +54,14 @@ fn ours(taint: &Value) -> bool {
 
 fn same(a: &Value, b: &Value) -> bool {
     a["key"] == b["key"] && a["effect"] == b["effect"]
+}
+
+/// Every write of a node: its taints and its pods' NoExecute evictions are
+/// looked at again.
+pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
+    if c.resource == Resource::Nodes {
+        work.nodes.insert(c.key.clone());
+    }
 }
 
 /// Brings the node's taints in line; returns the pods its NoExecute taints

@@ -6,6 +6,7 @@
 pub(crate) mod heartbeat;
 pub(crate) mod kubevirt;
 pub(crate) mod reboot;
+pub(crate) mod triggers;
 
 use std::time::Duration;
 

@@ -7,3 +7,4 @@ pub(crate) mod kubevirt;
 pub(crate) mod leases;
 pub(crate) mod nodes;
 pub mod pods;
+pub(crate) mod taints;

@@ -4,8 +4,11 @@ use serde_json::{Value, json};
 
 /// A pod's controller, from its ownerReferences.
 pub struct OwnerRef {
+    /// The owner's kind (`ReplicaSet`, `StatefulSet`...).
     pub kind: String,
+    /// The owner's name, in the pod's namespace.
     pub name: String,
+    /// The owner's uid.
     pub uid: String,
 }
 

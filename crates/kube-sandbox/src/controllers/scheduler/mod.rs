@@ -38,14 +38,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Value, json};
 
-use super::node_lifecycle::NOT_READY;
+use super::work::{Changed, Work};
 use crate::clock::now_rfc3339;
+use crate::objects::taints::NOT_READY;
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
 use crate::store::{Key, Store};
-
-pub(crate) use node_unschedulable::UNSCHEDULABLE_TAINT;
-pub(crate) use taint_toleration::tolerates;
 
 const SCHEDULER: &str = "default-scheduler";
 
@@ -253,6 +251,31 @@ fn fit_error(total: usize, reasons: &BTreeMap<String, usize>) -> String {
         return format!("0/{total} nodes are available.");
     }
     format!("0/{total} nodes are available: {}.", parts.join(", "))
+}
+
+/// A pod with no node that is not being deleted waits for the scheduler.
+/// Pending pods are tried again when room or volumes may have appeared: a
+/// pod finished or gone, any node written, a claim, volume or storage class
+/// written.
+pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
+    match c.resource {
+        Resource::Pods => match c.new {
+            Some(new) => {
+                if pods::node_name(new).is_none() && !pods::is_terminating(new) {
+                    work.unscheduled.insert(c.key.clone());
+                }
+                if pods::is_terminal(new) && c.old.is_some_and(|o| !pods::is_terminal(o)) {
+                    work.retry_pending = true;
+                }
+            }
+            None => work.retry_pending = true,
+        },
+        Resource::Nodes
+        | Resource::PersistentVolumes
+        | Resource::PersistentVolumeClaims
+        | Resource::StorageClasses => work.retry_pending = true,
+        _ => {}
+    }
 }
 
 /// Tries to bind one pod (`minor`: the Kubernetes minor the sandbox

@@ -5,8 +5,7 @@
 use serde_json::{Value, json};
 
 use super::taint_toleration::tolerated;
-
-pub(crate) const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
+use crate::objects::taints::UNSCHEDULABLE as UNSCHEDULABLE_TAINT;
 
 /// `cordoned`: the node's `spec.unschedulable`.
 pub(super) fn filter(pod: &Value, cordoned: bool) -> Result<(), String> {

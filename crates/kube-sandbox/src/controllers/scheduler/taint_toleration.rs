@@ -5,28 +5,7 @@
 
 use serde_json::Value;
 
-/// Does one toleration tolerate one taint?
-pub(crate) fn tolerates(toleration: &Value, taint: &Value) -> bool {
-    let effect = toleration["effect"].as_str().unwrap_or_default();
-    if !effect.is_empty() && Some(effect) != taint["effect"].as_str() {
-        return false;
-    }
-    let key = toleration["key"].as_str().unwrap_or_default();
-    let op = toleration["operator"].as_str().unwrap_or("Equal");
-    if key.is_empty() {
-        return op == "Exists";
-    }
-    if Some(key) != taint["key"].as_str() {
-        return false;
-    }
-    match op {
-        "Exists" => true,
-        _ => {
-            toleration["value"].as_str().unwrap_or_default()
-                == taint["value"].as_str().unwrap_or_default()
-        }
-    }
-}
+use crate::objects::taints::tolerates;
 
 pub(crate) fn tolerated(pod: &Value, taint: &Value) -> bool {
     pod.pointer("/spec/tolerations")

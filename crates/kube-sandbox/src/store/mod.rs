@@ -1,12 +1,12 @@
-//! The sandbox's etcd: every object as JSON bytes (crate::doc), one global
+//! The sandbox's etcd: every object as JSON bytes (crate::stored), one global
 //! resourceVersion, a bounded history of changes for watches, and indexes
 //! for the lookups a drain and the controllers make often (pods by node,
-//! objects by owner).
+//! objects by owner), each a small type in `indexes/`.
 //!
 //! All writes go through here so that each bumps the resourceVersion, records
 //! one watch event and tells the simulator what changed.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -17,7 +17,12 @@ use crate::clock::{IdGen, now_rfc3339};
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
 use crate::stored::Stored;
-use kube_conventions::selector::{Op, Requirement, Selector};
+use kube_conventions::selector::Selector;
+
+mod indexes;
+
+use indexes::Indexes;
+pub(crate) use indexes::Requested;
 
 /// (namespace, name); the namespace is empty for cluster-scoped objects.
 pub(crate) type Key = (String, String);
@@ -33,8 +38,11 @@ pub(crate) fn key_of(obj: &Value) -> Key {
 /// A watch event's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventType {
+    /// An object was created.
     Added,
+    /// An object was written.
     Modified,
+    /// An object was removed.
     Deleted,
 }
 
@@ -52,8 +60,11 @@ impl EventType {
 /// One change in the watch history.
 #[derive(Debug)]
 pub struct WatchEvent {
+    /// The resourceVersion the change made.
     pub rv: u64,
+    /// The kind of object changed.
     pub resource: Resource,
+    /// Added, modified or deleted.
     pub kind: EventType,
     object: Stored,
     /// The object before the change, so a watch can tell when a change moves
@@ -105,29 +116,7 @@ pub(crate) struct Change {
 pub(crate) struct Store {
     rv: u64,
     tables: HashMap<Resource, BTreeMap<Key, Stored>>,
-    pods_by_node: HashMap<String, BTreeSet<Key>>,
-    /// What scans read of each pod, by key (namespace first, so a
-    /// namespace's are a range).
-    pod_facts: BTreeMap<Key, Arc<pods::Facts>>,
-    /// Objects of every resource by the uids their ownerReferences name.
-    owned_by: HashMap<String, BTreeSet<(Resource, Key)>>,
-    /// What the pods bound to each node request (the scheduler's NodeInfo).
-    requested_by_node: HashMap<String, Requested>,
-    /// What the scheduler reads of each node, by name.
-    node_facts: HashMap<String, nodes::Facts>,
-    /// Bound pods with required pod anti-affinity terms.
-    anti_affine: BTreeSet<Key>,
-    /// Pods by namespace and label (`key=value`): a selector that requires
-    /// a label's value reads its candidates here instead of scanning the
-    /// namespace (the disruption controller, on every pod change).
-    pods_by_label: HashMap<(String, String), BTreeSet<Key>>,
-    /// Every PodDisruptionBudget's selector, parsed once (a nil selector is
-    /// `Nothing`; an invalid one is left out, as it selects nothing).
-    budget_selectors: BTreeMap<Key, Selector>,
-    /// Budgets by the first label value their selector requires
-    /// (namespace, `key=value`); those requiring none by namespace, under
-    /// an empty label.
-    budgets_by_label: HashMap<(String, String), BTreeSet<Key>>,
+    indexes: Indexes,
     history: VecDeque<Arc<WatchEvent>>,
     history_limit: usize,
     /// Watches may resume from this version or later; older is 410 Expired.
@@ -135,13 +124,6 @@ pub(crate) struct Store {
     changes: Option<mpsc::UnboundedSender<Change>>,
     latest: watch::Sender<u64>,
     pub(crate) ids: IdGen,
-}
-
-/// What the unfinished pods bound to a node request, in thousandths.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Requested {
-    pub(crate) pods: i64,
-    pub(crate) resources: pods::Requests,
 }
 
 /// Too-old watch resourceVersion: answered with a 410 `Expired` ERROR event.
@@ -157,15 +139,7 @@ impl Store {
         Store {
             rv: 1,
             tables: HashMap::new(),
-            pods_by_node: HashMap::new(),
-            owned_by: HashMap::new(),
-            pod_facts: BTreeMap::new(),
-            requested_by_node: HashMap::new(),
-            node_facts: HashMap::new(),
-            anti_affine: BTreeSet::new(),
-            pods_by_label: HashMap::new(),
-            budget_selectors: BTreeMap::new(),
-            budgets_by_label: HashMap::new(),
+            indexes: Indexes::default(),
             history: VecDeque::new(),
             history_limit: history_limit.max(1),
             floor: 0,
@@ -246,11 +220,7 @@ impl Store {
         &'a self,
         namespace: Option<&'a str>,
     ) -> impl Iterator<Item = (&'a Key, &'a pods::Facts)> + 'a {
-        let start = (namespace.unwrap_or_default().to_string(), String::new());
-        self.pod_facts
-            .range(start..)
-            .take_while(move |(k, _)| namespace.is_none_or(|ns| k.0 == ns))
-            .map(|(k, f)| (k, &**f))
+        self.indexes.pod_facts.all(namespace)
     }
 
     /// The pods of a namespace a selector matches, with their facts. A
@@ -264,25 +234,12 @@ impl Store {
         let Selector::All(reqs) = selector else {
             return Vec::new();
         };
-        let candidates = |r: &Requirement| -> Option<Vec<&'a Key>> {
-            let values: Vec<&String> = match &r.op {
-                Op::Equals(v) => vec![v],
-                Op::In(vs) => vs.iter().collect(),
-                _ => return None,
-            };
-            let mut keys: Vec<&'a Key> = values
-                .into_iter()
-                .filter_map(|v| {
-                    self.pods_by_label
-                        .get(&(namespace.to_string(), format!("{}={v}", r.key)))
-                })
-                .flatten()
-                .collect();
-            keys.sort();
-            keys.dedup();
-            Some(keys)
-        };
-        let Some(fewest) = reqs.iter().filter_map(candidates).min_by_key(Vec::len) else {
+        let by_label = &self.indexes.pods_by_label;
+        let fewest = reqs
+            .iter()
+            .filter_map(|r| by_label.candidates(namespace, r))
+            .min_by_key(Vec::len);
+        let Some(fewest) = fewest else {
             return self
                 .pod_facts(Some(namespace))
                 .filter(|(_, f)| f.matches(selector))
@@ -290,78 +247,52 @@ impl Store {
         };
         fewest
             .into_iter()
-            .filter_map(|k| {
-                let (k, f) = self.pod_facts.get_key_value(k)?;
-                f.matches(selector).then_some((k, &**f))
-            })
+            .filter_map(|k| self.indexes.pod_facts.entry(k))
+            .filter(|(_, f)| f.matches(selector))
             .collect()
     }
 
     /// The PodDisruptionBudgets of a namespace whose selector matches the
-    /// object's labels: those indexed under one of its labels, or under none.
+    /// object's labels.
     pub(crate) fn budgets_selecting(&self, namespace: &str, object: &Value) -> Vec<Key> {
-        let labels = object
-            .get("metadata")
-            .and_then(|m| m.get("labels"))
-            .and_then(Value::as_object);
-        let wanted = labels
-            .into_iter()
-            .flatten()
-            .filter_map(|(k, v)| Some(format!("{k}={}", v.as_str()?)))
-            .chain([String::new()]);
-        let mut keys: Vec<Key> = wanted
-            .filter_map(|l| self.budgets_by_label.get(&(namespace.to_string(), l)))
-            .flatten()
-            .filter(|k| {
-                self.budget_selectors
-                    .get(*k)
-                    .is_some_and(|s| s.matches_object(object))
-            })
-            .cloned()
-            .collect();
-        keys.sort();
-        keys.dedup();
-        keys
+        self.indexes.budgets_by_label.selecting(namespace, object)
     }
 
     /// What the scheduler reads of one node.
     pub(crate) fn node_facts(&self, name: &str) -> Option<&nodes::Facts> {
-        self.node_facts.get(name)
+        self.indexes.node_facts.get(name)
     }
 
     /// What scans read of one pod.
     pub(crate) fn pod_facts_of(&self, key: &Key) -> Option<&pods::Facts> {
-        self.pod_facts.get(key).map(|f| &**f)
+        self.indexes.pod_facts.entry(key).map(|(_, f)| f)
     }
 
     /// A pod's facts, shared, for a watch event (none for other kinds).
     fn shared_facts(&self, res: Resource, key: &Key) -> Option<Arc<pods::Facts>> {
         (res == Resource::Pods)
-            .then(|| self.pod_facts.get(key).cloned())
+            .then(|| self.indexes.pod_facts.shared(key))
             .flatten()
     }
 
     /// Keys of the pods bound to a node, from the index.
     pub(crate) fn pods_on_node(&self, node: &str) -> Vec<Key> {
-        self.pods_by_node
-            .get(node)
-            .map(|s| s.iter().cloned().collect())
-            .unwrap_or_default()
+        self.indexes.pods_by_node.on(node)
     }
 
     /// How many pods are bound to a node (no copying).
     pub(crate) fn pod_count_on_node(&self, node: &str) -> usize {
-        self.pods_by_node.get(node).map_or(0, BTreeSet::len)
+        self.indexes.pods_by_node.count(node)
     }
 
     /// What the unfinished pods bound to a node request.
     pub(crate) fn requested_on_node(&self, node: &str) -> Option<&Requested> {
-        self.requested_by_node.get(node)
+        self.indexes.requested_by_node.on(node)
     }
 
     /// Bound pods with required pod anti-affinity terms.
     pub(crate) fn anti_affine_pods(&self) -> impl Iterator<Item = &Key> {
-        self.anti_affine.iter()
+        self.indexes.anti_affine.iter()
     }
 
     /// Keys of the pods whose ownerReferences name this uid.
@@ -371,13 +302,7 @@ impl Store {
 
     /// Objects of one resource whose ownerReferences name `uid`.
     pub(crate) fn owned_of(&self, res: Resource, uid: &str) -> Vec<Key> {
-        self.owned_by
-            .get(uid)
-            .into_iter()
-            .flatten()
-            .filter(|(r, _)| *r == res)
-            .map(|(_, k)| k.clone())
-            .collect()
+        self.indexes.owned_by.of(res, uid)
     }
 
     /// Watch events after `rv` for one resource, or `Expired` when the history
@@ -469,103 +394,7 @@ impl Store {
     }
 
     fn index(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
-        if res == Resource::PodDisruptionBudgets {
-            if let Some(old) = self.budget_selectors.remove(key) {
-                let label = (key.0.clone(), required_label(&old));
-                if let Some(set) = self.budgets_by_label.get_mut(&label) {
-                    set.remove(key);
-                    if set.is_empty() {
-                        self.budgets_by_label.remove(&label);
-                    }
-                }
-            }
-            if add
-                && let Ok(selector) = Selector::from_label_selector(obj.pointer("/spec/selector"))
-            {
-                let label = (key.0.clone(), required_label(&selector));
-                self.budgets_by_label
-                    .entry(label)
-                    .or_default()
-                    .insert(key.clone());
-                self.budget_selectors.insert(key.clone(), selector);
-            }
-        }
-        if res == Resource::Pods
-            && let Some(labels) = obj.pointer("/metadata/labels").and_then(Value::as_object)
-        {
-            for (k, v) in labels {
-                let Some(v) = v.as_str() else { continue };
-                let label = (key.0.clone(), format!("{k}={v}"));
-                if add {
-                    self.pods_by_label
-                        .entry(label)
-                        .or_default()
-                        .insert(key.clone());
-                } else if let Some(set) = self.pods_by_label.get_mut(&label) {
-                    set.remove(key);
-                    if set.is_empty() {
-                        self.pods_by_label.remove(&label);
-                    }
-                }
-            }
-        }
-        if let Some(owners) = obj
-            .pointer("/metadata/ownerReferences")
-            .and_then(Value::as_array)
-        {
-            for uid in owners.iter().filter_map(|o| o["uid"].as_str()) {
-                let set = self.owned_by.entry(uid.to_string()).or_default();
-                if add {
-                    set.insert((res, key.clone()));
-                } else {
-                    set.remove(&(res, key.clone()));
-                    if set.is_empty() {
-                        self.owned_by.remove(uid);
-                    }
-                }
-            }
-        }
-        if res == Resource::Nodes {
-            if add {
-                self.node_facts.insert(key.1.clone(), nodes::Facts::of(obj));
-            } else {
-                self.node_facts.remove(&key.1);
-            }
-        }
-        if res != Resource::Pods {
-            return;
-        }
-        if add {
-            self.pod_facts
-                .insert(key.clone(), Arc::new(pods::Facts::of(obj)));
-        } else {
-            self.pod_facts.remove(key);
-        }
-        if let Some(node) = obj.pointer("/spec/nodeName").and_then(Value::as_str) {
-            let set = self.pods_by_node.entry(node.to_string()).or_default();
-            if add {
-                set.insert(key.clone());
-            } else {
-                set.remove(key);
-            }
-            // What the scheduler counts against the node: every pod bound to
-            // it that has not finished (kube-scheduler drops terminal pods).
-            if !pods::is_terminal(obj) {
-                let used = self.requested_by_node.entry(node.to_string()).or_default();
-                let sign = if add { 1 } else { -1 };
-                used.pods += sign;
-                for (k, v) in pods::requests(obj) {
-                    *used.resources.entry(k).or_default() += sign * v;
-                }
-            }
-            if pods::has_required_anti_affinity(obj) {
-                if add {
-                    self.anti_affine.insert(key.clone());
-                } else {
-                    self.anti_affine.remove(key);
-                }
-            }
-        }
+        self.indexes.apply(res, key, obj, add);
     }
 
     /// Stores an object as loaded from a scenario: no watch event, its own
@@ -758,10 +587,7 @@ impl Store {
 
     /// Objects whose ownerReferences name `uid`, of any resource (for garbage collection).
     pub(crate) fn dependents_of(&self, uid: &str) -> Vec<(Resource, Key)> {
-        self.owned_by
-            .get(uid)
-            .map(|s| s.iter().cloned().collect())
-            .unwrap_or_default()
+        self.indexes.owned_by.all(uid)
     }
 }
 
@@ -783,20 +609,6 @@ fn drop_empty_metadata(obj: &mut Value) {
         if empty {
             meta.remove(field);
         }
-    }
-}
-
-/// The first `key=value` a selector requires (empty when it requires none).
-fn required_label(selector: &Selector) -> String {
-    match selector {
-        Selector::All(reqs) => reqs
-            .iter()
-            .find_map(|r| match &r.op {
-                Op::Equals(v) => Some(format!("{}={v}", r.key)),
-                _ => None,
-            })
-            .unwrap_or_default(),
-        Selector::Nothing => String::new(),
     }
 }
 

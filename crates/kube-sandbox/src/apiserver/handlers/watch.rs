@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::apiserver::query::ListOptions;
+use crate::apiserver::request::Request;
+use crate::apiserver::{meta, table};
 use crate::resources::Resource;
 use crate::shared::Shared;
 use crate::store::{EventType, WatchEvent};
@@ -24,6 +26,20 @@ pub(crate) struct WatchRequest {
     /// one-row Table, the first with the column definitions.
     pub(crate) table: bool,
     pub(crate) columns_sent: std::sync::atomic::AtomicBool,
+}
+
+impl WatchRequest {
+    /// The watch a request asks for; the HTTP side streams it.
+    pub(in crate::apiserver) fn of(req: &Request<'_>, options: ListOptions) -> WatchRequest {
+        WatchRequest {
+            resource: req.target.resource,
+            namespace: req.target.namespace.clone(),
+            table: super::select::wants_table(req.accept),
+            options,
+            metadata_only: meta::wanted(req.accept),
+            columns_sent: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
 }
 
 /// How long an idle watch waits before it sends a bookmark.
@@ -123,10 +139,7 @@ impl WatchRequest {
     fn bookmark(&self, rv: u64) -> Bytes {
         let info = self.resource.info();
         let (kind, api_version) = if self.metadata_only {
-            (
-                "PartialObjectMetadata",
-                super::meta::API_VERSION.to_string(),
-            )
+            ("PartialObjectMetadata", meta::API_VERSION.to_string())
         } else {
             (info.kind, self.resource.api_version())
         };
@@ -149,14 +162,14 @@ impl WatchRequest {
                 .columns_sent
                 .swap(true, std::sync::atomic::Ordering::Relaxed)
             {
-                super::table::rows_only(self.resource, rows, &meta, include)
+                table::rows_only(self.resource, rows, &meta, include)
             } else {
-                super::table::table(self.resource, rows, &meta, include)
+                table::table(self.resource, rows, &meta, include)
             };
             return line(kind, &t);
         }
         if self.metadata_only {
-            line(kind, &super::meta::partial(object))
+            line(kind, &meta::partial(object))
         } else {
             line(kind, object)
         }
@@ -164,96 +177,30 @@ impl WatchRequest {
 
     /// Streams events into `tx` until the timeout, a fault cut, a 410, or the
     /// client going away.
-    #[allow(clippy::too_many_lines)] // left over: to split with the handler per verb (issue #26, the sandbox's layout)
     pub(crate) async fn run(self, shared: Arc<Shared>, tx: mpsc::Sender<Bytes>) {
         let timeout = self
             .options
             .timeout_seconds
             .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
         let deadline = tokio::time::Instant::now() + timeout;
-        let cut_after = shared.faults().watch_cut_after;
-        let mut sent: u64 = 0;
         let mut changes = shared.store().subscribe();
-
-        // A watch-list starts from the current objects whatever its version.
-        let requested = self
-            .options
-            .resource_version
-            .as_deref()
-            .filter(|rv| *rv != "0" && !self.options.send_initial_events)
-            .map(str::parse::<u64>);
-        let mut last_rv = match requested {
-            Some(Ok(rv)) => rv,
-            Some(Err(_)) => {
-                let _ = tx.send(expired_event(0, 0)).await;
-                return;
-            }
-            None => {
-                // No version (or "0"): the current state as ADDED events first.
-                let (initial, rv) = {
-                    let store = shared.store();
-                    let objs: Vec<Arc<Value>> = super::list::selected(
-                        &store,
-                        self.resource,
-                        self.namespace.as_deref(),
-                        &self.options,
-                        None,
-                    )
-                    .map(|(_, d)| d.value())
-                    .collect();
-                    (objs, store.resource_version())
-                };
-                for o in initial {
-                    if tx.send(self.event("ADDED", &o)).await.is_err() {
-                        return;
-                    }
-                    sent += 1;
-                }
-                if self.options.send_initial_events
-                    && tx.send(self.initial_events_end(rv)).await.is_err()
-                {
-                    return;
-                }
-                rv
-            }
+        let mut stream = Stream {
+            tx,
+            sent: 0,
+            cut_after: shared.faults().watch_cut_after,
         };
-
+        let Some(mut last_rv) = self.start_from(&shared, &mut stream).await else {
+            return;
+        };
         let mut bookmark_due = false;
         loop {
-            // Events and the version they reach, read under one lock, so that
-            // a bookmark never claims a version whose events were not sent.
-            let (batch, store_rv) = {
-                let store = shared.store();
-                (
-                    store.events_since(self.resource, last_rv),
-                    store.resource_version(),
-                )
+            let Some(reached) = self.send_changes(&shared, last_rv, &mut stream).await else {
+                return;
             };
-            let events = match batch {
-                Ok(events) => events,
-                Err(expired) => {
-                    let _ = tx
-                        .send(expired_event(expired.requested, expired.oldest))
-                        .await;
-                    return;
-                }
-            };
-            for e in events {
-                let Some(kind) = self.translate(&e) else {
-                    continue;
-                };
-                if tx.send(self.change(kind, &e)).await.is_err() {
-                    return;
-                }
-                sent += 1;
-                if cut_after > 0 && sent >= cut_after {
-                    return; // fault injection: the stream ends mid-watch
-                }
-            }
-            last_rv = last_rv.max(store_rv);
+            last_rv = last_rv.max(reached);
             let now = tokio::time::Instant::now();
             if (bookmark_due || now >= deadline) && self.options.bookmarks {
-                if tx.send(self.bookmark(last_rv)).await.is_err() {
+                if stream.tx.send(self.bookmark(last_rv)).await.is_err() {
                     return;
                 }
                 bookmark_due = false;
@@ -269,8 +216,98 @@ impl WatchRequest {
                     }
                 }
                 () = tokio::time::sleep(wait) => bookmark_due = true,
-                () = tx.closed() => return,
+                () = stream.tx.closed() => return,
             }
         }
     }
+
+    /// The version the watch goes on from: the one asked for, or, with no
+    /// version (or "0") and for a watch-list, the current one after the
+    /// current objects as ADDED events. `None`: the stream is over.
+    async fn start_from(&self, shared: &Shared, stream: &mut Stream) -> Option<u64> {
+        // A watch-list starts from the current objects whatever its version.
+        let requested = self
+            .options
+            .resource_version
+            .as_deref()
+            .filter(|rv| *rv != "0" && !self.options.send_initial_events)
+            .map(str::parse::<u64>);
+        match requested {
+            Some(Ok(rv)) => return Some(rv),
+            Some(Err(_)) => {
+                let _ = stream.tx.send(expired_event(0, 0)).await;
+                return None;
+            }
+            None => {}
+        }
+        let (initial, rv) = {
+            let store = shared.store();
+            let objs: Vec<Arc<Value>> = super::select::selected(
+                &store,
+                self.resource,
+                self.namespace.as_deref(),
+                &self.options,
+                None,
+            )
+            .map(|(_, d)| d.value())
+            .collect();
+            (objs, store.resource_version())
+        };
+        for o in initial {
+            stream.tx.send(self.event("ADDED", &o)).await.ok()?;
+            stream.sent += 1;
+        }
+        if self.options.send_initial_events {
+            stream.tx.send(self.initial_events_end(rv)).await.ok()?;
+        }
+        Some(rv)
+    }
+
+    /// Sends the changes after `last_rv` this watch sees, and answers the
+    /// version they reach. `None`: the stream is over (410, a fault cut or
+    /// the client gone).
+    async fn send_changes(
+        &self,
+        shared: &Shared,
+        last_rv: u64,
+        stream: &mut Stream,
+    ) -> Option<u64> {
+        // Events and the version they reach, read under one lock, so that
+        // a bookmark never claims a version whose events were not sent.
+        let (batch, store_rv) = {
+            let store = shared.store();
+            (
+                store.events_since(self.resource, last_rv),
+                store.resource_version(),
+            )
+        };
+        let events = match batch {
+            Ok(events) => events,
+            Err(expired) => {
+                let _ = stream
+                    .tx
+                    .send(expired_event(expired.requested, expired.oldest))
+                    .await;
+                return None;
+            }
+        };
+        for e in events {
+            let Some(kind) = self.translate(&e) else {
+                continue;
+            };
+            stream.tx.send(self.change(kind, &e)).await.ok()?;
+            stream.sent += 1;
+            if stream.cut_after > 0 && stream.sent >= stream.cut_after {
+                return None; // fault injection: the stream ends mid-watch
+            }
+        }
+        Some(store_rv)
+    }
+}
+
+/// Where a watch's lines go, and how many went (for an injected cut).
+struct Stream {
+    tx: mpsc::Sender<Bytes>,
+    sent: u64,
+    cut_after: u64,
 }

@@ -1,0 +1,105 @@
+//! POST: a new object (its name checked, defaults and validation applied,
+//! namespace admission), the object a server-side apply creates, and a pod's
+//! eviction, which is a create of its `eviction` subresource.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::rest::{check_namespace, validate_name};
+use crate::api_error::ApiError;
+use crate::apiserver::defaults::prepare_new;
+use crate::apiserver::query::ListOptions;
+use crate::apiserver::reply::Reply;
+use crate::apiserver::request::Request;
+use crate::apiserver::{admission, eviction, validation};
+use crate::shared::Shared;
+use crate::store::Store;
+
+pub(in crate::apiserver) fn create(
+    shared: &Arc<Shared>,
+    req: &Request<'_>,
+    opts: &ListOptions,
+) -> Result<Reply, ApiError> {
+    let t = &req.target;
+    let mut body = req.object_body(opts.field_validation)?;
+    if let Some(ns) = &t.namespace {
+        let given = body
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or(ns);
+        if given != ns {
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+        body["metadata"]["namespace"] = json!(ns);
+    }
+    let mut store = shared.store();
+    check_namespace(&store, t)?;
+    if let Some(ns) = &t.namespace {
+        let name = body["metadata"]["name"].as_str().unwrap_or_default();
+        admission::namespace_lifecycle(&store, t.resource, ns, name)?;
+    }
+    validate_name(t.resource, &body)?;
+    req.track(None, &mut body, None);
+    store_new(&mut store, req, body, opts.dry_run)
+}
+
+/// A server-side apply of an object that does not exist yet creates it.
+pub(super) fn from_apply(
+    shared: &Arc<Shared>,
+    req: &Request<'_>,
+    mut body: Value,
+    dry_run: bool,
+) -> Result<Reply, ApiError> {
+    let t = &req.target;
+    let applied = body.clone();
+    req.track(None, &mut body, Some(&applied));
+    body["metadata"]["name"] = json!(t.key().1);
+    if let Some(ns) = &t.namespace {
+        body["metadata"]["namespace"] = json!(ns);
+    }
+    let mut store = shared.store();
+    check_namespace(&store, t)?;
+    store_new(&mut store, req, body, dry_run)
+}
+
+/// Defaults, validates and stores a new object (201, or the object as it
+/// would be under `dryRun`).
+fn store_new(
+    store: &mut Store,
+    req: &Request<'_>,
+    body: Value,
+    dry_run: bool,
+) -> Result<Reply, ApiError> {
+    let t = &req.target;
+    let body = prepare_new(t.resource, body);
+    validation::check(t.resource, None, &body)?;
+    if dry_run {
+        return Ok(Reply::Json { status: 201, body });
+    }
+    let created = store.create(t.resource, body)?;
+    Ok(Reply::Json {
+        status: 201,
+        body: (*created).clone(),
+    })
+}
+
+/// POST pods/NAME/eviction.
+pub(in crate::apiserver) fn eviction(
+    shared: &Arc<Shared>,
+    req: &Request<'_>,
+    opts: &ListOptions,
+) -> Result<Reply, ApiError> {
+    let t = &req.target;
+    let body = req.json_body()?;
+    let mut store = shared.store();
+    let (ns, name) = t.key();
+    admission::namespace_lifecycle(&store, t.resource, &ns, &name)?;
+    let status = eviction::evict(&mut store, &t.key(), &body, opts.dry_run)?;
+    Ok(Reply::Json {
+        status: 201,
+        body: status,
+    })
+}

@@ -1,0 +1,66 @@
+//! What is answered before the resource routes: discovery, the OpenAPI
+//! documents, the health endpoints and access reviews (`kubectl auth
+//! can-i`). Discovery and /version are never faulted, so the kubectl
+//! dispatcher and discovery caches behave; faults are for the requests a
+//! drain makes.
+
+use bytes::Bytes;
+use http::request::Parts;
+use http::{Method, Response, header};
+use serde_json::Value;
+
+use super::audit::header_str;
+use super::response::{Body, full, json_response};
+use super::{access_review, discovery, openapi, protobuf};
+use crate::shared::Shared;
+
+/// The answer, its status and size for the log; `None` for a resource
+/// request.
+pub(super) fn serve(
+    shared: &Shared,
+    parts: &Parts,
+    body: &Bytes,
+) -> Option<(Response<Body>, u16, u64)> {
+    let path = parts.uri.path();
+    if parts.method == Method::GET {
+        return get(shared, parts, path);
+    }
+    if parts.method == Method::POST && access_review::is_review(path) {
+        let review = if header_str(parts, header::CONTENT_TYPE).starts_with(protobuf::CONTENT_TYPE)
+        {
+            protobuf::access_review(body).ok()
+        } else {
+            serde_json::from_slice::<Value>(body).ok()
+        }?;
+        let answer = access_review::answer(shared, path, &review)?;
+        let bytes = serde_json::to_vec(&answer).unwrap_or_default();
+        let size = bytes.len() as u64;
+        return Some((json_response(201, bytes, None, &[]), 201, size));
+    }
+    None
+}
+
+fn get(shared: &Shared, parts: &Parts, path: &str) -> Option<(Response<Body>, u16, u64)> {
+    if let Some(doc) = discovery::discovery(shared, path) {
+        let bytes = serde_json::to_vec(&doc).unwrap_or_default();
+        let size = bytes.len() as u64;
+        return Some((json_response(200, bytes, None, &[]), 200, size));
+    }
+    let accept = header_str(parts, header::ACCEPT);
+    if let Some(doc) = openapi::document(path, accept, shared.config.minor()) {
+        let size = doc.bytes.len() as u64;
+        let response = Response::builder()
+            .header(header::CONTENT_TYPE, doc.content_type)
+            .body(full(doc.bytes))
+            .expect("valid response");
+        return Some((response, 200, size));
+    }
+    if matches!(path, "/healthz" | "/livez" | "/readyz") {
+        let response = Response::builder()
+            .header(header::CONTENT_TYPE, "text/plain")
+            .body(full("ok"))
+            .expect("valid response");
+        return Some((response, 200, 2));
+    }
+    None
+}

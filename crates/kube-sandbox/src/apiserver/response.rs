@@ -1,0 +1,118 @@
+//! Answers as HTTP: JSON with the status, `Retry-After` and `Warning`
+//! headers, and a watch's chunked stream; each logged once it is sent.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Response, StatusCode, header};
+use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
+use hyper::body::Frame;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::audit::{Audit, WatchAudit};
+use super::handlers::watch::WatchRequest;
+use super::reply::Reply;
+use crate::api_error::ApiError;
+use crate::shared::Shared;
+
+pub(super) type Body = BoxBody<Bytes, Infallible>;
+
+pub(super) fn full(bytes: impl Into<Bytes>) -> Body {
+    Full::new(bytes.into()).boxed()
+}
+
+pub(super) fn json_response(
+    status: u16,
+    body: Vec<u8>,
+    retry_after: Option<u64>,
+    warnings: &[String],
+) -> Response<Body> {
+    let mut r = Response::builder()
+        .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+        .header(header::CONTENT_TYPE, "application/json")
+        .header("Audit-Id", "sandbox");
+    if let Some(s) = retry_after {
+        r = r.header(header::RETRY_AFTER, s.to_string());
+    }
+    for w in warnings {
+        r = r.header(header::WARNING, warning_value(w));
+    }
+    r.body(full(body)).expect("valid response")
+}
+
+/// A `Warning` header as the apiserver writes it (RFC 7234 code 299, no
+/// agent, the text quoted): `299 - "unknown field \"spec.foo\""`.
+fn warning_value(text: &str) -> String {
+    let quoted: String = text
+        .chars()
+        .flat_map(|c| match c {
+            '"' | '\\' => vec!['\\', c],
+            c if c.is_control() => vec![' '],
+            c => vec![c],
+        })
+        .collect();
+    format!("299 - \"{quoted}\"")
+}
+
+fn error_response(e: &ApiError) -> Response<Body> {
+    json_response(
+        e.code,
+        serde_json::to_vec(&e.to_status()).unwrap_or_default(),
+        e.retry_after,
+        &[],
+    )
+}
+
+/// An error's Status, logged.
+pub(super) fn error(shared: &Shared, audit: &Audit, e: &ApiError) -> Response<Body> {
+    audit.write(shared, e.code, 0);
+    error_response(e)
+}
+
+/// A handler's reply, logged (a watch when its stream ends).
+pub(super) fn reply(
+    shared: Arc<Shared>,
+    reply: Reply,
+    audit: Audit,
+    warnings: &[String],
+) -> Response<Body> {
+    match reply {
+        Reply::Json { status, body } => {
+            let retry = body
+                .pointer("/details/retryAfterSeconds")
+                .and_then(Value::as_u64)
+                .filter(|_| status == 429 || status >= 500);
+            let bytes = serde_json::to_vec(&body).unwrap_or_default();
+            audit.write(&shared, status, bytes.len() as u64);
+            json_response(status, bytes, retry, warnings)
+        }
+        Reply::Raw { status, body } => {
+            audit.write(&shared, status, body.len() as u64);
+            json_response(status, body, None, warnings)
+        }
+        Reply::Watch(w) => watch_response(shared, w, audit),
+    }
+}
+
+fn watch_response(shared: Arc<Shared>, w: WatchRequest, audit: Audit) -> Response<Body> {
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    tokio::spawn(w.run(shared.clone(), tx));
+    let log = WatchAudit {
+        shared,
+        audit,
+        streamed: 0,
+    };
+    let stream = futures::stream::unfold((rx, log), |(mut rx, mut log)| async move {
+        let b = rx.recv().await?;
+        log.streamed += b.len() as u64;
+        Some((Ok::<_, Infallible>(Frame::data(b)), (rx, log)))
+    });
+    Response::builder()
+        .status(200)
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::CACHE_CONTROL, "no-cache, private")
+        .body(BodyExt::boxed(StreamBody::new(stream)))
+        .expect("valid response")
+}

@@ -1,0 +1,141 @@
+//! What the kubelets react to: a pod bound (start it), running (complete it
+//! when its run time is up), deleted (kill it, stop it after its grace); a
+//! node Ready again (start and finish what waited, restart after a reboot)
+//! or asked to reboot; a VM's evacuation begun. Work that takes time comes
+//! back as timers, which the simulation loop fires.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{kubevirt, reboot};
+use crate::controllers::work::Changed;
+use crate::objects::{nodes, pods};
+use crate::resources::Resource;
+use crate::store::{Store, key_of};
+use crate::timers::Timer;
+
+/// The scenario's kubelet settings, and whether the first pass over what it
+/// loaded is running.
+pub(crate) struct Knobs {
+    /// Seconds a started pod takes to be Ready, unless it says otherwise.
+    pub(crate) ready_seconds: f64,
+    /// Seconds a deleted pod takes to stop, if not its grace period.
+    pub(crate) shutdown_seconds: Option<f64>,
+    /// The first pass over the loaded scenario.
+    pub(crate) loading: bool,
+}
+
+/// What the kubelets owe after a batch of changes.
+#[derive(Default)]
+pub(crate) struct Owed {
+    /// Timers to set, each after its delay.
+    pub(crate) later: Vec<(Duration, Timer)>,
+    /// Nodes asked to reboot, and for how long they stay down.
+    pub(crate) reboots: Vec<(String, Duration)>,
+}
+
+pub(crate) fn triggers(store: &Store, c: &Changed<'_>, knobs: &Knobs, owed: &mut Owed) {
+    match c.resource {
+        Resource::Pods => {
+            if let Some(new) = c.new {
+                pod_timers(c.old, new, knobs, owed);
+            }
+        }
+        Resource::Nodes => {
+            let up = |n: Option<&Value>| n.is_some_and(nodes::is_ready);
+            if let Some(was) = c.old
+                && up(c.new)
+                && !up(c.old)
+            {
+                let rebooted = c.new.is_some_and(|n| reboot::rebooted(was, n));
+                back(store, &c.key.1, rebooted, knobs, owed);
+            }
+            if let Some(down_for) = c.new.and_then(reboot::asked) {
+                owed.reboots.push((c.key.1.clone(), down_for));
+            }
+        }
+        Resource::VirtualMachineInstances => {
+            if let Some(new) = c.new
+                && kubevirt::evacuation_started(c.old, new)
+            {
+                let (key, uid) = (c.key.clone(), uid(new));
+                owed.later
+                    .push((kubevirt::migration_delay(new), Timer::Evacuate { key, uid }));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn uid(obj: &Value) -> String {
+    obj["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Timers a pod's new state calls for.
+pub(crate) fn pod_timers(old: Option<&Value>, new: &Value, knobs: &Knobs, owed: &mut Owed) {
+    let key = key_of(new);
+    let uid = uid(new);
+    let was_bound = old.is_some_and(|o| pods::node_name(o).is_some());
+    // A pod as a dump recorded it (its kubelet's container statuses)
+    // stays as it was on load: Pending in ImagePullBackOff stays Pending.
+    // Hand-written pods have no such record: their kubelet starts them.
+    let as_dumped = knobs.loading && new.pointer("/status/containerStatuses").is_some();
+    if super::needs_start(new) && !was_bound && !as_dumped {
+        let ready = super::ready_delay(new, knobs.ready_seconds);
+        let delay = ready.unwrap_or(Duration::from_millis(100));
+        let (key, uid, ready) = (key.clone(), uid.clone(), ready.is_some());
+        owed.later.push((delay, Timer::Start { key, uid, ready }));
+    }
+    let started = old.is_some_and(|o| pods::phase(o) != "Running") && pods::phase(new) == "Running";
+    if started && let Some(d) = super::completion_delay(new) {
+        let (key, uid) = (key.clone(), uid.clone());
+        owed.later.push((d, Timer::Complete { key, uid }));
+    }
+    let grace = |p: &Value| p["metadata"]["deletionGracePeriodSeconds"].as_i64();
+    let newly_terminating = pods::is_terminating(new)
+        && old.is_none_or(|o| !pods::is_terminating(o) || grace(o) != grace(new));
+    if newly_terminating {
+        if old.is_none_or(|o| !pods::is_terminating(o)) && pods::node_name(new).is_some() {
+            let (key, uid) = (key.clone(), uid.clone());
+            owed.later.push((Duration::ZERO, Timer::Kill { key, uid }));
+        }
+        owed.later.push((
+            super::shutdown_delay(new, knobs.shutdown_seconds),
+            Timer::Stop { key, uid },
+        ));
+    }
+}
+
+/// A node is Ready again: its kubelet starts what was bound to it and
+/// finishes what was being deleted meanwhile; after a reboot it also
+/// restarts the containers of the pods that were running.
+fn back(store: &Store, node: &str, rebooted: bool, knobs: &Knobs, owed: &mut Owed) {
+    for key in store.pods_on_node(node) {
+        let Some(pod) = store.get(Resource::Pods, &key) else {
+            continue;
+        };
+        let uid = uid(&pod);
+        if pods::is_terminating(&pod) {
+            let delay = super::shutdown_delay(&pod, knobs.shutdown_seconds);
+            owed.later.push((delay, Timer::Stop { key, uid }));
+            continue;
+        }
+        let start = super::needs_start(&pod);
+        if !start && !rebooted {
+            continue;
+        }
+        let ready = super::ready_delay(&pod, knobs.ready_seconds);
+        let delay = ready.unwrap_or(Duration::from_millis(100));
+        let ready = ready.is_some();
+        let timer = if start {
+            Timer::Start { key, uid, ready }
+        } else {
+            Timer::Restart { key, uid, ready }
+        };
+        owed.later.push((delay, timer));
+    }
+}
