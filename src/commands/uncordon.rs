@@ -13,7 +13,8 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let clients = client::connect(&args.cluster).await?;
     let (warnings, rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(crate::ui::lines::run(rx));
-    let nodes = discover::resolve_nodes(&clients.main, &selection, &warnings)
+    let _told = crate::drain::retry::tell(&clients, &warnings);
+    let nodes = discover::resolve_nodes(&clients.main, &selection)
         .await
         .map_err(Exit::from)?;
     let publisher = Publisher::start(
@@ -25,11 +26,20 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         },
     );
     let mut kept = false;
+    let mut failed = None;
     for node in nodes {
         let name = node.metadata.name.clone().unwrap_or_default();
-        let undo = cordon::uncordon(&clients.main, node, &publisher)
-            .await
-            .map_err(Exit::from)?;
+        // As kubectl uncordon: a node that cannot be returned is told and
+        // the others are still returned; the exit code says one failed.
+        let undo = match cordon::uncordon(&clients.main, node, &publisher).await {
+            Ok(undo) => undo,
+            Err(e) => {
+                let e = Exit::from(e);
+                eprintln!("error: node/{name}: {e}");
+                failed = Some(e.code);
+                continue;
+            }
+        };
         kept |= undo.kept_for_another;
         let words = undo.words;
         publisher.uncordoned(&name, &words).await;
@@ -38,5 +48,9 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     publisher.finish().await;
     // A node left cordoned for someone else is not what was asked: say so
     // in the exit code, so that a runbook does not go on as if it were back.
-    Ok(if kept { exit::INCOMPLETE } else { exit::OK })
+    Ok(match failed {
+        Some(code) => code,
+        None if kept => exit::INCOMPLETE,
+        None => exit::OK,
+    })
 }

@@ -7,8 +7,7 @@ use kube::Api;
 use kube::api::{Patch, PatchParams};
 
 use super::api_error::api_error;
-use super::events::Sink;
-use super::{DrainError, Options, retry};
+use super::{DrainError, Options};
 use crate::policy::maintenance::{self, TaintSpec, unschedulable};
 use crate::publish::Publisher;
 use crate::publish::conditions::{self, Stage};
@@ -47,7 +46,6 @@ impl Options {
 pub(crate) async fn cordon(
     client: &kube::Client,
     spec: &CordonSpec<'_>,
-    events: &Sink,
     node: &Node,
     dry_run: bool,
 ) -> Result<(bool, bool), DrainError> {
@@ -75,18 +73,13 @@ pub(crate) async fn cordon(
             return Ok((was, now_cordoned));
         };
         let patch = Patch::Merge(patch);
-        match retry::with_retries(
-            || api.patch(&name, &params, &patch),
-            retry::tell(events, "cordoning a node"),
-        )
-        .await
-        {
+        match api.patch(&name, &params, &patch).await {
             Ok(_) => return Ok((was, now_cordoned)),
             Err(kube::Error::Api(s)) if s.code == 409 => {
-                current =
-                    retry::with_retries(|| api.get(&name), retry::tell(events, "reading a node"))
-                        .await
-                        .map_err(|e| api_error("get", "nodes", None, e))?;
+                current = api
+                    .get(&name)
+                    .await
+                    .map_err(|e| api_error("get", "nodes", None, e))?;
             }
             Err(e) => return Err(api_error("patch", "nodes", None, e)),
         }

@@ -11,7 +11,6 @@ use kube::api::ListParams;
 
 use super::api_error::api_error;
 use super::events::{Event, Sink, emit};
-use super::retry::{tell, with_retries};
 use super::warning::Warning;
 use super::{DrainError, NodeSelection};
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
@@ -20,7 +19,6 @@ use crate::policy::plan::Plan;
 pub(crate) async fn resolve_nodes(
     client: &kube::Client,
     selection: &NodeSelection,
-    events: &Sink,
 ) -> Result<Vec<Node>, DrainError> {
     let api: Api<Node> = Api::all(client.clone());
     match selection {
@@ -28,7 +26,7 @@ pub(crate) async fn resolve_nodes(
             let mut out = Vec::new();
             let mut missing = Vec::new();
             for n in names {
-                match with_retries(|| api.get(n), tell(events, "reading a node")).await {
+                match api.get(n).await {
                     Ok(node) => out.push(node),
                     Err(kube::Error::Api(s)) if s.code == 404 => missing.push(n.clone()),
                     Err(e) => return Err(api_error("get", "nodes", None, e)),
@@ -42,7 +40,8 @@ pub(crate) async fn resolve_nodes(
         }
         NodeSelection::Selector(sel) => {
             let params = ListParams::default().labels(sel);
-            let list = with_retries(|| api.list(&params), tell(events, "listing nodes"))
+            let list = api
+                .list(&params)
                 .await
                 .map_err(|e| api_error("list", "nodes", None, e))?;
             if list.items.is_empty() {
@@ -65,7 +64,7 @@ pub(crate) async fn cluster_view(
     let list = |params: ListParams| {
         let api = api.clone();
         async move {
-            with_retries(|| api.list(&params), tell(events, "listing nodes"))
+            api.list(&params)
                 .await
                 .map_err(|e| api_error("list", "nodes", None, e))
         }
@@ -109,7 +108,6 @@ pub(crate) async fn cluster_view(
 pub(crate) async fn daemonsets(
     client: &kube::Client,
     pods: &[&Pod],
-    events: &Sink,
 ) -> Result<DaemonSets, DrainError> {
     // A finished pod passes kubectl's DaemonSet filter without a lookup
     // (filters.go checks the owner only for pods still running).
@@ -127,8 +125,7 @@ pub(crate) async fn daemonsets(
     let mut out = HashMap::new();
     for (ns, name) in wanted {
         let api: Api<DaemonSet> = Api::namespaced(client.clone(), &ns);
-        let found = match with_retries(|| api.get(&name), tell(events, "reading a DaemonSet")).await
-        {
+        let found = match api.get(&name).await {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 404 => Err(s.message.clone()),
             Err(e) => return Err(api_error("get", "daemonsets.apps", Some(&ns), e)),
@@ -142,11 +139,11 @@ pub(crate) async fn daemonsets(
 /// those being deleted (their pods may hang in Terminating).
 pub(crate) async fn namespaces(
     client: &kube::Client,
-    events: &Sink,
 ) -> Result<(HashMap<String, BTreeMap<String, String>>, BTreeSet<String>), DrainError> {
     let api: Api<Namespace> = Api::all(client.clone());
     let params = ListParams::default();
-    let list = with_retries(|| api.list(&params), tell(events, "listing namespaces"))
+    let list = api
+        .list(&params)
         .await
         .map_err(|e| api_error("list", "namespaces", None, e))?;
     let mut labels = HashMap::new();

@@ -156,21 +156,21 @@ pub(crate) async fn prepare_sharing(
 ) -> Result<Prepared, DrainError> {
     let Shared { budgets, publisher } = shared;
     let main = &clients.main;
-    let nodes = discover::resolve_nodes(main, &options.nodes, &events).await?;
+    let nodes = discover::resolve_nodes(main, &options.nodes).await?;
     let view = discover::cluster_view(main, &events, &options.guards, nodes.len()).await?;
     if options.dry_run == DryRun::None {
         crate::policy::guard::check(&options.guards, &view, &nodes).map_err(DrainError::Guard)?;
     }
     let no_room = crate::policy::guard::leaves_no_schedulable_node(&view, &nodes);
     // Everything the filters need, for every node, before anything changes.
-    let listed = list_pods(main, &options, &events, nodes).await?;
+    let listed = list_pods(main, &options, nodes).await?;
     let all_pods: Vec<&Pod> = listed.iter().flat_map(|l| l.3.pods.iter()).collect();
-    let daemonsets = discover::daemonsets(main, &all_pods, &events).await?;
+    let daemonsets = discover::daemonsets(main, &all_pods).await?;
     // Namespaces are read only for a plan's namespace selectors, as kubectl
     // drain never lists them; a namespace being deleted is otherwise learnt
     // from the eviction's answer.
     let (namespace_labels, terminating_namespaces) = if plan.uses_namespace_selectors() {
-        discover::namespaces(main, &events).await?
+        discover::namespaces(main).await?
     } else {
         Default::default()
     };
@@ -323,7 +323,7 @@ impl Prepared {
                     DryRun::None => preview::refused(machine),
                     DryRun::Client => preview::client(machine),
                     DryRun::Server => {
-                        cordon(client, &spec, &engine.events.sink, &n.node, true).await?;
+                        cordon(client, &spec, &n.node, true).await?;
                         preview::server(&engine.evictor, &engine.budgets, machine).await
                     }
                 });
@@ -334,7 +334,7 @@ impl Prepared {
         // Cordon every selected node first, as kubectl does.
         let mut was_cordoned = Vec::new();
         for n in &self.nodes {
-            let (was, already) = cordon(client, &spec, &engine.events.sink, &n.node, false).await?;
+            let (was, already) = cordon(client, &spec, &n.node, false).await?;
             was_cordoned.push(was);
             engine.events.emit(Event::Cordoned {
                 node: n.name.clone(),
@@ -486,7 +486,6 @@ fn warnings(nodes: &[NodePlan], options: &Options, no_room: bool) -> Vec<Warning
 async fn list_pods(
     client: &kube::Client,
     options: &Options,
-    events: &Sink,
     nodes: Vec<Node>,
 ) -> Result<Vec<(Node, String, PodQuery, Snapshot)>, DrainError> {
     let pods: Api<Pod> = Api::all(client.clone());
@@ -498,12 +497,9 @@ async fn list_pods(
             pod_selector: options.pod_selector.clone(),
             chunk_size: options.chunk_size,
         };
-        let snapshot = super::retry::with_retries(
-            || pod_watch::list(&pods, &query),
-            super::retry::tell(events, "listing pods"),
-        )
-        .await
-        .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
+        let snapshot = pod_watch::list(&pods, &query)
+            .await
+            .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
         listed.push((node, name, query, snapshot));
     }
     Ok(listed)

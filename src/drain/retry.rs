@@ -1,61 +1,93 @@
-//! Bounded retries with backoff for the drain's one-off requests (reading
-//! nodes, listing pods, cordoning). Evictions and watches have their own
-//! loops; this covers the rest, so a flaky API server slows a drain down
-//! instead of failing it.
+//! Retries on screen. The client retries every request itself
+//! (crate::client::retry); a run tells its listeners of each kind of
+//! request being retried, once per request kind and answer, so a flaky API
+//! server is visible without flooding a CI log.
 
-use std::future::Future;
-use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
 
 use super::events::{Event, Sink, emit};
 use super::warning::Warning;
+use crate::client::Clients;
+use crate::client::retry::{Answer, Retried};
 
-/// Attempts before a request's error is final.
-pub(crate) const ATTEMPTS: u32 = 8;
+/// Tells `events` of the client's retries until dropped.
+pub(crate) struct RetriesTold(tokio::task::JoinHandle<()>);
 
-/// Is this error worth another try: a server error, throttling, or no
-/// connection at all?
-pub(crate) fn transient(e: &kube::Error) -> bool {
-    match e {
-        kube::Error::Api(s) => s.code == 429 || s.code >= 500,
-        kube::Error::HyperError(_) | kube::Error::Service(_) => true,
-        _ => false,
+impl Drop for RetriesTold {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
-/// Runs `f` until it succeeds, fails for good, or runs out of attempts;
-/// `on_retry` hears of each transient failure (for progress displays).
-pub(crate) async fn with_retries<T, F, Fut>(
-    mut f: F,
-    mut on_retry: impl FnMut(&kube::Error),
-) -> Result<T, kube::Error>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, kube::Error>>,
-{
-    let mut delay = Duration::from_millis(200);
-    let mut attempt = 1;
-    loop {
-        match f().await {
-            Err(e) if transient(&e) && attempt < ATTEMPTS => {
-                on_retry(&e);
-                tokio::time::sleep(delay).await;
-                delay = (delay * 2).min(Duration::from_secs(5));
-                attempt += 1;
+/// Starts telling `events` of the retries `clients` make. It holds no
+/// sender of `events`, so that the listeners still see the events end when
+/// the run drops its own.
+pub(crate) fn tell(clients: &Clients, events: &Sink) -> RetriesTold {
+    let mut retries = clients.retries();
+    let events = events.downgrade();
+    RetriesTold(tokio::spawn(async move {
+        loop {
+            match retries.recv().await {
+                Ok(r) => {
+                    let Some(events) = events.upgrade() else {
+                        return;
+                    };
+                    emit(&events, Event::Warning(warning(&r)));
+                }
+                Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => return,
             }
-            other => return other,
         }
+    }))
+}
+
+fn warning(r: &Retried) -> Warning {
+    Warning::Retrying {
+        what: format!("{} {}", r.method, resource_of(&r.path)),
+        error: match r.answer {
+            Answer::Status(code) => format!("answered {code}"),
+            Answer::NoAnswer => "no answer".to_string(),
+        },
     }
 }
 
-/// Tells the listeners that a request is being retried.
-pub(crate) fn tell(events: &Sink, what: &'static str) -> impl FnMut(&kube::Error) {
-    move |e| {
-        emit(
-            events,
-            Event::Warning(Warning::Retrying {
-                what,
-                error: e.to_string(),
-            }),
+/// The resource a request path names, without the object's name:
+/// `/api/v1/namespaces/apps/pods/web-1` is `pods`, `/apis/coordination.k8s.io/v1/namespaces/x/leases/n1` is `leases`.
+fn resource_of(path: &str) -> String {
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (["api", _, rest @ ..] | ["apis", _, _, rest @ ..]) = segs.as_slice() else {
+        return path.to_string();
+    };
+    let rest = match rest {
+        ["namespaces", _, r @ ..] if !r.is_empty() => r,
+        r => r,
+    };
+    match rest {
+        [plural] | [plural, _] => (*plural).to_string(),
+        [plural, _, sub, ..] => format!("{plural}/{sub}"),
+        [] => path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resource_of;
+
+    #[test]
+    fn paths_name_their_resource() {
+        assert_eq!(resource_of("/api/v1/nodes"), "nodes");
+        assert_eq!(resource_of("/api/v1/nodes/n1"), "nodes");
+        assert_eq!(resource_of("/api/v1/namespaces/apps/pods"), "pods");
+        assert_eq!(resource_of("/api/v1/namespaces/apps/pods/web-1"), "pods");
+        assert_eq!(
+            resource_of("/apis/apps/v1/namespaces/apps/deployments/web/scale"),
+            "deployments/scale"
         );
+        assert_eq!(
+            resource_of("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/n1"),
+            "leases"
+        );
+        assert_eq!(resource_of("/api/v1/namespaces"), "namespaces");
+        assert_eq!(resource_of("/api/v1/namespaces/apps"), "namespaces");
     }
 }

@@ -73,6 +73,7 @@ pub(crate) async fn run(
     } = session;
     let publisher = Arc::new(Publisher::start(&clients.main, Publish::of(&options)));
     let events = publisher.listen(events);
+    let _told = super::retry::tell(&clients, &events);
     let ended = prepare_and_run(
         clients,
         plan,

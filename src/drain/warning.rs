@@ -46,7 +46,7 @@ pub(crate) enum Warning {
 
     // As the drain goes.
     /// A request failed and is retried.
-    Retrying { what: &'static str, error: String },
+    Retrying { what: String, error: String },
     /// A node's pods are gone; their volumes are still attached.
     AwaitingDetach {
         node: String,

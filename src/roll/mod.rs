@@ -226,7 +226,8 @@ pub(crate) async fn order(
     options: &RollOptions,
     events: &Sink,
 ) -> Result<Order, DrainError> {
-    let nodes = discover::resolve_nodes(&clients.main, &options.drain.nodes, events).await?;
+    let _told = crate::drain::retry::tell(clients, events);
+    let nodes = discover::resolve_nodes(&clients.main, &options.drain.nodes).await?;
     let locks = Locks::new(
         &clients.main,
         &options.lock_namespace,
@@ -275,6 +276,7 @@ pub(crate) async fn run(
 ) -> Result<RollOutcome, DrainError> {
     let publisher = Arc::new(Publisher::start(&clients.main, Publish::of(&options.drain)));
     let events = publisher.listen(events);
+    let _told = crate::drain::retry::tell(&clients, &events);
     let outcome = take_nodes(clients, plan, options, order, events, interrupt, &publisher).await;
     // Every sink is dropped with the roll: what is left gets recorded.
     publisher.finish().await;

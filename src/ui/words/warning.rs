@@ -59,7 +59,11 @@ impl fmt::Display for Warning {
                 error,
                 forbidden,
             } => conditions_not_written(f, node, error, *forbidden),
-            Warning::Retrying { what, error } => write!(f, "{what} failed, retrying: {error}"),
+            Warning::Retrying { what, error } => write!(
+                f,
+                "{what} {error}, retrying with backoff (each request for up to {} min)",
+                crate::client::retry::WINDOW.as_secs() / 60
+            ),
             Warning::AwaitingDetach { node, volumes } => {
                 let names: Vec<String> = volumes
                     .iter()

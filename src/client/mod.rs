@@ -9,15 +9,32 @@ use kube::config::{
     NamedContext,
 };
 
-use crate::cli::ClusterArgs;
+use tokio::sync::broadcast;
+use tower::buffer::BufferLayer;
+use tower::retry::RetryLayer;
 
-/// Two clients to one cluster: `main` retries throttled requests itself;
-/// `evict` does not, because kube's built-in retry hides a PDB's 429 for
-/// minutes and the drain owns that loop.
+use crate::cli::ClusterArgs;
+use retry::{Retried, RetryPolicy};
+
+pub(crate) mod retry;
+
+/// Two clients to one cluster: `main` retries every request that failed
+/// for a reason another try may not meet (crate::client::retry); `evict`
+/// retries nothing, because the drain's own loop owns evictions, their
+/// budgets' refusals and their tickets.
 #[derive(Clone)]
 pub(crate) struct Clients {
     pub(crate) main: kube::Client,
     pub(crate) evict: kube::Client,
+    /// Where `main` tells of its retries.
+    retries: broadcast::Sender<Retried>,
+}
+
+impl Clients {
+    /// Hears of every retry `main` makes from now on.
+    pub(crate) fn retries(&self) -> broadcast::Receiver<Retried> {
+        self.retries.subscribe()
+    }
 }
 
 /// The kubeconfig as kubectl reads it: `--kubeconfig`, else every file of
@@ -203,10 +220,19 @@ pub(crate) fn user_agent() -> String {
 fn from_config(mut config: kube::Config) -> anyhow::Result<Clients> {
     let agent = http::HeaderValue::from_str(&user_agent()).expect("an ASCII User-Agent");
     config.headers.push((http::header::USER_AGENT, agent));
-    let mut evict_config = config.clone();
-    evict_config.default_retry = false;
+    // kube's own retry (429, 503 and 504, for up to 15 tries) gives way to ours.
+    config.default_retry = false;
+    let (retries, _) = broadcast::channel(256);
+    let main = kube::client::ClientBuilder::try_from(config.clone())
+        .context("building the Kubernetes client")?
+        // The retry layer sends a request again through a clone of the
+        // service below it; a buffer makes the boxed stack cloneable.
+        .with_layer(&BufferLayer::new(1024))
+        .with_layer(&RetryLayer::new(RetryPolicy::new(retries.clone())))
+        .build();
     Ok(Clients {
-        main: kube::Client::try_from(config).context("building the Kubernetes client")?,
-        evict: kube::Client::try_from(evict_config).context("building the Kubernetes client")?,
+        main,
+        evict: kube::Client::try_from(config).context("building the Kubernetes client")?,
+        retries,
     })
 }

@@ -1,0 +1,220 @@
+//! One retry policy for every request the tool sends, as a tower layer on
+//! its Kubernetes client, so no call site retries (or forgets to) by hand.
+//!
+//! Each answer is classified once ([`classify`]): a server error (5xx),
+//! throttling (429 from API Priority and Fairness) or no answer at all is
+//! retried with exponential backoff and jitter, honouring `Retry-After`,
+//! for up to [`WINDOW`]; anything else is final and goes to the caller. A
+//! pod's eviction is never retried here: its 429 is a budget's refusal,
+//! and the drain's own loop (crate::drain::machine) owns evictions and
+//! their budget tickets. client-go retries a 5xx or 429 only when the
+//! server sends `Retry-After` (k8s.io/client-go rest/request.go, `checkWait`),
+//! and not at all without it; kubectl drain then fails the node.
+
+use std::time::Duration;
+
+use http::{Method, Request, Response};
+use kube::client::Body;
+use tokio::sync::broadcast;
+use tokio::time::Instant;
+use tower::BoxError;
+use tower::retry::Policy;
+use tower::util::rng::{HasherRng, Rng};
+
+/// How long one request is retried before its error is final: long enough
+/// for an API server to restart or a control plane to roll.
+pub(crate) const WINDOW: Duration = Duration::from_secs(300);
+/// The first backoff; each retry doubles it, up to `MAX_DELAY`.
+const FIRST_DELAY: Duration = Duration::from_millis(200);
+const MAX_DELAY: Duration = Duration::from_secs(10);
+/// The longest `Retry-After` honoured as it is.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// What an answer means for a retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// Worth sending again: 5xx, a throttling 429, no answer.
+    Retryable,
+    /// An eviction's 429: a budget (or throttling) the drain's loop weighs.
+    Eviction,
+    /// Success, or an error another try would not change.
+    Final,
+}
+
+/// How a request ended at the transport: an HTTP status, or no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// The server answered with this status.
+    Status(u16),
+    /// No answer: the connection was refused, reset or timed out.
+    NoAnswer,
+}
+
+/// Classifies an answer to `method path`.
+pub(crate) fn classify(method: &Method, path: &str, answer: Answer) -> Class {
+    if method == Method::POST && path.ends_with("/eviction") {
+        return Class::Eviction;
+    }
+    match answer {
+        Answer::NoAnswer | Answer::Status(429 | 500..=599) => Class::Retryable,
+        Answer::Status(_) => Class::Final,
+    }
+}
+
+/// The wait before retry number `attempt` (from 1): exponential from
+/// `FIRST_DELAY` to `MAX_DELAY`, with equal jitter (half fixed, half random,
+/// `random` in 0..1) so that many clients do not retry in step; the
+/// server's `Retry-After` instead when it asks for longer.
+pub(crate) fn delay(attempt: u32, retry_after: Option<Duration>, random: f64) -> Duration {
+    let base = FIRST_DELAY
+        .checked_mul(2_u32.saturating_pow(attempt.saturating_sub(1)))
+        .unwrap_or(MAX_DELAY)
+        .min(MAX_DELAY);
+    let jittered = base.mul_f64(0.5 + 0.5 * random.clamp(0.0, 1.0));
+    match retry_after {
+        Some(asked) if asked > jittered => asked.min(MAX_RETRY_AFTER),
+        _ => jittered,
+    }
+}
+
+/// A retry, as the run tells it on screen.
+#[derive(Debug, Clone)]
+pub(crate) struct Retried {
+    /// `GET`, `PATCH`...
+    pub(crate) method: Method,
+    /// The request's path, which names the resource and the object.
+    pub(crate) path: String,
+    /// What went wrong: `503`, or "no answer".
+    pub(crate) answer: Answer,
+}
+
+/// The tower retry policy: one per request (tower clones it for each).
+#[derive(Clone)]
+pub(crate) struct RetryPolicy {
+    attempt: u32,
+    first_failure: Option<Instant>,
+    rng: HasherRng,
+    told: broadcast::Sender<Retried>,
+}
+
+impl RetryPolicy {
+    /// Retries are told to `told`'s receivers (none: told to nobody).
+    pub(crate) fn new(told: broadcast::Sender<Retried>) -> Self {
+        RetryPolicy {
+            attempt: 0,
+            first_failure: None,
+            rng: HasherRng::new(),
+            told,
+        }
+    }
+}
+
+fn retry_after<B>(response: &Response<B>) -> Option<Duration> {
+    let secs = response
+        .headers()
+        .get(http::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(Duration::from_secs(secs))
+}
+
+impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
+    type Future = tokio::time::Sleep;
+
+    fn retry(
+        &mut self,
+        req: &mut Request<Body>,
+        result: &mut Result<Response<Res>, BoxError>,
+    ) -> Option<Self::Future> {
+        let (answer, asked) = match result {
+            Ok(response) => (
+                Answer::Status(response.status().as_u16()),
+                retry_after(response),
+            ),
+            Err(_) => (Answer::NoAnswer, None),
+        };
+        if classify(req.method(), req.uri().path(), answer) != Class::Retryable {
+            return None;
+        }
+        let now = Instant::now();
+        let first = *self.first_failure.get_or_insert(now);
+        self.attempt += 1;
+        let wait = delay(self.attempt, asked, self.rng.next_f64());
+        if now + wait > first + WINDOW {
+            return None;
+        }
+        let _ = self.told.send(Retried {
+            method: req.method().clone(),
+            path: req.uri().path().to_string(),
+            answer,
+        });
+        Some(tokio::time::sleep(wait))
+    }
+
+    fn clone_request(&mut self, req: &Request<Body>) -> Option<Request<Body>> {
+        // A streamed body cannot be sent twice; the tool sends none.
+        let body = req.body().try_clone()?;
+        let mut copy = Request::builder()
+            .method(req.method().clone())
+            .uri(req.uri().clone())
+            .version(req.version())
+            .body(body)
+            .ok()?;
+        *copy.headers_mut() = req.headers().clone();
+        *copy.extensions_mut() = req.extensions().clone();
+        Some(copy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_errors_throttling_and_silence_are_retried_but_not_evictions() {
+        let get = |a| classify(&Method::GET, "/api/v1/nodes/n1", a);
+        assert_eq!(get(Answer::Status(500)), Class::Retryable);
+        assert_eq!(get(Answer::Status(503)), Class::Retryable);
+        assert_eq!(get(Answer::Status(429)), Class::Retryable);
+        assert_eq!(get(Answer::NoAnswer), Class::Retryable);
+        assert_eq!(get(Answer::Status(404)), Class::Final);
+        assert_eq!(get(Answer::Status(403)), Class::Final);
+        assert_eq!(get(Answer::Status(409)), Class::Final);
+        assert_eq!(get(Answer::Status(200)), Class::Final);
+        let evict = "/api/v1/namespaces/apps/pods/web-1/eviction";
+        for a in [Answer::Status(429), Answer::Status(500), Answer::NoAnswer] {
+            assert_eq!(classify(&Method::POST, evict, a), Class::Eviction);
+        }
+        // Patching a node is retried like any other write.
+        assert_eq!(
+            classify(&Method::PATCH, "/api/v1/nodes/n1", Answer::Status(500)),
+            Class::Retryable
+        );
+    }
+
+    #[test]
+    fn backoff_doubles_with_jitter_up_to_a_cap_and_honours_retry_after() {
+        assert_eq!(delay(1, None, 1.0), Duration::from_millis(200));
+        assert_eq!(delay(1, None, 0.0), Duration::from_millis(100));
+        assert_eq!(delay(3, None, 1.0), Duration::from_millis(800));
+        assert_eq!(delay(30, None, 1.0), MAX_DELAY);
+        assert_eq!(delay(30, None, 0.0), MAX_DELAY / 2);
+        // The server asks for longer: its wait, within reason.
+        assert_eq!(
+            delay(1, Some(Duration::from_secs(2)), 0.3),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            delay(1, Some(Duration::from_secs(3600)), 0.3),
+            MAX_RETRY_AFTER
+        );
+        // Shorter than the backoff: the backoff.
+        assert_eq!(
+            delay(5, Some(Duration::from_secs(1)), 1.0),
+            Duration::from_secs(3) + Duration::from_millis(200)
+        );
+    }
+}
