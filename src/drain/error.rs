@@ -15,13 +15,9 @@ pub(crate) enum DrainError {
         namespace: Option<String>,
         message: String,
     },
-    /// A request failed for good; the source says how.
-    #[error("{request}")]
-    Api {
-        request: String,
-        #[source]
-        source: kube::Error,
-    },
+    /// A request failed for good: which, what the server said, what to check.
+    #[error("{request} failed: {}", crate::drain::api_error::words(error))]
+    Api { request: String, error: kube::Error },
     /// The object changed under every attempt to update it.
     #[error("{0}")]
     Conflict(String),

@@ -3,6 +3,7 @@
 
 mod demo;
 mod drain;
+mod faults;
 mod finishing;
 mod fuzz;
 mod harness;

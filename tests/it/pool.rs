@@ -365,11 +365,11 @@ fn operator_view(c: &Cluster, node: &str) -> Value {
     })
 }
 
-fn roll_report(out: &crate::harness::Run) -> Value {
+pub(crate) fn roll_report(out: &crate::harness::Run) -> Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"))
 }
 
-fn statuses(report: &Value) -> BTreeMap<String, String> {
+pub(crate) fn statuses(report: &Value) -> BTreeMap<String, String> {
     report["nodes"]
         .as_array()
         .unwrap()
@@ -383,7 +383,7 @@ fn statuses(report: &Value) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn four_nodes() -> Scenario {
+pub(crate) fn four_nodes() -> Scenario {
     let blue = [("r1", "a"), ("r2", "a"), ("r3", "b"), ("r4", "b")];
     pool(&blue, 2, 6, "maxUnavailable: 1").object(json!({
         "apiVersion": "apps/v1", "kind": "DaemonSet",
