@@ -97,6 +97,11 @@ impl NodeMachine {
     }
 
     pub(super) fn wave_done(&mut self, w: usize) {
+        // The last wave stays the running one while the node finishes
+        // (volumes detaching): it is done once, not at every later input.
+        if self.waves.last().is_some_and(|l| l.finished_ms.is_some()) {
+            return;
+        }
         let at = self.ms();
         let mut elapsed = Duration::ZERO;
         if let Some(r) = self.running {
