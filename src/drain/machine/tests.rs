@@ -599,3 +599,58 @@ fn a_pod_blocked_again_by_the_same_budget_is_told_once() {
     told += blocked(&d.allows(4 * SEC, "web", 0));
     assert_eq!(told, 1, "one line per pod per change of cause");
 }
+
+/// While the evicted pods' volumes detach, the last wave stays the running
+/// one and every input advances the waves again: it is told done once.
+#[test]
+fn the_last_wave_is_told_done_once_while_its_volumes_detach() {
+    let settings = Settings {
+        detach_wait: Some(60 * SEC),
+        ..waves(&["user"])
+    };
+    let db: Pod = serde_json::from_value(json!({
+        "metadata": {"name": "db", "namespace": "ns", "uid": "uid-db"},
+        "spec": {"containers": [], "volumes": [
+            {"name": "data", "persistentVolumeClaim": {"claimName": "data"}}
+        ]},
+    }))
+    .expect("pod");
+    let t0 = Instant::now();
+    let at = |offset| Now {
+        at: t0 + offset,
+        wall: Timestamp::now(),
+    };
+    let mut m = NodeMachine::new(
+        "n",
+        Arc::new(settings),
+        vec![(db, evict(0))],
+        false,
+        at(Duration::ZERO),
+    );
+    let mut effects = m.start(at(Duration::ZERO));
+    let answer = Input::Answer {
+        key: key("db"),
+        uid: "uid-db".into(),
+        answer: Answer::Accepted,
+        evacuation: None,
+    };
+    effects.extend(m.step(answer, at(SEC)));
+    let gone = Input::Pod(Change::Gone {
+        key: key("db"),
+        uid: "uid-db".into(),
+    });
+    effects.extend(m.step(gone, at(2 * SEC)));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::AwaitDetach { .. })),
+        "{effects:?}"
+    );
+    effects.extend(m.step(Input::Tick, at(3 * SEC)));
+    effects.extend(m.step(Input::BudgetsLagged, at(4 * SEC)));
+    let told = effects
+        .iter()
+        .filter(|e| matches!(e, Effect::Emit(Event::WaveDone { .. })))
+        .count();
+    assert_eq!(told, 1, "{effects:?}");
+}
