@@ -11,9 +11,7 @@ use kube_sandbox::config::Faults;
 use kube_sandbox::resources::Resource;
 
 use crate::harness::Cluster;
-use crate::pool::{four_nodes, roll_report, statuses};
-
-const NODES: [&str; 4] = ["r1", "r2", "r3", "r4"];
+use crate::pool::{FOUR, four_nodes, roll_report, statuses};
 
 /// The seeds to run: `FAULT_SEEDS` (`3` or `1-40`), two by default.
 fn seeds() -> Vec<u64> {
@@ -41,7 +39,7 @@ fn assert_returned_clean(c: &Cluster, seed: u64) {
     let evicted: Vec<String> = c.evictions().into_iter().map(|(p, _)| p).collect();
     let unique: BTreeSet<&String> = evicted.iter().collect();
     assert_eq!(unique.len(), evicted.len(), "seed {seed}: {evicted:?}");
-    for n in NODES {
+    for n in FOUR {
         let node = c.get(Resource::Nodes, "", n).unwrap();
         assert!(
             node["spec"]["unschedulable"].is_null() || node["spec"]["unschedulable"] == false,
@@ -88,7 +86,7 @@ fn a_pool_drain_under_max_parallel_survives_server_errors_throttling_and_cut_wat
         ]);
         out.success();
         let report = out.report();
-        for n in NODES {
+        for n in FOUR {
             assert_eq!(report.node(n).status, "drained", "seed {seed}: {out:?}");
             assert!(
                 c.pods_on(n).iter().all(|p| !p.starts_with("apps/web-")),

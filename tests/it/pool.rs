@@ -383,8 +383,16 @@ pub(crate) fn statuses(report: &Value) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The pool nodes of `four_nodes`.
+pub(crate) const FOUR: [&str; 4] = ["r1", "r2", "r3", "r4"];
+
 pub(crate) fn four_nodes() -> Scenario {
-    let blue = [("r1", "a"), ("r2", "a"), ("r3", "b"), ("r4", "b")];
+    let blue = [
+        (FOUR[0], "a"),
+        (FOUR[1], "a"),
+        (FOUR[2], "b"),
+        (FOUR[3], "b"),
+    ];
     pool(&blue, 2, 6, "maxUnavailable: 1").object(json!({
         "apiVersion": "apps/v1", "kind": "DaemonSet",
         "metadata": {"name": "agent", "namespace": "kube-system"},
@@ -421,6 +429,24 @@ fn roll_args(exec: &str) -> Vec<String> {
     .to_vec()
 }
 
+/// `roll_args` with 1 s reboots over `four_nodes`: it succeeds, every node
+/// `done` and rebooted.
+fn roll_rebooting_all_four(c: &Cluster) -> crate::harness::Run {
+    let boots_before: BTreeMap<&str, String> =
+        FOUR.into_iter().map(|n| (n, boot_id(c, n))).collect();
+    let args = roll_args(&reboot("1"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = c.maintain(&args);
+    out.success();
+    for (node, status) in statuses(&roll_report(&out)) {
+        assert_eq!(status, "done", "{node}: {out:?}");
+    }
+    for n in FOUR {
+        assert_ne!(boot_id(c, n), boots_before[n], "{n} was not rebooted");
+    }
+    out
+}
+
 #[test]
 fn roll_reboots_every_node_and_gives_each_back_as_it_was() {
     let c = four_nodes().start(33);
@@ -428,25 +454,14 @@ fn roll_reboots_every_node_and_gives_each_back_as_it_was() {
     // An operator's own taint and cordon-free state, to be restored exactly.
     c.kubectl(&["taint", "node", "r2", "dedicated=db:PreferNoSchedule"])
         .success();
-    let before: BTreeMap<&str, Value> = ["r1", "r2", "r3", "r4"]
+    let before: BTreeMap<&str, Value> = FOUR
         .into_iter()
         .map(|n| (n, operator_view(&c, n)))
         .collect();
-    let boots_before: BTreeMap<&str, String> = ["r1", "r2", "r3", "r4"]
-        .into_iter()
-        .map(|n| (n, boot_id(&c, n)))
-        .collect();
-    let args = roll_args(&reboot("1"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = c.maintain(&args);
-    out.success();
+    let out = roll_rebooting_all_four(&c);
     let report = roll_report(&out);
     assert_eq!(report["kind"], "RollReport");
-    for (node, status) in statuses(&report) {
-        assert_eq!(status, "done", "{node}: {out:?}");
-    }
-    for n in ["r1", "r2", "r3", "r4"] {
-        assert_ne!(boot_id(&c, n), boots_before[n], "{n} was not rebooted");
+    for n in FOUR {
         assert_eq!(operator_view(&c, n), before[n], "{n} not restored");
         let lease = c
             .get(
@@ -702,7 +717,7 @@ fn two_rolls_of_one_pool_never_take_the_same_node() {
         statuses(&roll_report(&first)),
         statuses(&roll_report(&second)),
     );
-    for n in ["r1", "r2", "r3", "r4"] {
+    for n in FOUR {
         // Each node rolled by one run; the other found it done.
         let done_by = [&a, &b]
             .iter()
@@ -712,7 +727,7 @@ fn two_rolls_of_one_pool_never_take_the_same_node() {
         assert_eq!(boots(&c, n).len(), 2, "{n} rebooted more than once");
     }
     // The locks' history: a lease never changed holder while held.
-    for n in ["r1", "r2", "r3", "r4"] {
+    for n in FOUR {
         let name = format!("kubectl-maintain-{n}");
         let mut holder: Option<String> = None;
         for e in c.history(Resource::Leases) {
@@ -780,20 +795,7 @@ fn a_roll_that_may_not_watch_nodes_lists_them_and_says_so() {
         resource: "nodes".into(),
         namespace: String::new(),
     });
-    let boots_before: BTreeMap<&str, String> = ["r1", "r2", "r3", "r4"]
-        .into_iter()
-        .map(|n| (n, boot_id(&c, n)))
-        .collect();
-    let args = roll_args(&reboot("1"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = c.maintain(&args);
-    out.success();
-    for (node, status) in statuses(&roll_report(&out)) {
-        assert_eq!(status, "done", "{node}: {out:?}");
-    }
-    for n in ["r1", "r2", "r3", "r4"] {
-        assert_ne!(boot_id(&c, n), boots_before[n], "{n} was not rebooted");
-    }
+    let out = roll_rebooting_all_four(&c);
     let said = out
         .stderr
         .lines()

@@ -9,11 +9,6 @@ use crate::api_error::ApiError;
 use crate::apiserver::request::Target;
 use crate::shared::Shared;
 
-/// Paths answered without a token.
-fn is_health(path: &str) -> bool {
-    matches!(path, "/version" | "/healthz" | "/livez" | "/readyz")
-}
-
 /// Refuses every request while the server is failed, and a request without
 /// the token the server requires.
 pub(super) fn refuse_any(shared: &Shared, path: &str, authorization: &str) -> Option<ApiError> {
@@ -21,7 +16,9 @@ pub(super) fn refuse_any(shared: &Shared, path: &str, authorization: &str) -> Op
         return Some(ApiError::new(500, "InternalError", why));
     }
     if let Some(token) = &shared.config.require_token
-        && !is_health(path)
+        // Answered without a token: the version and the health endpoints.
+        && path != "/version"
+        && !super::non_resource::is_health(path)
         && authorization != format!("Bearer {token}")
     {
         return Some(ApiError::new(401, "Unauthorized", "Unauthorized"));

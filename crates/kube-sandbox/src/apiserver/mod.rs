@@ -121,7 +121,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     };
     let reply = routes::handle(&shared, &request);
     let warnings = request.warnings.take();
-    response::reply(shared.clone(), reply, audit, &warnings)
+    response::reply(shared, reply, audit, &warnings)
 }
 
 /// Binds the listener (port 0 picks a free one).

@@ -40,6 +40,11 @@ pub(super) fn serve(
     None
 }
 
+/// The health endpoints (`kubectl get --raw /readyz`).
+pub(super) fn is_health(path: &str) -> bool {
+    matches!(path, "/healthz" | "/livez" | "/readyz")
+}
+
 fn get(shared: &Shared, parts: &Parts, path: &str) -> Option<(Response<Body>, u16, u64)> {
     if let Some(doc) = discovery::discovery(shared, path) {
         let bytes = serde_json::to_vec(&doc).unwrap_or_default();
@@ -55,7 +60,7 @@ fn get(shared: &Shared, parts: &Parts, path: &str) -> Option<(Response<Body>, u1
             .expect("valid response");
         return Some((response, 200, size));
     }
-    if matches!(path, "/healthz" | "/livez" | "/readyz") {
+    if is_health(path) {
         let response = Response::builder()
             .header(header::CONTENT_TYPE, "text/plain")
             .body(full("ok"))
