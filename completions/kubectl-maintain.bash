@@ -123,7 +123,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__drain)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -481,7 +481,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__plan)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -699,7 +699,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__roll)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --exec --wait-for-reboot --ready-timeout --wait-for-budgets --soak --lock-namespace --lease-duration --kured-daemonset --fresh --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --exec --action-timeout --wait-for-reboot --ready-timeout --wait-for-budgets --soak --lock-namespace --lease-duration --kured-daemonset --fresh --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -910,6 +910,10 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 --exec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --action-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

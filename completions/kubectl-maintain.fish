@@ -97,6 +97,7 @@ false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l skip-wait-for-detach -d 'Do not wait, once a node\'s pods are gone, for the volumes they used to detach from it'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-short-deadline -d 'With --deadline shorter than some pods\' grace period: yes, delete those pods as soon as an eviction is refused (otherwise the drain refuses before any change)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
@@ -169,6 +170,7 @@ false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l skip-wait-for-detach -d 'Do not wait, once a node\'s pods are gone, for the volumes they used to detach from it'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-short-deadline -d 'With --deadline shorter than some pods\' grace period: yes, delete those pods as soon as an eviction is refused (otherwise the drain refuses before any change)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
@@ -239,6 +241,7 @@ false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l exec -d 'Run this shell command on each drained node\'s turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l action-timeout -d 'How long --exec may run; then it and every process it started are ended and the node is left cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ready-timeout -d 'How long a node may take to reboot, and then to be Ready' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l soak -d 'After uncordoning (and the budgets), wait this long before the node counts as done' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lock-namespace -d 'Namespace of the per-node Leases that lock nodes against a second run' -r
@@ -247,6 +250,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l skip-wait-for-detach -d 'Do not wait, once a node\'s pods are gone, for the volumes they used to detach from it'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l allow-short-deadline -d 'With --deadline shorter than some pods\' grace period: yes, delete those pods as soon as an eviction is refused (otherwise the drain refuses before any change)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'

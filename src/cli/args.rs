@@ -281,6 +281,9 @@ pub struct DrainArgs {
     /// With --deadline: delete pods held by drain markers at the deadline too
     #[arg(long, requires = "deadline")]
     pub deadline_overrides_markers: bool,
+    /// With --deadline shorter than some pods' grace period: yes, delete those pods as soon as an eviction is refused (otherwise the drain refuses before any change)
+    #[arg(long, requires = "deadline")]
+    pub allow_short_deadline: bool,
     /// Only pods matching this label selector are drained
     #[arg(long, value_name = "SELECTOR", default_value = "")]
     pub pod_selector: String,
@@ -377,6 +380,9 @@ pub struct RollArgs {
     /// Run this shell command on each drained node's turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
+    /// How long --exec may run; then it and every process it started are ended and the node is left cordoned
+    #[arg(long, value_name = "DURATION", default_value = "30m")]
+    pub action_timeout: String,
     /// After --exec (or for an external actor), wait until the node reboots (NotReady, or a new boot ID) before waiting for Ready
     #[arg(long)]
     pub wait_for_reboot: bool,

@@ -88,6 +88,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         timeout: (!timeout.is_zero()).then_some(timeout),
         deadline,
         deadline_overrides_markers: args.deadline_overrides_markers,
+        allow_short_deadline: args.allow_short_deadline,
         surge: args.surge || plan.surge,
         detach_wait: if args.skip_wait_for_detach {
             None

@@ -51,7 +51,7 @@ pub(crate) fn of_outcome(outcome: &DrainOutcome) -> u8 {
     if statuses.contains(&NodeStatus::Interrupted) {
         return INTERRUPTED;
     }
-    if statuses.contains(&NodeStatus::Failed) {
+    if statuses.contains(&NodeStatus::Failed) || !outcome.conditions_not_written.is_empty() {
         return FAILURE;
     }
     let blocked_dry_run = outcome.nodes.iter().any(|n| {

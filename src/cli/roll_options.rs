@@ -44,6 +44,7 @@ pub(crate) fn validate(args: &RollArgs) -> Result<(crate::policy::plan::Plan, Ro
             exec: args.exec.clone(),
             wait_for_reboot: args.wait_for_reboot,
             ready_timeout: duration("ready-timeout", &args.ready_timeout)?,
+            timeout: duration("action-timeout", &args.action_timeout)?,
             wait_for_budgets: args.wait_for_budgets,
             soak: args
                 .soak

@@ -175,20 +175,26 @@ async fn config(args: &ClusterArgs) -> anyhow::Result<kube::Config> {
     if args.disable_compression {
         config.disable_compression = true;
     }
-    let timeout = match args.request_timeout.as_str() {
-        "" => Duration::ZERO,
-        t => crate::duration::parse(t)
-            .map_err(|e| crate::cli::exit::Exit::usage(format!("--request-timeout: {e}")))?,
-    };
-    if timeout > Duration::ZERO {
+    if let Some(timeout) = request_timeout(args)? {
         config.read_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
     }
     Ok(config)
 }
 
+/// `--request-timeout`, when given and not zero.
+fn request_timeout(args: &ClusterArgs) -> anyhow::Result<Option<Duration>> {
+    let timeout = match args.request_timeout.as_str() {
+        "" => Duration::ZERO,
+        t => crate::duration::parse(t)
+            .map_err(|e| crate::cli::exit::Exit::usage(format!("--request-timeout: {e}")))?,
+    };
+    Ok((timeout > Duration::ZERO).then_some(timeout))
+}
+
 pub(crate) async fn connect(args: &ClusterArgs) -> anyhow::Result<Clients> {
-    from_config(config(args).await?)
+    // kubectl's bound on a single request bounds its retries too.
+    from_config(config(args).await?, request_timeout(args)?)
 }
 
 /// Clients for a kubeconfig held in memory (the demo's sandbox).
@@ -198,7 +204,7 @@ pub(crate) async fn from_kubeconfig_yaml(yaml: &str) -> anyhow::Result<Clients> 
     let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
         .await
         .context("loading the kubeconfig")?;
-    from_config(config)
+    from_config(config, None)
 }
 
 /// `kubectl-maintain/v0.1.0 (linux/amd64)`, the shape of kubectl's own
@@ -217,7 +223,12 @@ pub(crate) fn user_agent() -> String {
     )
 }
 
-fn from_config(mut config: kube::Config) -> anyhow::Result<Clients> {
+/// Clients with the retry policy; a request is retried for `retry_window`
+/// at most (`retry::WINDOW` when `None`).
+fn from_config(
+    mut config: kube::Config,
+    retry_window: Option<Duration>,
+) -> anyhow::Result<Clients> {
     let agent = http::HeaderValue::from_str(&user_agent()).expect("an ASCII User-Agent");
     config.headers.push((http::header::USER_AGENT, agent));
     // kube's own retry (429, 503 and 504, for up to 15 tries) gives way to ours.
@@ -228,7 +239,10 @@ fn from_config(mut config: kube::Config) -> anyhow::Result<Clients> {
         // The retry layer sends a request again through a clone of the
         // service below it; a buffer makes the boxed stack cloneable.
         .with_layer(&BufferLayer::new(1024))
-        .with_layer(&RetryLayer::new(RetryPolicy::new(retries.clone())))
+        .with_layer(&RetryLayer::new(RetryPolicy::new(
+            retries.clone(),
+            retry_window,
+        )))
         .build();
     Ok(Clients {
         main,

@@ -91,6 +91,8 @@ pub(crate) struct Retried {
 /// The tower retry policy: one per request (tower clones it for each).
 #[derive(Clone)]
 pub(crate) struct RetryPolicy {
+    /// How long a request is retried for: `WINDOW`, or `--request-timeout`.
+    window: Duration,
     attempt: u32,
     first_failure: Option<Instant>,
     rng: HasherRng,
@@ -98,9 +100,11 @@ pub(crate) struct RetryPolicy {
 }
 
 impl RetryPolicy {
-    /// Retries are told to `told`'s receivers (none: told to nobody).
-    pub(crate) fn new(told: broadcast::Sender<Retried>) -> Self {
+    /// Retries are told to `told`'s receivers (none: told to nobody); a
+    /// request is given up after `window` (`WINDOW` when `None`).
+    pub(crate) fn new(told: broadcast::Sender<Retried>, window: Option<Duration>) -> Self {
         RetryPolicy {
+            window: window.unwrap_or(WINDOW),
             attempt: 0,
             first_failure: None,
             rng: HasherRng::new(),
@@ -143,7 +147,7 @@ impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
         let first = *self.first_failure.get_or_insert(now);
         self.attempt += 1;
         let wait = delay(self.attempt, asked, self.rng.next_f64());
-        if now + wait > first + WINDOW {
+        if now + wait > first + self.window {
             return None;
         }
         let _ = self.told.send(Retried {

@@ -75,6 +75,7 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         labels: Vec::new(),
         deadline: None,
         deadline_overrides_markers: false,
+        allow_short_deadline: false,
         surge: false,
         detach_wait: Some(Duration::from_secs(300)),
         node_conditions: true,

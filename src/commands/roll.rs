@@ -16,6 +16,9 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
     let order = roll::order(&clients, &options, &events)
         .await
         .map_err(Exit::from)?;
+    roll::refusals(&clients, &plan, &options, &events)
+        .await
+        .map_err(Exit::from)?;
     let width = options.drain.max_parallel;
     let shown = roll_report::order(&order.groups, width, options.drain.by_zone);
     if order.all_done {

@@ -46,6 +46,14 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         println!("node/{name} {words}");
     }
     publisher.finish().await;
+    // Conditions left showing a drain that is over mislead whoever follows
+    // them (`kubectl wait --for=condition=Drained`): not a success.
+    for name in publisher.unwritten() {
+        eprintln!(
+            "error: node/{name}: its DrainInProgress/Drained conditions could not be written: they may still show the drain"
+        );
+        failed.get_or_insert(exit::FAILURE);
+    }
     // A node left cordoned for someone else is not what was asked: say so
     // in the exit code, so that a runbook does not go on as if it were back.
     Ok(match failed {

@@ -91,12 +91,27 @@ pub(crate) async fn cordon(
 
 /// Returns a node to service, undoing exactly what the drain changed
 /// (crate::policy::maintenance), retrying when the node changed underneath.
+/// What the undo still needs goes last: a surge is scaled back before the
+/// node's record of it is removed, so that an uncordon that stops between
+/// the two (killed, or the scale-back failed) still finds it next time.
 pub(crate) async fn uncordon(
     client: &kube::Client,
     node: Node,
     publisher: &Publisher,
 ) -> Result<maintenance::Uncordon, DrainError> {
     let name = node.metadata.name.clone().unwrap_or_default();
+    if maintenance::record_of(&node).is_some_and(|r| r.surge) {
+        let undone = Box::pin(super::surge::undo_left_by(client, &name)).await;
+        for left in &undone.left_as_is {
+            eprintln!("warning: {left}");
+        }
+        if !undone.failed.is_empty() {
+            return Err(DrainError::Unfinished(format!(
+                "{}; node {name} stays cordoned with its record, so that `kubectl maintain uncordon {name}` finishes it",
+                undone.failed.join("; ")
+            )));
+        }
+    }
     let api: Api<Node> = Api::all(client.clone());
     let params = PatchParams {
         field_manager: Some(maintenance::FIELD_MANAGER.into()),
@@ -107,11 +122,6 @@ pub(crate) async fn uncordon(
         let undo = maintenance::uncordon_patch(&current);
         match api.patch(&name, &params, &Patch::Merge(&undo.patch)).await {
             Ok(_) => {
-                if maintenance::record_of(&current).is_some_and(|r| r.surge) {
-                    for problem in Box::pin(super::surge::undo_left_by(client, &name)).await {
-                        eprintln!("warning: {problem}");
-                    }
-                }
                 if conditions::present(&current) {
                     publisher.stage(&name, Stage::Uncordoned, None).await;
                 }

@@ -240,7 +240,9 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
 
 /// `--surge` for a pod its budget refused: only a budget that allows
 /// nothing even with every pod healthy needs one; others free a
-/// disruption by themselves.
+/// disruption by themselves. Asked at each refusal until it surges or
+/// cannot, so a budget that counted a terminating pod, or one that could
+/// not be read, is looked at again.
 async fn surge(
     ctx: &DrainContext,
     node: String,
@@ -252,10 +254,12 @@ async fn surge(
         Some(b) => Some(b),
         None => ctx.budgets.fetch(&budget).await,
     };
+    // Not read, or not (yet) a budget that allows nothing: decided again at
+    // the next refusal.
     let result = if numbers.is_some_and(|b| b.never_allows()) {
         let owner = owner.as_ref().map(|(k, n)| (k.as_str(), n.as_str()));
         let client = &ctx.clients.main;
-        ctx.surges.surge(client, &node, &key, owner).await.map(Some)
+        ctx.surges.surge(client, &node, &key, owner).await
     } else {
         Ok(None)
     };

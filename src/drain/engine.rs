@@ -194,6 +194,7 @@ pub(crate) async fn prepare_sharing(
             },
         )
         .collect();
+    short_deadline(&nodes, &options)?;
     let waves: Vec<WaveSpec> = classifier
         .plan
         .waves
@@ -245,6 +246,24 @@ pub(crate) async fn prepare_sharing(
         wave_names,
         warnings,
     })
+}
+
+/// `--deadline` shorter than a grace period it would cut: refused before
+/// any change (crate::policy::guard::short_deadline).
+fn short_deadline(nodes: &[NodePlan], options: &Options) -> Result<(), DrainError> {
+    if options.dry_run != DryRun::None {
+        return Ok(());
+    }
+    let deletable = nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
+        .map(|(p, _)| {
+            let grace = crate::policy::guard::grace_period(p, options.grace_period);
+            (super::pod_key::PodKey::of(p).to_string(), grace)
+        });
+    crate::policy::guard::short_deadline(options.deadline, options.allow_short_deadline, deletable)
+        .map_err(DrainError::Guard)
 }
 
 impl Prepared {
@@ -449,6 +468,7 @@ fn outcome(
         elapsed_ms: started.elapsed().as_millis() as u64,
         waves,
         nodes,
+        conditions_not_written: Vec::new(),
     }
 }
 

@@ -21,6 +21,9 @@ pub(crate) enum DrainError {
     /// The object changed under every attempt to update it.
     #[error("{0}")]
     Conflict(String),
+    /// An undo that could not finish, and what is left for a rerun.
+    #[error("{0}")]
+    Unfinished(String),
     /// A guard rail refused the selection; nothing was changed.
     #[error("{0}")]
     Guard(crate::policy::guard::Refusal),

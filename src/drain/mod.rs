@@ -32,7 +32,7 @@ mod session;
 pub(crate) mod surge;
 pub(crate) mod warning;
 
-pub(crate) use engine::{Prepared, Shared, prepare_sharing};
+pub(crate) use engine::{Prepared, Shared, prepare, prepare_sharing};
 pub(crate) use error::DrainError;
 pub(crate) use options::{NodeSelection, Options};
 pub(crate) use outcome::DryRun;

@@ -24,6 +24,8 @@ pub(crate) struct Options {
     pub(crate) deadline: Option<Duration>,
     /// `--deadline-overrides-markers`.
     pub(crate) deadline_overrides_markers: bool,
+    /// `--allow-short-deadline`: a deadline may cut grace periods.
+    pub(crate) allow_short_deadline: bool,
     /// `--surge`.
     pub(crate) surge: bool,
     /// `--detach-timeout`; None with `--skip-wait-for-detach`.

@@ -207,6 +207,10 @@ pub(crate) struct DrainOutcome {
     /// The plan's waves in the order they run.
     pub(crate) waves: Vec<String>,
     pub(crate) nodes: Vec<NodeOutcome>,
+    /// Nodes whose DrainInProgress/Drained conditions could not be written
+    /// last time: they may show a stage that is over (exit 1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) conditions_not_written: Vec<String>,
 }
 
 /// What `plan --simulate` adds to a drain's outcome: where the copy came

@@ -86,6 +86,10 @@ pub(crate) async fn run(
     .await;
     // Every sink is dropped with the drain: what is left gets recorded.
     publisher.finish().await;
+    let mut ended = ended;
+    if let Ok(Ended::Finished(outcome)) = &mut ended {
+        outcome.conditions_not_written = publisher.unwritten();
+    }
     ended
 }
 

@@ -82,14 +82,15 @@ pub(crate) struct Surges {
 impl Surges {
     /// Surges the Deployment of this pod, unless it cannot surge (the
     /// reason) or was surged already. Ok(Some(deployment)) when it was
-    /// surged now or before.
+    /// surged now or before; Ok(None) when the Deployment changed under the
+    /// scale-up (409), to be asked again.
     pub(crate) async fn surge(
         &self,
         client: &kube::Client,
         node: &str,
         pod: &PodKey,
         owner: Option<(&str, &str)>,
-    ) -> Result<String, String> {
+    ) -> Result<Option<String>, String> {
         let rs_name = owner.map_or("", |o| o.1);
         if let Some(why) = owner_refusal(owner.map(|o| o.0), rs_name) {
             return Err(why);
@@ -103,7 +104,7 @@ impl Surges {
             .ok_or_else(|| format!("ReplicaSet {rs_name} has no Deployment: it cannot surge"))?;
         let key = (ns.to_string(), deployment.clone());
         if self.done.lock().expect("surges").contains_key(&key) {
-            return Ok(deployment);
+            return Ok(Some(deployment));
         }
         let api: Api<Deployment> = Api::namespaced(client.clone(), ns);
         let d = api.get(&deployment).await.map_err(|e| e.to_string())?;
@@ -115,7 +116,7 @@ impl Surges {
             .as_ref()
             .is_some_and(|a| a.contains_key(ANNOTATION))
         {
-            return Ok(deployment);
+            return Ok(Some(deployment));
         }
         let hpas: Vec<(i32, String)> = {
             let api: Api<HorizontalPodAutoscaler> = Api::namespaced(client.clone(), ns);
@@ -148,14 +149,24 @@ impl Surges {
             },
             "spec": {"replicas": replicas + 1},
         });
-        api.patch(&deployment, &params(), &Patch::Merge(&patch))
+        match api
+            .patch(&deployment, &params(), &Patch::Merge(&patch))
             .await
-            .map_err(|e| format!("scaling Deployment {deployment} up: {e}"))?;
+        {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 409 => return Ok(None),
+            Err(e) => {
+                return Err(format!(
+                    "scaling Deployment {deployment} up: {}",
+                    super::api_error::words(&e)
+                ));
+            }
+        }
         self.done
             .lock()
             .expect("surges")
             .insert(key, node.to_string());
-        Ok(deployment)
+        Ok(Some(deployment))
     }
 
     /// Scales back every Deployment this node's drain surged; what could
@@ -175,27 +186,39 @@ impl Surges {
         };
         let mut problems = Vec::new();
         for (ns, name) in mine {
-            if let Err(e) = undo_one(client, &ns, &name).await {
-                problems.push(e);
+            match undo_one(client, &ns, &name).await {
+                Ok(None) => {}
+                Ok(Some(problem)) | Err(problem) => problems.push(problem),
             }
         }
         problems
     }
 }
 
+/// What scaling back a node's surges left: Deployments changed since
+/// (their record removed, their replicas left as they are), and undos that
+/// failed (their record kept, for a later uncordon to finish).
+#[derive(Debug, Default)]
+pub(crate) struct Undone {
+    pub(crate) left_as_is: Vec<String>,
+    pub(crate) failed: Vec<String>,
+}
+
 /// Scales back what a drain of `node` surged and could not undo itself
 /// (it was killed): every Deployment whose record names the node.
-pub(crate) async fn undo_left_by(client: &kube::Client, node: &str) -> Vec<String> {
+pub(crate) async fn undo_left_by(client: &kube::Client, node: &str) -> Undone {
     let api: Api<Deployment> = Api::all(client.clone());
+    let mut undone = Undone::default();
     let list = match api.list(&ListParams::default()).await {
         Ok(list) => list,
         Err(e) => {
-            return vec![format!(
-                "cannot list Deployments to scale back what --surge left for node {node}: {e}"
-            )];
+            undone.failed.push(format!(
+                "cannot list Deployments to scale back what --surge left for node {node}: {}",
+                super::api_error::words(&e)
+            ));
+            return undone;
         }
     };
-    let mut problems = Vec::new();
     for d in list.items {
         let record: Option<Record> = d
             .metadata
@@ -206,12 +229,14 @@ pub(crate) async fn undo_left_by(client: &kube::Client, node: &str) -> Vec<Strin
         if record.is_some_and(|r| r.node == node) {
             let ns = d.metadata.namespace.as_deref().unwrap_or_default();
             let name = d.metadata.name.as_deref().unwrap_or_default();
-            if let Err(e) = undo_one(client, ns, name).await {
-                problems.push(e);
+            match undo_one(client, ns, name).await {
+                Ok(None) => {}
+                Ok(Some(left)) => undone.left_as_is.push(left),
+                Err(e) => undone.failed.push(e),
             }
         }
     }
-    problems
+    undone
 }
 
 fn params() -> PatchParams {
@@ -247,17 +272,29 @@ pub(crate) fn undo_patch(d: &Deployment) -> Option<(serde_json::Value, Option<St
     Some((patch, problem))
 }
 
-async fn undo_one(client: &kube::Client, ns: &str, name: &str) -> Result<(), String> {
+/// Undoes one surge: `Ok(Some(why))` when the Deployment changed since and
+/// was left as it is (its record removed), `Err` when the undo failed.
+async fn undo_one(client: &kube::Client, ns: &str, name: &str) -> Result<Option<String>, String> {
     let api: Api<Deployment> = Api::namespaced(client.clone(), ns);
+    let failed = |e: &kube::Error| {
+        format!(
+            "scaling Deployment {ns}/{name} back: {}",
+            super::api_error::words(e)
+        )
+    };
     for _ in 0..5 {
-        let d = api.get(name).await.map_err(|e| e.to_string())?;
+        let d = match api.get(name).await {
+            Ok(d) => d,
+            Err(kube::Error::Api(s)) if s.code == 404 => return Ok(None),
+            Err(e) => return Err(failed(&e)),
+        };
         let Some((patch, problem)) = undo_patch(&d) else {
-            return Ok(());
+            return Ok(None);
         };
         match api.patch(name, &params(), &Patch::Merge(&patch)).await {
-            Ok(_) => return problem.map_or(Ok(()), Err),
+            Ok(_) => return Ok(problem),
             Err(kube::Error::Api(s)) if s.code == 409 => {}
-            Err(e) => return Err(format!("scaling Deployment {ns}/{name} back: {e}")),
+            Err(e) => return Err(failed(&e)),
         }
     }
     Err(format!(

@@ -143,6 +143,50 @@ pub enum Refusal {
         names: Vec<String>,
         tolerated: usize,
     },
+    #[error(
+        "refusing to drain: --deadline {} is shorter than the grace period of {}: they would be deleted, budgets bypassed, as soon as an eviction is refused; give a longer --deadline, a shorter --grace-period, or --allow-short-deadline to delete them then",
+        crate::duration::human(*deadline),
+        cut.iter().map(|(pod, grace)| format!("{pod} ({grace}s)")).collect::<Vec<_>>().join(", ")
+    )]
+    ShortDeadline {
+        deadline: std::time::Duration,
+        /// `namespace/name` and grace period (seconds), longest first.
+        cut: Vec<(String, i64)>,
+    },
+}
+
+/// The grace period a pod is deleted with: `--grace-period`, else its own
+/// (30 s when unset, the API's default).
+pub fn grace_period(pod: &k8s_openapi::api::core::v1::Pod, flag: Option<i64>) -> i64 {
+    flag.unwrap_or_else(|| {
+        pod.spec
+            .as_ref()
+            .and_then(|s| s.termination_grace_period_seconds)
+            .unwrap_or(30)
+    })
+}
+
+/// `--deadline`: refuses one shorter than the grace period of a pod it may
+/// delete (`pods`: `namespace/name` and the grace period it would be
+/// deleted with), unless `allowed`. Such a pod's time would come at the
+/// drain's start, leaving it no eviction that waits for its budget.
+pub fn short_deadline(
+    deadline: Option<std::time::Duration>,
+    allowed: bool,
+    pods: impl IntoIterator<Item = (String, i64)>,
+) -> Result<(), Refusal> {
+    let Some(deadline) = deadline.filter(|_| !allowed) else {
+        return Ok(());
+    };
+    let mut cut: Vec<(String, i64)> = pods
+        .into_iter()
+        .filter(|(_, grace)| u64::try_from(*grace).is_ok_and(|g| g > deadline.as_secs()))
+        .collect();
+    if cut.is_empty() {
+        return Ok(());
+    }
+    cut.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Err(Refusal::ShortDeadline { deadline, cut })
 }
 
 /// `--max-unavailable`: refuses when more nodes than it allows would be
@@ -191,6 +235,33 @@ pub fn quorum(control_planes: &[Node], selected: &[Node]) -> Result<(), Refusal>
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_deadline_shorter_than_a_grace_period_is_refused_unless_allowed() {
+        let pods = || {
+            [
+                ("a/web-1".to_string(), 30),
+                ("a/db-0".to_string(), 120),
+                ("a/x".to_string(), 4),
+            ]
+        };
+        let four = Some(std::time::Duration::from_secs(4));
+        let Err(refusal) = short_deadline(four, false, pods()) else {
+            panic!("refused")
+        };
+        assert_eq!(
+            refusal,
+            Refusal::ShortDeadline {
+                deadline: std::time::Duration::from_secs(4),
+                cut: vec![("a/db-0".into(), 120), ("a/web-1".into(), 30)],
+            }
+        );
+        assert!(refusal.to_string().contains("a/db-0 (120s), a/web-1 (30s)"));
+        assert_eq!(short_deadline(four, true, pods()), Ok(()));
+        assert_eq!(short_deadline(None, false, pods()), Ok(()));
+        let four_min = Some(std::time::Duration::from_secs(240));
+        assert_eq!(short_deadline(four_min, false, pods()), Ok(()));
+    }
 
     fn node(name: &str, cp: bool, cordoned: bool) -> Node {
         let mut labels = json!({});

@@ -8,6 +8,8 @@
 //! a refused write warns once and the drain goes on; `--node-conditions=false`
 //! turns them off.
 
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use k8s_openapi::api::core::v1::Node;
@@ -93,6 +95,9 @@ pub(crate) struct Writer {
     client: kube::Client,
     enabled: bool,
     refused: AtomicBool,
+    /// Nodes whose last write failed (after the client's retries): what
+    /// they show may be stale, and followers read it.
+    unwritten: Mutex<BTreeSet<String>>,
 }
 
 impl Writer {
@@ -101,6 +106,7 @@ impl Writer {
             client,
             enabled,
             refused: AtomicBool::new(false),
+            unwritten: Mutex::new(BTreeSet::new()),
         }
     }
 
@@ -120,15 +126,19 @@ impl Writer {
             .patch_status(node, &params, &Patch::Strategic(body))
             .await
         else {
+            self.unwritten_now().remove(node);
             return;
         };
         let forbidden = matches!(&e, kube::Error::Api(s) if s.code == 403);
+        if !forbidden {
+            self.unwritten_now().insert(node.to_string());
+        }
         if forbidden && self.refused.swap(true, Ordering::Relaxed) {
             return;
         }
         let error = match &e {
             kube::Error::Api(s) if s.code == 403 => s.message.clone(),
-            other => other.to_string(),
+            other => crate::drain::api_error::words(other),
         };
         let warning = Warning::ConditionsNotWritten {
             node: node.to_string(),
@@ -139,6 +149,20 @@ impl Writer {
             Some(sink) => emit(sink, Event::Warning(warning)),
             None => eprintln!("warning: {warning}"),
         }
+    }
+}
+
+impl Writer {
+    /// The nodes whose conditions' last write failed: they may show a stage
+    /// that is over, so the command must not end with success.
+    pub(crate) fn unwritten(&self) -> Vec<String> {
+        self.unwritten_now().iter().cloned().collect()
+    }
+
+    fn unwritten_now(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+        self.unwritten
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -107,6 +107,11 @@ impl Publisher {
         self.conditions.write(node, stage, warnings).await;
     }
 
+    /// The nodes whose conditions' last write failed (crate::publish::conditions).
+    pub(crate) fn unwritten(&self) -> Vec<String> {
+        self.conditions.unwritten()
+    }
+
     /// `uncordon` returned a node to service: an Event says what was undone.
     pub(crate) async fn uncordoned(&self, name: &str, words: &str) {
         if let Some(recorder) = &self.recorder {

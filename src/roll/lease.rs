@@ -21,7 +21,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 
-use super::phase::{Phase, Record};
+use super::phase::{ActionRun, Phase, Record};
 use crate::drain::DrainError;
 use crate::drain::api_error::api_error;
 use crate::drain::warning::Warning;
@@ -32,6 +32,12 @@ pub(crate) const BOOT_ID: &str = "kubectl-maintain.io/boot-id";
 pub(crate) const FINISHED_AT: &str = "kubectl-maintain.io/finished-at";
 /// The budgets the node's drain evicted pods of, comma-separated.
 pub(crate) const BUDGETS: &str = "kubectl-maintain.io/budgets";
+/// When the node's action started (RFC 3339).
+pub(crate) const ACTION_STARTED: &str = "kubectl-maintain.io/action-started";
+/// Where it runs: `HOST/GROUP`, its machine and process group.
+pub(crate) const ACTION_BY: &str = "kubectl-maintain.io/action-by";
+/// How it ended: `ok` or `failed`; absent while it may run.
+pub(crate) const ACTION_ENDED: &str = "kubectl-maintain.io/action-ended";
 
 /// The lease that locks a node.
 pub(crate) fn name(node: &str) -> String {
@@ -43,7 +49,8 @@ pub(crate) fn holder() -> String {
     format!("kubectl-maintain/{}/{}", hostname(), std::process::id())
 }
 
-fn hostname() -> String {
+/// This machine's name, as lease holders and actions record it.
+pub(crate) fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())
@@ -90,6 +97,18 @@ pub(crate) fn record(lease: &Lease) -> Option<Record> {
                     .collect()
             })
             .unwrap_or_default(),
+        action: action_run(a),
+    })
+}
+
+fn action_run(a: &std::collections::BTreeMap<String, String>) -> Option<ActionRun> {
+    let started_ms = kube_conventions::time::parse_time(a.get(ACTION_STARTED)?)?.as_millisecond();
+    let (host, group) = a.get(ACTION_BY)?.rsplit_once('/')?;
+    Some(ActionRun {
+        started_ms,
+        host: host.to_string(),
+        group: group.parse().ok()?,
+        ended_ok: a.get(ACTION_ENDED).map(|e| e == "ok"),
     })
 }
 
@@ -368,6 +387,43 @@ impl Lock {
         let mut held = self.lease.lock().await;
         write(&self.api, &self.name, &self.holder, &mut held, |l| {
             annotate(l, roll, phase, boot_id);
+            if phase == Phase::Action {
+                // A new action: an earlier one's record goes.
+                forget_action(l);
+            }
+        })
+        .await
+        .map_err(|e| self.failed(e))
+    }
+
+    /// Records that the node's action started, in this process group.
+    pub(crate) async fn note_action_started(&self, group: u32) -> Result<(), DrainError> {
+        let by = format!("{}/{group}", hostname());
+        let at = kube_conventions::time::now_rfc3339_micros();
+        self.annotate_held(|a| {
+            a.insert(ACTION_STARTED.into(), at.clone());
+            a.insert(ACTION_BY.into(), by.clone());
+            a.remove(ACTION_ENDED);
+        })
+        .await
+    }
+
+    /// Records how the node's action ended.
+    pub(crate) async fn note_action_ended(&self, ok: bool) -> Result<(), DrainError> {
+        let ended = if ok { "ok" } else { "failed" };
+        self.annotate_held(|a| {
+            a.insert(ACTION_ENDED.into(), ended.into());
+        })
+        .await
+    }
+
+    async fn annotate_held(
+        &self,
+        change: impl Fn(&mut std::collections::BTreeMap<String, String>),
+    ) -> Result<(), DrainError> {
+        let mut held = self.lease.lock().await;
+        write(&self.api, &self.name, &self.holder, &mut held, |l| {
+            change(l.metadata.annotations.get_or_insert_with(Default::default));
         })
         .await
         .map_err(|e| self.failed(e))
@@ -375,16 +431,11 @@ impl Lock {
 
     /// Records the budgets the node's drain evicted pods of.
     pub(crate) async fn note_budgets(&self, budgets: &[String]) -> Result<(), DrainError> {
-        let mut held = self.lease.lock().await;
         let list = budgets.join(",");
-        write(&self.api, &self.name, &self.holder, &mut held, |l| {
-            l.metadata
-                .annotations
-                .get_or_insert_with(Default::default)
-                .insert(BUDGETS.into(), list.clone());
+        self.annotate_held(|a| {
+            a.insert(BUDGETS.into(), list.clone());
         })
         .await
-        .map_err(|e| self.failed(e))
     }
 
     /// Gives the lease up, keeping the record of where the roll is.
@@ -422,6 +473,17 @@ fn annotate(lease: &mut Lease, roll: &str, phase: Phase, boot_id: Option<&str>) 
         Some(b) => a.insert(BOOT_ID.into(), b.into()),
         None => a.remove(BOOT_ID),
     };
+    if phase != Phase::Action {
+        forget_action(lease);
+    }
+}
+
+fn forget_action(lease: &mut Lease) {
+    if let Some(a) = lease.metadata.annotations.as_mut() {
+        for key in [ACTION_STARTED, ACTION_BY, ACTION_ENDED] {
+            a.remove(key);
+        }
+    }
 }
 
 /// Marks the records of a roll that finished on every node, so that the

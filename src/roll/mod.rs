@@ -10,6 +10,7 @@
 //! `node` runs one node's phases, and this module chooses which node goes
 //! next.
 
+pub(crate) mod action;
 pub(crate) mod kured;
 pub(crate) mod lease;
 pub(crate) mod node;
@@ -48,6 +49,8 @@ pub(crate) struct Action {
     pub(crate) wait_for_reboot: bool,
     /// How long a node may take to reboot and to be Ready again.
     pub(crate) ready_timeout: Duration,
+    /// How long `exec` may run before its process group is ended.
+    pub(crate) timeout: Duration,
     pub(crate) wait_for_budgets: bool,
     pub(crate) soak: Option<Duration>,
 }
@@ -244,16 +247,15 @@ pub(crate) async fn order(
         .map(|g| {
             g.into_iter()
                 .map(|i| {
-                    let boot = nodes[i]
-                        .status
-                        .as_ref()
-                        .and_then(|s| s.node_info.as_ref())
-                        .map(|n| n.boot_id.clone())
-                        .unwrap_or_default();
+                    let (boot_id, down_since_ms) = node::now_of(&nodes[i]);
+                    let now = phase::NodeNow {
+                        boot_id: &boot_id,
+                        down_since_ms,
+                    };
                     let at = phase::resume(
                         records[i].as_ref(),
                         &options.identity,
-                        &boot,
+                        now,
                         options.fresh,
                         options.since,
                     );
@@ -263,6 +265,37 @@ pub(crate) async fn order(
         })
         .collect();
     Ok(Order { groups, all_done })
+}
+
+/// Refusals that hold for the whole selection, checked on every node
+/// before the roll changes anything: a `--deadline` shorter than a grace
+/// period it would cut (`policy::guard::short_deadline`). Each node's drain
+/// checks again when its turn comes.
+pub(crate) async fn refusals(
+    clients: &Clients,
+    plan: &Plan,
+    options: &RollOptions,
+    events: &Sink,
+) -> Result<(), DrainError> {
+    let drain = &options.drain;
+    if drain.deadline.is_none()
+        || drain.allow_short_deadline
+        || drain.dry_run != crate::drain::DryRun::None
+    {
+        return Ok(());
+    }
+    let (_never, interrupt) = watch::channel(false);
+    let quiet = Arc::new(Publisher::start(&clients.main, Publish::default()));
+    crate::drain::prepare(
+        clients.clone(),
+        plan.clone(),
+        drain.clone(),
+        events.clone(),
+        interrupt,
+        quiet,
+    )
+    .await
+    .map(drop)
 }
 
 /// Runs the roll, publishing its progress (node conditions, Events).
@@ -280,7 +313,10 @@ pub(crate) async fn run(
     let outcome = take_nodes(clients, plan, options, order, events, interrupt, &publisher).await;
     // Every sink is dropped with the roll: what is left gets recorded.
     publisher.finish().await;
-    outcome
+    outcome.map(|mut o| {
+        o.conditions_not_written = publisher.unwritten();
+        o
+    })
 }
 
 /// Takes the nodes out and back in turn.
@@ -352,6 +388,7 @@ async fn take_nodes(
         roll: options.identity.clone(),
         elapsed_ms: started.elapsed().as_millis() as u64,
         nodes,
+        conditions_not_written: Vec::new(),
     };
     if outcome
         .nodes

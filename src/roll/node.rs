@@ -12,13 +12,13 @@ use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Api;
 use kube::api::ListParams;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::time::Instant;
 
 use super::Ctx;
-use super::lease::Lock;
+use super::action;
+use super::lease::{self, Lock};
 use super::outcome::{NodeRoll, PhaseTime, RollStatus};
-use super::phase::Phase;
+use super::phase::{self, ActionRun, Earlier, Phase, Record};
 use super::stop::{Blocked, Stop};
 use super::wait::{self, Check, Waited, Wake};
 use crate::drain::NodeSelection;
@@ -41,24 +41,38 @@ struct Run<'a> {
     /// The budgets over the pods its drain evicted (`namespace/name`),
     /// found after the drain or recorded by the run that drained it.
     budgets: Vec<String>,
+    /// The action an earlier run started, when resuming in the action.
+    earlier: Option<ActionRun>,
 }
 
 /// Rolls one node from `start`; releases its lock with where it ended.
-/// `budgets`: those the earlier run recorded, when resuming after its drain.
+/// `earlier`: what the lock recorded of an earlier run (its budgets, when
+/// resuming after its drain; its action, when resuming in the action).
 pub(crate) async fn roll(
     ctx: &Ctx,
     node: String,
     lock: Lock,
     start: Phase,
-    budgets: Vec<String>,
+    earlier: Option<Record>,
 ) -> NodeRoll {
+    // What an earlier run of this roll recorded; a finished or blocked
+    // node starts over with nothing of it.
+    let earlier = earlier.filter(|r| {
+        r.roll == ctx.roll && !matches!(r.phase, Phase::Finished | Phase::Blocked | Phase::Done)
+    });
     let mut run = Run {
         ctx,
         out: NodeRoll::new(&node, RollStatus::Done, None),
         node,
         lock: &lock,
         out_since: None,
-        budgets,
+        budgets: earlier
+            .as_ref()
+            .map(|r| r.budgets.clone())
+            .unwrap_or_default(),
+        earlier: earlier
+            .and_then(|r| r.action)
+            .filter(|_| start == Phase::Action),
     };
     if start != Phase::Drain {
         run.out.resumed_from = Some(start);
@@ -188,13 +202,17 @@ impl Run<'_> {
                 )
             })
             .collect();
-        let outcome = prepared.execute().await?;
         if self.ctx.action.wait_for_budgets {
-            // Recorded, so that a rerun resuming after the drain waits on
-            // them too.
-            self.budgets = self.touched_budgets(&evicted).await?;
+            // Recorded before the first eviction, with those of an earlier
+            // run's drain killed halfway (its evicted pods are gone from
+            // this list), so that a rerun waits on every one of them.
+            let mut budgets: BTreeSet<String> =
+                std::mem::take(&mut self.budgets).into_iter().collect();
+            budgets.extend(self.touched_budgets(&evicted).await?);
+            self.budgets = budgets.into_iter().collect();
             self.lock.note_budgets(&self.budgets).await?;
         }
+        let outcome = prepared.execute().await?;
         let drained = outcome.nodes.into_iter().next();
         let status = drained.as_ref().map(|n| n.status);
         let message = drained.as_ref().and_then(|n| n.message.clone());
@@ -208,12 +226,26 @@ impl Run<'_> {
     }
 
     /// `--exec`, then with `--wait-for-reboot` the reboot; kured's lock is
-    /// held from here until the node is Ready.
+    /// held from here until the node is Ready. An action an earlier run
+    /// started is not started again while it may still run, nor once it
+    /// ended well.
     async fn action(&mut self, boot_before: String) -> Result<(), Stop> {
         self.ctx.hold_kured(&self.node).await?;
         if let Some(command) = self.ctx.action.exec.clone() {
-            self.say("action", format!("running {command:?}"));
-            self.exec(&command).await?;
+            match self.earlier_action(&boot_before).await? {
+                Earlier::Run => {
+                    self.say("action", format!("running {command:?}"));
+                    self.exec(&command).await?;
+                }
+                Earlier::Ended => self.say(
+                    "action",
+                    "an earlier run's action ended well: not run again".into(),
+                ),
+                Earlier::MayRun { .. } => self.say(
+                    "action",
+                    "the node went down during an earlier run's action: its reboot".into(),
+                ),
+            }
         }
         if self.ctx.action.wait_for_reboot {
             self.say(
@@ -249,59 +281,98 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// What to do about the action an earlier run started (its lock's
+    /// record): while it may still run, wait, until it ends, the node goes
+    /// down or reboots (`MayRun` then: it did its work), or its bound.
+    async fn earlier_action(&mut self, boot_before: &str) -> Result<Earlier, Stop> {
+        let Some(run) = self.earlier.take() else {
+            return Ok(Earlier::Run);
+        };
+        let here = lease::hostname();
+        let bound_ms = (self.ctx.action.timeout + action::GRACE).as_millis() as i64;
+        let decide = || {
+            let now_ms = kube_conventions::time::now().as_millisecond();
+            phase::earlier(Some(&run), &here, now_ms, bound_ms, action::alive)
+        };
+        let first = decide();
+        let Earlier::MayRun { until_ms } = first else {
+            return Ok(first);
+        };
+        let until = k8s_openapi::jiff::Timestamp::from_millisecond(until_ms).map_or_else(
+            |_| until_ms.to_string(),
+            kube_conventions::time::format_time,
+        );
+        let by = format!("{}, process group {}", run.host, run.group);
+        let nodes = &self.ctx.nodes;
+        let node = self.node.clone();
+        let waited = wait::until(
+            Wake::Every(Duration::from_secs(1)),
+            Instant::now() + Duration::from_millis((until_ms - kube_conventions::time::now().as_millisecond()).max(0) as u64),
+            self.ctx.interrupt.clone(),
+            async || {
+                let went_down = nodes
+                    .get(&node)
+                    .is_none_or(|n| !ready(&n) || boot_id(&n) != boot_before);
+                Ok::<_, Stop>(match decide() {
+                    _ if went_down => Check::Done(first.clone()),
+                    Earlier::MayRun { .. } => Check::Waiting(format!(
+                        "an earlier run's action ({by}) may still run: waiting until it ends, the node reboots, or {until}"
+                    )),
+                    other => Check::Done(other),
+                })
+            },
+            |why| self.say("action", why.to_string()),
+        )
+        .await;
+        match waited {
+            Ok(e) => Ok(e),
+            Err(Waited::Interrupted) => Err(Stop::Interrupted),
+            Err(Waited::Failed(stop)) => Err(stop),
+            Err(Waited::TimedOut(_)) => Ok(Earlier::Run),
+        }
+    }
+
     async fn exec(&self, command: &str) -> Result<(), Stop> {
         let node = self.get().await?;
-        let mut cmd = tokio::process::Command::new("sh");
-        cmd.arg("-c").arg(command).env("NODE", &self.node);
-        for (name, value) in addresses(&node) {
-            cmd.env(name, value);
-        }
-        cmd.stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .stdin(std::process::Stdio::null())
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| {
+        let mut env = addresses(&node);
+        env.push(("NODE".into(), self.node.clone()));
+        let running = action::start(command, &env).map_err(|e| {
             Stop::Blocked(Blocked::ExecNotStarted {
                 error: e.to_string(),
             })
         })?;
-        let lines = |r: Option<_>| async move {
-            let mut out = Vec::new();
-            if let Some(r) = r {
-                let mut lines = BufReader::new(r).lines();
-                while let Ok(Some(l)) = lines.next_line().await {
-                    out.push(l);
-                }
-            }
-            out
-        };
-        let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
-        let node_name = self.node.clone();
-        let ctx = self.ctx;
-        let relay = |r: Option<tokio::process::ChildStdout>| async move {
-            if let Some(r) = r {
-                let mut lines = BufReader::new(r).lines();
-                while let Ok(Some(l)) = lines.next_line().await {
-                    ctx.say(&node_name, "action", format!("| {l}"));
-                }
-            }
-        };
-        let mut interrupt = self.ctx.interrupt.clone();
-        let (status, (), err) = tokio::select! {
-            all = async { tokio::join!(child.wait(), relay(stdout), lines(stderr)) } => all,
-            _ = interrupt.changed() => return Err(Stop::Interrupted),
-        };
-        for l in &err {
-            self.say("action", format!("| {l}"));
+        // Recorded before it is waited for: a rerun of a roll killed now
+        // does not start a second one while this one runs.
+        self.lock.note_action_started(running.group).await?;
+        let timeout = self.ctx.action.timeout;
+        let ended = running
+            .wait(timeout, self.ctx.interrupt.clone(), |l| {
+                self.say("action", format!("| {l}"));
+            })
+            .await;
+        let ok = matches!(&ended, action::Ended::Exited { status, .. } if status.success());
+        if !matches!(ended, action::Ended::Interrupted) {
+            self.lock.note_action_ended(ok).await?;
         }
-        match status {
-            Ok(s) if s.success() => Ok(()),
-            Ok(s) => Err(Stop::Blocked(Blocked::ExecFailed {
-                status: s.to_string(),
-                last_line: err.last().cloned(),
-            })),
-            Err(e) => Err(Stop::Blocked(Blocked::ExecLost {
+        match ended {
+            action::Ended::Exited { status, stderr } => {
+                for l in &stderr {
+                    self.say("action", format!("| {l}"));
+                }
+                if status.success() {
+                    Ok(())
+                } else {
+                    Err(Stop::Blocked(Blocked::ExecFailed {
+                        status: status.to_string(),
+                        last_line: stderr.last().cloned(),
+                    }))
+                }
+            }
+            action::Ended::TimedOut => {
+                Err(Stop::Blocked(Blocked::ActionTimedOut { after: timeout }))
+            }
+            action::Ended::Interrupted => Err(Stop::Interrupted),
+            action::Ended::Lost(e) => Err(Stop::Blocked(Blocked::ExecLost {
                 error: e.to_string(),
             })),
         }
@@ -486,6 +557,15 @@ fn ready_condition(node: &Node) -> Option<&k8s_openapi::api::core::v1::NodeCondi
         .as_ref()
         .and_then(|s| s.conditions.as_ref())
         .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
+}
+
+/// What a rerun needs of a node to take its roll up (`phase::resume`).
+pub(crate) fn now_of(node: &Node) -> (String, Option<i64>) {
+    let down_since = ready_condition(node)
+        .filter(|c| c.status != "True")
+        .and_then(|c| c.last_transition_time.as_ref())
+        .map(|t| t.0.as_millisecond());
+    (boot_id(node), down_since)
 }
 
 pub(crate) fn ready(node: &Node) -> bool {

@@ -91,6 +91,10 @@ pub(crate) struct RollOutcome {
     pub(crate) roll: String,
     pub(crate) elapsed_ms: u64,
     pub(crate) nodes: Vec<NodeRoll>,
+    /// Nodes whose DrainInProgress/Drained conditions could not be written
+    /// last time: they may show a stage that is over (exit 1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) conditions_not_written: Vec<String>,
 }
 
 impl RollOutcome {
@@ -100,7 +104,7 @@ impl RollOutcome {
         let has = |s: RollStatus| self.nodes.iter().any(|n| n.status == s);
         if has(RollStatus::Interrupted) {
             exit::INTERRUPTED
-        } else if has(RollStatus::Failed) {
+        } else if has(RollStatus::Failed) || !self.conditions_not_written.is_empty() {
             exit::FAILURE
         } else if has(RollStatus::Blocked) || has(RollStatus::NotStarted) {
             exit::INCOMPLETE

@@ -36,6 +36,8 @@ pub(crate) enum Blocked {
         status: String,
         last_line: Option<String>,
     },
+    /// `--exec` outlived `--action-timeout`; its process group was ended.
+    ActionTimedOut { after: Duration },
     /// `--exec` could not be waited for.
     ExecLost { error: String },
     /// `--wait-for-reboot`: still Ready with the same boot ID.

@@ -167,8 +167,8 @@ struct Start {
     node: String,
     lock: Lock,
     at: Phase,
-    /// Past the drain, the budgets its drain recorded, to wait on.
-    budgets: Vec<String>,
+    /// What its lock recorded of an earlier run (budgets, action).
+    earlier: Option<phase::Record>,
 }
 
 impl<'a> Taking<'a> {
@@ -206,7 +206,7 @@ impl<'a> Taking<'a> {
             let changed = ctx.nodes.changed();
             let (starts, lock_held) = self.what_fits(&mut pending, interrupt).await?;
             for s in starts {
-                running.push(node::roll(ctx, s.node, s.lock, s.at, s.budgets));
+                running.push(node::roll(ctx, s.node, s.lock, s.at, s.earlier));
             }
             if running.is_empty()
                 && (pending.is_empty() || self.stopped.is_some() || *interrupt.borrow())
@@ -285,12 +285,20 @@ impl<'a> Taking<'a> {
                     pending.pop_front();
                     tried = 0;
                     // The lock's record, read now under the lock, decides.
-                    let boot = ctx.nodes.get(&node).map(|n| node::boot_id(&n));
+                    let (boot, down_since_ms) = ctx
+                        .nodes
+                        .get(&node)
+                        .map(|n| node::now_of(&n))
+                        .unwrap_or_default();
                     let options = self.options;
+                    let now = phase::NodeNow {
+                        boot_id: &boot,
+                        down_since_ms,
+                    };
                     let at = phase::resume(
                         before.as_ref(),
                         &options.identity,
-                        &boot.unwrap_or_default(),
+                        now,
                         options.fresh,
                         options.since,
                     );
@@ -302,15 +310,11 @@ impl<'a> Taking<'a> {
                     }
                     ctx.started_node(&node);
                     in_progress.insert(node.clone());
-                    let budgets = before
-                        .filter(|_| at > Phase::Drain)
-                        .map(|r| r.budgets)
-                        .unwrap_or_default();
                     starts.push(Start {
                         node,
                         lock: *lock,
                         at,
-                        budgets,
+                        earlier: before.filter(|_| !options.fresh),
                     });
                 }
             }

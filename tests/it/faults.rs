@@ -11,7 +11,7 @@ use kube_sandbox::config::Faults;
 use kube_sandbox::resources::Resource;
 
 use crate::harness::Cluster;
-use crate::pool::{FOUR, four_nodes, roll_report, statuses};
+use crate::pool::{DRAIN_FOUR, FOUR, four_nodes, roll_report, statuses};
 
 /// The seeds to run: `FAULT_SEEDS` (`3` or `1-40`), two by default.
 fn seeds() -> Vec<u64> {
@@ -25,8 +25,8 @@ fn seeds() -> Vec<u64> {
 fn faults(seed: u64) -> Faults {
     Faults {
         error500: 0.10,
-        error503: 0.05,
-        throttle429: 0.05,
+        error503: 0.10,
+        throttle429: 0.10,
         watch_cut_after: 25,
         seed,
         ..Faults::default()
@@ -136,5 +136,74 @@ fn a_roll_survives_server_errors_throttling_and_cut_watches() {
         }
         assert!(faults_met(&c) > 0, "seed {seed}: no fault was injected");
         assert_returned_clean(&c, seed);
+    }
+}
+
+/// Node conditions as `type=status`, sorted.
+fn conditions(c: &Cluster, node: &str) -> Vec<String> {
+    let n = c.get(Resource::Nodes, "", node).unwrap();
+    let mut out: Vec<String> = n["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["type"] == "Drained" || c["type"] == "DrainInProgress")
+        .map(|c| {
+            format!(
+                "{}={}",
+                c["type"].as_str().unwrap(),
+                c["status"].as_str().unwrap()
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn condition_writes_are_retried_and_a_lasting_failure_fails_the_command() {
+    let c = four_nodes().start(33);
+    c.wait_settled();
+    let status_500s = |times| Faults {
+        error500: 1.0,
+        only: vec!["patch nodes/status".into()],
+        times,
+        ..Faults::default()
+    };
+    // Six condition writes answered 500: retried, the drain succeeds and
+    // followers read the truth.
+    c.sandbox.set_faults(status_500s(6));
+    c.maintain(&DRAIN_FOUR).success();
+    for n in FOUR {
+        assert_eq!(
+            conditions(&c, n),
+            ["DrainInProgress=False", "Drained=True"],
+            "{n}"
+        );
+    }
+    // Every write failing past --request-timeout: the nodes are returned,
+    // but Drained=True stays on them, so the command must not succeed.
+    c.sandbox.set_faults(status_500s(0));
+    let uncordon = ["uncordon", "-l", "pool=blue"];
+    let mut bounded = uncordon.to_vec();
+    bounded.extend(["--request-timeout", "2s"]);
+    let out = c.maintain(&bounded);
+    out.code(1);
+    for n in FOUR {
+        assert!(
+            out.stderr.contains(&format!(
+                "error: node/{n}: its DrainInProgress/Drained conditions could not be written"
+            )),
+            "{out:?}"
+        );
+    }
+    // The API healthy again, uncordon run again puts them right.
+    c.sandbox.set_faults(Faults::default());
+    c.maintain(&uncordon).success();
+    for n in FOUR {
+        assert_eq!(
+            conditions(&c, n),
+            ["DrainInProgress=False", "Drained=False"],
+            "{n}"
+        );
     }
 }

@@ -99,10 +99,16 @@ fn assert_scaled_back(c: &Cluster) {
 
 /// A single replica behind `minAvailable: 1` on n1, room for it on n2.
 fn solo() -> Scenario {
+    solo_with(|_| {})
+}
+
+/// `solo`, its Deployment changed by `more` first.
+fn solo_with(more: impl FnOnce(&mut serde_json::Value)) -> Scenario {
     Scenario::new()
         .node("n1")
         .node("n2")
         .deployment_with("solo", 1, |d| {
+            more(d);
             template(d)["spec"]["affinity"] = json!({"nodeAffinity": {
                 "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100,
                     "preference": {"matchExpressions": [{"key": "kubernetes.io/hostname",
@@ -387,4 +393,129 @@ fn a_node_is_drained_only_once_its_volumes_are_detached() {
     );
     let named = message.contains("pvc-") && message.contains("VolumeAttachment csi-");
     assert!(named, "{out:?}");
+}
+
+#[test]
+fn a_deadline_inside_grace_periods_is_refused_naming_the_pods_in_drain_and_roll() {
+    let c = crate::pool::four_nodes().start(33);
+    c.wait_settled();
+    let mut drain = crate::pool::DRAIN_FOUR.to_vec();
+    drain.extend(["--deadline", "4s"]);
+    let roll = [
+        "roll",
+        "-l",
+        "pool=blue",
+        "--ignore-daemonsets",
+        "--deadline",
+        "4s",
+        "--yes",
+    ];
+    for args in [&drain[..], &roll[..]] {
+        let out = c.maintain(args);
+        out.code(2);
+        let line = out
+            .stderr
+            .lines()
+            .find(|l| l.contains("--deadline 4.0s is shorter than the grace period of"))
+            .unwrap_or_else(|| panic!("{out:?}"));
+        let web: Vec<String> = crate::pool::FOUR
+            .iter()
+            .flat_map(|n| c.pods_on(n))
+            .filter(|p| p.starts_with("apps/web-"))
+            .collect();
+        assert!(!web.is_empty());
+        for pod in web {
+            assert!(line.contains(&format!("{pod} (30s)")), "{pod}: {line}");
+        }
+        assert!(line.contains("--allow-short-deadline"), "{line}");
+        assert!(c.writes().is_empty(), "nothing changed: {:?}", c.writes());
+    }
+    // Said yes to: the drain goes on.
+    let mut yes = drain.clone();
+    yes.push("--allow-short-deadline");
+    c.maintain(&yes).success();
+}
+
+#[test]
+fn an_uncordon_that_cannot_scale_back_keeps_what_its_rerun_needs() {
+    let c = Scenario::new()
+        .node("n1")
+        .deployment("solo", 1)
+        .pdb("solo", "minAvailable: 1")
+        .start(33);
+    c.wait_settled();
+    let child = c.maintain_spawn(&["drain", "n1", "--surge"]);
+    c.wait_for("the surge", Duration::from_secs(10), |c| {
+        c.get(Resource::Deployments, "apps", "solo").unwrap()["spec"]["replicas"] == 2
+    });
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status();
+    let _ = Cluster::finish(child, Duration::from_secs(5));
+    // Deployments may not be read: the scale-back cannot happen now.
+    c.sandbox
+        .set_role(Some(vec![kube_sandbox::config::Rule::new(
+            &["*"],
+            &["nodes", "nodes/status", "events", "pods"],
+        )]));
+    let out = c.maintain(&["uncordon", "n1"]);
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("error: node/n1:") && out.stderr.contains("Deployments"),
+        "{out:?}"
+    );
+    // The node keeps its record (and its cordon) for the rerun.
+    let n1 = c.get(Resource::Nodes, "", "n1").unwrap();
+    assert_eq!(n1["spec"]["unschedulable"], true, "{n1}");
+    c.sandbox.set_role(None);
+    c.maintain(&["uncordon", "n1"]).success();
+    assert_scaled_back(&c);
+    let n1 = c.get(Resource::Nodes, "", "n1").unwrap();
+    assert_ne!(n1["spec"]["unschedulable"], true, "{n1}");
+}
+
+#[test]
+fn surge_is_decided_again_once_the_budget_stops_counting_a_terminating_pod() {
+    // Two replicas on n1, each taking 4 s to stop, scaled down to one just
+    // before the drain: `minAvailable: 1` counts the terminating pod too
+    // (expected 2, healthy 1), so at the first refusal no surge looks
+    // needed; 4 s later the budget allows nothing even with every pod
+    // healthy, and only a surge lets the pod go.
+    let c = solo_with(|d| {
+        template(d)["metadata"]["annotations"] =
+            json!({"sandbox.kubectl-maintain.io/shutdown-seconds": "4"});
+    })
+    .start(33);
+    c.wait_settled();
+    let solo_on_n1 = |c: &Cluster| {
+        c.pods_on("n1")
+            .iter()
+            .filter(|p| p.starts_with("apps/solo-"))
+            .count()
+    };
+    // The second replica on n1 too: n2 cordoned meanwhile.
+    c.kubectl(&["cordon", "n2"]).success();
+    c.kubectl(&["scale", "deployment", "solo", "-n", "apps", "--replicas=2"])
+        .success();
+    c.wait_for("two solo pods on n1", Duration::from_secs(10), |c| {
+        solo_on_n1(c) == 2
+    });
+    c.wait_settled();
+    c.kubectl(&["uncordon", "n2"]).success();
+    c.kubectl(&["scale", "deployment", "solo", "-n", "apps", "--replicas=1"])
+        .success();
+    c.wait_for("a solo pod terminating", Duration::from_secs(10), |c| {
+        c.pods().iter().any(|p| {
+            p["metadata"]["labels"]["app"] == "solo"
+                && !p["metadata"]["deletionTimestamp"].is_null()
+        })
+    });
+    let out = c.maintain(&["drain", "n1", "--surge", "--timeout", "30s", "-o", "json"]);
+    out.success();
+    assert_eq!(out.report().node("n1").status, "drained", "{out:?}");
+    assert!(
+        out.stderr.contains("surging Deployment apps/solo"),
+        "{out:?}"
+    );
+    assert_scaled_back(&c);
 }

@@ -1,6 +1,7 @@
 //! Integration tests: the sandbox driven by the real kubectl and by our
 //! binary. One test target, so the crate builds once.
 
+mod actions;
 mod demo;
 mod drain;
 mod faults;

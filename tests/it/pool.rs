@@ -322,7 +322,7 @@ fn undrainable_nodes_stop_the_run_past_max_blocked_nodes() {
 }
 
 /// `--exec` that reboots the sandbox node it is given, down `secs`.
-fn reboot(secs: &str) -> String {
+pub(crate) fn reboot(secs: &str) -> String {
     format!(
         "{} annotate node \"$NODE\" sandbox.kubectl-maintain.io/reboot-seconds={secs} --overwrite",
         kubectl_path().display()
@@ -337,7 +337,7 @@ fn boot_id(c: &Cluster, node: &str) -> String {
 }
 
 /// Every boot ID a node had, from the sandbox's history.
-fn boots(c: &Cluster, node: &str) -> BTreeSet<String> {
+pub(crate) fn boots(c: &Cluster, node: &str) -> BTreeSet<String> {
     c.history(Resource::Nodes)
         .iter()
         .map(|e| e.object())
@@ -385,6 +385,16 @@ pub(crate) fn statuses(report: &Value) -> BTreeMap<String, String> {
 
 /// The pool nodes of `four_nodes`.
 pub(crate) const FOUR: [&str; 4] = ["r1", "r2", "r3", "r4"];
+
+/// A drain of the whole pool of `four_nodes`, four at a time.
+pub(crate) const DRAIN_FOUR: [&str; 6] = [
+    "drain",
+    "-l",
+    "pool=blue",
+    "--ignore-daemonsets",
+    "--max-parallel",
+    "4",
+];
 
 pub(crate) fn four_nodes() -> Scenario {
     let blue = [
@@ -557,7 +567,7 @@ fn cordons(c: &Cluster) -> Vec<(String, bool, u128)> {
 }
 
 /// The phase a node's lock records.
-fn lease_phase(c: &Cluster, node: &str) -> Option<String> {
+pub(crate) fn lease_phase(c: &Cluster, node: &str) -> Option<String> {
     let lease = c.get(
         Resource::Leases,
         "kube-system",
@@ -628,17 +638,28 @@ fn a_roll_killed_mid_node_is_finished_by_running_it_again() {
     assert!(again.stdout.contains("batch 1: r1\n"), "{again:?}");
 }
 
-#[test]
-fn roll_waits_for_the_budgets_its_drain_touched_before_it_ends() {
-    // Replacements take 3 s to be Ready: a roll that did not wait for the
-    // budget would end with it short.
-    let c = pool(&[("r1", "a")], 2, 3, "maxUnavailable: 1")
+/// r1 rolled with an action that does nothing, waiting for its budgets.
+const ROLL_R1: [&str; 8] = [
+    "roll",
+    "r1",
+    "--ignore-daemonsets",
+    "--exec",
+    "true",
+    "--wait-for-budgets",
+    "-o",
+    "json",
+];
+
+/// r1 and two spares; `slow`'s replacements take 3 s to be Ready: a roll
+/// that did not wait for its budget would end with it short.
+fn slow_replacements() -> Cluster {
+    pool(&[("r1", "a")], 2, 3, "maxUnavailable: 1")
         .deployment_with("slow", 3, |d| {
             // One on each of the three nodes: r1's replacement waits for
             // its uncordon.
             template(d)["metadata"]["annotations"] =
                 json!({"sandbox.kubectl-maintain.io/ready-seconds": "3",
-                       "sandbox.kubectl-maintain.io/shutdown-seconds": "0.1"});
+                       "sandbox.kubectl-maintain.io/shutdown-seconds": "2"});
             template(d)["spec"]["topologySpreadConstraints"] = json!([{
                 "maxSkew": 1,
                 "topologyKey": "kubernetes.io/hostname",
@@ -647,19 +668,12 @@ fn roll_waits_for_the_budgets_its_drain_touched_before_it_ends() {
             }]);
         })
         .pdb("slow", "maxUnavailable: 1")
-        .start(33);
-    c.wait_settled();
-    let out = c.maintain(&[
-        "roll",
-        "r1",
-        "--ignore-daemonsets",
-        "--exec",
-        "true",
-        "--wait-for-budgets",
-        "-o",
-        "json",
-    ]);
-    out.success();
+        .start(33)
+}
+
+/// Every budget of the scenario has all its pods healthy.
+#[track_caller]
+fn budgets_whole(c: &Cluster) {
     for name in ["web", "slow"] {
         let pdb = c.get(Resource::PodDisruptionBudgets, "apps", name).unwrap();
         assert_eq!(
@@ -667,6 +681,46 @@ fn roll_waits_for_the_budgets_its_drain_touched_before_it_ends() {
             "{pdb}"
         );
     }
+}
+
+#[test]
+fn roll_waits_for_the_budgets_its_drain_touched_before_it_ends() {
+    let c = slow_replacements();
+    c.wait_settled();
+    let out = c.maintain(&ROLL_R1);
+    out.success();
+    budgets_whole(&c);
+    assert_eq!(statuses(&roll_report(&out))["r1"], "done", "{out:?}");
+}
+
+#[test]
+fn a_rerun_waits_for_the_budgets_of_a_killed_drain_too() {
+    let c = slow_replacements();
+    c.wait_settled();
+    let args = ROLL_R1;
+    let on_r1: Vec<String> = c
+        .pods_on("r1")
+        .into_iter()
+        .filter(|p| p.starts_with("apps/"))
+        .collect();
+    let child = c.maintain_spawn(&args);
+    // Killed once every pod of r1 was evicted, while they stop (2 s): the
+    // rerun's drain evicts nothing, yet it must wait for the budgets the
+    // first run touched.
+    c.wait_for("r1's evictions", Duration::from_secs(20), |c| {
+        let evicted: BTreeSet<String> = c.evictions().into_iter().map(|(p, _)| p).collect();
+        on_r1.iter().all(|p| evicted.contains(p))
+    });
+    let mut child = child;
+    child.kill().expect("kill -9");
+    let _ = child.wait();
+    // Rerun once they are gone: its own list of r1's pods is empty.
+    c.wait_for("r1's pods gone", Duration::from_secs(20), |c| {
+        !c.pods_on("r1").iter().any(|p| p.starts_with("apps/"))
+    });
+    let out = c.maintain(&args);
+    out.success();
+    budgets_whole(&c);
     assert_eq!(statuses(&roll_report(&out))["r1"], "done", "{out:?}");
 }
 

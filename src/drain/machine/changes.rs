@@ -110,10 +110,18 @@ impl NodeMachine {
     }
 
     /// `--surge` answered: said on screen; a workload that cannot surge is
-    /// noted on its pod, which waits on its budget as before.
+    /// noted on its pod, which waits on its budget as before; no surge
+    /// made now is asked again at the pod's next refusal.
     pub(super) fn on_surged(&mut self, key: &PodKey, result: Result<Option<String>, String>) {
         let surged = match result {
-            Ok(None) => return,
+            Ok(None) => {
+                // Decided again with the facts of the next refusal (the
+                // budget's numbers change as pods come and go).
+                if let Some(m) = self.members.get_mut(key) {
+                    m.surge_asked = false;
+                }
+                return;
+            }
             Ok(Some(deployment)) => Surged::Scaling {
                 namespace: key.namespace.clone(),
                 deployment,

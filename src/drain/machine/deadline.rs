@@ -15,13 +15,7 @@ use crate::drain::pod_key::{PodKey, uid};
 impl NodeMachine {
     /// The grace period a pod is deleted with: `--grace-period`, else its own.
     pub(super) fn grace(&self, m: &Member) -> i64 {
-        self.settings.grace_period.unwrap_or_else(|| {
-            m.pod
-                .spec
-                .as_ref()
-                .and_then(|s| s.termination_grace_period_seconds)
-                .unwrap_or(30)
-        })
+        crate::policy::guard::grace_period(&m.pod, self.settings.grace_period)
     }
 
     /// When `--deadline` deletes this pod: its grace period before the
@@ -37,13 +31,15 @@ impl NodeMachine {
         )
     }
 
-    /// Is this pod one the deadline deletes: still to be evicted (queued or
-    /// refused), or, with `--deadline-overrides-markers`, held by a marker;
-    /// not one already on its way out.
+    /// Is this pod one the deadline deletes: refused, or held back by the
+    /// waves before it, or, with `--deadline-overrides-markers`, held by a
+    /// marker; not one already on its way out. A pod of the running wave
+    /// is asked for by eviction first: what its budget allows goes that way.
     pub(super) fn forceable(&self, m: &Member) -> bool {
         m.forced.is_none()
             && match &m.state {
-                State::Queued | State::Blocked { .. } => true,
+                State::Queued => m.attempts > 0 || m.wave > self.wave(),
+                State::Blocked { .. } => true,
                 State::Waiting(_) => self.settings.deadline_overrides_markers,
                 State::InFlight | State::Terminating | State::Done(_) => false,
             }

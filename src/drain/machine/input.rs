@@ -53,8 +53,10 @@ pub(crate) enum Input {
     /// or why it cannot surge.
     Surged {
         key: PodKey,
-        /// The Deployment surged; None when its budget allows disruptions
-        /// once its pods are healthy (the wait ends by itself).
+        /// The Deployment surged; None when no surge was made now (its
+        /// budget allows disruptions once its pods are healthy, the budget
+        /// could not be read, or the Deployment changed under the scale-up):
+        /// then it is decided again at the pod's next refusal.
         result: Result<Option<String>, String>,
     },
     /// `next_wakeup` came.

@@ -205,6 +205,38 @@ fn at_the_deadline_a_held_pod_is_deleted_its_grace_period_early() {
 }
 
 #[test]
+fn a_deadline_inside_the_grace_period_evicts_first_and_deletes_only_what_is_refused() {
+    let settings = Settings {
+        deadline: Some(5 * SEC),
+        grace_period: Some(30),
+        in_flight: 1,
+        ..waves(&["user", "critical"])
+    };
+    let (mut d, start) = Drain::new(&[("a", 0), ("b", 0), ("c", 1)], settings);
+    // Their time has come already, yet each is asked for by eviction first,
+    // one at a time here.
+    assert_eq!(evicted(&start), ["a"]);
+    let forced = |effects: &[Effect]| -> Vec<String> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Force { key, .. } => Some(key.name.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(forced(&start).is_empty());
+    let next = d.answer(SEC / 10, "a", Answer::Accepted);
+    // The later wave's time does not wait for its turn.
+    assert_eq!(forced(&next), ["c"], "{next:?}");
+    let next = d.answer(SEC / 10, "c", Answer::Accepted);
+    assert_eq!(evicted(&next), ["b"], "b is asked for, not deleted");
+    assert!(forced(&next).is_empty());
+    let refused = d.answer(SEC / 5, "b", refusal("web", None));
+    assert_eq!(forced(&refused), ["b"], "refused: its time has come");
+}
+
+#[test]
 fn waves_run_in_order_and_each_waits_for_the_one_before() {
     let (mut d, start) = Drain::new(
         &[("a", 0), ("b", 0), ("c", 1)],
@@ -653,4 +685,45 @@ fn the_last_wave_is_told_done_once_while_its_volumes_detach() {
         .filter(|e| matches!(e, Effect::Emit(Event::WaveDone { .. })))
         .count();
     assert_eq!(told, 1, "{effects:?}");
+}
+
+#[test]
+fn a_surge_not_made_is_decided_again_at_the_next_refusal() {
+    let settings = Settings {
+        surge: true,
+        ..waves(&["user"])
+    };
+    let (mut d, _) = Drain::new(&[("a", 0)], settings);
+    let surges = |effects: &[Effect]| {
+        effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Surge { .. }))
+            .count()
+    };
+    let first = d.answer(SEC / 10, "a", refusal("solo", None));
+    assert_eq!(surges(&first), 1);
+    // The budget then counted a terminating pod: no surge was needed yet.
+    let key = crate::drain::pod_key::PodKey::new("ns", "a");
+    d.at(
+        SEC / 5,
+        Input::Surged {
+            key: key.clone(),
+            result: Ok(None),
+        },
+    );
+    let retried = d.at(21 * SEC, Input::Tick);
+    assert_eq!(evicted(&retried), ["a"], "the fallback retry");
+    let second = d.answer(21 * SEC, "a", refusal("solo", None));
+    assert_eq!(surges(&second), 1, "asked again with the new facts");
+    // Once surged, not again.
+    d.at(
+        22 * SEC,
+        Input::Surged {
+            key,
+            result: Ok(Some("solo".into())),
+        },
+    );
+    d.at(43 * SEC, Input::Tick);
+    let third = d.answer(43 * SEC, "a", refusal("solo", None));
+    assert_eq!(surges(&third), 0);
 }

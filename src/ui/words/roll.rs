@@ -27,6 +27,11 @@ impl fmt::Display for Blocked {
                     .unwrap_or_default()
             ),
             Blocked::ExecLost { error } => write!(f, "--exec: {error}"),
+            Blocked::ActionTimedOut { after } => write!(
+                f,
+                "--exec did not end within --action-timeout {}: it and every process it started were ended; check the command, or give it longer",
+                human(*after)
+            ),
             Blocked::NoReboot { after } => write!(
                 f,
                 "did not reboot within {} (still Ready, same boot ID)",
