@@ -20,7 +20,7 @@ use k8s_openapi::api::storage::v1::VolumeAttachment;
 use kube::Api;
 use kube::runtime::reflector::Store;
 use kube::runtime::watcher;
-use tokio::sync::{Notify, OnceCell};
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use super::events::Announcer;
@@ -48,22 +48,31 @@ pub(crate) fn attached<'a>(
 /// the nodes of a drain share, and told when one changes.
 #[derive(Default)]
 pub(crate) struct Attachments {
-    /// The store once listed, or why the attachments cannot be listed.
-    store: OnceCell<Result<Store<VolumeAttachment>, String>>,
+    /// The store once listed, or the RBAC refusal that means it never will
+    /// be. Any other failure is not kept: the next node's wait lists again,
+    /// so one failed list does not turn the wait off for the whole drain.
+    store: tokio::sync::Mutex<Option<Result<Store<VolumeAttachment>, String>>>,
     changed: Arc<Notify>,
     task: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Attachments {
-    async fn store(&self, client: &kube::Client) -> Result<&Store<VolumeAttachment>, &str> {
-        self.store
-            .get_or_init(|| self.watch(client))
-            .await
-            .as_ref()
-            .map_err(String::as_str)
+    async fn store(&self, client: &kube::Client) -> Result<Store<VolumeAttachment>, String> {
+        let mut kept = self.store.lock().await;
+        if let Some(kept) = kept.as_ref() {
+            return kept.clone();
+        }
+        match self.watch(client).await {
+            Ok(store) => kept.insert(Ok(store)).clone(),
+            Err(e) if e.forbidden => kept.insert(Err(e.message)).clone(),
+            Err(e) => Err(e.message),
+        }
     }
 
-    async fn watch(&self, client: &kube::Client) -> Result<Store<VolumeAttachment>, String> {
+    async fn watch(
+        &self,
+        client: &kube::Client,
+    ) -> Result<Store<VolumeAttachment>, super::mirror::Unlisted> {
         let changed = self.changed.clone();
         let (task, store) = super::mirror::start(Api::all(client.clone()), move |event| {
             if let watcher::Event::InitDone | watcher::Event::Apply(_) | watcher::Event::Delete(_) =
@@ -124,9 +133,7 @@ pub(crate) async fn wait(
     let store = match attachments.store(client).await {
         Ok(store) => store,
         Err(e) => {
-            events.warn_once(Warning::CannotListAttachments {
-                error: e.to_string(),
-            });
+            events.warn_once(Warning::CannotListAttachments { error: e });
             return Ok(());
         }
     };

@@ -13,6 +13,14 @@ use serde::de::DeserializeOwned;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+/// Why a mirror's first list failed (after the client's retries).
+#[derive(Debug, Clone)]
+pub(crate) struct Unlisted {
+    pub(crate) message: String,
+    /// Refused by RBAC: asking again will not help.
+    pub(crate) forbidden: bool,
+}
+
 /// Starts following every object `api` lists; `seen` is told each event
 /// once the store holds it. Returns the watch's task, and once the first
 /// list is in the store, or why that list failed (the watch then stops;
@@ -20,14 +28,14 @@ use tokio::task::JoinHandle;
 pub(crate) async fn start<K, F>(
     api: Api<K>,
     mut seen: F,
-) -> (JoinHandle<()>, Result<Store<K>, String>)
+) -> (JoinHandle<()>, Result<Store<K>, Unlisted>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Send + Sync,
     F: FnMut(&watcher::Event<K>) + Send + 'static,
 {
     let (reader, writer) = reflector::store();
-    let (listed, ready) = oneshot::channel::<Result<(), String>>();
+    let (listed, ready) = oneshot::channel::<Result<(), Unlisted>>();
     let task = tokio::spawn(async move {
         let mut listed = Some(listed);
         let stream = watcher(api, watcher::Config::default()).default_backoff();
@@ -44,7 +52,10 @@ where
                 }
                 Err(e) => {
                     if let Some(l) = listed.take() {
-                        let _ = l.send(Err(e.to_string()));
+                        let _ = l.send(Err(Unlisted {
+                            forbidden: forbidden(&e).is_some(),
+                            message: e.to_string(),
+                        }));
                         return;
                     }
                 }
@@ -54,7 +65,10 @@ where
     let store = match ready.await {
         Ok(Ok(())) => Ok(reader),
         Ok(Err(e)) => Err(e),
-        Err(_) => Err("the watch ended before its first list".into()),
+        Err(_) => Err(Unlisted {
+            message: "the watch ended before its first list".into(),
+            forbidden: false,
+        }),
     };
     (task, store)
 }
