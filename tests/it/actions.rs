@@ -108,6 +108,15 @@ fn killed_then_rerun(c: &Cluster, args: &[String], now: impl Fn(&Cluster) -> boo
     out
 }
 
+fn action_recorded(c: &Cluster) -> bool {
+    c.get(
+        kube_sandbox::resources::Resource::Leases,
+        "kube-system",
+        "kubectl-maintain-r1",
+    )
+    .is_some_and(|l| !l["metadata"]["annotations"]["kubectl-maintain.io/action-by"].is_null())
+}
+
 fn runs(file: &Path) -> usize {
     std::fs::read_to_string(file)
         .unwrap_or_default()
@@ -156,8 +165,10 @@ fn a_rerun_waits_for_an_action_that_still_runs() {
         reboot("1")
     );
     let args = roll_r1(&exec, &["--wait-for-reboot", "--ready-timeout", "30s"]);
-    // Killed while the action sleeps, before it asks for the reboot.
-    let out = killed_then_rerun(&c, &args, |_| runs(&ran) == 1);
+    // Killed while the action sleeps, before it asks for the reboot, once
+    // the Lease records it (a kill between its start and that record is
+    // the one window a rerun cannot see).
+    let out = killed_then_rerun(&c, &args, |c| runs(&ran) == 1 && action_recorded(c));
     assert_eq!(runs(&ran), 1, "not started again: {out:?}");
     assert_eq!(boots(&c, "r1").len(), 2, "one reboot");
     assert!(
