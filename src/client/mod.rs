@@ -165,7 +165,8 @@ fn impersonation(args: &ClusterArgs) -> anyhow::Result<Vec<(http::HeaderName, ht
     Ok(headers)
 }
 
-async fn config(args: &ClusterArgs) -> anyhow::Result<kube::Config> {
+/// The kubeconfig with the flags applied; `timeout` is `--request-timeout`.
+async fn config(args: &ClusterArgs, timeout: Option<Duration>) -> anyhow::Result<kube::Config> {
     let mut kc = kubeconfig(args)?;
     let options = apply_overrides(&mut kc, args);
     let mut config = kube::Config::from_custom_kubeconfig(kc, &options)
@@ -175,7 +176,7 @@ async fn config(args: &ClusterArgs) -> anyhow::Result<kube::Config> {
     if args.disable_compression {
         config.disable_compression = true;
     }
-    if let Some(timeout) = request_timeout(args)? {
+    if let Some(timeout) = timeout {
         config.read_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
     }
@@ -194,7 +195,8 @@ fn request_timeout(args: &ClusterArgs) -> anyhow::Result<Option<Duration>> {
 
 pub(crate) async fn connect(args: &ClusterArgs) -> anyhow::Result<Clients> {
     // kubectl's bound on a single request bounds its retries too.
-    from_config(config(args).await?, request_timeout(args)?)
+    let timeout = request_timeout(args)?;
+    from_config(config(args, timeout).await?, timeout)
 }
 
 /// Clients for a kubeconfig held in memory (the demo's sandbox).

@@ -74,7 +74,7 @@ pub(crate) async fn run(
     let publisher = Arc::new(Publisher::start(&clients.main, Publish::of(&options)));
     let events = publisher.listen(events);
     let _told = super::retry::tell(&clients, &events);
-    let ended = prepare_and_run(
+    let mut ended = prepare_and_run(
         clients,
         plan,
         options,
@@ -86,7 +86,6 @@ pub(crate) async fn run(
     .await;
     // Every sink is dropped with the drain: what is left gets recorded.
     publisher.finish().await;
-    let mut ended = ended;
     if let Ok(Ended::Finished(outcome)) = &mut ended {
         outcome.conditions_not_written = publisher.unwritten();
     }

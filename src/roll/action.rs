@@ -20,7 +20,7 @@ use tokio::sync::watch;
 pub(crate) const GRACE: Duration = Duration::from_secs(5);
 
 /// The process groups of the actions running now, for `end_all`.
-static RUNNING: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+static RUNNING: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
 
 /// How an action ended.
 #[derive(Debug)]
@@ -58,7 +58,7 @@ pub(crate) fn start(command: &str, env: &[(String, String)]) -> std::io::Result<
         .kill_on_drop(true);
     let child = cmd.spawn()?;
     let group = child.id().unwrap_or_default();
-    lock().insert(group as i32);
+    lock().insert(group);
     Ok(Running { child, group })
 }
 
@@ -98,7 +98,7 @@ impl Running {
     }
 
     fn forget(&self, ended: Ended) -> Ended {
-        lock().remove(&(self.group as i32));
+        lock().remove(&self.group);
         ended
     }
 }
@@ -106,8 +106,8 @@ impl Running {
 impl Drop for Running {
     fn drop(&mut self) {
         // Dropped unawaited (the roll's task ended): nothing may outlive it.
-        if lock().remove(&(self.group as i32)) {
-            signal(self.group as i32, Signal::KILL);
+        if lock().remove(&self.group) {
+            signal(self.group, Signal::KILL);
         }
     }
 }
@@ -125,10 +125,10 @@ async fn read_lines(r: Option<impl AsyncRead + Unpin>) -> Vec<String> {
 
 /// SIGTERM to the group; SIGKILL to what is left after `GRACE`.
 async fn end_group(group: u32, sh: &mut tokio::process::Child) {
-    signal(group as i32, Signal::TERM);
+    signal(group, Signal::TERM);
     if tokio::time::timeout(GRACE, sh.wait()).await.is_err() || alive(group) {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        signal(group as i32, Signal::KILL);
+        signal(group, Signal::KILL);
         let _ = sh.wait().await;
     }
 }
@@ -173,14 +173,14 @@ fn running_in(stat: &str, group: i32) -> bool {
     pgrp == Some(group) && !matches!(state, Some("Z" | "X"))
 }
 
-fn signal(group: i32, sig: Signal) {
-    if let Some(group) = Pid::from_raw(group) {
+fn signal(group: u32, sig: Signal) {
+    if let Some(group) = i32::try_from(group).ok().and_then(Pid::from_raw) {
         // Gone already is as good as ended.
         let _ = rustix::process::kill_process_group(group, sig);
     }
 }
 
-fn lock() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
+fn lock() -> std::sync::MutexGuard<'static, BTreeSet<u32>> {
     RUNNING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -247,15 +247,10 @@ pub(crate) async fn order(
         .map(|g| {
             g.into_iter()
                 .map(|i| {
-                    let (boot_id, down_since_ms) = node::now_of(&nodes[i]);
-                    let now = phase::NodeNow {
-                        boot_id: &boot_id,
-                        down_since_ms,
-                    };
                     let at = phase::resume(
                         records[i].as_ref(),
                         &options.identity,
-                        now,
+                        &node::now_of(&nodes[i]),
                         options.fresh,
                         options.since,
                     );

@@ -46,8 +46,9 @@ struct Run<'a> {
 }
 
 /// Rolls one node from `start`; releases its lock with where it ended.
-/// `earlier`: what the lock recorded of an earlier run (its budgets, when
-/// resuming after its drain; its action, when resuming in the action).
+/// `earlier`: what it carries over from its lock's record
+/// (`phase::carried_over`: the budgets of an earlier run's drain, and its
+/// action when resuming in the action).
 pub(crate) async fn roll(
     ctx: &Ctx,
     node: String,
@@ -55,11 +56,6 @@ pub(crate) async fn roll(
     start: Phase,
     earlier: Option<Record>,
 ) -> NodeRoll {
-    // What an earlier run of this roll recorded; a finished or blocked
-    // node starts over with nothing of it.
-    let earlier = earlier.filter(|r| {
-        r.roll == ctx.roll && !matches!(r.phase, Phase::Finished | Phase::Blocked | Phase::Done)
-    });
     let mut run = Run {
         ctx,
         out: NodeRoll::new(&node, RollStatus::Done, None),
@@ -231,21 +227,11 @@ impl Run<'_> {
     /// ended well.
     async fn action(&mut self, boot_before: String) -> Result<(), Stop> {
         self.ctx.hold_kured(&self.node).await?;
-        if let Some(command) = self.ctx.action.exec.clone() {
-            match self.earlier_action(&boot_before).await? {
-                Earlier::Run => {
-                    self.say("action", format!("running {command:?}"));
-                    self.exec(&command).await?;
-                }
-                Earlier::Ended => self.say(
-                    "action",
-                    "an earlier run's action ended well: not run again".into(),
-                ),
-                Earlier::MayRun { .. } => self.say(
-                    "action",
-                    "the node went down during an earlier run's action: its reboot".into(),
-                ),
-            }
+        if let Some(command) = self.ctx.action.exec.clone()
+            && !self.earlier_action_stands(&boot_before).await?
+        {
+            self.say("action", format!("running {command:?}"));
+            self.exec(&command).await?;
         }
         if self.ctx.action.wait_for_reboot {
             self.say(
@@ -281,12 +267,16 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// What to do about the action an earlier run started (its lock's
-    /// record): while it may still run, wait, until it ends, the node goes
-    /// down or reboots (`MayRun` then: it did its work), or its bound.
-    async fn earlier_action(&mut self, boot_before: &str) -> Result<Earlier, Stop> {
+    /// Does the action an earlier run started (its lock's record) stand,
+    /// so that it is not run again? It does once it ended well, or once the
+    /// node went down or rebooted while it may still run (its reboot); said
+    /// on screen. While it may still run, this waits: until one of those,
+    /// until it ended otherwise, or its bound (then it is run again).
+    async fn earlier_action_stands(&mut self, boot_before: &str) -> Result<bool, Stop> {
+        const ENDED_WELL: &str = "an earlier run's action ended well: not run again";
+        const REBOOTING: &str = "the node went down during an earlier run's action: its reboot";
         let Some(run) = self.earlier.take() else {
-            return Ok(Earlier::Run);
+            return Ok(false);
         };
         let here = lease::hostname();
         let bound_ms = (self.ctx.action.timeout + action::GRACE).as_millis() as i64;
@@ -294,41 +284,51 @@ impl Run<'_> {
             let now_ms = kube_conventions::time::now().as_millisecond();
             phase::earlier(Some(&run), &here, now_ms, bound_ms, action::alive)
         };
-        let first = decide();
-        let Earlier::MayRun { until_ms } = first else {
-            return Ok(first);
+        let until_ms = match decide() {
+            Earlier::Run => return Ok(false),
+            Earlier::Ended => {
+                self.say("action", ENDED_WELL.into());
+                return Ok(true);
+            }
+            Earlier::MayRun { until_ms } => until_ms,
         };
         let until = k8s_openapi::jiff::Timestamp::from_millisecond(until_ms).map_or_else(
             |_| until_ms.to_string(),
             kube_conventions::time::format_time,
         );
+        let left_ms = until_ms - kube_conventions::time::now().as_millisecond();
         let by = format!("{}, process group {}", run.host, run.group);
         let nodes = &self.ctx.nodes;
         let node = self.node.clone();
+        // Done(Some(why)): it stands; Done(None): it can no longer be running.
         let waited = wait::until(
             Wake::Every(Duration::from_secs(1)),
-            Instant::now() + Duration::from_millis((until_ms - kube_conventions::time::now().as_millisecond()).max(0) as u64),
+            Instant::now() + Duration::from_millis(left_ms.max(0) as u64),
             self.ctx.interrupt.clone(),
             async || {
                 let went_down = nodes
                     .get(&node)
                     .is_none_or(|n| !ready(&n) || boot_id(&n) != boot_before);
                 Ok::<_, Stop>(match decide() {
-                    _ if went_down => Check::Done(first.clone()),
+                    _ if went_down => Check::Done(Some(REBOOTING)),
                     Earlier::MayRun { .. } => Check::Waiting(format!(
                         "an earlier run's action ({by}) may still run: waiting until it ends, the node reboots, or {until}"
                     )),
-                    other => Check::Done(other),
+                    Earlier::Ended => Check::Done(Some(ENDED_WELL)),
+                    Earlier::Run => Check::Done(None),
                 })
             },
             |why| self.say("action", why.to_string()),
         )
         .await;
         match waited {
-            Ok(e) => Ok(e),
+            Ok(Some(why)) => {
+                self.say("action", why.into());
+                Ok(true)
+            }
+            Ok(None) | Err(Waited::TimedOut(_)) => Ok(false),
             Err(Waited::Interrupted) => Err(Stop::Interrupted),
             Err(Waited::Failed(stop)) => Err(stop),
-            Err(Waited::TimedOut(_)) => Ok(Earlier::Run),
         }
     }
 
@@ -560,12 +560,14 @@ fn ready_condition(node: &Node) -> Option<&k8s_openapi::api::core::v1::NodeCondi
 }
 
 /// What a rerun needs of a node to take its roll up (`phase::resume`).
-pub(crate) fn now_of(node: &Node) -> (String, Option<i64>) {
-    let down_since = ready_condition(node)
-        .filter(|c| c.status != "True")
-        .and_then(|c| c.last_transition_time.as_ref())
-        .map(|t| t.0.as_millisecond());
-    (boot_id(node), down_since)
+pub(crate) fn now_of(node: &Node) -> phase::NodeNow {
+    phase::NodeNow {
+        boot_id: boot_id(node),
+        down_since_ms: ready_condition(node)
+            .filter(|c| c.status != "True")
+            .and_then(|c| c.last_transition_time.as_ref())
+            .map(|t| t.0.as_millisecond()),
+    }
 }
 
 pub(crate) fn ready(node: &Node) -> bool {

@@ -136,9 +136,9 @@ pub(crate) fn identity(selection: &str, action: &str) -> String {
 
 /// A node as a rerun finds it: its boot ID, and since when (ms since the
 /// epoch) it has not been Ready, if it is not.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct NodeNow<'a> {
-    pub(crate) boot_id: &'a str,
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NodeNow {
+    pub(crate) boot_id: String,
     pub(crate) down_since_ms: Option<i64>,
 }
 
@@ -151,11 +151,11 @@ pub(crate) struct NodeNow<'a> {
 pub(crate) fn resume(
     record: Option<&Record>,
     roll: &str,
-    node: NodeNow<'_>,
+    node: &NodeNow,
     fresh: bool,
     since: i64,
 ) -> Phase {
-    let Some(r) = record.filter(|r| r.roll == roll && !fresh) else {
+    let Some(r) = ours(record, roll, fresh) else {
         return Phase::Drain;
     };
     match r.phase {
@@ -176,6 +176,21 @@ pub(crate) fn resume(
         }
         phase => phase,
     }
+}
+
+/// The record of this roll's earlier run, unless `fresh` ignores it.
+fn ours<'a>(record: Option<&'a Record>, roll: &str, fresh: bool) -> Option<&'a Record> {
+    record.filter(|r| r.roll == roll && !fresh)
+}
+
+/// What a node's roll carries over from its lock's record (its budgets,
+/// its action): this roll's run that did not end, unless `fresh`; a node
+/// finished, done or blocked starts over with nothing of it.
+pub(crate) fn carried_over(record: Option<Record>, roll: &str, fresh: bool) -> Option<Record> {
+    record.filter(|r| {
+        ours(Some(r), roll, fresh).is_some()
+            && !matches!(r.phase, Phase::Finished | Phase::Blocked | Phase::Done)
+    })
 }
 
 /// Has a roll already finished every one of these nodes? Then a rerun has
@@ -203,9 +218,9 @@ mod tests {
         }
     }
 
-    fn up(boot_id: &str) -> NodeNow<'_> {
+    fn up(boot_id: &str) -> NodeNow {
         NodeNow {
-            boot_id,
+            boot_id: boot_id.into(),
             down_since_ms: None,
         }
     }
@@ -225,23 +240,23 @@ mod tests {
         r.action = Some(started(10_000, "here", None));
         // Down since after it started: its reboot is under way.
         let down = |ms| NodeNow {
-            boot_id: "b",
+            boot_id: "b".into(),
             down_since_ms: Some(ms),
         };
         assert_eq!(
-            resume(Some(&r), "r1", down(12_000), false, 50),
+            resume(Some(&r), "r1", &down(12_000), false, 50),
             Phase::WaitReady
         );
         assert_eq!(
-            resume(Some(&r), "r1", down(10_400), false, 50),
+            resume(Some(&r), "r1", &down(10_400), false, 50),
             Phase::WaitReady
         );
         // Down before it started: not its doing.
         assert_eq!(
-            resume(Some(&r), "r1", down(8_000), false, 50),
+            resume(Some(&r), "r1", &down(8_000), false, 50),
             Phase::Action
         );
-        assert_eq!(resume(Some(&r), "r1", up("b"), false, 50), Phase::Action);
+        assert_eq!(resume(Some(&r), "r1", &up("b"), false, 50), Phase::Action);
         // Up, same boot: the action itself decides.
         let bound = 60_000;
         let alive = |_| true;
@@ -279,27 +294,33 @@ mod tests {
 
     #[test]
     fn a_rerun_takes_each_node_up_where_it_was() {
-        assert_eq!(resume(None, "r1", up("b"), false, 50), Phase::Drain);
+        assert_eq!(resume(None, "r1", &up("b"), false, 50), Phase::Drain);
         // Another roll's record, or a finished one: from the start.
         assert_eq!(
-            resume(Some(&rec(Phase::Done, None)), "r2", up("b"), false, 50),
+            resume(Some(&rec(Phase::Done, None)), "r2", &up("b"), false, 50),
             Phase::Drain
         );
         assert_eq!(
-            resume(Some(&rec(Phase::Finished, None)), "r1", up("b"), false, 150),
+            resume(
+                Some(&rec(Phase::Finished, None)),
+                "r1",
+                &up("b"),
+                false,
+                150
+            ),
             Phase::Drain
         );
         assert_eq!(
-            resume(Some(&rec(Phase::Done, None)), "r1", up("b"), false, 50),
+            resume(Some(&rec(Phase::Done, None)), "r1", &up("b"), false, 50),
             Phase::Done
         );
         assert_eq!(
-            resume(Some(&rec(Phase::Done, None)), "r1", up("b"), true, 50),
+            resume(Some(&rec(Phase::Done, None)), "r1", &up("b"), true, 50),
             Phase::Drain
         );
         // Finished by another run of the same roll after this one began.
         assert_eq!(
-            resume(Some(&rec(Phase::Finished, None)), "r1", up("b"), false, 50),
+            resume(Some(&rec(Phase::Finished, None)), "r1", &up("b"), false, 50),
             Phase::Done
         );
         // The action ran and the node rebooted: wait for Ready, not again.
@@ -307,7 +328,7 @@ mod tests {
             resume(
                 Some(&rec(Phase::Action, Some("a"))),
                 "r1",
-                up("b"),
+                &up("b"),
                 false,
                 50
             ),
@@ -317,14 +338,14 @@ mod tests {
             resume(
                 Some(&rec(Phase::Action, Some("b"))),
                 "r1",
-                up("b"),
+                &up("b"),
                 false,
                 50
             ),
             Phase::Action
         );
         assert_eq!(
-            resume(Some(&rec(Phase::Settle, None)), "r1", up("b"), false, 50),
+            resume(Some(&rec(Phase::Settle, None)), "r1", &up("b"), false, 50),
             Phase::Settle
         );
     }

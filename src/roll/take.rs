@@ -285,20 +285,16 @@ impl<'a> Taking<'a> {
                     pending.pop_front();
                     tried = 0;
                     // The lock's record, read now under the lock, decides.
-                    let (boot, down_since_ms) = ctx
+                    let now = ctx
                         .nodes
                         .get(&node)
                         .map(|n| node::now_of(&n))
                         .unwrap_or_default();
                     let options = self.options;
-                    let now = phase::NodeNow {
-                        boot_id: &boot,
-                        down_since_ms,
-                    };
                     let at = phase::resume(
                         before.as_ref(),
                         &options.identity,
-                        now,
+                        &now,
                         options.fresh,
                         options.since,
                     );
@@ -314,7 +310,7 @@ impl<'a> Taking<'a> {
                         node,
                         lock: *lock,
                         at,
-                        earlier: before.filter(|_| !options.fresh),
+                        earlier: phase::carried_over(before, &options.identity, options.fresh),
                     });
                 }
             }

@@ -72,18 +72,9 @@ fn a_pool_drain_under_max_parallel_survives_server_errors_throttling_and_cut_wat
         let c = four_nodes().start(33);
         c.wait_settled();
         c.sandbox.set_faults(faults(seed));
-        let out = c.maintain(&[
-            "drain",
-            "-l",
-            "pool=blue",
-            "--ignore-daemonsets",
-            "--max-parallel",
-            "4",
-            "--timeout",
-            "120s",
-            "-o",
-            "json",
-        ]);
+        let mut drain = DRAIN_FOUR.to_vec();
+        drain.extend(["--timeout", "120s", "-o", "json"]);
+        let out = c.maintain(&drain);
         out.success();
         let report = out.report();
         for n in FOUR {

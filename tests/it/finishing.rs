@@ -226,9 +226,10 @@ fn a_statefulset_of_one_is_reported_as_not_surgeable() {
     assert!(c.get(Resource::StatefulSets, "apps", "db").unwrap()["spec"]["replicas"] == 1);
 }
 
-#[test]
-fn uncordon_scales_back_what_a_killed_surge_left() {
-    // No other node: the surged replica stays Pending and the drain waits.
+/// One replica behind `minAvailable: 1` on a lone node, surged by a
+/// `drain --surge` killed with kill -9 while the surged replica stays
+/// Pending: the surge is left for `uncordon` to scale back.
+fn surge_left_by_a_killed_drain() -> Cluster {
     let c = Scenario::new()
         .node("n1")
         .deployment("solo", 1)
@@ -236,17 +237,20 @@ fn uncordon_scales_back_what_a_killed_surge_left() {
         .start(33);
     c.wait_settled();
     let child = c.maintain_spawn(&["drain", "n1", "--surge"]);
-    let replicas = |c: &Cluster| {
-        c.get(Resource::Deployments, "apps", "solo").unwrap()["spec"]["replicas"].as_i64()
-    };
     c.wait_for("the surge", Duration::from_secs(10), |c| {
-        replicas(c) == Some(2)
+        c.get(Resource::Deployments, "apps", "solo").unwrap()["spec"]["replicas"] == 2
     });
     let _ = std::process::Command::new("kill")
         .args(["-KILL", &child.id().to_string()])
         .status();
     let killed = Cluster::finish(child, Duration::from_secs(5));
     assert_ne!(killed.code, 0, "killed");
+    c
+}
+
+#[test]
+fn uncordon_scales_back_what_a_killed_surge_left() {
+    let c = surge_left_by_a_killed_drain();
     c.maintain(&["uncordon", "n1"]).success();
     assert_scaled_back(&c);
 }
@@ -438,20 +442,7 @@ fn a_deadline_inside_grace_periods_is_refused_naming_the_pods_in_drain_and_roll(
 
 #[test]
 fn an_uncordon_that_cannot_scale_back_keeps_what_its_rerun_needs() {
-    let c = Scenario::new()
-        .node("n1")
-        .deployment("solo", 1)
-        .pdb("solo", "minAvailable: 1")
-        .start(33);
-    c.wait_settled();
-    let child = c.maintain_spawn(&["drain", "n1", "--surge"]);
-    c.wait_for("the surge", Duration::from_secs(10), |c| {
-        c.get(Resource::Deployments, "apps", "solo").unwrap()["spec"]["replicas"] == 2
-    });
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", &child.id().to_string()])
-        .status();
-    let _ = Cluster::finish(child, Duration::from_secs(5));
+    let c = surge_left_by_a_killed_drain();
     // Deployments may not be read: the scale-back cannot happen now.
     c.sandbox
         .set_role(Some(vec![kube_sandbox::config::Rule::new(
