@@ -123,7 +123,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__drain)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --lines --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -219,6 +219,10 @@ _kubectl__maintain() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --lines)
+                    COMPREPLY=($(compgen -W "auto kubectl report" -- "${cur}"))
                     return 0
                     ;;
                 --taint)
@@ -331,6 +335,30 @@ _kubectl__maintain() {
                     ;;
                 --warnings-as-errors)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --username)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-flush-frequency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vmodule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "none cpu heap goroutine threadcreate block mutex" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -481,7 +509,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__plan)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --lines --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -577,6 +605,10 @@ _kubectl__maintain() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --lines)
+                    COMPREPLY=($(compgen -W "auto kubectl report" -- "${cur}"))
                     return 0
                     ;;
                 --taint)
@@ -689,6 +721,30 @@ _kubectl__maintain() {
                     ;;
                 --warnings-as-errors)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --username)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-flush-frequency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vmodule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "none cpu heap goroutine threadcreate block mutex" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -699,7 +755,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__roll)
-            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --exec --action-timeout --wait-for-reboot --ready-timeout --wait-for-budgets --soak --lock-namespace --lease-duration --kured-daemonset --fresh --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --lines --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --exec --action-timeout --wait-for-reboot --ready-timeout --wait-for-budgets --soak --lock-namespace --lease-duration --kured-daemonset --fresh --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -795,6 +851,10 @@ _kubectl__maintain() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --lines)
+                    COMPREPLY=($(compgen -W "auto kubectl report" -- "${cur}"))
                     return 0
                     ;;
                 --taint)
@@ -907,6 +967,30 @@ _kubectl__maintain() {
                     ;;
                 --warnings-as-errors)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --username)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-flush-frequency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vmodule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "none cpu heap goroutine threadcreate block mutex" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --exec)
@@ -1015,7 +1099,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__status)
-            opts="-o -s -n -v -h -V --output --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-o -s -n -v -h -V --output --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1125,6 +1209,30 @@ _kubectl__maintain() {
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
+                --username)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-flush-frequency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vmodule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "none cpu heap goroutine threadcreate block mutex" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1133,7 +1241,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__uncordon)
-            opts="-l -s -n -v -h -V --selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --help --version"
+            opts="-l -s -n -v -h -V --selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1241,6 +1349,30 @@ _kubectl__maintain() {
                     ;;
                 --warnings-as-errors)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --username)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-flush-frequency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vmodule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "none cpu heap goroutine threadcreate block mutex" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

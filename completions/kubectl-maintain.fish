@@ -61,9 +61,12 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l assume-times -d 'With --simulate: shutdown and readiness times per workload, from a WorkloadTimes YAML file (docs/usage.md), over --assume-shutdown and --assume-ready' -r -F
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s o -l output -d 'Report format on stdout (default: table; without a terminal and without -o, stdout carries kubectl drain\'s lines instead, see --lines)' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l lines -d 'What stdout and stderr carry: auto (kubectl drain\'s lines when stdout is not a terminal and no -o is given, else ours), kubectl (kubectl drain\'s lines on stdout and stderr, our report after them on stderr), report (our progress on stderr, our report on stdout)' -r -f -a "auto\t''
+kubectl\t''
+report\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l taint -d 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l reason -d 'Why: recorded on the node, shown by status' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l node-conditions -d 'Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off' -r -f -a "true\t''
@@ -94,6 +97,18 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l username -d 'Username for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l password -d 'Password for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l log-flush-frequency -d 'kubectl\'s log flush interval (e.g. 5s); accepted, the plugin writes each line at once' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l vmodule -d 'kubectl\'s per-file log levels (pattern=N,...); accepted, the plugin has no such logs' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l profile -d 'kubectl\'s Go profiler (none|cpu|heap|goroutine|threadcreate|block|mutex); accepted, no profile is written' -r -f -a "none\t''
+cpu\t''
+heap\t''
+goroutine\t''
+threadcreate\t''
+block\t''
+mutex\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l skip-wait-for-detach -d 'Do not wait, once a node\'s pods are gone, for the volumes they used to detach from it'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
@@ -134,9 +149,12 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l assume-times -d 'With --simulate: shutdown and readiness times per workload, from a WorkloadTimes YAML file (docs/usage.md), over --assume-shutdown and --assume-ready' -r -F
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s o -l output -d 'Report format on stdout (default: table; without a terminal and without -o, stdout carries kubectl drain\'s lines instead, see --lines)' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l lines -d 'What stdout and stderr carry: auto (kubectl drain\'s lines when stdout is not a terminal and no -o is given, else ours), kubectl (kubectl drain\'s lines on stdout and stderr, our report after them on stderr), report (our progress on stderr, our report on stdout)' -r -f -a "auto\t''
+kubectl\t''
+report\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l taint -d 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l reason -d 'Why: recorded on the node, shown by status' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l node-conditions -d 'Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off' -r -f -a "true\t''
@@ -167,6 +185,18 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l username -d 'Username for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l password -d 'Password for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l log-flush-frequency -d 'kubectl\'s log flush interval (e.g. 5s); accepted, the plugin writes each line at once' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l vmodule -d 'kubectl\'s per-file log levels (pattern=N,...); accepted, the plugin has no such logs' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l profile -d 'kubectl\'s Go profiler (none|cpu|heap|goroutine|threadcreate|block|mutex); accepted, no profile is written' -r -f -a "none\t''
+cpu\t''
+heap\t''
+goroutine\t''
+threadcreate\t''
+block\t''
+mutex\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l skip-wait-for-detach -d 'Do not wait, once a node\'s pods are gone, for the volumes they used to detach from it'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
@@ -207,9 +237,12 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l assume-shutdown -d 'With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l assume-ready -d 'With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l assume-times -d 'With --simulate: shutdown and readiness times per workload, from a WorkloadTimes YAML file (docs/usage.md), over --assume-shutdown and --assume-ready' -r -F
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s o -l output -d 'Report format on stdout' -r -f -a "table\t''
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s o -l output -d 'Report format on stdout (default: table; without a terminal and without -o, stdout carries kubectl drain\'s lines instead, see --lines)' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lines -d 'What stdout and stderr carry: auto (kubectl drain\'s lines when stdout is not a terminal and no -o is given, else ours), kubectl (kubectl drain\'s lines on stdout and stderr, our report after them on stderr), report (our progress on stderr, our report on stdout)' -r -f -a "auto\t''
+kubectl\t''
+report\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l taint -d 'Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l reason -d 'Why: recorded on the node, shown by status' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l node-conditions -d 'Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off' -r -f -a "true\t''
@@ -240,6 +273,18 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l username -d 'Username for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l password -d 'Password for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l log-flush-frequency -d 'kubectl\'s log flush interval (e.g. 5s); accepted, the plugin writes each line at once' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l vmodule -d 'kubectl\'s per-file log levels (pattern=N,...); accepted, the plugin has no such logs' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l profile -d 'kubectl\'s Go profiler (none|cpu|heap|goroutine|threadcreate|block|mutex); accepted, no profile is written' -r -f -a "none\t''
+cpu\t''
+heap\t''
+goroutine\t''
+threadcreate\t''
+block\t''
+mutex\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l exec -d 'Run this shell command on each drained node\'s turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l action-timeout -d 'How long --exec may run; then it and every process it started are ended and the node is left cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ready-timeout -d 'How long a node may take to reboot, and then to be Ready' -r
@@ -290,6 +335,18 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncord
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l username -d 'Username for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l password -d 'Password for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l log-flush-frequency -d 'kubectl\'s log flush interval (e.g. 5s); accepted, the plugin writes each line at once' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l vmodule -d 'kubectl\'s per-file log levels (pattern=N,...); accepted, the plugin has no such logs' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l profile -d 'kubectl\'s Go profiler (none|cpu|heap|goroutine|threadcreate|block|mutex); accepted, no profile is written' -r -f -a "none\t''
+cpu\t''
+heap\t''
+goroutine\t''
+threadcreate\t''
+block\t''
+mutex\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -320,6 +377,18 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l username -d 'Username for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l password -d 'Password for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l log-flush-frequency -d 'kubectl\'s log flush interval (e.g. 5s); accepted, the plugin writes each line at once' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l vmodule -d 'kubectl\'s per-file log levels (pattern=N,...); accepted, the plugin has no such logs' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l profile -d 'kubectl\'s Go profiler (none|cpu|heap|goroutine|threadcreate|block|mutex); accepted, no profile is written' -r -f -a "none\t''
+cpu\t''
+heap\t''
+goroutine\t''
+threadcreate\t''
+block\t''
+mutex\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -l timeout -d 'Give up on the blocked pods after this long' -r

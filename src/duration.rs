@@ -72,9 +72,64 @@ pub(crate) fn human(d: Duration) -> String {
     format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
 }
 
+/// Go's `time.Duration.String()`, as kubectl prints a duration in its
+/// messages: `8s`, `1m30s`, `5m0s`, `1h0m0s`, `1.5s`, `250ms`, `0s`.
+pub(crate) fn go(d: Duration) -> String {
+    let nanos = d.as_nanos();
+    let decimal = |whole: u128, frac: u128, digits: u32| {
+        let frac = format!("{frac:0width$}", width = digits as usize);
+        let frac = frac.trim_end_matches('0');
+        if frac.is_empty() {
+            whole.to_string()
+        } else {
+            format!("{whole}.{frac}")
+        }
+    };
+    if nanos == 0 {
+        return "0s".into();
+    }
+    if nanos < 1_000 {
+        return format!("{nanos}ns");
+    }
+    if nanos < 1_000_000 {
+        return format!("{}µs", decimal(nanos / 1_000, nanos % 1_000, 3));
+    }
+    if nanos < 1_000_000_000 {
+        return format!("{}ms", decimal(nanos / 1_000_000, nanos % 1_000_000, 6));
+    }
+    let secs = nanos / 1_000_000_000;
+    let seconds = decimal(secs % 60, nanos % 1_000_000_000, 9);
+    let (h, m) = (secs / 3600, (secs % 3600) / 60);
+    match (h, m) {
+        (0, 0) => format!("{seconds}s"),
+        (0, m) => format!("{m}m{seconds}s"),
+        (h, m) => format!("{h}h{m}m{seconds}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_forms() {
+        let cases = [
+            (Duration::ZERO, "0s"),
+            (Duration::from_secs(8), "8s"),
+            (Duration::from_secs(90), "1m30s"),
+            (Duration::from_secs(300), "5m0s"),
+            (Duration::from_secs(3600), "1h0m0s"),
+            (Duration::from_millis(1500), "1.5s"),
+            (Duration::from_millis(250), "250ms"),
+            (Duration::from_micros(1500), "1.5ms"),
+            (Duration::from_nanos(1500), "1.5µs"),
+            (Duration::from_nanos(15), "15ns"),
+            (parse("1h2m3.25s").unwrap(), "1h2m3.25s"),
+        ];
+        for (d, want) in cases {
+            assert_eq!(go(d), want, "{d:?}");
+        }
+    }
 
     #[test]
     fn parses_go_durations() {

@@ -223,6 +223,24 @@ pub struct ClusterArgs {
     /// Accepted as kubectl accepts it
     #[arg(long, global = true, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
     pub warnings_as_errors: bool,
+    /// Username for basic authentication to the API server
+    #[arg(long, value_name = "NAME", global = true)]
+    pub username: Option<String>,
+    /// Password for basic authentication to the API server
+    #[arg(long, value_name = "PASSWORD", global = true)]
+    pub password: Option<String>,
+    /// kubectl's log flush interval (e.g. 5s); accepted, the plugin writes each line at once
+    #[arg(long, value_name = "DURATION", global = true)]
+    pub log_flush_frequency: Option<String>,
+    /// kubectl's per-file log levels (pattern=N,...); accepted, the plugin has no such logs
+    #[arg(long, value_name = "PATTERN=N,...", global = true)]
+    pub vmodule: Option<String>,
+    /// kubectl's Go profiler (none|cpu|heap|goroutine|threadcreate|block|mutex); accepted, no profile is written
+    #[arg(long, value_name = "NAME", global = true, value_parser = ["none", "cpu", "heap", "goroutine", "threadcreate", "block", "mutex"])]
+    pub profile: Option<String>,
+    /// Where kubectl writes --profile; accepted, no profile is written
+    #[arg(long, value_name = "FILE", global = true)]
+    pub profile_output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -243,10 +261,18 @@ pub enum OutputFormat {
     Yaml,
 }
 
+/// `--lines`: whose lines a drain writes where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LinesArg {
+    Auto,
+    Kubectl,
+    Report,
+}
+
 #[derive(Debug, Args)]
 pub struct DrainArgs {
-    /// Nodes to drain
-    #[arg(value_name = "NODE")]
+    /// Nodes to drain: NAME, or node/NAME as `kubectl get nodes -o name` prints them
+    #[arg(value_name = "NODE", value_parser = super::node_arg::parse)]
     pub nodes: Vec<String>,
     /// Select the nodes by label instead of naming them
     #[arg(short = 'l', long, value_name = "SELECTOR")]
@@ -342,9 +368,12 @@ pub struct DrainArgs {
     /// With --simulate: shutdown and readiness times per workload, from a WorkloadTimes YAML file (docs/usage.md), over --assume-shutdown and --assume-ready
     #[arg(long, value_name = "FILE", requires = "simulate")]
     pub assume_times: Option<PathBuf>,
-    /// Report format on stdout
-    #[arg(short = 'o', long, value_enum, default_value = "table")]
-    pub output: OutputFormat,
+    /// Report format on stdout (default: table; without a terminal and without -o, stdout carries kubectl drain's lines instead, see --lines)
+    #[arg(short = 'o', long, value_enum)]
+    pub output: Option<OutputFormat>,
+    /// What stdout and stderr carry: auto (kubectl drain's lines when stdout is not a terminal and no -o is given, else ours), kubectl (kubectl drain's lines on stdout and stderr, our report after them on stderr), report (our progress on stderr, our report on stdout)
+    #[arg(long, value_enum, value_name = "MODE", default_value = "auto")]
+    pub lines: LinesArg,
     /// Do not ask for confirmation
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -371,6 +400,13 @@ pub struct DrainArgs {
     pub allow_quorum_loss: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+impl DrainArgs {
+    /// The report's format: `-o`, else a table.
+    pub fn format(&self) -> OutputFormat {
+        self.output.unwrap_or(OutputFormat::Table)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -415,8 +451,8 @@ pub struct RollArgs {
 
 #[derive(Debug, Args)]
 pub struct UncordonArgs {
-    /// Nodes to return to service
-    #[arg(value_name = "NODE")]
+    /// Nodes to return to service: NAME, or node/NAME
+    #[arg(value_name = "NODE", value_parser = super::node_arg::parse)]
     pub nodes: Vec<String>,
     /// Select the nodes by label instead of naming them
     #[arg(short = 'l', long, value_name = "SELECTOR")]
@@ -427,6 +463,9 @@ pub struct UncordonArgs {
 
 #[derive(Debug, Args)]
 pub struct StatusArgs {
+    /// Show only these nodes (NAME, or node/NAME); all under maintenance when none are named
+    #[arg(value_name = "NODE", value_parser = super::node_arg::parse)]
+    pub nodes: Vec<String>,
     /// Output format
     #[arg(short = 'o', long, value_enum, default_value = "table")]
     pub output: OutputFormat,

@@ -96,9 +96,29 @@ pub fn report(result: anyhow::Result<u8>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            let code = err.downcast_ref::<Exit>().map_or(FAILURE, |e| e.code);
-            eprintln!("error: {err:#}");
+            let code = match err.downcast_ref::<Exit>() {
+                Some(e) => e.code,
+                None if err.is::<crate::client::BadFlag>() => USAGE,
+                None => FAILURE,
+            };
+            eprintln!("error: {}", words(&err));
             ExitCode::from(code)
         }
     }
+}
+
+/// An error and its causes in one line, as kubectl prints one; a client
+/// error in the chain is said in crate::drain::api_error's words (the
+/// server, its answer, what to check), never as kube's debug structure.
+fn words(err: &anyhow::Error) -> String {
+    let mut parts = Vec::new();
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<kube::Error>() {
+            // Its own causes are in those words already.
+            parts.push(crate::drain::api_error::words(e));
+            break;
+        }
+        parts.push(cause.to_string());
+    }
+    parts.join(": ")
 }

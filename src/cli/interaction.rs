@@ -6,31 +6,29 @@ use crate::client::Clients;
 use crate::drain::{self, DrainError, Ended, Options, Session};
 use crate::policy::plan::Plan;
 use crate::ui::confirm;
+use crate::ui::kubectl::Script;
 use crate::ui::listeners::{self, Display};
 
 /// How a drain meets the person running it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub(crate) struct Interaction {
     /// `--yes`: never ask before draining.
     pub(crate) assume_yes: bool,
-    /// Progress on stderr, as bars on a terminal or as lines; off for the
-    /// prediction `drain --simulate` shows before the real drain.
-    pub(crate) progress: bool,
+    /// Progress as bars on a terminal or as lines, kubectl drain's lines
+    /// for a script, or none (the prediction `drain --simulate` shows
+    /// before the real drain).
+    pub(crate) display: Display,
 }
 
-/// Runs a validated drain with its listeners, Ctrl-C and confirmation.
+/// Runs a validated drain with its listeners, Ctrl-C and confirmation;
+/// kubectl's lines, when they are the display, come back for their end.
 pub(crate) async fn drain(
     clients: Clients,
     plan: Plan,
     options: Options,
     interaction: Interaction,
-) -> Result<Ended, DrainError> {
-    let display = if interaction.progress {
-        Display::Auto
-    } else {
-        Display::Quiet
-    };
-    let (events, listeners) = listeners::start(display);
+) -> (Result<Ended, DrainError>, Option<Script>) {
+    let (events, listeners) = listeners::start(interaction.display);
     let session = Session {
         clients,
         plan,
@@ -43,6 +41,6 @@ pub(crate) async fn drain(
     })
     .await;
     // The engine dropped its sender: the listeners show what is left and end.
-    listeners.finish().await;
-    ended
+    let script = listeners.finish().await;
+    (ended, script)
 }

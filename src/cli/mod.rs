@@ -8,6 +8,7 @@ pub(crate) mod drain_options;
 pub mod exit;
 pub(crate) mod interaction;
 pub(crate) mod interrupt;
+pub mod node_arg;
 pub(crate) mod roll_options;
 
 pub use args::*;

@@ -18,6 +18,33 @@ use retry::{Retried, RetryPolicy};
 
 pub(crate) mod retry;
 
+/// A global flag whose value kubectl would refuse: input that cannot run
+/// (exit 2), found before any request.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct BadFlag(String);
+
+/// Where this process's clients talk, and how long they retry a request:
+/// for error lines, which name the server and tell the truth about retries.
+#[derive(Debug)]
+pub(crate) struct Target {
+    pub(crate) url: String,
+    pub(crate) window: Duration,
+}
+
+static TARGET: std::sync::OnceLock<Target> = std::sync::OnceLock::new();
+
+/// The cluster the clients were built for (the first, in a process that
+/// builds several).
+pub(crate) fn target() -> Option<&'static Target> {
+    TARGET.get()
+}
+
+/// How long a request is retried before its error is final.
+pub(crate) fn retry_window() -> Duration {
+    target().map_or(retry::WINDOW, |t| t.window)
+}
+
 /// Two clients to one cluster: `main` retries every request that failed
 /// for a reason another try may not meet (crate::client::retry); `evict`
 /// retries nothing, because the drain's own loop owns evictions, their
@@ -136,6 +163,12 @@ fn apply_overrides(kc: &mut Kubeconfig, args: &ClusterArgs) -> KubeConfigOptions
             user.client_key = Some(key.clone());
             user.client_key_data = None;
         }
+        if let Some(name) = &args.username {
+            user.username = Some(name.clone());
+        }
+        if let Some(password) = &args.password {
+            user.password = Some(password.clone().into());
+        }
     }
     KubeConfigOptions {
         context: Some(context_name),
@@ -187,13 +220,33 @@ async fn config(args: &ClusterArgs, timeout: Option<Duration>) -> anyhow::Result
 fn request_timeout(args: &ClusterArgs) -> anyhow::Result<Option<Duration>> {
     let timeout = match args.request_timeout.as_str() {
         "" => Duration::ZERO,
-        t => crate::duration::parse(t)
-            .map_err(|e| crate::cli::exit::Exit::usage(format!("--request-timeout: {e}")))?,
+        t => crate::duration::parse(t).map_err(|e| BadFlag(format!("--request-timeout: {e}")))?,
     };
     Ok((timeout > Duration::ZERO).then_some(timeout))
 }
 
+/// kubectl's global flags that only shape kubectl's own logs and profiles:
+/// accepted, checked as kubectl checks them, and otherwise of no effect.
+fn check_ignored(args: &ClusterArgs) -> Result<(), BadFlag> {
+    if let Some(d) = &args.log_flush_frequency {
+        crate::duration::parse(d).map_err(|e| BadFlag(format!("--log-flush-frequency: {e}")))?;
+    }
+    if let Some(spec) = &args.vmodule {
+        let bad = spec.split(',').filter(|s| !s.is_empty()).find(|s| {
+            s.split_once('=')
+                .is_none_or(|(pattern, n)| pattern.is_empty() || n.parse::<i32>().is_err())
+        });
+        if let Some(bad) = bad {
+            return Err(BadFlag(format!(
+                "--vmodule: {bad:?} is not pattern=N (a file pattern and a log level)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub(crate) async fn connect(args: &ClusterArgs) -> anyhow::Result<Clients> {
+    check_ignored(args)?;
     // kubectl's bound on a single request bounds its retries too.
     let timeout = request_timeout(args)?;
     from_config(config(args, timeout).await?, timeout)
@@ -231,6 +284,10 @@ fn from_config(
     mut config: kube::Config,
     retry_window: Option<Duration>,
 ) -> anyhow::Result<Clients> {
+    let _ = TARGET.set(Target {
+        url: config.cluster_url.to_string(),
+        window: retry_window.unwrap_or(retry::WINDOW),
+    });
     let agent = http::HeaderValue::from_str(&user_agent()).expect("an ASCII User-Agent");
     config.headers.push((http::header::USER_AGENT, agent));
     // kube's own retry (429, 503 and 504, for up to 15 tries) gives way to ours.

@@ -84,11 +84,12 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
     };
     let interaction = Interaction {
         assume_yes: true,
-        progress: true,
+        display: crate::ui::listeners::Display::Auto,
     };
     let plan = crate::policy::plan::defaults::plan();
     let ended = interaction::drain(clients, plan, options, interaction)
         .await
+        .0
         .map_err(Exit::from)?;
     if let Ended::Finished(outcome) = &ended {
         print!(

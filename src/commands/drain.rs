@@ -3,9 +3,11 @@
 
 use crate::cli::exit::{self, Exit};
 use crate::cli::interaction::{self, Interaction};
-use crate::cli::{DrainArgs, drain_options};
+use crate::cli::{DrainArgs, LinesArg, drain_options};
 use crate::client;
-use crate::drain::Ended;
+use crate::drain::{Ended, Options};
+use crate::ui::kubectl::{self, Script};
+use crate::ui::listeners::Display;
 use crate::ui::report;
 
 pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
@@ -15,6 +17,12 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
         if plan_only {
             return crate::simulate::run(args).await;
         }
+    }
+    if args.lines == LinesArg::Kubectl && args.output.is_some() {
+        return Err(Exit::usage(
+            "--lines=kubectl and -o cannot be used together: -o puts the report alone on stdout",
+        )
+        .into());
     }
     let (plan, options) = drain_options::validate(&args, plan_only)?;
     // `drain --simulate`: the predicted drain's verdict first, read before
@@ -27,16 +35,40 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
         }
     }
     let clients = client::connect(&args.cluster).await?;
+    // `plan` is ours alone; a drain read by a script speaks kubectl's lines.
+    let script = if !plan_only && kubectl::wanted(args.lines, args.output.is_some()) {
+        Some(script(&clients.main, &options).await)
+    } else {
+        None
+    };
     let interaction = Interaction {
         assume_yes: args.yes,
-        progress: true,
+        display: match script {
+            Some(script) => Display::Kubectl(Box::new(script)),
+            None => Display::Auto,
+        },
     };
-    let ended = interaction::drain(clients, plan, options, interaction)
-        .await
-        .map_err(Exit::from)?;
-    match &ended {
-        Ended::Finished(outcome) => print!("{}", report::render(outcome, args.output)?),
-        Ended::Stopped(stopped) => eprintln!("{stopped}"),
+    let (ended, script) = interaction::drain(clients, plan, options, interaction).await;
+    let ended = ended.map_err(Exit::from)?;
+    match (&ended, script) {
+        (Ended::Finished(outcome), Some(mut script)) => {
+            kubectl::write(&script.end(Some(outcome)));
+            // Our report after kubectl's last line, where a script's
+            // stdout does not meet it.
+            eprint!("{}", report::render_for_script(outcome));
+        }
+        (Ended::Finished(outcome), None) => print!("{}", report::render(outcome, args.format())?),
+        (Ended::Stopped(stopped), _) => eprintln!("{stopped}"),
     }
     Ok(exit::of_ended(&ended))
+}
+
+/// kubectl's lines for this drain, in the words of the server's minor.
+async fn script(client: &kube::Client, options: &Options) -> Script {
+    Script::new(kubectl::Config {
+        dialect: kubectl::dialect(client).await,
+        dry_run: options.dry_run,
+        disable_eviction: options.disable_eviction,
+        timeout: options.timeout,
+    })
 }

@@ -54,6 +54,6 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
     let outcome = roll::run(clients, plan, options, order, events, interrupt).await;
     listeners.finish().await;
     let outcome = outcome.map_err(Exit::from)?;
-    print!("{}", roll_report::render(&outcome, args.drain.output)?);
+    print!("{}", roll_report::render(&outcome, args.drain.format())?);
     Ok(outcome.exit_code())
 }

@@ -9,8 +9,10 @@ use kube::api::ListParams;
 use serde::Serialize;
 
 use crate::cli::StatusArgs;
-use crate::cli::exit;
+use crate::cli::exit::{self, Exit};
 use crate::client;
+use crate::drain::DrainError;
+use crate::drain::api_error::api_error;
 use crate::drain::pod_key::PodKey;
 use crate::drain::pod_watch::{self, PodQuery};
 use crate::policy::classify::{MIRROR_ANNOTATION, controller_kind};
@@ -40,12 +42,37 @@ struct Nodes {
     nodes: Vec<NodeStatus>,
 }
 
+/// The nodes named (all when none are); a name that is no node is an
+/// error (exit 2), as for a drain.
+fn named(nodes: Vec<Node>, names: &[String]) -> Result<Vec<Node>, Exit> {
+    let name_of = |n: &Node| n.metadata.name.clone().unwrap_or_default();
+    let missing: Vec<String> = names
+        .iter()
+        .filter(|want| !nodes.iter().any(|n| name_of(n) == **want))
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        return Err(Exit::from(DrainError::NodesNotFound(missing)));
+    }
+    Ok(nodes
+        .into_iter()
+        .filter(|n| names.is_empty() || names.contains(&name_of(n)))
+        .collect())
+}
+
 pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
     let clients = client::connect(&args.cluster).await?;
+    // Retries of a failing API server are said, not waited out in silence.
+    let (warnings, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(crate::ui::lines::run(rx));
+    let _told = crate::drain::retry::tell(&clients, &warnings);
     let api: Api<Node> = Api::all(clients.main.clone());
-    let nodes = api.list(&ListParams::default()).await?;
+    let nodes = api
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| Exit::from(api_error("list", "nodes", None, e)))?;
     let mut out = Vec::new();
-    for node in nodes.items {
+    for node in named(nodes.items, &args.nodes)? {
         let Some(record) = maintenance::record_of(&node) else {
             continue;
         };
@@ -56,7 +83,8 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
             chunk_size: 500,
         };
         let pods = pod_watch::list(&Api::all(clients.main.clone()), &query)
-            .await?
+            .await
+            .map_err(|e| Exit::from(api_error("list", "pods", None, e)))?
             .pods;
         let (staying, remaining): (Vec<_>, Vec<_>) = pods.iter().partition(|p| {
             let mirror = p

@@ -35,7 +35,8 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
             Ok(undo) => undo,
             Err(e) => {
                 let e = Exit::from(e);
-                eprintln!("error: node/{name}: {e}");
+                // kubectl uncordon's words for it.
+                eprintln!("error: unable to uncordon node {name:?}: {e}");
                 failed = Some(e.code);
                 continue;
             }

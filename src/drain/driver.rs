@@ -214,6 +214,7 @@ fn not_asked(key: PodKey, uid: String, budget: &budgets::Key) -> Input {
                 "not asked: every disruption PodDisruptionBudget {} allows is taken by other evictions or kept for a node started earlier",
                 budget.1
             ),
+            api_message: crate::drain::evict::PDB_REFUSAL.into(),
             retry_after: None,
         },
         key,

@@ -1,10 +1,10 @@
 //! What the engine tells its listeners while it works. Progress displays
 //! and logs consume these; they never drive the work.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::outcome::{Cause, Forced, NodeStatus};
+use super::outcome::{Cause, Forced, NodeOutcome, NodeStatus};
 use super::pod_key::PodKey;
 use super::warning::Warning;
 
@@ -17,6 +17,9 @@ pub(crate) enum Event {
     NodeStarted {
         node: String,
         pods: usize,
+        /// kubectl's warnings about this node's pods, as its filters give
+        /// them (pkg/drain/filters.go): the message and each pod it names.
+        warned: Vec<(PodKey, &'static str)>,
     },
     WaveStarted {
         node: String,
@@ -26,6 +29,20 @@ pub(crate) enum Event {
     Evicted {
         node: String,
         pod: PodKey,
+    },
+    /// An eviction was refused for now (a budget, or throttling) and will
+    /// be asked again: one per refusal, with the API's message.
+    EvictionRefused {
+        node: String,
+        pod: PodKey,
+        message: String,
+    },
+    /// Terminating longer than `--skip-wait-for-delete-timeout` (seconds):
+    /// no longer waited for.
+    NotWaitedFor {
+        node: String,
+        pod: PodKey,
+        seconds: u64,
     },
     /// A pod cannot go yet, and why.
     Blocked {
@@ -63,6 +80,8 @@ pub(crate) enum Event {
         node: String,
         status: NodeStatus,
         elapsed: Duration,
+        /// Everything the node's drain ended with.
+        outcome: Arc<NodeOutcome>,
     },
     /// The API server is failing requests; the drain keeps retrying.
     ApiTrouble {

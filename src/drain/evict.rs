@@ -14,6 +14,11 @@ use serde_json::json;
 pub(crate) use super::machine::Answer;
 use super::pod_key::PodKey;
 
+/// The message of kube-apiserver's 429 for an eviction a budget refuses
+/// (pkg/registry/core/pod/storage/eviction.go), which kubectl prints.
+pub(crate) const PDB_REFUSAL: &str =
+    "Cannot evict pod as it would violate the pod's disruption budget.";
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Request<'a> {
     pub(crate) namespace: &'a str,
@@ -145,6 +150,7 @@ pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -
                 Some(c) => Answer::PdbBlocked {
                     pdb: pdb_name_from_cause(&c.message).unwrap_or_default(),
                     message: c.message.clone(),
+                    api_message: message,
                     retry_after,
                 },
                 None => Answer::Retry {
@@ -204,6 +210,7 @@ mod tests {
             Answer::PdbBlocked {
                 pdb: "db".into(),
                 message: "The disruption budget db needs 1 healthy pods and has 1 currently".into(),
+                api_message: PDB_REFUSAL.into(),
                 retry_after: None
             }
         );

@@ -143,7 +143,7 @@ pub(crate) enum PodResult {
     Remaining { cause: Cause },
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PodOutcome {
     /// `namespace/name`.
@@ -156,7 +156,7 @@ pub(crate) struct PodOutcome {
     pub(crate) warning: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WaveOutcome {
     pub(crate) name: String,
@@ -168,7 +168,7 @@ pub(crate) struct WaveOutcome {
     pub(crate) finished_ms: Option<u64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct NodeOutcome {
     pub(crate) node: String,
@@ -187,7 +187,7 @@ pub(crate) struct NodeOutcome {
 
 /// A PodDisruptionBudget that held up a node's drain: the pods whose
 /// evictions it refused, and for how long.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct BudgetHold {
     /// `namespace/name`.

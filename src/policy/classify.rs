@@ -62,6 +62,24 @@ impl Refusal {
     }
 }
 
+/// kubectl's warning for a DaemonSet pod `--ignore-daemonsets` leaves.
+pub const DAEMONSET_WARNING: &str = "ignoring DaemonSet-managed Pods";
+/// kubectl's warning for a pod `--force` deletes without a controller.
+pub const UNMANAGED_WARNING: &str = "deleting Pods that declare no controller";
+
+/// The warning kubectl's filters end with for a pod (pkg/drain/filters.go):
+/// only the last filter's word stays, so the only ones a drain ever shows
+/// are the DaemonSet pods it ignores and the pods with no controller it
+/// deletes (the local-storage and orphaned-DaemonSet warnings are always
+/// overwritten by the controller filter after them).
+pub fn kubectl_warning(skip: Option<&SkipReason>, warning: Option<&str>) -> Option<&'static str> {
+    match (skip, warning) {
+        (Some(SkipReason::DaemonSet), _) => Some(DAEMONSET_WARNING),
+        (None, Some(UNMANAGED_WARNING)) => Some(UNMANAGED_WARNING),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind", content = "detail")]
 pub enum SkipReason {
@@ -406,7 +424,7 @@ impl Context<'_> {
                     refusal: Refusal::Unmanaged,
                 };
             }
-            warning = Some("deleting Pods that declare no controller".into());
+            warning = Some(UNMANAGED_WARNING.into());
         }
         match wave {
             Some(wave) => Disposition::Evict {

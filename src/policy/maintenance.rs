@@ -262,10 +262,20 @@ pub struct Uncordon {
 pub fn uncordon_patch(node: &Node) -> Uncordon {
     let rv = json!(node.metadata.resource_version);
     let Some(record) = record_of(node) else {
-        // Not ours: a plain uncordon, as kubectl does it.
+        // Not ours: a plain uncordon, in kubectl uncordon's words.
+        let cordoned = node
+            .spec
+            .as_ref()
+            .and_then(|s| s.unschedulable)
+            .unwrap_or(false);
         return Uncordon {
             patch: json!({"metadata": {"resourceVersion": rv}, "spec": {"unschedulable": null}}),
-            words: "uncordoned".to_string(),
+            words: if cordoned {
+                "uncordoned"
+            } else {
+                "already uncordoned"
+            }
+            .to_string(),
             kept_for_another: false,
         };
     };

@@ -26,6 +26,7 @@ use crate::client;
 use crate::drain::outcome::{DrainOutcome, Prediction, Replacement};
 use crate::drain::{Ended, Options};
 use crate::policy::plan::Plan;
+use crate::ui::listeners::Display;
 
 /// How far a drain without `--timeout`, which would wait for ever, is
 /// followed before the prediction stops.
@@ -36,7 +37,7 @@ const HISTORY: usize = 2_000_000;
 /// `plan --simulate`: the predicted drain's report, and the exit code the
 /// drain would have.
 pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
-    let output = args.output;
+    let output = args.format();
     match predict(&args, true).await? {
         Ok((outcome, prediction)) => {
             print!(
@@ -187,12 +188,17 @@ async fn simulate(
     );
     let interaction = Interaction {
         assume_yes: true,
-        progress,
+        display: if progress {
+            Display::Auto
+        } else {
+            Display::Quiet
+        },
     };
     let wall = std::time::Instant::now();
     let before = sandbox.view().resource_version();
     let ended = interaction::drain(clients, plan, options, interaction)
         .await
+        .0
         .map_err(Exit::from)?;
     let outcome = match ended {
         Ended::Finished(outcome) => outcome,

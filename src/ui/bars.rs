@@ -124,6 +124,7 @@ impl Board {
             | Event::Evicted { node, .. }
             | Event::Blocked { node, .. }
             | Event::PodGone { node, .. }
+            | Event::NotWaitedFor { node, .. }
             | Event::Forced { node, .. }
             | Event::WaveDone { node, .. }
             | Event::NodeDone { node, .. }
@@ -135,13 +136,19 @@ impl Board {
             Event::Phase { node, .. } => {
                 // Also as a line: the bars show where each node is, the
                 // lines what happened (a command's output among it).
-                let _ = self.multi.println(super::lines::line(&e));
+                if let Some(line) = super::lines::line(&e) {
+                    let _ = self.multi.println(line);
+                }
                 node.clone()
             }
             Event::Surge { .. } => {
-                let _ = self.multi.println(super::lines::line(&e));
+                if let Some(line) = super::lines::line(&e) {
+                    let _ = self.multi.println(line);
+                }
                 return;
             }
+            // The pod's line says it is blocked; each refusal is not news.
+            Event::EvictionRefused { .. } => return,
         };
         self.apply(&node, e);
         self.draw_node(&node);
@@ -174,7 +181,7 @@ impl Board {
                 state.blocked.remove(&pod);
                 state.terminating.insert(pod);
             }
-            Event::PodGone { pod, .. } => {
+            Event::PodGone { pod, .. } | Event::NotWaitedFor { pod, .. } => {
                 state.gone += 1;
                 state.blocked.remove(&pod);
                 state.terminating.remove(&pod);
@@ -201,7 +208,10 @@ impl Board {
                 state.rolled = last;
                 self.pool = Some(pool);
             }
-            Event::WaveDone { .. } | Event::Warning(_) | Event::Surge { .. } => {}
+            Event::WaveDone { .. }
+            | Event::Warning(_)
+            | Event::Surge { .. }
+            | Event::EvictionRefused { .. } => {}
         }
     }
 

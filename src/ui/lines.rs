@@ -8,8 +8,10 @@ use kube_conventions::count;
 
 use crate::duration::human;
 
-pub(crate) fn line(e: &Event) -> String {
-    match e {
+/// An event's line; `None` for what is told by another line (each refusal
+/// of a pod already said to be blocked).
+pub(crate) fn line(e: &Event) -> Option<String> {
+    Some(match e {
         Event::Cordoned {
             node,
             already: true,
@@ -18,7 +20,11 @@ pub(crate) fn line(e: &Event) -> String {
             node,
             already: false,
         } => format!("node/{node} cordoned"),
-        Event::NodeStarted { node, pods } => {
+        Event::EvictionRefused { .. } => return None,
+        Event::NotWaitedFor { node, pod, seconds } => format!(
+            "node/{node} pod/{pod} terminating longer than --skip-wait-for-delete-timeout ({seconds}s): not waited for"
+        ),
+        Event::NodeStarted { node, pods, .. } => {
             format!(
                 "node/{node} draining: {} to evict or wait for",
                 count(*pods, "pod")
@@ -57,6 +63,7 @@ pub(crate) fn line(e: &Event) -> String {
             node,
             status,
             elapsed,
+            ..
         } => format!("node/{node} {status} after {}", human(*elapsed)),
         Event::ApiTrouble { node, message } => {
             format!("node/{node} API request failed, retrying: {message}")
@@ -76,7 +83,7 @@ pub(crate) fn line(e: &Event) -> String {
             };
             format!("node/{node} {phase}{detail} · {pool}")
         }
-    }
+    })
 }
 
 pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
@@ -84,6 +91,8 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
         let ts = kube_conventions::time::now_rfc3339_micros();
         // Milliseconds are enough for people.
         let ts = format!("{}Z", &ts[..ts.len().saturating_sub(4)]);
-        eprintln!("{ts} {}", line(&e));
+        if let Some(line) = line(&e) {
+            eprintln!("{ts} {line}");
+        }
     }
 }

@@ -81,10 +81,20 @@ pub(crate) fn render_with(
         return Ok(text);
     }
     Ok(if outcome.dry_run == DryRun::None {
-        summary(outcome) + &prediction.map(prediction_table).unwrap_or_default()
+        summary(outcome) + &drained(outcome) + &prediction.map(prediction_table).unwrap_or_default()
     } else {
         plan_table(outcome)
     })
+}
+
+/// The report after kubectl's lines (crate::ui::kubectl), on stderr: the
+/// table and what blocks, without the `node/N drained` lines stdout had.
+pub(crate) fn render_for_script(outcome: &DrainOutcome) -> String {
+    if outcome.dry_run == DryRun::None {
+        summary(outcome)
+    } else {
+        plan_table(outcome)
+    }
 }
 
 /// Where the displaced pods would go, after a predicted drain's summary.
@@ -271,18 +281,21 @@ fn summary(outcome: &DrainOutcome) -> String {
     out.push_str(&blockers(outcome));
     out.push_str(&budget_holds(outcome));
     out.push_str(&left_alone(outcome));
-    // kubectl drain's last words, so `grep drained` in runbooks keeps working.
+    out
+}
+
+/// kubectl drain's last words, so `grep drained` on the report keeps working.
+fn drained(outcome: &DrainOutcome) -> String {
     let drained: Vec<String> = outcome
         .nodes
         .iter()
         .filter(|n| n.status == NodeStatus::Drained)
         .map(|n| format!("node/{} drained\n", n.node))
         .collect();
-    if !drained.is_empty() {
-        out.push('\n');
-        out.push_str(&drained.concat());
+    if drained.is_empty() {
+        return String::new();
     }
-    out
+    format!("\n{}", drained.concat())
 }
 
 /// Every budget that refused evictions, node by node: how long it held

@@ -666,7 +666,13 @@ fn a_wave_timeout_stops_the_node_and_says_which_wave() {
     let plan = c.dir.path().join("plan.yaml");
     std::fs::write(&plan, "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - name: apps\n    podPriority: 1000000000\n    timeout: 1s\n").unwrap();
     let started = std::time::Instant::now();
-    let out = c.maintain(&["drain", "n1", "--plan", plan.to_str().unwrap()]);
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--plan",
+        plan.to_str().unwrap(),
+        "--lines=report",
+    ]);
     out.code(3);
     assert!(
         started.elapsed() < Duration::from_secs(20),
@@ -753,7 +759,7 @@ fn terminating_pods_report_what_holds_them() {
         "namespaceTerminating",
         "{out:?}"
     );
-    let table = c.maintain(&["drain", "n1", "--force", "--timeout", "1s"]);
+    let table = c.maintain(&["drain", "n1", "--force", "--timeout", "1s", "-o", "table"]);
     assert!(
         table
             .stdout

@@ -198,3 +198,56 @@ fn condition_writes_are_retried_and_a_lasting_failure_fails_the_command() {
         );
     }
 }
+
+/// A server that answers nothing but 500, and one that does not answer:
+/// each command ends with one line naming what failed, the server's URL
+/// and what to check, never a debug structure.
+#[test]
+fn a_server_failing_everything_gets_one_readable_line() {
+    let c = four_nodes().start(33);
+    c.wait_settled();
+    c.sandbox.set_faults(Faults {
+        error500: 1.0,
+        ..Faults::default()
+    });
+    let url = c.sandbox.url();
+    let debug_marks = ["Status {", "Some(", "ApiError", "ServiceError", "{ "];
+    for command in [
+        &["drain", "n1", "--request-timeout=2s"][..],
+        &["uncordon", "n1", "--request-timeout=2s"],
+        &["status", "--request-timeout=2s"],
+        &["roll", "n1", "--request-timeout=2s", "--yes"],
+    ] {
+        let out = c.maintain(command);
+        out.code(1);
+        let error = out.stderr.lines().last().unwrap_or_default();
+        assert!(error.starts_with("error: "), "{command:?}: {out:?}");
+        assert!(
+            error.contains(url.trim_end_matches('/')),
+            "{command:?}: {error}"
+        );
+        assert!(error.contains("answered 500"), "{command:?}: {error}");
+        assert!(
+            error.contains("after 2s of retries"),
+            "{command:?}: {error}"
+        );
+        assert!(
+            error.contains("kubectl get --raw /readyz"),
+            "{command:?}: {error}"
+        );
+        for mark in debug_marks {
+            assert!(!out.stderr.contains(mark), "{command:?}: {mark}: {out:?}");
+        }
+    }
+    let nowhere = c.maintain(&["status", "-s", "http://127.0.0.1:1", "--request-timeout=1s"]);
+    nowhere.code(1);
+    let error = nowhere.stderr.lines().last().unwrap_or_default();
+    assert!(
+        error.contains("no answer from the server at http://127.0.0.1:1")
+            && error.contains("kubectl cluster-info"),
+        "{nowhere:?}"
+    );
+    for mark in debug_marks {
+        assert!(!nowhere.stderr.contains(mark), "{mark}: {nowhere:?}");
+    }
+}

@@ -452,7 +452,9 @@ fn an_uncordon_that_cannot_scale_back_keeps_what_its_rerun_needs() {
     let out = c.maintain(&["uncordon", "n1"]);
     assert_ne!(out.code, 0, "{out:?}");
     assert!(
-        out.stderr.contains("error: node/n1:") && out.stderr.contains("Deployments"),
+        out.stderr
+            .contains("error: unable to uncordon node \"n1\":")
+            && out.stderr.contains("Deployments"),
         "{out:?}"
     );
     // The node keeps its record (and its cordon) for the rerun.

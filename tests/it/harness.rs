@@ -197,6 +197,29 @@ pub(crate) fn kubectl_path() -> PathBuf {
     std::env::var_os("KUBECTL").map_or_else(|| PathBuf::from("kubectl"), PathBuf::from)
 }
 
+/// The real kubectl of minor `1.<minor>`: `KUBECTL_1_<minor>`, else
+/// `kubectl.1.<minor>` on PATH or beside the kubectl on PATH (as the Google
+/// Cloud SDK installs 1.27 to 1.33). Missing fails the test, never skips it.
+pub(crate) fn kubectl_of_minor(minor: u32) -> PathBuf {
+    if let Some(path) = std::env::var_os(format!("KUBECTL_1_{minor}")) {
+        return PathBuf::from(path);
+    }
+    let name = format!("kubectl.1.{minor}");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        if dir.join(&name).is_file() {
+            return dir.join(&name);
+        }
+        if let Ok(real) = std::fs::canonicalize(dir.join("kubectl"))
+            && let Some(beside) = real.parent().map(|d| d.join(&name))
+            && beside.is_file()
+        {
+            return beside;
+        }
+    }
+    panic!("kubectl 1.{minor} is needed: put {name} on PATH or set KUBECTL_1_{minor}")
+}
+
 impl Cluster {
     /// Starts a sandbox serving `scenario_yaml` as Kubernetes `1.<minor>`.
     pub(crate) fn start(scenario_yaml: &str, minor: u32) -> Self {
@@ -270,6 +293,17 @@ impl Cluster {
         let mut all = vec!["--cache-dir", cache.to_str().expect("utf-8 path")];
         all.extend_from_slice(args);
         Self::run(self.command(&kubectl_path(), &all), Duration::from_secs(60))
+    }
+
+    /// The real kubectl of minor `1.<minor>` against this sandbox.
+    pub(crate) fn kubectl_minor(&self, minor: u32, args: &[&str]) -> Run {
+        let cache = self.dir.path().join("cache");
+        let mut all = vec!["--cache-dir", cache.to_str().expect("utf-8 path")];
+        all.extend_from_slice(args);
+        Self::run(
+            self.command(&kubectl_of_minor(minor), &all),
+            Duration::from_secs(60),
+        )
     }
 
     /// Our binary against this sandbox (killed after 60 s).

@@ -284,7 +284,8 @@ fn a_drain_killed_halfway_resumes_to_the_same_end() {
     let record = maintenance::record_of(&node).unwrap();
     assert!(!record.was_unschedulable);
     assert_eq!(record.reason.as_deref(), Some("resume test"));
-    assert!(out.stderr.contains("node/n1 already cordoned"), "{out:?}");
+    // kubectl's line, where kubectl prints it.
+    assert!(out.stdout.contains("node/n1 already cordoned"), "{out:?}");
 }
 
 #[test]
@@ -319,9 +320,10 @@ fn sigint_stops_evicting_reports_and_exits_130() {
         .status();
     let out = Cluster::finish(child, Duration::from_secs(10));
     out.code(130);
-    assert!(out.stdout.contains("interrupted"), "the report: {out:?}");
+    // Piped: kubectl's lines on stdout, the report after them on stderr.
+    assert!(out.stderr.contains("interrupted"), "the report: {out:?}");
     assert!(
-        out.stdout
+        out.stderr
             .contains("blocked by PodDisruptionBudget apps/web"),
         "{out:?}"
     );

@@ -19,5 +19,6 @@ mod sandbox_cli;
 mod sandbox_kubectl;
 mod sandbox_watch;
 mod scenario;
+mod script_lines;
 mod simulate;
 mod virtual_time;

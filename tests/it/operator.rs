@@ -34,6 +34,7 @@ fn a_blocked_drain_logs_lines_and_reports_causes() {
         "--force",
         "--timeout",
         "3s",
+        "--lines=report",
     ]);
     out.code(3);
     // Not a terminal: one timestamped line per event, no bars.

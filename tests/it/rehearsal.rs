@@ -96,7 +96,7 @@ fn anti_affine_replicas_stay_pending_and_the_next_drain_blocks() {
     let m = ours.maintain(&["drain", "n2", "--timeout", "3s"]);
     m.code(3);
     assert!(
-        m.stdout.contains("blocked by PodDisruptionBudget apps/web"),
+        m.stderr.contains("blocked by PodDisruptionBudget apps/web"),
         "{m:?}"
     );
     for c in [&theirs, &ours] {

@@ -183,7 +183,7 @@ fn refused_permissions_name_what_to_grant_and_stop_safely() {
     let out = c.maintain(&["drain", "n1", "--timeout", "30s"]);
     out.code(1);
     assert!(
-        out.stdout
+        out.stderr
             .contains("not allowed to create pods/eviction in namespace apps"),
         "{out:?}"
     );
@@ -606,4 +606,62 @@ fn listing_namespaces_is_needed_only_for_namespace_selectors() {
             .contains("the drain needs permission to list namespaces"),
         "{out:?}"
     );
+}
+
+/// Every global flag of kubectl 1.27 and 1.33 (`kubectl options`) is one of
+/// ours; those kubectl's own process alone uses are accepted with valid
+/// values and refused with bad ones (exit 2, no request); `--username` and
+/// `--password` authenticate as kubectl's do.
+#[test]
+fn every_kubectl_global_flag_is_accepted() {
+    let c = Cluster::start(&crate::drain::two_nodes().yaml(), 33);
+    let help = c.maintain(&["drain", "--help"]);
+    help.success();
+    for minor in [27, 33] {
+        let options = c.kubectl_minor(minor, &["options"]);
+        options.success();
+        let flags: Vec<&str> = options
+            .stdout
+            .lines()
+            .filter_map(|l| l.trim_start().split(['=', ':']).next())
+            .flat_map(|l| l.split(", "))
+            .filter(|f| f.starts_with("--"))
+            .collect();
+        assert!(flags.len() > 20, "{options:?}");
+        for flag in flags {
+            assert!(
+                help.stdout.contains(&format!("{flag} "))
+                    || help.stdout.contains(&format!("{flag}[")),
+                "kubectl 1.{minor}'s {flag} is not ours: {}",
+                help.stdout
+            );
+        }
+    }
+    let before = c.requests().len();
+    let out = c.maintain(&[
+        "status",
+        "--log-flush-frequency=5s",
+        "--vmodule=drain*=4,cordon=2",
+        "--profile=cpu",
+        "--profile-output=/nonexistent/profile.pprof",
+        "--username=admin",
+        "--password=s3cret-basic",
+    ]);
+    out.success();
+    let ours: Vec<_> = c.requests().into_iter().skip(before).collect();
+    assert!(!ours.is_empty());
+    for r in &ours {
+        assert_eq!(r.auth, "basic", "{r:?}");
+    }
+    assert!(!out.stdout.contains("s3cret") && !out.stderr.contains("s3cret"));
+    for bad in [
+        "--log-flush-frequency=soon",
+        "--vmodule=drain",
+        "--profile=everything",
+    ] {
+        let before = c.requests().len();
+        let out = c.maintain(&["status", bad]);
+        out.code(2);
+        assert_eq!(c.requests().len(), before, "no request for {bad}");
+    }
 }

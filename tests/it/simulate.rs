@@ -187,7 +187,7 @@ fn drain_simulate_shows_the_verdict_then_drains() {
     let c = Cluster::start(&scenario(), 33);
     c.wait_settled();
     let node = busiest(&c);
-    let out = c.maintain(&["drain", node, "--simulate"]);
+    let out = c.maintain(&["drain", node, "--simulate", "--lines=report"]);
     out.success();
     let verdict = out
         .stderr

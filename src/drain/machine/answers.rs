@@ -98,6 +98,22 @@ impl NodeMachine {
         if uid(&m.pod) != pod_uid || m.done() {
             return;
         }
+        if let Answer::PdbBlocked {
+            api_message: message,
+            ..
+        }
+        | Answer::Retry {
+            message,
+            throttled: true,
+            ..
+        } = &answer
+        {
+            self.emit(Event::EvictionRefused {
+                node: self.node.clone(),
+                pod: key.clone(),
+                message: message.clone(),
+            });
+        }
         match answer {
             Answer::Accepted => self.accepted(key),
             Answer::NamespaceTerminating => self.namespace_terminating(key),

@@ -96,6 +96,7 @@ impl NodeMachine {
             return;
         }
         let now = self.last.wall.as_second();
+        let mut expired = Vec::new();
         for m in self.members.values_mut() {
             let old = m
                 .pod
@@ -105,7 +106,15 @@ impl NodeMachine {
                 .is_some_and(|t| now - t.0.as_second() > limit as i64);
             if old && !m.done() {
                 m.state = State::Done(PodResult::Evicted);
+                expired.push(PodKey::of(&m.pod));
             }
+        }
+        for pod in expired {
+            self.emit(Event::NotWaitedFor {
+                node: self.node.clone(),
+                pod,
+                seconds: limit,
+            });
         }
     }
 

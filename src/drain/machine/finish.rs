@@ -10,12 +10,13 @@ impl NodeMachine {
     pub(super) fn finish(&mut self, status: NodeStatus, message: Option<String>) {
         self.finished = true;
         let elapsed = self.last.at.saturating_duration_since(self.started);
+        let outcome = self.build(status, message);
         self.emit(Event::NodeDone {
             node: self.node.clone(),
             status,
             elapsed,
+            outcome: std::sync::Arc::new(outcome.clone()),
         });
-        let outcome = self.build(status, message);
         self.effects.push(Effect::Finish(Box::new(outcome)));
     }
 

@@ -77,7 +77,10 @@ pub(crate) enum Answer {
     /// A PodDisruptionBudget refuses it now (429 with a DisruptionBudget cause).
     PdbBlocked {
         pdb: String,
+        /// The budget's own words (the DisruptionBudget cause).
         message: String,
+        /// The answer's message, as kubectl prints the refusal.
+        api_message: String,
         retry_after: Option<Duration>,
     },
     /// More than one PDB selects the pod (500).

@@ -50,7 +50,7 @@ use crate::drain::budgets::{Budget, Key as BudgetKey};
 use crate::drain::events::Event;
 use crate::drain::outcome::{Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome};
 use crate::drain::pod_key::{PodKey, uid};
-use crate::policy::classify::{Disposition, priority};
+use crate::policy::classify::{Disposition, kubectl_warning, priority};
 
 #[derive(Debug, Clone, Copy)]
 struct Running {
@@ -247,9 +247,24 @@ impl NodeMachine {
         self.last = now;
         self.started = now.at;
         if self.refusals.is_empty() {
+            let mut warned: Vec<(PodKey, &'static str)> = self
+                .members
+                .iter()
+                .filter_map(|(k, m)| {
+                    Some((k.clone(), kubectl_warning(None, m.warning.as_deref())?))
+                })
+                .chain(self.others.iter().filter_map(|o| match &o.result {
+                    PodResult::Skipped { reason } => {
+                        Some((o.pod.clone(), kubectl_warning(Some(reason), None)?))
+                    }
+                    _ => None,
+                }))
+                .collect();
+            warned.sort();
             self.emit(Event::NodeStarted {
                 node: self.node.clone(),
                 pods: self.members.len(),
+                warned,
             });
             self.advance();
         } else {

@@ -153,6 +153,7 @@ fn refusal(pdb: &str, retry_after: Option<Duration>) -> Answer {
     Answer::PdbBlocked {
         pdb: pdb.into(),
         message: format!("The disruption budget {pdb} needs 2 healthy pods and has 2 currently"),
+        api_message: "Cannot evict pod as it would violate the pod's disruption budget.".into(),
         retry_after,
     }
 }

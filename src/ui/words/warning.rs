@@ -61,8 +61,8 @@ impl fmt::Display for Warning {
             } => conditions_not_written(f, node, error, *forbidden),
             Warning::Retrying { what, error } => write!(
                 f,
-                "{what} {error}, retrying with backoff (each request for up to {} min)",
-                crate::client::retry::WINDOW.as_secs() / 60
+                "{what} {error}, retrying with backoff (each request for up to {})",
+                crate::duration::go(crate::client::retry_window())
             ),
             Warning::AwaitingDetach { node, volumes } => {
                 let names: Vec<String> = volumes

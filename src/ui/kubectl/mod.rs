@@ -1,0 +1,65 @@
+//! kubectl drain's own lines, for the scripts that read them: when nobody
+//! reads our output at a terminal (stdout is not one, no `-o`), or
+//! `--lines=kubectl`, stdout carries exactly what kubectl drain prints
+//! there, and stderr its warnings and errors, in the words of the minor
+//! the server reports (`dialect`); `script` makes the lines from the
+//! drain's events, and our report follows on stderr.
+
+mod dialect;
+mod script;
+
+use std::io::{IsTerminal, Write};
+
+use tokio::sync::mpsc;
+
+pub(crate) use dialect::Dialect;
+pub(crate) use script::{Config, Line, Script, Stream};
+
+use crate::cli::LinesArg;
+use crate::drain::events::Event;
+
+/// Does a drain write kubectl's lines? `--lines=kubectl` always, `report`
+/// never, `auto` when stdout is not a terminal and no `-o` was asked for.
+pub(crate) fn wanted(lines: LinesArg, output_given: bool) -> bool {
+    match lines {
+        LinesArg::Kubectl => true,
+        LinesArg::Report => false,
+        LinesArg::Auto => !output_given && !std::io::stdout().is_terminal(),
+    }
+}
+
+/// The kubectl minor whose words to use: the server's (`/version`), the
+/// newest we ran when it cannot be read.
+pub(crate) async fn dialect(client: &kube::Client) -> Dialect {
+    let minor = client.apiserver_version().await.ok().and_then(|info| {
+        let digits: String = info
+            .minor
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    });
+    Dialect::of(minor.unwrap_or(33))
+}
+
+/// Writes lines as they come, each on its stream, flushed at once: a
+/// script reads them while the drain runs.
+pub(crate) fn write(lines: &[Line]) {
+    let (mut stdout, mut stderr) = (std::io::stdout().lock(), std::io::stderr().lock());
+    for line in lines {
+        // A closed pipe (`| head`) must not stop the drain.
+        let _ = match line.stream {
+            Stream::Out => writeln!(stdout, "{}", line.text).and_then(|()| stdout.flush()),
+            Stream::Err => writeln!(stderr, "{}", line.text),
+        };
+    }
+}
+
+/// The listener: every event's lines; the script is handed back for the
+/// lines only the outcome gives.
+pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>, mut script: Script) -> Script {
+    while let Some(e) = rx.recv().await {
+        write(&script.on(&e));
+    }
+    script
+}
