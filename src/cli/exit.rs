@@ -101,7 +101,13 @@ pub fn report(result: anyhow::Result<u8>) -> ExitCode {
                 None if err.is::<crate::client::BadFlag>() => USAGE,
                 None => FAILURE,
             };
-            eprintln!("error: {}", words(&err));
+            let words = words(&err);
+            // kubectl prints the server's refusal as it is, without "error: ".
+            if words.starts_with("Error from server") {
+                eprintln!("{words}");
+            } else {
+                eprintln!("error: {words}");
+            }
             ExitCode::from(code)
         }
     }

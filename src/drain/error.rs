@@ -4,7 +4,9 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub(crate) enum DrainError {
-    #[error("nodes not found: {}", .0.join(", "))]
+    /// kubectl's words for it (its resource builder's NotFound), one
+    /// line per node.
+    #[error("{}", .0.iter().map(|n| format!("Error from server (NotFound): nodes {n:?} not found")).collect::<Vec<_>>().join("\n"))]
     NodesNotFound(Vec<String>),
     #[error("no nodes match the selector {0:?}")]
     NoNodesMatch(String),

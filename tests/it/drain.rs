@@ -600,7 +600,12 @@ fn invalid_input_makes_no_api_call() {
     // A node that does not exist: exit 2, and nothing was changed.
     let out = c.maintain(&["drain", "n1", "nope"]);
     out.code(2);
-    assert!(out.stderr.contains("nodes not found: nope"), "{out:?}");
+    // kubectl's words for it.
+    assert!(
+        out.stderr
+            .contains("Error from server (NotFound): nodes \"nope\" not found"),
+        "{out:?}"
+    );
     assert!(c.writes().is_empty());
 }
 

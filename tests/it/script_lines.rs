@@ -320,3 +320,34 @@ fn uncordon_prints_kubectls_lines() {
         "{ours:?}"
     );
 }
+
+#[test]
+fn a_pod_terminating_past_skip_wait_for_delete_timeout_is_told_as_kubectl_tells_it() {
+    let held = Scenario::new()
+        .node("n1")
+        .pod("default", "held", "n1", |p| {
+            // Its containers stop at once; its finalizer keeps it Terminating.
+            p["metadata"]["finalizers"] = json!(["example.com/cleanup"]);
+            shutdown(p, 0.2);
+        });
+    let ours = side_by_side(
+        &held,
+        33,
+        Cluster::wait_settled,
+        &drain(
+            &["n1"],
+            &[
+                "--force",
+                "--skip-wait-for-delete-timeout=1",
+                "--timeout",
+                "20s",
+            ],
+        ),
+    );
+    assert!(
+        ours.stdout
+            .contains(&"pod \"held\" has DeletionTimestamp older than 1 seconds, skipping".into()),
+        "{ours:?}"
+    );
+    assert_eq!(ours.code, 0, "{ours:?}");
+}
