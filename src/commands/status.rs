@@ -63,9 +63,7 @@ fn named(nodes: Vec<Node>, names: &[String]) -> Result<Vec<Node>, Exit> {
 pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
     let clients = client::connect(&args.cluster).await?;
     // Retries of a failing API server are said, not waited out in silence.
-    let (warnings, rx) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(crate::ui::lines::run(rx));
-    let _told = crate::drain::retry::tell(&clients, &warnings);
+    let _retries = crate::ui::lines::retries(&clients);
     let api: Api<Node> = Api::all(clients.main.clone());
     let nodes = api
         .list(&ListParams::default())

@@ -11,9 +11,7 @@ use crate::publish::{Publish, Publisher};
 pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let selection = drain_options::node_selection(&args.nodes, args.selector.as_ref())?;
     let clients = client::connect(&args.cluster).await?;
-    let (warnings, rx) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(crate::ui::lines::run(rx));
-    let _told = crate::drain::retry::tell(&clients, &warnings);
+    let _retries = crate::ui::lines::retries(&clients);
     let nodes = discover::resolve_nodes(&clients.main, &selection)
         .await
         .map_err(Exit::from)?;

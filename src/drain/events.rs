@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::outcome::{Cause, Forced, NodeOutcome, NodeStatus};
+use super::outcome::{Cause, Forced, NodeOutcome};
 use super::pod_key::PodKey;
 use super::warning::Warning;
 
@@ -78,9 +78,8 @@ pub(crate) enum Event {
     },
     NodeDone {
         node: String,
-        status: NodeStatus,
         elapsed: Duration,
-        /// Everything the node's drain ended with.
+        /// Everything the node's drain ended with, its status first.
         outcome: Arc<NodeOutcome>,
     },
     /// The API server is failing requests; the drain keeps retrying.

@@ -160,24 +160,20 @@ pub(crate) async fn run(
                     .node_event(&node, "Warning", FORCED, &message)
                     .await;
             }
-            Event::NodeDone {
-                node,
-                status: NodeStatus::Drained,
-                ..
-            } => {
+            Event::NodeDone { node, outcome, .. } if outcome.status == NodeStatus::Drained => {
                 holds.forget(&node);
                 recorder
                     .node_event(&node, "Normal", DRAINED, "Drained by kubectl maintain")
                     .await;
             }
-            Event::NodeDone { node, status, .. } => {
+            Event::NodeDone { node, outcome, .. } => {
                 tell(&recorder, holds.ended(&node)).await;
                 recorder
                     .node_event(
                         &node,
                         "Warning",
                         NOT_DRAINED,
-                        &format!("Drain ended: {status}"),
+                        &format!("Drain ended: {}", outcome.status),
                     )
                     .await;
             }

@@ -187,10 +187,10 @@ impl Board {
                 state.terminating.remove(&pod);
             }
             Event::NodeDone {
-                status, elapsed, ..
+                elapsed, outcome, ..
             } => {
                 let after = crate::duration::human(elapsed);
-                state.done = Some(format!("{status} after {after}"));
+                state.done = Some(format!("{} after {after}", outcome.status));
             }
             Event::ApiTrouble { message, .. } => self.api_trouble = Some(message),
             Event::Phase {

@@ -3,7 +3,9 @@
 
 use tokio::sync::mpsc;
 
-use crate::drain::events::Event;
+use crate::client::Clients;
+use crate::drain::events::{Event, Sink};
+use crate::drain::retry::RetriesTold;
 use kube_conventions::count;
 
 use crate::duration::human;
@@ -61,10 +63,9 @@ pub(crate) fn line(e: &Event) -> Option<String> {
         } => format!("node/{node} wave {wave} done in {}", human(*elapsed)),
         Event::NodeDone {
             node,
-            status,
             elapsed,
-            ..
-        } => format!("node/{node} {status} after {}", human(*elapsed)),
+            outcome,
+        } => format!("node/{node} {} after {}", outcome.status, human(*elapsed)),
         Event::ApiTrouble { node, message } => {
             format!("node/{node} API request failed, retrying: {message}")
         }
@@ -84,6 +85,23 @@ pub(crate) fn line(e: &Event) -> Option<String> {
             format!("node/{node} {phase}{detail} · {pool}")
         }
     })
+}
+
+/// The client's retries told on stderr as lines, for as long as this
+/// lives: for commands without a drain's listeners (uncordon, status).
+pub(crate) struct RetryLines {
+    _told: RetriesTold,
+    /// The sender the teller's weak one needs alive.
+    _sink: Sink,
+}
+
+pub(crate) fn retries(clients: &Clients) -> RetryLines {
+    let (sink, rx) = mpsc::unbounded_channel();
+    tokio::spawn(run(rx));
+    RetryLines {
+        _told: crate::drain::retry::tell(clients, &sink),
+        _sink: sink,
+    }
 }
 
 pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {

@@ -1,6 +1,7 @@
 //! Who shows a drain's events: bars on a terminal, lines otherwise,
-//! kubectl drain's lines for scripts, or nothing. One display serves a drain, or a whole roll of many drains;
-//! what is published to the cluster is `crate::publish`'s.
+//! kubectl drain's lines for scripts, or nothing. One display serves a
+//! drain, or a whole roll of many drains; what is published to the cluster
+//! is `crate::publish`'s.
 
 use std::time::Duration;
 

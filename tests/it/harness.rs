@@ -287,21 +287,26 @@ impl Cluster {
         Self::finish(cmd.spawn().expect("command starts"), limit)
     }
 
-    /// The real kubectl against this sandbox (killed after 60 s).
-    pub(crate) fn kubectl(&self, args: &[&str]) -> Run {
+    /// A kubectl (`program`) against this sandbox, with its own cache.
+    fn kubectl_command(&self, program: &Path, args: &[&str]) -> Command {
         let cache = self.dir.path().join("cache");
         let mut all = vec!["--cache-dir", cache.to_str().expect("utf-8 path")];
         all.extend_from_slice(args);
-        Self::run(self.command(&kubectl_path(), &all), Duration::from_secs(60))
+        self.command(program, &all)
+    }
+
+    /// The real kubectl against this sandbox (killed after 60 s).
+    pub(crate) fn kubectl(&self, args: &[&str]) -> Run {
+        Self::run(
+            self.kubectl_command(&kubectl_path(), args),
+            Duration::from_secs(60),
+        )
     }
 
     /// The real kubectl of minor `1.<minor>` against this sandbox.
     pub(crate) fn kubectl_minor(&self, minor: u32, args: &[&str]) -> Run {
-        let cache = self.dir.path().join("cache");
-        let mut all = vec!["--cache-dir", cache.to_str().expect("utf-8 path")];
-        all.extend_from_slice(args);
         Self::run(
-            self.command(&kubectl_of_minor(minor), &all),
+            self.kubectl_command(&kubectl_of_minor(minor), args),
             Duration::from_secs(60),
         )
     }
@@ -323,10 +328,7 @@ impl Cluster {
 
     /// The real kubectl with extra environment (over the hermetic one).
     pub(crate) fn kubectl_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let cache = self.dir.path().join("cache");
-        let mut all = vec!["--cache-dir", cache.to_str().expect("utf-8 path")];
-        all.extend_from_slice(args);
-        let mut cmd = self.command(&kubectl_path(), &all);
+        let mut cmd = self.kubectl_command(&kubectl_path(), args);
         cmd.envs(env.iter().copied());
         Self::run(cmd, Duration::from_secs(60))
     }

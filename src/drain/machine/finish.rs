@@ -13,7 +13,6 @@ impl NodeMachine {
         let outcome = self.build(status, message);
         self.emit(Event::NodeDone {
             node: self.node.clone(),
-            status,
             elapsed,
             outcome: std::sync::Arc::new(outcome.clone()),
         });

@@ -253,24 +253,12 @@ impl Script {
     /// kubectl's filter errors for a node: one per kind of refusal, with
     /// every pod it refuses (pkg/drain/filters.go `errors`).
     fn refusals(&self, n: &NodeOutcome) -> Vec<String> {
-        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-        for p in &n.pods {
-            let PodResult::Remaining {
+        grouped(n.pods.iter().filter_map(|p| match &p.result {
+            PodResult::Remaining {
                 cause: Cause::Refused { refusal, .. },
-            } = &p.result
-            else {
-                continue;
-            };
-            let message = self.config.dialect.refusal(refusal);
-            match groups.iter_mut().find(|(m, _)| *m == message) {
-                Some((_, pods)) => pods.push(p.pod.to_string()),
-                None => groups.push((message, vec![p.pod.to_string()])),
-            }
-        }
-        groups
-            .into_iter()
-            .map(|(message, pods)| format!("{message}: {}", pods.join(", ")))
-            .collect()
+            } => Some((self.config.dialect.refusal(refusal), &p.pod)),
+            _ => None,
+        }))
     }
 
     /// Why each pod left on a node that timed out or failed is still there,
@@ -384,21 +372,26 @@ fn ours(e: &Event) -> Vec<Line> {
 /// kubectl's `Warning:` line for a node's pods: each message with the pods
 /// it names (kubectl's order of messages is a Go map's; ours is stable).
 fn warning_line(warned: &[(PodKey, &'static str)]) -> Option<Line> {
-    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
-    for (pod, message) in warned {
-        match groups.iter_mut().find(|(m, _)| m == message) {
+    let parts = grouped(warned.iter().map(|(pod, message)| (*message, pod)));
+    (!parts.is_empty()).then(|| err(format!("Warning: {}", parts.join("; "))))
+}
+
+/// `MESSAGE: ns/a, ns/b` for each message, with its pods in their order,
+/// as kubectl's filter list groups its warnings and errors.
+fn grouped<'a, M: AsRef<str> + PartialEq>(
+    items: impl Iterator<Item = (M, &'a PodKey)>,
+) -> Vec<String> {
+    let mut groups: Vec<(M, Vec<String>)> = Vec::new();
+    for (message, pod) in items {
+        match groups.iter_mut().find(|(m, _)| *m == message) {
             Some((_, pods)) => pods.push(pod.to_string()),
             None => groups.push((message, vec![pod.to_string()])),
         }
     }
-    if groups.is_empty() {
-        return None;
-    }
-    let parts: Vec<String> = groups
-        .iter()
-        .map(|(message, pods)| format!("{message}: {}", pods.join(", ")))
-        .collect();
-    Some(err(format!("Warning: {}", parts.join("; "))))
+    groups
+        .into_iter()
+        .map(|(message, pods)| format!("{}: {}", message.as_ref(), pods.join(", ")))
+        .collect()
 }
 
 /// The pods of an outcome kubectl's filters warn about.
@@ -500,7 +493,6 @@ mod tests {
     fn done(n: NodeOutcome) -> Event {
         Event::NodeDone {
             node: n.node.clone(),
-            status: n.status,
             elapsed: Duration::ZERO,
             outcome: Arc::new(n),
         }
