@@ -49,6 +49,8 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l pod-selector -d 'Only pods matching this label selector are drained' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l lost-pod-timeout -d 'On a node whose kubelet is down (NotReady), a pod whose deletion was asked longer ago than this counts as gone, as Cluster API does; 0 waits for it, as kubectl drain does' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l fence-command -d 'With --node-shut-down: a command that powers the node off (IPMI, Redfish, a cloud CLI), run with NODE and NODE_ADDRESSES in its environment; exit 0 is the proof' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l chunk-size -d 'List pods in pages of this many (0: all at once)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t'`false` is kubectl\'s deprecated spelling'
@@ -113,6 +115,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-short-deadline -d 'With --deadline shorter than some pods\' grace period: yes, delete those pods as soon as an eviction is refused (otherwise the drain refuses before any change)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l node-shut-down -d 'Take nodes whose kubelet is down out of service (the node.kubernetes.io/out-of-service taint), so that their StatefulSet pods and volumes move at once; only with proof that they are powered off: the cloud\'s node.kubernetes.io/shutdown taint, --fence-command, or the node\'s name typed at the prompt'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
@@ -137,6 +140,8 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l pod-selector -d 'Only pods matching this label selector are drained' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l lost-pod-timeout -d 'On a node whose kubelet is down (NotReady), a pod whose deletion was asked longer ago than this counts as gone, as Cluster API does; 0 waits for it, as kubectl drain does' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l fence-command -d 'With --node-shut-down: a command that powers the node off (IPMI, Redfish, a cloud CLI), run with NODE and NODE_ADDRESSES in its environment; exit 0 is the proof' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l chunk-size -d 'List pods in pages of this many (0: all at once)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t'`false` is kubectl\'s deprecated spelling'
@@ -201,6 +206,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-short-deadline -d 'With --deadline shorter than some pods\' grace period: yes, delete those pods as soon as an eviction is refused (otherwise the drain refuses before any change)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l node-shut-down -d 'Take nodes whose kubelet is down out of service (the node.kubernetes.io/out-of-service taint), so that their StatefulSet pods and volumes move at once; only with proof that they are powered off: the cloud\'s node.kubernetes.io/shutdown taint, --fence-command, or the node\'s name typed at the prompt'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
@@ -225,6 +231,8 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l pod-selector -d 'Only pods matching this label selector are drained' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lost-pod-timeout -d 'On a node whose kubelet is down (NotReady), a pod whose deletion was asked longer ago than this counts as gone, as Cluster API does; 0 waits for it, as kubectl drain does' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l fence-command -d 'With --node-shut-down: a command that powers the node off (IPMI, Redfish, a cloud CLI), run with NODE and NODE_ADDRESSES in its environment; exit 0 is the proof' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l chunk-size -d 'List pods in pages of this many (0: all at once)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l dry-run -d 'none, client (show the plan) or server (also ask the API server); no changes are made' -r -f -a "none\t'`false` is kubectl\'s deprecated spelling'
@@ -296,6 +304,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l allow-short-deadline -d 'With --deadline shorter than some pods\' grace period: yes, delete those pods as soon as an eviction is refused (otherwise the drain refuses before any change)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l node-shut-down -d 'Take nodes whose kubelet is down out of service (the node.kubernetes.io/out-of-service taint), so that their StatefulSet pods and volumes move at once; only with proof that they are powered off: the cloud\'s node.kubernetes.io/shutdown taint, --fence-command, or the node\'s name typed at the prompt'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l by-zone -d 'Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone\'s'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ignore-markers -d 'Ignore pods\' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l all-or-nothing -d 'If kubectl\'s filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)'
@@ -347,6 +356,7 @@ threadcreate\t''
 block\t''
 mutex\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l even-if-not-ready -d 'Uncordon a node that is not Ready too (its out-of-service taint stays until it is Ready)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''

@@ -316,6 +316,15 @@ pub struct DrainArgs {
     /// Delete pods instead of evicting them, bypassing PodDisruptionBudgets
     #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
     pub disable_eviction: bool,
+    /// On a node whose kubelet is down (NotReady), a pod whose deletion was asked longer ago than this counts as gone, as Cluster API does; 0 waits for it, as kubectl drain does
+    #[arg(long, value_name = "DURATION", default_value = "1s")]
+    pub lost_pod_timeout: String,
+    /// Take nodes whose kubelet is down out of service (the node.kubernetes.io/out-of-service taint), so that their StatefulSet pods and volumes move at once; only with proof that they are powered off: the cloud's node.kubernetes.io/shutdown taint, --fence-command, or the node's name typed at the prompt
+    #[arg(long)]
+    pub node_shut_down: bool,
+    /// With --node-shut-down: a command that powers the node off (IPMI, Redfish, a cloud CLI), run with NODE and NODE_ADDRESSES in its environment; exit 0 is the proof
+    #[arg(long, value_name = "CMD", requires = "node_shut_down")]
+    pub fence_command: Option<String>,
     /// Pods terminating for longer than this many seconds are not waited for (0: wait)
     #[arg(
         long,
@@ -457,6 +466,9 @@ pub struct UncordonArgs {
     /// Select the nodes by label instead of naming them
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
+    /// Uncordon a node that is not Ready too (its out-of-service taint stays until it is Ready)
+    #[arg(long)]
+    pub even_if_not_ready: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

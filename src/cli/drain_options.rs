@@ -98,6 +98,15 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
                     .map_err(|e| Exit::usage(format!("--detach-timeout: {e}")))?,
             )
         },
+        lost_pod_timeout: Some(
+            crate::duration::parse(&args.lost_pod_timeout)
+                .map_err(|e| Exit::usage(format!("--lost-pod-timeout: {e}")))?,
+        )
+        .filter(|d| !d.is_zero()),
+        node_shut_down: args.node_shut_down.then(|| match &args.fence_command {
+            Some(cmd) => crate::drain::out_of_service::Proof::Fence(cmd.clone()),
+            None => crate::drain::out_of_service::Proof::Typed,
+        }),
         pod_selector: (!args.pod_selector.is_empty()).then(|| args.pod_selector.clone()),
         disable_eviction: args.disable_eviction,
         chunk_size: u32::try_from(args.chunk_size).unwrap_or(0),

@@ -78,6 +78,8 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         allow_short_deadline: false,
         surge: false,
         detach_wait: Some(Duration::from_secs(300)),
+        lost_pod_timeout: Some(Duration::from_secs(1)),
+        node_shut_down: None,
         node_conditions: true,
         reason: Some("demo".into()),
         guards: crate::policy::guard::Guards::default(),

@@ -27,6 +27,17 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let mut failed = None;
     for node in nodes {
         let name = node.metadata.name.clone().unwrap_or_default();
+        // Pods sent back to a node whose kubelet is down would hang there.
+        if !args.even_if_not_ready
+            && let Some(down) = crate::drain::node_health::check(&clients.main, &node).await
+        {
+            eprintln!(
+                "error: unable to uncordon node {name:?}: it is {}: pods scheduled there would not start; rerun once it is Ready, or with --even-if-not-ready",
+                crate::ui::words::dead_node::State(&down)
+            );
+            failed = Some(exit::FAILURE);
+            continue;
+        }
         // As kubectl uncordon: a node that cannot be returned is told and
         // the others are still returned; the exit code says one failed.
         let undo = match cordon::uncordon(&clients.main, node, &publisher).await {

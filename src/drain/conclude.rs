@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::Timestamp;
 
+use super::node_health::NodeDown;
 use super::outcome::{Cause, PodOutcome, PodResult};
 use super::pod_key::PodKey;
 use crate::policy::classify::{WaitReason, priority};
@@ -38,6 +39,7 @@ pub(crate) fn pod_outcomes(
     ended: Vec<Ended<'_>>,
     waves: &[String],
     terminating_namespaces: &BTreeSet<String>,
+    down: Option<(&str, &NodeDown)>,
     now: Timestamp,
 ) -> Vec<PodOutcome> {
     let running = ended
@@ -69,6 +71,15 @@ pub(crate) fn pod_outcomes(
                         },
                     }
                 }
+                // Without a kubelet nothing stops it: that is the cause,
+                // not its grace period.
+                Standing::Terminating if let Some((node, d)) = down => PodResult::Remaining {
+                    cause: Cause::NodeNotReady {
+                        node: node.to_string(),
+                        ready: d.ready.clone(),
+                        since: d.since.clone(),
+                    },
+                },
                 Standing::Terminating => PodResult::Remaining {
                     cause: terminating_cause(e.pod, now),
                 },
@@ -146,6 +157,7 @@ mod tests {
             ],
             &waves,
             &BTreeSet::new(),
+            None,
             Timestamp::now(),
         );
         assert_eq!(

@@ -49,6 +49,7 @@ impl DrainContext {
             waves: self.waves.clone(),
             timeout: self.options.timeout,
             skip_wait_for_delete: self.options.flags.skip_wait_for_delete_timeout,
+            lost_pod_timeout: self.options.lost_pod_timeout,
             terminating_namespaces: self.terminating_namespaces.clone(),
             in_flight: IN_FLIGHT,
             delete: self.options.disable_eviction,

@@ -57,7 +57,11 @@ pub(crate) struct Attachments {
 }
 
 impl Attachments {
-    async fn store(&self, client: &kube::Client) -> Result<Store<VolumeAttachment>, String> {
+    /// Every VolumeAttachment, listed once and watched, or why not.
+    pub(crate) async fn store(
+        &self,
+        client: &kube::Client,
+    ) -> Result<Store<VolumeAttachment>, String> {
         let mut kept = self.store.lock().await;
         if let Some(kept) = kept.as_ref() {
             return kept.clone();

@@ -36,6 +36,8 @@ pub(crate) async fn drain_node(
     let mut changed = ctx.budgets.subscribe();
     let mut interrupt = ctx.interrupt.clone();
     let mut inflight = FuturesUnordered::new();
+    // A node read again now and then while its pods are awaited.
+    let mut reading = false;
     let mut effects = if *interrupt.borrow() {
         machine.step(Input::Interrupted, now())
     } else {
@@ -59,23 +61,7 @@ pub(crate) async fn drain_node(
                 },
                 Effect::AwaitDetach { claims, limit } => {
                     let node = machine.node().to_string();
-                    let (client, attachments) = (&ctx.clients.main, &ctx.attachments);
-                    inflight.push(
-                        async move {
-                            let events = &ctx.events;
-                            let r = super::detach::wait(
-                                client,
-                                attachments,
-                                events,
-                                &node,
-                                &claims,
-                                limit,
-                            )
-                            .await;
-                            Input::Detached(r)
-                        }
-                        .boxed(),
-                    );
+                    inflight.push(await_detach(ctx, node, claims, limit).boxed());
                 }
                 Effect::Surge { key, owner, budget } => {
                     let node = machine.node().to_string();
@@ -98,12 +84,22 @@ pub(crate) async fn drain_node(
                     }
                     ctx.events.emit(e);
                 }
-                Effect::Finish(outcome) => return *outcome,
+                Effect::Finish(mut outcome) => {
+                    if outcome.not_ready.is_some() {
+                        super::dead_node::attached_volumes(ctx, &mut outcome).await;
+                    }
+                    return *outcome;
+                }
             }
         }
         effects = tell_at_once(ctx, &mut machine, held, unwatched);
         if !effects.is_empty() {
             continue;
+        }
+        if !reading && machine.awaits_deletions() {
+            reading = true;
+            let (client, node) = (ctx.clients.main.clone(), machine.node().to_string());
+            inflight.push(super::dead_node::health(client, node).boxed());
         }
         let wake = machine.next_wakeup();
         let input = tokio::select! {
@@ -125,9 +121,24 @@ pub(crate) async fn drain_node(
         if let Input::Answer { key, answer, .. } = &input {
             budgets.answered(key, spent(answer));
         }
+        if let Input::NodeHealth(_) = &input {
+            reading = false;
+        }
         note_refusing_budget(ctx, &mut machine, &input);
         effects = machine.step(input, now());
     }
+}
+
+/// Waits for the evicted pods' volumes to detach from the node.
+async fn await_detach(
+    ctx: &DrainContext,
+    node: String,
+    claims: Vec<(String, String)>,
+    limit: std::time::Duration,
+) -> Input {
+    let (client, attachments) = (&ctx.clients.main, &ctx.attachments);
+    let r = super::detach::wait(client, attachments, &ctx.events, &node, &claims, limit).await;
+    Input::Detached(r)
 }
 
 /// What the machine is told at once, without waiting: evictions held

@@ -22,6 +22,8 @@ use super::driver::now;
 use super::events::{Announcer, Event, Sink};
 use super::evict::Evictor;
 use super::machine::{NodeMachine, Settings, WaveSpec};
+use super::node_health::NodeDown;
+use super::out_of_service::NodeProof;
 use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::{self, PodQuery, Snapshot};
@@ -42,6 +44,10 @@ pub(crate) struct NodePlan {
     resource_version: String,
     /// Every pod listed, with its fate, decided once.
     pods: Vec<(Pod, Disposition)>,
+    /// The node's kubelet is down, as found (crate::drain::node_health).
+    down: Option<NodeDown>,
+    /// `--node-shut-down` takes it out of service, with this proof.
+    proof: Option<NodeProof>,
 }
 
 impl NodePlan {
@@ -52,6 +58,17 @@ impl NodePlan {
     /// A machine for a preview, which leaves the plan as it is.
     fn machine(&self, settings: Arc<Settings>, was_cordoned: bool) -> NodeMachine {
         NodeMachine::new(&self.name, settings, self.pods.clone(), was_cordoned, now())
+            .with_health(self.health())
+    }
+
+    /// The node's health as the drain starts: down, and out of service once
+    /// `--node-shut-down` has its proof.
+    fn health(&self) -> Option<NodeDown> {
+        let mut down = self.down.clone()?;
+        if self.proof.is_some() && !down.out_of_service() {
+            down.taints.push(super::node_health::OUT_OF_SERVICE.into());
+        }
+        Some(down)
     }
 
     /// The node joins the budget broker with the pods of its first wave
@@ -87,7 +104,9 @@ impl NodePlan {
         // Joined before the first await, so that nodes started together
         // are served in the order they were started.
         let budgets = self.join_budgets(engine);
-        let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, now());
+        let health = self.health();
+        let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, now())
+            .with_health(health);
         let (publisher, events) = (&engine.publisher, Some(&engine.events.sink));
         publisher.stage(&self.name, Stage::Started, events).await;
         let out = driver::drain_node(
@@ -120,6 +139,37 @@ pub(crate) struct Prepared {
     wave_names: Vec<String>,
     /// What the operator should know before anything changes.
     warnings: Vec<Warning>,
+}
+
+/// Each listed node's health (crate::drain::node_health) and, with
+/// `--node-shut-down`, the proof each is asked for, before any change.
+async fn health_and_proofs(
+    client: &kube::Client,
+    options: &Options,
+    listed: &[(Node, String, PodQuery, Snapshot)],
+) -> Result<(Vec<Option<NodeDown>>, Vec<(String, NodeProof)>), DrainError> {
+    let mut health = Vec::new();
+    for (node, ..) in listed {
+        health.push(super::node_health::check(client, node).await);
+    }
+    let proofs = match &options.node_shut_down {
+        Some(proof) if options.dry_run == DryRun::None => {
+            let nodes: Vec<(&str, Option<&NodeDown>)> = listed
+                .iter()
+                .zip(&health)
+                .map(|((_, name, ..), d)| (name.as_str(), d.as_ref()))
+                .collect();
+            super::out_of_service::plan(proof, &nodes, can_type()).map_err(DrainError::NoProof)?
+        }
+        _ => Vec::new(),
+    };
+    Ok((health, proofs))
+}
+
+/// Can a person type at this terminal (a node's name, as proof)?
+fn can_type() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
 /// What drains running at the same time (a roll's nodes) share: the
@@ -174,6 +224,7 @@ pub(crate) async fn prepare_sharing(
     } else {
         Default::default()
     };
+    let (health, proofs) = health_and_proofs(main, &options, &listed).await?;
     let classifier = Classifier {
         plan,
         flags: options.flags.clone(),
@@ -184,13 +235,22 @@ pub(crate) async fn prepare_sharing(
     let now = now();
     let nodes: Vec<NodePlan> = listed
         .into_iter()
+        .zip(health)
         .map(
-            |(node, name, query, snapshot): (Node, String, PodQuery, Snapshot)| NodePlan {
-                pods: classifier.classify(snapshot.pods, now.wall),
-                resource_version: snapshot.resource_version,
-                node,
-                name,
-                query,
+            |((node, name, query, snapshot), down): ((Node, String, PodQuery, Snapshot), _)| {
+                let proof = proofs
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, p)| p.clone());
+                NodePlan {
+                    pods: classifier.classify(snapshot.pods, now.wall),
+                    resource_version: snapshot.resource_version,
+                    down,
+                    proof,
+                    node,
+                    name,
+                    query,
+                }
             },
         )
         .collect();
@@ -293,6 +353,16 @@ impl Prepared {
         options.dry_run == DryRun::None && !(options.all_or_nothing && self.refused())
     }
 
+    /// Nodes whose name must be typed, as proof that they are powered off,
+    /// before `--node-shut-down` takes them out of service.
+    pub(crate) fn names_to_type(&self) -> Vec<&str> {
+        self.nodes
+            .iter()
+            .filter(|n| n.proof == Some(NodeProof::Typed))
+            .map(|n| n.name.as_str())
+            .collect()
+    }
+
     /// Does `--deadline` delete what is still held at some point?
     pub(crate) fn has_deadline(&self) -> bool {
         self.engine.options.deadline.is_some()
@@ -323,6 +393,40 @@ impl Prepared {
         )
     }
 
+    /// Cordons every selected node first, as kubectl does; a node proven
+    /// powered off is taken out of service with it, recorded alike (its
+    /// `--fence-command` run before any change: every node powered off, or
+    /// none taken out of service). Whether each was cordoned before.
+    async fn cordon_all(&self) -> Result<Vec<bool>, DrainError> {
+        let engine = &self.engine;
+        let (client, spec) = (&engine.clients.main, engine.options.cordon_spec());
+        for n in &self.nodes {
+            if let Some(NodeProof::Fence(cmd)) = &n.proof {
+                super::out_of_service::fence(cmd, &n.node)
+                    .await
+                    .map_err(DrainError::NotShutDown)?;
+            }
+        }
+        let mut was_cordoned = Vec::new();
+        for n in &self.nodes {
+            let mut taints = spec.taints.to_vec();
+            if n.proof.is_some() {
+                taints.push(super::out_of_service::taint());
+            }
+            let spec = super::cordon::CordonSpec {
+                taints: &taints,
+                ..spec
+            };
+            let (was, already) = cordon(client, &spec, &n.node, false).await?;
+            was_cordoned.push(was);
+            engine.events.emit(Event::Cordoned {
+                node: n.name.clone(),
+                already,
+            });
+        }
+        Ok(was_cordoned)
+    }
+
     /// Carries the drain out (or, for dry runs and refusals, reports).
     pub(crate) async fn execute(self) -> Result<DrainOutcome, DrainError> {
         let started = Instant::now();
@@ -350,16 +454,7 @@ impl Prepared {
             return Ok(outcome(self.wave_names.clone(), dry_run, started, out));
         }
 
-        // Cordon every selected node first, as kubectl does.
-        let mut was_cordoned = Vec::new();
-        for n in &self.nodes {
-            let (was, already) = cordon(client, &spec, &n.node, false).await?;
-            was_cordoned.push(was);
-            engine.events.emit(Event::Cordoned {
-                node: n.name.clone(),
-                already,
-            });
-        }
+        let was_cordoned = self.cordon_all().await?;
         let settings = engine.settings();
         let Prepared {
             nodes, wave_names, ..
@@ -492,6 +587,15 @@ fn warnings(nodes: &[NodePlan], options: &Options, no_room: bool) -> Vec<Warning
     let claims = evicted().any(|(p, _)| claim_names(p).next().is_some());
     if let (true, Some(limit)) = (claims, options.detach_wait) {
         warnings.push(Warning::WaitsForDetach { limit });
+    }
+    for n in nodes {
+        if let Some(down) = n.health() {
+            warnings.push(Warning::NodeDown {
+                node: n.name.clone(),
+                down: Box::new(down),
+                lost_after: options.lost_pod_timeout,
+            });
+        }
     }
     if let Some(after) = options.deadline {
         warnings.push(Warning::Deadline {

@@ -29,6 +29,13 @@ pub(crate) enum DrainError {
     /// A guard rail refused the selection; nothing was changed.
     #[error("{0}")]
     Guard(crate::policy::guard::Refusal),
+    /// `--node-shut-down` without what it needs (a node that is Ready, no
+    /// way to prove power-off); nothing was changed.
+    #[error("{0}")]
+    NoProof(String),
+    /// A fence command failed: no proof of power-off; nothing was changed.
+    #[error("{0}")]
+    NotShutDown(String),
 }
 
 impl DrainError {
@@ -36,7 +43,10 @@ impl DrainError {
     pub(crate) fn is_usage(&self) -> bool {
         matches!(
             self,
-            DrainError::NodesNotFound(_) | DrainError::NoNodesMatch(_) | DrainError::Guard(_)
+            DrainError::NodesNotFound(_)
+                | DrainError::NoNodesMatch(_)
+                | DrainError::Guard(_)
+                | DrainError::NoProof(_)
         )
     }
 }

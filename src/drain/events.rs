@@ -44,6 +44,14 @@ pub(crate) enum Event {
         pod: PodKey,
         seconds: u64,
     },
+    /// On a node whose kubelet is down, its deletion asked `seconds` ago,
+    /// longer than `--lost-pod-timeout`: counted as gone.
+    PodLost {
+        node: String,
+        pod: PodKey,
+        seconds: i64,
+        timeout: Duration,
+    },
     /// A pod cannot go yet, and why.
     Blocked {
         node: String,

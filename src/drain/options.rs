@@ -30,6 +30,12 @@ pub(crate) struct Options {
     pub(crate) surge: bool,
     /// `--detach-timeout`; None with `--skip-wait-for-detach`.
     pub(crate) detach_wait: Option<Duration>,
+    /// `--lost-pod-timeout`: on a node whose kubelet is down, pods whose
+    /// deletion was asked longer ago count as gone (None: 0, off).
+    pub(crate) lost_pod_timeout: Option<Duration>,
+    /// `--node-shut-down`: take down nodes out of service, with proof
+    /// that they are powered off (crate::drain::out_of_service).
+    pub(crate) node_shut_down: Option<crate::drain::out_of_service::Proof>,
     pub(crate) pod_selector: Option<String>,
     pub(crate) disable_eviction: bool,
     pub(crate) chunk_size: u32,

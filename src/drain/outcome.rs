@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::node_health::NodeDown;
 use super::pod_key::PodKey;
 use crate::policy::classify::{Refusal, SkipReason, WaitReason};
 
@@ -101,6 +102,15 @@ pub(crate) enum Cause {
     Forbidden { message: String },
     /// Never sent an eviction (interrupted or out of time first).
     NotStarted,
+    /// Evicted, and its node's kubelet is not running: nothing will stop
+    /// it (Ready `ready` since `since`).
+    #[serde(rename_all = "camelCase")]
+    NodeNotReady {
+        node: String,
+        ready: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        since: Option<String>,
+    },
 }
 
 /// What still held a pod that `--deadline` deleted.
@@ -141,6 +151,30 @@ pub(crate) enum PodResult {
     WouldBlock { cause: Cause },
     /// Still on the node.
     Remaining { cause: Cause },
+    /// On a node whose kubelet is down, its deletion asked `seconds` ago:
+    /// counted as gone (`--lost-pod-timeout`), with what it still holds.
+    Lost {
+        seconds: i64,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        stuck: Vec<Stuck>,
+    },
+}
+
+/// What a pod counted as gone on a dead node still holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub(crate) enum Stuck {
+    /// Its StatefulSet makes no replacement until the pod object is gone.
+    StatefulSet { name: String },
+    /// Its claim's volume is still attached to the node.
+    #[serde(rename_all = "camelCase")]
+    Volume {
+        claim: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        volume: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        attachment: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -183,6 +217,9 @@ pub(crate) struct NodeOutcome {
     /// Every PodDisruptionBudget that refused an eviction on this node.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) budget_holds: Vec<BudgetHold>,
+    /// The node's kubelet is not running (as last read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) not_ready: Option<NodeDown>,
 }
 
 /// A PodDisruptionBudget that held up a node's drain: the pods whose

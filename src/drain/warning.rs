@@ -17,6 +17,13 @@ pub(crate) enum Warning {
     LeftPending(Vec<PodKey>),
     /// Pods to evict use claims: a node waits for their volumes to detach.
     WaitsForDetach { limit: Duration },
+    /// The node's kubelet is not running: what the drain does about it
+    /// (`lost_after`: `--lost-pod-timeout`, None when off).
+    NodeDown {
+        node: String,
+        down: Box<super::node_health::NodeDown>,
+        lost_after: Option<Duration>,
+    },
     /// `--deadline`: what is left then is deleted, budgets bypassed.
     Deadline {
         after: Duration,

@@ -285,9 +285,18 @@ pub fn uncordon_patch(node: &Node) -> Uncordon {
         .as_ref()
         .and_then(|s| s.taints.clone())
         .unwrap_or_default();
+    // The out-of-service taint (crate::drain::out_of_service) stays while
+    // the node is not Ready: its pods would otherwise come back to a node
+    // that may still be down, its volumes attach there.
+    let ready = crate::drain::node_health::is_ready(node);
+    let removed: Vec<&TaintSpec> = record
+        .taints
+        .iter()
+        .filter(|r| ready || r.key != crate::drain::node_health::OUT_OF_SERVICE)
+        .collect();
     let kept: Vec<Value> = current
         .iter()
-        .filter(|t| !record.taints.iter().any(|r| r.matches(t)))
+        .filter(|t| !removed.iter().any(|r| r.matches(t)))
         .filter_map(|t| serde_json::to_value(t).ok())
         .collect();
     let mut spec = match &another {
@@ -314,9 +323,16 @@ pub fn uncordon_patch(node: &Node) -> Uncordon {
         }
         None => "uncordoned".to_string(),
     };
-    if !record.taints.is_empty() {
-        let names: Vec<String> = record.taints.iter().map(ToString::to_string).collect();
+    if !removed.is_empty() {
+        let names: Vec<String> = removed.iter().map(ToString::to_string).collect();
         words = format!("{words}; removed taints {}", names.join(", "));
+    }
+    if let Some(oos) = record.taints.iter().find(|r| !removed.contains(r)) {
+        let name = node.metadata.name.as_deref().unwrap_or_default();
+        words = format!(
+            "{words}; kept taint {oos} while the node is not Ready (once it is back: kubectl taint node {name} {}-)",
+            oos.key
+        );
     }
     let mut metadata = json!({"resourceVersion": rv, "annotations": {ANNOTATION: null}});
     let labels = node.metadata.labels.as_ref();

@@ -147,6 +147,12 @@ impl Board {
                 }
                 return;
             }
+            Event::PodLost { node, .. } => {
+                if let Some(line) = super::lines::line(&e) {
+                    let _ = self.multi.println(line);
+                }
+                node.clone()
+            }
             // The pod's line says it is blocked; each refusal is not news.
             Event::EvictionRefused { .. } => return,
         };
@@ -181,7 +187,9 @@ impl Board {
                 state.blocked.remove(&pod);
                 state.terminating.insert(pod);
             }
-            Event::PodGone { pod, .. } | Event::NotWaitedFor { pod, .. } => {
+            Event::PodGone { pod, .. }
+            | Event::NotWaitedFor { pod, .. }
+            | Event::PodLost { pod, .. } => {
                 state.gone += 1;
                 state.blocked.remove(&pod);
                 state.terminating.remove(&pod);

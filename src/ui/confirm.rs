@@ -31,7 +31,7 @@ pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
         for w in prepared.warnings() {
             eprintln!("warning: {w}");
         }
-        return true;
+        return typed(prepared).await;
     }
     let preview = prepared.preview();
     let tight = prepared.tight_budgets().await;
@@ -44,7 +44,34 @@ pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
             prepared.has_deadline()
         )
     );
-    ask("Drain now?".into()).await
+    ask("Drain now?".into()).await && typed(prepared).await
+}
+
+/// `--node-shut-down` without another proof: each node's name typed, even
+/// with `--yes` (a yes is no proof that a machine is powered off).
+async fn typed(prepared: &Prepared) -> bool {
+    for name in prepared.names_to_type() {
+        let question = format!(
+            "node/{name} will be taken out of service: its pods are force-deleted and its volumes detached, which corrupts them if it still runs. Type its name to confirm it is powered off"
+        );
+        let answer = tokio::task::spawn_blocking(move || {
+            dialoguer::Input::<String>::new()
+                .with_prompt(question)
+                .allow_empty(true)
+                .interact_text_on(&dialoguer::console::Term::stderr())
+                .unwrap_or_default()
+        })
+        .await
+        .unwrap_or_default();
+        if answer.trim() != name {
+            eprintln!(
+                "error: {:?} is not the node's name: node/{name} is not taken out of service",
+                answer.trim()
+            );
+            return false;
+        }
+    }
+    true
 }
 
 /// What the drain is about to do, for a person to read.

@@ -26,6 +26,12 @@ pub(crate) fn line(e: &Event) -> Option<String> {
         Event::NotWaitedFor { node, pod, seconds } => format!(
             "node/{node} pod/{pod} terminating longer than --skip-wait-for-delete-timeout ({seconds}s): not waited for"
         ),
+        Event::PodLost {
+            node,
+            pod,
+            seconds,
+            timeout,
+        } => super::words::dead_node::lost_line(node, &pod.to_string(), *seconds, *timeout),
         Event::NodeStarted { node, pods, .. } => {
             format!(
                 "node/{node} draining: {} to evict or wait for",

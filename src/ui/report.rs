@@ -197,6 +197,10 @@ fn result_words(r: &PodResult) -> (&'static str, String) {
             cause: c @ Cause::WaitingForCompletion { .. },
         } => ("wait", c.to_string()),
         PodResult::Remaining { cause } => ("remaining", cause.to_string()),
+        PodResult::Lost { seconds, stuck } => (
+            "lost",
+            super::words::dead_node::lost_detail(*seconds, stuck),
+        ),
     }
 }
 

@@ -151,7 +151,9 @@ fn requests_that_fit_nowhere_stay_pending() {
 /// unschedulable taint and an uncordon takes it away; a node whose kubelet
 /// is down gets the not-ready taints, and its pods, once evicted, stay
 /// Terminating (no kubelet confirms), so a drain of a dead node needs
-/// `--skip-wait-for-delete-timeout`, with kubectl as with us.
+/// `--skip-wait-for-delete-timeout` with kubectl, and with us
+/// `--lost-pod-timeout=0` to wait as kubectl does (its default counts them
+/// gone, tests/it/dead_node.rs).
 #[test]
 fn a_dead_node_drains_as_on_a_real_cluster() {
     // A 1 s grace period: a deletion's deadline (deletionTimestamp) is its
@@ -209,7 +211,7 @@ fn a_dead_node_drains_as_on_a_real_cluster() {
     // Without skipping, neither drain ends: the evicted pods stay Terminating.
     let k = theirs.kubectl(&["drain", "n1", "--timeout", "3s"]);
     assert_ne!(k.code, 0, "{k:?}");
-    let m = ours.maintain(&["drain", "n1", "--timeout", "3s"]);
+    let m = ours.maintain(&["drain", "n1", "--timeout", "3s", "--lost-pod-timeout=0"]);
     m.code(3);
     for c in [&theirs, &ours] {
         assert!(on_n1(c) > 0, "still there, Terminating");
@@ -229,7 +231,9 @@ fn a_dead_node_drains_as_on_a_real_cluster() {
         "20s",
     ];
     theirs.kubectl(&skip).success();
-    ours.maintain(&skip).success();
+    let mut ours_skip = skip.to_vec();
+    ours_skip.push("--lost-pod-timeout=0");
+    ours.maintain(&ours_skip).success();
 }
 
 /// A dump is loaded as it was, not healed: a pod stuck in ImagePullBackOff

@@ -15,6 +15,9 @@ pub const REBOOT_SECONDS: &str = "sandbox.kubectl-maintain.io/reboot-seconds";
 /// On a node: its volumes detach this many seconds after their last pod
 /// left (crate::controllers::attach_detach; 0.5 by default).
 pub const DETACH_SECONDS: &str = "sandbox.kubectl-maintain.io/detach-seconds";
+/// On a node: `stopped` stops its kubelet (a kernel panic, a lost NIC, a
+/// power-off) until the annotation goes (crate::kubelet::outage).
+pub const KUBELET: &str = "sandbox.kubectl-maintain.io/kubelet";
 /// On a pod: it completes (Succeeded) this many seconds after it starts.
 pub const COMPLETE_AFTER_SECONDS: &str = "sandbox.kubectl-maintain.io/complete-after-seconds";
 
@@ -44,6 +47,11 @@ pub struct SandboxConfig {
     pub role: Option<Vec<Rule>>,
     /// When set, requests must carry `Authorization: Bearer <this>` (401 otherwise).
     pub require_token: Option<String>,
+    /// kube-controller-manager's `--node-monitor-grace-period` in seconds:
+    /// how long a node's kubelet may be silent before its Ready condition
+    /// goes Unknown. Unset: the served version's default (40 s, 50 s since
+    /// 1.32).
+    pub node_monitor_grace_period_seconds: Option<f64>,
 }
 
 impl Default for SandboxConfig {
@@ -57,6 +65,7 @@ impl Default for SandboxConfig {
             deny: Vec::new(),
             role: None,
             require_token: None,
+            node_monitor_grace_period_seconds: None,
         }
     }
 }
@@ -143,5 +152,19 @@ impl SandboxConfig {
     /// The minor version served (`33` of `1.33`).
     pub fn minor(&self) -> &str {
         self.kube_version.split('.').nth(1).unwrap_or("33")
+    }
+
+    /// How long a silent kubelet's node stays Ready (`--node-monitor-grace-period`).
+    pub fn node_monitor_grace_period(&self) -> std::time::Duration {
+        let default = if self.minor().parse().unwrap_or(33) >= 32 {
+            50.0
+        } else {
+            40.0
+        };
+        let secs = self
+            .node_monitor_grace_period_seconds
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .unwrap_or(default);
+        std::time::Duration::from_secs_f64(secs)
     }
 }

@@ -194,6 +194,26 @@ impl Sandbox {
         self.shared.failure()
     }
 
+    /// Stops a node's kubelet (`start: false`: a kernel panic, a lost NIC, a
+    /// power-off) or starts it again, as the node annotation
+    /// `sandbox.kubectl-maintain.io/kubelet: stopped` does
+    /// (crate::kubelet::outage). False if there is no such node.
+    pub fn set_kubelet(&self, node: &str, running: bool) -> bool {
+        let mut store = self.shared.store();
+        let key = (String::new(), node.to_string());
+        store
+            .modify(resources::Resource::Nodes, &key, |n| {
+                if running {
+                    if let Some(a) = n["metadata"]["annotations"].as_object_mut() {
+                        a.remove(config::KUBELET);
+                    }
+                } else {
+                    n["metadata"]["annotations"][config::KUBELET] = "stopped".into();
+                }
+            })
+            .is_ok()
+    }
+
     #[doc(hidden)] // a test hook: changes the cluster under a running test
     /// Changes the faults while serving (tests turn them on once a scenario settled).
     pub fn set_faults(&self, faults: Faults) {

@@ -3,7 +3,7 @@
 //! `triggers`, beside their `reconcile`), and has them reconcile it; kubelet
 //! work that takes time waits in one timer queue.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,10 +12,11 @@ use tokio::time::Instant;
 
 use crate::controllers::work::{Changed, Work};
 use crate::controllers::{
-    self, attach_detach, daemonset, disruption, garbage_collector, node_lifecycle, scheduler,
+    self, attach_detach, daemonset, disruption, garbage_collector, node_lifecycle, pod_gc,
+    scheduler,
 };
 use crate::kubelet::triggers::{Knobs, Owed};
-use crate::kubelet::{self, kubevirt, reboot};
+use crate::kubelet::{self, kubevirt, outage, reboot};
 use crate::resources::Resource;
 use crate::shared::Shared;
 use crate::store::{Change, Key, Store, key_of};
@@ -34,6 +35,11 @@ struct Sim {
     loading: bool,
     /// Where the scheduler's next search over the nodes starts.
     next_start_node: usize,
+    /// When the simulation started: the pod garbage collector's period
+    /// counts from here.
+    started: Instant,
+    /// Pods waiting for a volume to detach from another node, by volume.
+    waiting_attach: BTreeMap<String, BTreeSet<Key>>,
 }
 
 impl Sim {
@@ -46,6 +52,7 @@ impl Sim {
             ready_seconds: self.shared.config.ready_seconds,
             shutdown_seconds: self.shared.config.shutdown_seconds,
             loading: self.loading,
+            node_monitor_grace: self.shared.config.node_monitor_grace_period(),
         }
     }
 
@@ -67,6 +74,7 @@ impl Sim {
         attach_detach::triggers(&changed, work);
         node_lifecycle::triggers(&changed, work);
         garbage_collector::triggers(&changed, work);
+        pod_gc::triggers(&changed, work);
         kubelet::triggers::triggers(store, &changed, &self.knobs(), owed);
     }
 
@@ -97,9 +105,7 @@ impl Sim {
             disruption::reconcile(store, key);
         }
         for key in &work.attach {
-            if let Some(pod) = store.get(Resource::Pods, key) {
-                attach_detach::attach(store, &pod);
-            }
+            self.attach(store, key);
         }
         for pod in &work.left {
             for (name, delay) in attach_detach::unneeded(store, pod) {
@@ -107,6 +113,27 @@ impl Sim {
             }
         }
 
+        for node in &work.out_of_service {
+            for (name, delay) in attach_detach::out_of_service_detaches(store, node) {
+                self.after(delay, Timer::Detach { name });
+            }
+        }
+        let elapsed = self.started.elapsed();
+        for node in work.collect {
+            if pod_gc::owed(store, &node) {
+                self.after(
+                    pod_gc::next_pass(elapsed, Duration::ZERO),
+                    Timer::PodGc { node },
+                );
+            }
+        }
+        for node in work.orphans {
+            let after = pod_gc::next_pass(elapsed, pod_gc::QUARANTINE);
+            self.after(after, Timer::Orphans { node });
+        }
+        for node in owed.revived {
+            outage::post_ready(store, &node);
+        }
         for (node, down_for) in owed.reboots {
             reboot::shut_down(store, &node);
             self.after(down_for, Timer::Boot { node });
@@ -170,7 +197,19 @@ impl Sim {
         self.loading = false;
     }
 
-    fn fire(store: &mut Store, t: Timer) {
+    /// Attaches a pod's volumes, or notes the volumes it waits for.
+    fn attach(&mut self, store: &mut Store, key: &Key) {
+        if let Some(pod) = store.get(Resource::Pods, key) {
+            for pv in attach_detach::attach(store, &pod) {
+                self.waiting_attach
+                    .entry(pv)
+                    .or_default()
+                    .insert(key.clone());
+            }
+        }
+    }
+
+    fn fire(&mut self, store: &mut Store, t: Timer) {
         match t {
             Timer::Start { key, uid, ready } => kubelet::start(store, &key, &uid, ready),
             Timer::Complete { key, uid } => kubelet::complete(store, &key, &uid),
@@ -179,7 +218,16 @@ impl Sim {
             Timer::TaintEvict { key, uid } => node_lifecycle::evict(store, &key, &uid),
             Timer::Kill { key, uid } => kubelet::killing(store, &key, &uid),
             Timer::Boot { node } => reboot::boot(store, &node),
-            Timer::Detach { name } => attach_detach::detach(store, &name),
+            Timer::Detach { name } => {
+                if let Some(pv) = attach_detach::detach(store, &name) {
+                    for key in self.waiting_attach.remove(&pv).unwrap_or_default() {
+                        self.attach(store, &key);
+                    }
+                }
+            }
+            Timer::Silent { node } => node_lifecycle::silent(store, &node),
+            Timer::PodGc { node } => pod_gc::collect_terminating(store, &node),
+            Timer::Orphans { node } => pod_gc::collect_orphans(store, &node),
             Timer::Restart { key, uid, ready } => reboot::restart(store, &key, &uid, ready),
         }
     }
@@ -199,6 +247,8 @@ pub(crate) fn spawn(
         pending: BTreeSet::new(),
         loading: true,
         next_start_node: 0,
+        started: Instant::now(),
+        waiting_attach: BTreeMap::new(),
     };
     sim.first_pass(changes_tx);
     tokio::spawn(async move {
@@ -223,7 +273,7 @@ pub(crate) fn spawn(
             if !fired.is_empty() {
                 let mut store = shared.store();
                 for t in fired {
-                    Sim::fire(&mut store, t);
+                    sim.fire(&mut store, t);
                 }
             }
             // Reconciling writes again; loop until the store is quiet. The

@@ -48,6 +48,18 @@ pub(crate) enum Timer {
     Boot {
         node: String,
     },
+    /// A stopped kubelet's grace period ran out: its node goes Unknown.
+    Silent {
+        node: String,
+    },
+    /// The pod garbage collector's pass over an out-of-service node.
+    PodGc {
+        node: String,
+    },
+    /// The pod garbage collector's pass over a deleted node's pods.
+    Orphans {
+        node: String,
+    },
     /// After a reboot, the kubelet restarts a running pod's containers.
     Restart {
         key: Key,

@@ -87,6 +87,7 @@ impl NodeMachine {
         let now = self.last.at;
         self.retry_where(|s| matches!(s, State::Blocked { retry_at: Some(at), .. } if *at <= now));
         self.expire_long_deletions();
+        self.expire_lost();
     }
 
     /// `--skip-wait-for-delete-timeout`: a pod terminating longer than that counts as gone.

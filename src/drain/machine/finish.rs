@@ -42,8 +42,14 @@ impl NodeMachine {
             })
             .collect();
         let names: Vec<String> = self.settings.waves.iter().map(|w| w.name.clone()).collect();
-        let mut pods =
-            conclude::pod_outcomes(ended, &names, &self.terminating_namespaces, self.last.wall);
+        let down = self.down.as_ref().map(|d| (self.node.as_str(), d));
+        let mut pods = conclude::pod_outcomes(
+            ended,
+            &names,
+            &self.terminating_namespaces,
+            down,
+            self.last.wall,
+        );
         pods.extend(self.others.iter().cloned());
         pods.sort_by(|a, b| a.pod.cmp(&b.pod));
         NodeOutcome {
@@ -55,6 +61,7 @@ impl NodeMachine {
             waves: self.waves.clone(),
             pods,
             budget_holds: self.budget_holds(),
+            not_ready: self.down.clone(),
         }
     }
 }

@@ -10,6 +10,7 @@ use k8s_openapi::jiff::Timestamp;
 use tokio::time::Instant;
 
 use crate::drain::budgets::{Budget, Key as BudgetKey};
+use crate::drain::node_health::NodeDown;
 use crate::drain::outcome::Cause;
 use crate::drain::pod_key::PodKey;
 use crate::drain::warning::Warning;
@@ -59,6 +60,8 @@ pub(crate) enum Input {
         /// then it is decided again at the pod's next refusal.
         result: Result<Option<String>, String>,
     },
+    /// The node was read again: down (its kubelet is not running), or not.
+    NodeHealth(Option<NodeDown>),
     /// `next_wakeup` came.
     Tick,
     Interrupted,

@@ -27,6 +27,7 @@ mod effect;
 mod finish;
 mod hold_log;
 mod input;
+mod lost;
 mod member;
 mod settings;
 #[cfg(test)]
@@ -48,6 +49,7 @@ pub(crate) use settings::{IN_FLIGHT, Settings, WaveSpec};
 
 use crate::drain::budgets::{Budget, Key as BudgetKey};
 use crate::drain::events::Event;
+use crate::drain::node_health::NodeDown;
 use crate::drain::outcome::{Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome};
 use crate::drain::pod_key::{PodKey, uid};
 use crate::policy::classify::{Disposition, kubectl_warning, priority};
@@ -87,6 +89,8 @@ pub(crate) struct NodeMachine {
     finished: bool,
     /// The pods are gone; the node waits for their volumes to detach.
     detaching: bool,
+    /// The node's kubelet is not running, as last read.
+    down: Option<NodeDown>,
     effects: Vec<Effect>,
 }
 
@@ -121,6 +125,7 @@ impl NodeMachine {
             last: now,
             finished: false,
             detaching: false,
+            down: None,
             effects: Vec::new(),
         };
         for (pod, disposition) in pods {
@@ -196,6 +201,22 @@ impl NodeMachine {
 
     pub(crate) fn node(&self) -> &str {
         &self.node
+    }
+
+    /// The node as found before the drain began: down or not.
+    pub(crate) fn with_health(mut self, down: Option<NodeDown>) -> Self {
+        self.down = down;
+        self
+    }
+
+    /// Does the drain wait for pods being deleted (so that a node whose
+    /// kubelet died meanwhile is worth reading again)?
+    pub(crate) fn awaits_deletions(&self) -> bool {
+        !self.finished
+            && self
+                .members
+                .values()
+                .any(|m| !m.done() && (m.pod.metadata.deletion_timestamp.is_some() || m.evicted))
     }
 
     /// kubectl's refusals for this node's pods, one line each.
@@ -304,6 +325,7 @@ impl NodeMachine {
             Input::Surged { key, result } => self.on_surged(&key, result),
             Input::Detached(Ok(())) => self.finish(NodeStatus::Drained, None),
             Input::Detached(Err(why)) => self.finish(NodeStatus::TimedOut, Some(why)),
+            Input::NodeHealth(down) => self.on_health(down),
             Input::Tick => self.on_tick(),
             Input::Interrupted => self.finish(NodeStatus::Interrupted, None),
         }
@@ -330,7 +352,7 @@ impl NodeMachine {
             State::Blocked { retry_at, .. } if m.wave <= wave => *retry_at,
             _ => None,
         });
-        let expiry = (self.settings.skip_wait_for_delete > 0
+        let expiry = ((self.settings.skip_wait_for_delete > 0 || self.counts_lost())
             && self
                 .members
                 .values()

@@ -28,6 +28,9 @@ pub(crate) struct Settings {
     pub(crate) timeout: Option<Duration>,
     /// `--skip-wait-for-delete-timeout` in seconds (0: off).
     pub(crate) skip_wait_for_delete: u64,
+    /// `--lost-pod-timeout`: on a node whose kubelet is down, a pod whose
+    /// deletion was asked longer ago than this counts as gone (None: off).
+    pub(crate) lost_pod_timeout: Option<Duration>,
     /// Namespaces being deleted: their pods may hang in Terminating.
     pub(crate) terminating_namespaces: BTreeSet<String>,
     /// Evictions in flight at once on this node.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::member::{Member, State};
 use super::{Effect, NodeMachine, Running};
 use crate::drain::events::Event;
-use crate::drain::outcome::{Cause, NodeStatus, WaveOutcome};
+use crate::drain::outcome::{Cause, NodeStatus, PodResult, WaveOutcome};
 use crate::drain::pod_key::{PodKey, uid};
 use crate::policy::classify::{WaitReason, claim_names};
 
@@ -188,6 +188,9 @@ impl NodeMachine {
             .members
             .iter()
             .filter(|(_, m)| m.evicted || m.forced.is_some())
+            // A lost pod's volumes stay attached until it is gone: it is
+            // reported with them instead (crate::drain::machine::lost).
+            .filter(|(_, m)| !matches!(m.state, State::Done(PodResult::Lost { .. })))
             .flat_map(|(k, m)| claim_names(&m.pod).map(|c| (k.namespace.clone(), c.to_string())))
             .collect();
         claims.sort();

@@ -162,6 +162,24 @@ impl Script {
                     pod.name
                 ))]
             }
+            // kubectl drain would still wait for it: our line, on stderr.
+            Event::PodLost {
+                node,
+                pod,
+                seconds,
+                timeout,
+            } => {
+                self.asked.remove(pod);
+                vec![err(format!(
+                    "warning: {}",
+                    crate::ui::words::dead_node::lost_line(
+                        node,
+                        &pod.to_string(),
+                        *seconds,
+                        *timeout
+                    )
+                ))]
+            }
             Event::NodeDone { outcome, .. } => self.node_end(outcome),
             // Ours, in our words, as every warning of ours is written.
             Event::Warning(w) => vec![err(format!("warning: {w}"))],
@@ -487,6 +505,7 @@ mod tests {
             waves: Vec::new(),
             pods,
             budget_holds: Vec::new(),
+            not_ready: None,
         }
     }
 

@@ -57,6 +57,13 @@ impl fmt::Display for Cause {
             Cause::ApiError { message } => format!("API error: {message}"),
             Cause::Forbidden { message } => format!("forbidden: {message}"),
             Cause::NotStarted => "eviction not started".into(),
+            Cause::NodeNotReady { node, ready, since } => format!(
+                "terminating on node/{node}, NotReady (Ready {ready}{}): its kubelet is not running, nothing stops it",
+                since
+                    .as_deref()
+                    .map(|s| format!(" since {s}"))
+                    .unwrap_or_default()
+            ),
         };
         f.write_str(&line)
     }
@@ -94,6 +101,7 @@ pub(crate) fn remedy(cause: &Cause) -> &'static str {
             "grant the named verb and resource to the user running the drain"
         }
         Cause::NotStarted => "rerun the drain",
+        Cause::NodeNotReady { .. } => super::dead_node::REMEDY,
     }
 }
 

@@ -2,6 +2,7 @@
 //! a warning. The drain decides; only these files say it in English.
 
 mod cause;
+pub(crate) mod dead_node;
 mod roll;
 mod warning;
 

@@ -10,6 +10,14 @@ use crate::drain::warning::Warning;
 use crate::duration::human;
 use crate::publish::conditions::{DRAIN_IN_PROGRESS, DRAINED};
 
+fn waits_for_detach(f: &mut fmt::Formatter<'_>, limit: Duration) -> fmt::Result {
+    write!(
+        f,
+        "pods to evict use PersistentVolumeClaims: a node counts as drained once their volumes are detached from it (up to --detach-timeout {}); --skip-wait-for-detach does not wait, as kubectl drain",
+        human(limit)
+    )
+}
+
 /// The most pods a warning names; the rest are counted.
 const SHOWN: usize = 10;
 
@@ -18,15 +26,16 @@ impl fmt::Display for Warning {
         match self {
             Warning::HeldByMarkers(held) => held_by_markers(f, held),
             Warning::LeftPending(evicted) => left_pending(f, evicted),
-            Warning::WaitsForDetach { limit } => write!(
-                f,
-                "pods to evict use PersistentVolumeClaims: a node counts as drained once their volumes are detached from it (up to --detach-timeout {}); --skip-wait-for-detach does not wait, as kubectl drain",
-                human(*limit)
-            ),
+            Warning::WaitsForDetach { limit } => waits_for_detach(f, *limit),
             Warning::Deadline {
                 after,
                 overrides_markers,
             } => deadline(f, *after, *overrides_markers),
+            Warning::NodeDown {
+                node,
+                down,
+                lost_after: after,
+            } => super::dead_node::warning(f, node, down, *after),
             Warning::CannotListNodes { error } => write!(
                 f,
                 "cannot list nodes, so cannot tell whether a schedulable node will be left (the drain goes on): {error}"

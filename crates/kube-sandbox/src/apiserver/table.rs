@@ -254,6 +254,9 @@ fn str_or<'a>(obj: &'a Value, ptr: &str, default: &'a str) -> &'a str {
         .unwrap_or(default)
 }
 
+/// kube-apiserver's node printer (pkg/printers/internalversion/printers.go,
+/// printNode): `Ready` when the Ready condition is True, `NotReady` when it
+/// is anything else (False or Unknown), `Unknown` only without one.
 fn node_cells(n: &Value) -> Vec<Value> {
     let ready = n
         .pointer("/status/conditions")
@@ -261,8 +264,7 @@ fn node_cells(n: &Value) -> Vec<Value> {
         .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))
         .map_or("Unknown", |c| match c["status"].as_str() {
             Some("True") => "Ready",
-            Some("False") => "NotReady",
-            _ => "Unknown",
+            _ => "NotReady",
         });
     let mut status = ready.to_string();
     if n.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {

@@ -6,6 +6,16 @@
 //! node's detach delay (`sandbox.kubectl-maintain.io/detach-seconds`, 0.5 s by
 //! default: the kubelet's unmount and the driver's detach). Its name is
 //! "csi-" and a hash of the volume, driver and node, as the controller names it.
+//!
+//! A node without a running kubelet never unmounts: the controller's
+//! reconciler (pkg/controller/volume/attachdetach/reconciler/reconciler.go)
+//! force-detaches a volume whose pod is gone only once
+//! `maxWaitForUnmountDuration` (6 minutes) has passed and the node is
+//! unhealthy, and at once (its 100 ms loop) when the node carries the
+//! `node.kubernetes.io/out-of-service` taint. A volume that is not
+//! ReadWriteMany or ReadOnlyMany attaches to one node at a time: another
+//! node's pod waits until it detaches ("Multi-Attach error"), and the
+//! kubelet starts no pod before its volumes are attached.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,11 +24,18 @@ use serde_json::{Value, json};
 
 use super::work::{Changed, Work};
 use crate::config::DETACH_SECONDS;
-use crate::objects::pods;
+use crate::objects::taints::OUT_OF_SERVICE;
+use crate::objects::{nodes, pods};
 use crate::resources::Resource;
 use crate::store::{Key, Store};
 
 const DEFAULT_DETACH: Duration = Duration::from_millis(500);
+/// `maxWaitForUnmountDuration`: how long a volume of an unhealthy node
+/// waits for an unmount before it is force-detached.
+pub(crate) const MAX_WAIT_FOR_UNMOUNT: Duration = Duration::from_secs(6 * 60);
+/// The reconciler's loop period: an out-of-service node's volumes detach
+/// on its next pass.
+const RECONCILER_PERIOD: Duration = Duration::from_millis(100);
 
 /// The CSI volumes (PV name, driver) a pod uses through its claims.
 pub(crate) fn csi_volumes(store: &Store, pod: &Value) -> Vec<(String, String)> {
@@ -49,6 +66,13 @@ pub(crate) fn name(pv: &str, driver: &str, node: &str) -> String {
 /// A pod with claims just bound to a node: its volumes attach there. One
 /// that finished or left unfinished: its volumes may detach.
 pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
+    if c.resource == Resource::Nodes {
+        let oos = |n: Option<&Value>| n.is_some_and(out_of_service);
+        if oos(c.new) && !oos(c.old) {
+            work.out_of_service.insert(c.key.1.clone());
+        }
+        return;
+    }
     if c.resource != Resource::Pods {
         return;
     }
@@ -72,13 +96,65 @@ pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
     }
 }
 
-/// Attaches the CSI volumes of a pod bound to a node (what is attached stays).
-pub(crate) fn attach(store: &mut Store, pod: &Value) {
-    let Some(node) = pods::node_name(pod).map(str::to_string) else {
-        return;
+fn out_of_service(node: &Value) -> bool {
+    !nodes::is_ready(node) && nodes::has_taint(node, OUT_OF_SERVICE)
+}
+
+/// May the volume attach to more than one node at once?
+fn multi_attach(store: &Store, pv: &str) -> bool {
+    store
+        .get(
+            Resource::PersistentVolumes,
+            &(String::new(), pv.to_string()),
+        )
+        .and_then(|v| v.pointer("/spec/accessModes").cloned())
+        .and_then(|m| m.as_array().cloned())
+        .is_some_and(|modes| {
+            modes
+                .iter()
+                .any(|m| m == "ReadWriteMany" || m == "ReadOnlyMany")
+        })
+}
+
+/// The node another VolumeAttachment of this volume names, if any.
+fn attached_elsewhere(store: &Store, pv: &str, node: &str) -> Option<String> {
+    store
+        .iter(Resource::VolumeAttachments, None, None)
+        .map(|(_, va)| va)
+        .find(|va| {
+            va.pointer("/spec/source/persistentVolumeName")
+                .and_then(Value::as_str)
+                == Some(pv)
+                && va["spec"]["nodeName"].as_str() != Some(node)
+        })
+        .and_then(|va| va["spec"]["nodeName"].as_str().map(str::to_string))
+}
+
+/// Are all the pod's CSI volumes attached to its node (so its kubelet can
+/// mount them)?
+pub(crate) fn volumes_attached(store: &Store, pod: &Value) -> bool {
+    let Some(node) = pods::node_name(pod) else {
+        return true;
     };
-    if pods::is_terminal(pod) {
-        return;
+    csi_volumes(store, pod).iter().all(|(pv, driver)| {
+        store
+            .get(
+                Resource::VolumeAttachments,
+                &(String::new(), name(pv, driver, node)),
+            )
+            .is_some()
+    })
+}
+
+/// Attaches the CSI volumes of a pod bound to a node (what is attached
+/// stays); returns the volumes that must first detach from another node.
+pub(crate) fn attach(store: &mut Store, pod: &Value) -> Vec<String> {
+    let mut blocked = Vec::new();
+    let Some(node) = pods::node_name(pod).map(str::to_string) else {
+        return blocked;
+    };
+    if pods::is_terminal(pod) || pods::is_terminating(pod) {
+        return blocked;
     }
     for (pv, driver) in csi_volumes(store, pod) {
         let name = name(&pv, &driver, &node);
@@ -86,6 +162,10 @@ pub(crate) fn attach(store: &mut Store, pod: &Value) {
             .get(Resource::VolumeAttachments, &(String::new(), name.clone()))
             .is_some()
         {
+            continue;
+        }
+        if !multi_attach(store, &pv) && attached_elsewhere(store, &pv, &node).is_some() {
+            blocked.push(pv);
             continue;
         }
         let va = json!({
@@ -96,15 +176,41 @@ pub(crate) fn attach(store: &mut Store, pod: &Value) {
         });
         let _ = store.create(Resource::VolumeAttachments, va);
     }
+    blocked
 }
 
-/// How long after its last pod a volume on this node detaches.
+/// How long after its last pod a volume on this node detaches: the
+/// kubelet's unmount and the driver's detach; without a kubelet, the
+/// controller's force detach (at once out of service, else after 6 minutes).
 pub(crate) fn detach_delay(store: &Store, node: &str) -> Duration {
+    let n = store.get(Resource::Nodes, &(String::new(), node.to_string()));
+    match n {
+        Some(n) if out_of_service(&n) => RECONCILER_PERIOD,
+        Some(n) if !nodes::kubelet_running(&n) => MAX_WAIT_FOR_UNMOUNT,
+        _ => n
+            .and_then(|n| pods::annotation(&n, DETACH_SECONDS)?.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map_or(DEFAULT_DETACH, Duration::from_secs_f64),
+    }
+}
+
+/// The VolumeAttachments of a node just taken out of service that no pod
+/// there uses any more: they detach on the reconciler's next pass.
+pub(crate) fn out_of_service_detaches(store: &Store, node: &str) -> Vec<(String, Duration)> {
     store
-        .get(Resource::Nodes, &(String::new(), node.to_string()))
-        .and_then(|n| pods::annotation(&n, DETACH_SECONDS)?.parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map_or(DEFAULT_DETACH, Duration::from_secs_f64)
+        .iter(Resource::VolumeAttachments, None, None)
+        .map(|(_, va)| va)
+        .filter(|va| va["spec"]["nodeName"].as_str() == Some(node))
+        .filter(|va| {
+            let pv = va
+                .pointer("/spec/source/persistentVolumeName")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            !in_use(store, node, pv, "")
+        })
+        .filter_map(|va| va["metadata"]["name"].as_str().map(str::to_string))
+        .map(|name| (name, RECONCILER_PERIOD))
+        .collect()
 }
 
 /// The VolumeAttachments of a pod that left (deleted or finished) that no
@@ -134,18 +240,19 @@ fn in_use(store: &Store, node: &str, pv: &str, except: &str) -> bool {
 }
 
 /// Detaches: deletes the VolumeAttachment, unless a pod on its node took
-/// the volume up again meanwhile.
-pub(crate) fn detach(store: &mut Store, name: &str) {
+/// the volume up again meanwhile. Returns the volume when it detached.
+pub(crate) fn detach(store: &mut Store, name: &str) -> Option<String> {
     let key: Key = (String::new(), name.to_string());
-    let Some(va) = store.get(Resource::VolumeAttachments, &key) else {
-        return;
-    };
+    let va = store.get(Resource::VolumeAttachments, &key)?;
     let node = va["spec"]["nodeName"].as_str().unwrap_or_default();
     let pv = va
         .pointer("/spec/source/persistentVolumeName")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    if !in_use(store, node, pv, "") {
-        store.remove(Resource::VolumeAttachments, &key);
+    if in_use(store, node, pv, "") {
+        return None;
     }
+    let pv = pv.to_string();
+    store.remove(Resource::VolumeAttachments, &key);
+    Some(pv)
 }

@@ -9,6 +9,7 @@ pub(crate) mod disruption;
 pub(crate) mod garbage_collector;
 pub(crate) mod job;
 pub(crate) mod node_lifecycle;
+pub(crate) mod pod_gc;
 pub(crate) mod replicaset;
 pub(crate) mod scheduler;
 pub(crate) mod statefulset;

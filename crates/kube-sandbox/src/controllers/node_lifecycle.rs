@@ -10,7 +10,11 @@
 //!   unreachable`, both NoSchedule and NoExecute; a Ready node neither;
 //! - a NoExecute taint deletes the pods on the node that do not tolerate it
 //!   at once, and those that tolerate it for `tolerationSeconds` once that
-//!   long has passed (the default 300 s tolerations come from admission).
+//!   long has passed (the default 300 s tolerations come from admission);
+//! - a node whose kubelet stopped posting for `--node-monitor-grace-period`
+//!   has every condition set to Unknown ("Kubelet stopped posting node
+//!   status.", `tryUpdateNodeHealth`) and its pods marked not Ready
+//!   (`MarkPodsNotReady`, pkg/controller/util/node/controller_utils.go).
 
 use std::time::Duration;
 
@@ -24,6 +28,60 @@ use crate::objects::taints::{
 };
 use crate::resources::Resource;
 use crate::store::{Key, Store};
+
+/// The kubelet of `node` has been silent for the grace period: its
+/// conditions Unknown, its pods not Ready.
+pub(crate) fn mark_unknown(store: &mut Store, node: &str) {
+    let now = crate::clock::now_rfc3339();
+    let key = (String::new(), node.to_string());
+    let _ = store.modify(Resource::Nodes, &key, |n| {
+        let types: Vec<String> = n
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["type"].as_str().map(str::to_string))
+            .filter(|t| t != "Ready")
+            .collect();
+        for t in types {
+            pods::set_condition(
+                n,
+                &t,
+                "Unknown",
+                "NodeStatusUnknown",
+                "Kubelet stopped posting node status.",
+                &now,
+            );
+        }
+        pods::set_condition(
+            n,
+            "Ready",
+            "Unknown",
+            "NodeStatusUnknown",
+            "Kubelet stopped posting node status.",
+            &now,
+        );
+    });
+    for pod in store.pods_on_node(node) {
+        let _ = store.modify(Resource::Pods, &pod, |p| {
+            if !pods::is_terminating(p) && !pods::is_terminal(p) {
+                crate::kubelet::reboot::set_ready(p, false, &now);
+            }
+        });
+    }
+}
+
+/// The grace period of a stopped kubelet ran out: the node goes Unknown,
+/// unless the kubelet came back or the node is already not Ready.
+pub(crate) fn silent(store: &mut Store, node: &str) {
+    let key = (String::new(), node.to_string());
+    let still = store.get(Resource::Nodes, &key).is_some_and(|n| {
+        crate::objects::nodes::kubelet_stopped(&n) && crate::objects::nodes::is_ready(&n)
+    });
+    if still {
+        mark_unknown(store, node);
+    }
+}
 
 /// The controller's taints a node should carry now.
 fn wanted(node: &Value) -> Vec<Value> {

@@ -51,6 +51,13 @@ pub(crate) struct Work {
     /// Pods that left a node (deleted or finished), as they were: their
     /// volumes may detach.
     pub(crate) left: Vec<Arc<Value>>,
+    /// Nodes where the pod garbage collector may have terminating pods to
+    /// force-delete (out of service).
+    pub(crate) collect: BTreeSet<String>,
+    /// Nodes deleted: their pods are orphans after the quarantine.
+    pub(crate) orphans: BTreeSet<String>,
+    /// Nodes whose volumes may detach at once (out of service).
+    pub(crate) out_of_service: BTreeSet<String>,
 }
 
 impl Work {

@@ -29,7 +29,7 @@ pub(crate) fn sync(store: &mut Store, node_name: &str) {
     let Some(node) = store.get(Resource::Nodes, &(String::new(), node_name.to_string())) else {
         return;
     };
-    let ready = nodes::is_ready(&node);
+    let ready = nodes::kubelet_running(&node);
     if store.get(Resource::Leases, &key(node_name)).is_some() {
         if ready {
             let _ = store.modify(Resource::Leases, &key(node_name), |l| {

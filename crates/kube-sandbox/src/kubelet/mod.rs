@@ -5,6 +5,7 @@
 
 pub(crate) mod heartbeat;
 pub(crate) mod kubevirt;
+pub(crate) mod outage;
 pub(crate) mod reboot;
 pub(crate) mod triggers;
 
@@ -142,7 +143,7 @@ pub(crate) fn node_up(store: &Store, pod: &Value) -> bool {
     else {
         return true;
     };
-    crate::objects::nodes::is_ready(&node)
+    crate::objects::nodes::kubelet_running(&node)
 }
 
 /// The kubelet runs the pod's containers; they become Ready unless `ready`
@@ -152,6 +153,10 @@ pub(crate) fn start(store: &mut Store, key: &Key, uid: &str, ready: bool) {
         return;
     };
     if pod["metadata"]["uid"] != uid || !needs_start(&pod) || !node_up(store, &pod) {
+        return;
+    }
+    // Its volumes are mounted first: it starts once they are attached.
+    if !crate::controllers::attach_detach::volumes_attached(store, &pod) {
         return;
     }
     let now = now_rfc3339();
@@ -231,26 +236,45 @@ pub(crate) fn complete(store: &mut Store, key: &Key, uid: &str) {
     if pod["metadata"]["uid"] != uid || pods::is_terminal(&pod) {
         return;
     }
+    exited(store, key, ("Succeeded", 0, "Completed"));
+}
+
+/// A deleted pod's containers have exited: 0 when they stopped within the
+/// grace period (Succeeded), killed at its end otherwise (137, Failed).
+fn stopped(store: &mut Store, key: &Key, pod: &Value) {
+    let killed = pod
+        .pointer("/metadata/deletionTimestamp")
+        .and_then(Value::as_str)
+        .and_then(seconds_since)
+        .is_some_and(|past| past >= 0);
+    let how = if killed {
+        ("Failed", 137, "Error")
+    } else {
+        ("Succeeded", 0, "Completed")
+    };
+    exited(store, key, how);
+}
+
+/// Every container of the pod terminated with this exit code and reason,
+/// the pod in this phase and not Ready.
+fn exited(store: &mut Store, key: &Key, (phase, code, reason): (&str, i32, &str)) {
     let now = now_rfc3339();
     let _ = store.modify(Resource::Pods, key, |p| {
         let statuses: Vec<Value> = container_names(p)
             .into_iter()
             .map(|name| {
                 json!({
-                    "name": name,
-                    "ready": false,
-                    "started": false,
-                    "restartCount": 0,
-                    "image": "sandbox",
-                    "imageID": "",
-                    "state": {"terminated": {"exitCode": 0, "reason": "Completed", "finishedAt": now}},
+                    "name": name, "ready": false, "started": false, "restartCount": 0,
+                    "image": "sandbox", "imageID": "",
+                    "state": {"terminated": {"exitCode": code, "reason": reason, "finishedAt": now}},
                 })
             })
             .collect();
-        p["status"]["phase"] = json!("Succeeded");
+        p["status"]["phase"] = json!(phase);
         p["status"]["containerStatuses"] = json!(statuses);
-        pods::set_condition(p, "Ready", "False", "PodCompleted", "", &now);
-        pods::set_condition(p, "ContainersReady", "False", "PodCompleted", "", &now);
+        for c in ["Ready", "ContainersReady"] {
+            pods::set_condition(p, c, "False", "PodCompleted", "", &now);
+        }
     });
 }
 
@@ -262,6 +286,16 @@ pub(crate) fn finish_termination(store: &mut Store, key: &Key, uid: &str) {
     };
     if pod["metadata"]["uid"] != uid || !pods::is_terminating(&pod) || !node_up(store, &pod) {
         return;
+    }
+    // A pod its finalizers keep shows that its containers stopped (since
+    // 1.27 the kubelet moves a deleted pod to a terminal phase, KEP-3329);
+    // one without is gone with the delete below.
+    let held = pod
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty());
+    if held && !pods::is_terminal(&pod) {
+        stopped(store, key, &pod);
     }
     let opts = DeleteOptions {
         grace_period_seconds: Some(0),

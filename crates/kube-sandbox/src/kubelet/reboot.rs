@@ -35,28 +35,12 @@ pub(crate) fn asked(node: &Value) -> Option<Duration> {
 
 /// The kubelet stops: the node NotReady, its pods not Ready.
 pub(crate) fn shut_down(store: &mut Store, node: &str) {
-    let now = now_rfc3339();
     let _ = store.modify(Resource::Nodes, &node_key(node), |n| {
         if let Some(a) = n["metadata"]["annotations"].as_object_mut() {
             a.remove(REBOOT_SECONDS);
         }
-        pods::set_condition(
-            n,
-            "Ready",
-            "Unknown",
-            "NodeStatusUnknown",
-            "Kubelet stopped posting node status.",
-            &now,
-        );
     });
-    for key in store.pods_on_node(node) {
-        let _ = store.modify(Resource::Pods, &key, |p| {
-            if pods::is_terminating(p) {
-                return;
-            }
-            set_ready(p, false, &now);
-        });
-    }
+    crate::controllers::node_lifecycle::mark_unknown(store, node);
 }
 
 /// The kubelet is back after the reboot: a new boot ID, Ready.
@@ -65,14 +49,7 @@ pub(crate) fn boot(store: &mut Store, node: &str) {
     let boot_id = store.ids.uid();
     let _ = store.modify(Resource::Nodes, &node_key(node), |n| {
         n["status"]["nodeInfo"]["bootID"] = json!(boot_id);
-        pods::set_condition(
-            n,
-            "Ready",
-            "True",
-            "KubeletReady",
-            "kubelet is posting ready status",
-            &now,
-        );
+        super::outage::posting_ready(n, &now);
     });
     if let Some(n) = store.get(Resource::Nodes, &node_key(node)) {
         crate::events::record(
@@ -117,7 +94,7 @@ pub(crate) fn restart(store: &mut Store, key: &Key, uid: &str, ready: bool) {
     });
 }
 
-fn set_ready(p: &mut Value, ready: bool, now: &str) {
+pub(crate) fn set_ready(p: &mut Value, ready: bool, now: &str) {
     for c in p["status"]["containerStatuses"]
         .as_array_mut()
         .into_iter()

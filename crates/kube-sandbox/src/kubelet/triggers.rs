@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::outage::{self, Turn};
 use super::{kubevirt, reboot};
 use crate::controllers::work::Changed;
 use crate::objects::{nodes, pods};
@@ -24,6 +25,8 @@ pub(crate) struct Knobs {
     pub(crate) shutdown_seconds: Option<f64>,
     /// The first pass over the loaded scenario.
     pub(crate) loading: bool,
+    /// How long a stopped kubelet's node stays Ready.
+    pub(crate) node_monitor_grace: Duration,
 }
 
 /// What the kubelets owe after a batch of changes.
@@ -33,6 +36,8 @@ pub(crate) struct Owed {
     pub(crate) later: Vec<(Duration, Timer)>,
     /// Nodes asked to reboot, and for how long they stay down.
     pub(crate) reboots: Vec<(String, Duration)>,
+    /// Nodes whose stopped kubelet runs again and posts Ready.
+    pub(crate) revived: Vec<String>,
 }
 
 pub(crate) fn triggers(store: &Store, c: &Changed<'_>, knobs: &Knobs, owed: &mut Owed) {
@@ -53,6 +58,24 @@ pub(crate) fn triggers(store: &Store, c: &Changed<'_>, knobs: &Knobs, owed: &mut
             }
             if let Some(down_for) = c.new.and_then(reboot::asked) {
                 owed.reboots.push((c.key.1.clone(), down_for));
+            }
+            let node = c.key.1.clone();
+            match outage::turn(c.old, c.new) {
+                Some(Turn::Stopped) => owed
+                    .later
+                    .push((knobs.node_monitor_grace, Timer::Silent { node })),
+                // Back within the grace period: nothing else changes, so
+                // the kubelet's catching up starts here.
+                Some(Turn::Started) if up(c.new) => back(store, &node, false, knobs, owed),
+                Some(Turn::Started) => owed.revived.push(node),
+                None => {}
+            }
+        }
+        Resource::VolumeAttachments => {
+            if c.old.is_none()
+                && let Some(va) = c.new
+            {
+                attached(store, va, knobs, owed);
             }
         }
         Resource::VirtualMachineInstances => {
@@ -137,5 +160,25 @@ fn back(store: &Store, node: &str, rebooted: bool, knobs: &Knobs, owed: &mut Owe
             Timer::Restart { key, uid, ready }
         };
         owed.later.push((delay, timer));
+    }
+}
+
+/// A volume attached to a node: the pods there that waited for it start.
+fn attached(store: &Store, va: &Value, knobs: &Knobs, owed: &mut Owed) {
+    let node = va["spec"]["nodeName"].as_str().unwrap_or_default();
+    let pv = va.pointer("/spec/source/persistentVolumeName");
+    for key in store.pods_on_node(node) {
+        let Some(pod) = store.get(Resource::Pods, &key) else {
+            continue;
+        };
+        let uses = crate::controllers::attach_detach::csi_volumes(store, &pod)
+            .iter()
+            .any(|(v, _)| pv.and_then(Value::as_str) == Some(v));
+        if uses && super::needs_start(&pod) {
+            let ready = super::ready_delay(&pod, knobs.ready_seconds);
+            let delay = ready.unwrap_or(Duration::from_millis(100));
+            let (uid, ready) = (uid(&pod), ready.is_some());
+            owed.later.push((delay, Timer::Start { key, uid, ready }));
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Leases as readers see them: a node's heartbeat lease (in
 //! `kube-node-lease`, renewed by its kubelet every 10 s, see
-//! crate::kubelet::heartbeat) reads as renewed now while its node is Ready.
+//! crate::kubelet::heartbeat) reads as renewed now while its node is Ready
+//! and its kubelet runs.
 
 use std::sync::Arc;
 
@@ -22,7 +23,7 @@ pub(crate) fn as_read(store: &Store, res: Resource, obj: Arc<Value>) -> Arc<Valu
     let node = obj["metadata"]["name"].as_str().unwrap_or_default();
     let up = store
         .get(Resource::Nodes, &(String::new(), node.to_string()))
-        .is_some_and(|n| nodes::is_ready(&n));
+        .is_some_and(|n| nodes::kubelet_running(&n));
     if !up {
         return obj;
     }

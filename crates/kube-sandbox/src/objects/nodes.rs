@@ -12,6 +12,24 @@ pub(crate) fn is_ready(node: &Value) -> bool {
     pods::condition(node, "Ready").is_none_or(|c| c["status"] == "True")
 }
 
+/// Does the node's kubelet run: Ready, and not stopped by the
+/// `sandbox.kubectl-maintain.io/kubelet: stopped` knob (crate::kubelet::outage)?
+pub(crate) fn kubelet_running(node: &Value) -> bool {
+    is_ready(node) && !kubelet_stopped(node)
+}
+
+/// Is the node's kubelet stopped by the sandbox's knob?
+pub(crate) fn kubelet_stopped(node: &Value) -> bool {
+    pods::annotation(node, crate::config::KUBELET) == Some("stopped")
+}
+
+/// Does the node carry a taint with this key?
+pub(crate) fn has_taint(node: &Value, key: &str) -> bool {
+    node.pointer("/spec/taints")
+        .and_then(Value::as_array)
+        .is_some_and(|ts| ts.iter().any(|t| t["key"] == key))
+}
+
 /// What the scheduler reads of a node on every attempt, worked out once
 /// per change of the node (kube-scheduler keeps the same in its NodeInfo
 /// snapshot, pkg/scheduler/framework/types.go): a 5,000-node cluster is

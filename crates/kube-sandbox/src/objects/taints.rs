@@ -34,3 +34,8 @@ pub(crate) fn tolerates(toleration: &Value, taint: &Value) -> bool {
         }
     }
 }
+
+/// Put on a node by an operator who knows it is powered off (KEP-2268,
+/// GA in 1.28): its terminating pods are force-deleted by the pod garbage
+/// collector and its volumes detached at once.
+pub(crate) const OUT_OF_SERVICE: &str = "node.kubernetes.io/out-of-service";

@@ -1,0 +1,80 @@
+//! The I/O around a node whose kubelet is down: reading it again while its
+//! pods are awaited (a kubelet can die during the drain), and, once the
+//! node's drain ends, keeping of each lost pod's claims those whose volume
+//! really is still attached to the node and cannot attach elsewhere
+//! meanwhile (not ReadWriteMany or ReadOnlyMany). What cannot be read is
+//! kept as the pod said it.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+use kube::Api;
+
+use super::context::DrainContext;
+use super::detach::attached;
+use super::machine::Input;
+use super::outcome::{NodeOutcome, PodResult, Stuck};
+
+/// How often a node is read again while the drain waits for its pods.
+pub(crate) const HEALTH_EVERY: Duration = Duration::from_secs(10);
+
+/// The node read again after `HEALTH_EVERY`.
+pub(crate) async fn health(client: kube::Client, node: String) -> Input {
+    tokio::time::sleep(HEALTH_EVERY).await;
+    Input::NodeHealth(super::node_health::read(&client, &node).await)
+}
+
+/// Keeps of the lost pods' claims those whose volume is still attached to
+/// the node, naming the volume and its VolumeAttachment.
+pub(crate) async fn attached_volumes(ctx: &DrainContext, outcome: &mut NodeOutcome) {
+    let client = &ctx.clients.main;
+    let store = ctx.attachments.store(client).await.ok();
+    for p in &mut outcome.pods {
+        let PodResult::Lost { stuck, .. } = &mut p.result else {
+            continue;
+        };
+        let mut kept = Vec::new();
+        for s in std::mem::take(stuck) {
+            let Stuck::Volume { claim, .. } = &s else {
+                kept.push(s);
+                continue;
+            };
+            let api: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), &p.pod.namespace);
+            let Ok(Some(pvc)) = api.get_opt(claim).await else {
+                kept.push(s);
+                continue;
+            };
+            let spec = pvc.spec.unwrap_or_default();
+            let shared = spec
+                .access_modes
+                .iter()
+                .flatten()
+                .all(|m| m == "ReadWriteMany" || m == "ReadOnlyMany")
+                && spec.access_modes.as_ref().is_some_and(|m| !m.is_empty());
+            let Some(volume) = spec.volume_name.filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            if shared {
+                continue;
+            }
+            let attachment = match &store {
+                Some(store) => {
+                    let wanted = [volume.clone()].into();
+                    let all = store.state();
+                    match attached(all.iter().map(|va| &**va), &outcome.node, &wanted).first() {
+                        Some((va, _)) => Some(va.clone()),
+                        // Detached already: nothing holds it.
+                        None => continue,
+                    }
+                }
+                None => None,
+            };
+            kept.push(Stuck::Volume {
+                claim: claim.clone(),
+                volume: Some(volume),
+                attachment,
+            });
+        }
+        *stuck = kept;
+    }
+}

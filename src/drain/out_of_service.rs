@@ -1,0 +1,185 @@
+//! `--node-shut-down`: the hard path for a node whose kubelet is down.
+//! The `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` taint
+//! (KEP-2268, GA in 1.28) has the pod garbage collector force-delete the
+//! node's terminating pods (kubernetes pkg/controller/podgc,
+//! `gcTerminating`) and the attach/detach controller detach their volumes
+//! at once, so StatefulSet pods are recreated elsewhere and ReadWriteOnce
+//! volumes attach there. On a node that is only partitioned, its kubelet
+//! still runs its pods and writes to those volumes: the taint goes on only
+//! with proof that the node is powered off, never on NotReady alone:
+//! - the cloud provider's `node.kubernetes.io/shutdown` taint on it;
+//! - `--fence-command CMD` exiting 0 (an IPMI, Redfish or cloud CLI
+//!   power-off), run with `NODE` and the node's addresses in its
+//!   environment;
+//! - the node's name typed at a prompt (`--yes` is not proof).
+//!
+//! The taint is added with the cordon and recorded with it
+//! (crate::policy::maintenance), so `uncordon` removes it, and only once
+//! the node is Ready again.
+
+use k8s_openapi::api::core::v1::Node;
+
+use super::node_health::{self, NodeDown};
+use crate::policy::maintenance::TaintSpec;
+
+/// How the operator proves that nodes without the cloud's shutdown taint
+/// are powered off.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Proof {
+    /// `--fence-command`: run for each node; exit 0 is proof.
+    Fence(String),
+    /// The node's name typed at a terminal.
+    Typed,
+}
+
+/// The taint, as uncordon's record keeps it.
+pub(crate) fn taint() -> TaintSpec {
+    TaintSpec {
+        key: node_health::OUT_OF_SERVICE.into(),
+        value: "nodeshutdown".into(),
+        effect: "NoExecute".into(),
+    }
+}
+
+/// What proves one node powered off, once its health is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NodeProof {
+    /// The cloud's shutdown taint is on it.
+    CloudShutdown,
+    /// The fence command, still to be run.
+    Fence(String),
+    /// Its name, still to be typed.
+    Typed,
+}
+
+/// The proof asked of each selected node, or why `--node-shut-down` cannot
+/// apply: a node that is Ready (a live kubelet), or no way to prove
+/// power-off (no terminal to type at, no fence command).
+pub(crate) fn plan(
+    proof: &Proof,
+    nodes: &[(&str, Option<&NodeDown>)],
+    can_type: bool,
+) -> Result<Vec<(String, NodeProof)>, String> {
+    let mut out = Vec::new();
+    for (name, down) in nodes {
+        let Some(down) = down else {
+            return Err(format!(
+                "node/{name} is Ready: --node-shut-down applies only to a node whose kubelet is down (a live kubelet still writes to its volumes); nothing was changed"
+            ));
+        };
+        let proof = if down.shut_down() {
+            NodeProof::CloudShutdown
+        } else {
+            match proof {
+                Proof::Fence(cmd) => NodeProof::Fence(cmd.clone()),
+                Proof::Typed if can_type => NodeProof::Typed,
+                Proof::Typed => {
+                    return Err(format!(
+                        "no proof that node/{name} is powered off: it has no node.kubernetes.io/shutdown taint, no --fence-command was given, and there is no terminal to type its name at (--yes is not proof; NotReady alone may be a network partition); nothing was changed"
+                    ));
+                }
+            }
+        };
+        out.push((name.to_string(), proof));
+    }
+    Ok(out)
+}
+
+/// The environment a fence command runs with: `NODE`, and the node's
+/// addresses (`NODE_ADDRESSES` all of them, space-separated, and one
+/// variable per type: `NODE_INTERNALIP`, `NODE_EXTERNALIP`, `NODE_HOSTNAME`...).
+pub(crate) fn fence_env(node: &Node) -> Vec<(String, String)> {
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let addresses = node
+        .status
+        .as_ref()
+        .and_then(|s| s.addresses.clone())
+        .unwrap_or_default();
+    let mut env = vec![("NODE".to_string(), name)];
+    env.push((
+        "NODE_ADDRESSES".into(),
+        addresses
+            .iter()
+            .map(|a| a.address.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+    ));
+    for a in &addresses {
+        let var = format!("NODE_{}", a.type_.to_uppercase());
+        if !env.iter().any(|(k, _)| *k == var) {
+            env.push((var, a.address.clone()));
+        }
+    }
+    env
+}
+
+/// Runs the fence command for one node (through `sh -c`): Ok when it
+/// exited 0, otherwise why it is no proof.
+pub(crate) async fn fence(cmd: &str, node: &Node) -> Result<(), String> {
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let status = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .envs(fence_env(node))
+        .stdin(std::process::Stdio::null())
+        .status()
+        .await
+        .map_err(|e| format!("--fence-command for node/{name} could not run: {e}"))?;
+    if status.success() {
+        return Ok(());
+    }
+    let how = status
+        .code()
+        .map_or_else(|| "was killed".to_string(), |c| format!("exited {c}"));
+    Err(format!(
+        "--fence-command for node/{name} {how}: no proof that it is powered off, so it is not taken out of service; nothing was changed"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn down(taints: &[&str]) -> NodeDown {
+        NodeDown {
+            ready: "Unknown".into(),
+            reason: String::new(),
+            since: None,
+            kubelet_last_heard: None,
+            taints: taints.iter().map(|t| (*t).to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn never_on_a_ready_node_and_never_without_a_proof() {
+        let dead = down(&[node_health::UNREACHABLE]);
+        let fence = Proof::Fence("ipmitool power off".into());
+        let err = plan(&fence, &[("a", Some(&dead)), ("b", None)], true).unwrap_err();
+        assert!(err.contains("node/b is Ready"), "{err}");
+        let err = plan(&Proof::Typed, &[("a", Some(&dead))], false).unwrap_err();
+        assert!(err.contains("no terminal"), "{err}");
+        assert_eq!(
+            plan(&Proof::Typed, &[("a", Some(&dead))], true).unwrap(),
+            [("a".to_string(), NodeProof::Typed)]
+        );
+        let cloud = down(&[node_health::SHUTDOWN]);
+        assert_eq!(
+            plan(&Proof::Typed, &[("a", Some(&cloud))], false).unwrap(),
+            [("a".to_string(), NodeProof::CloudShutdown)]
+        );
+    }
+
+    #[test]
+    fn a_fence_command_sees_the_node_and_its_addresses() {
+        let node: Node = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "w1"},
+            "status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.5"},
+                                     {"type": "Hostname", "address": "w1"}]},
+        }))
+        .unwrap();
+        let env = fence_env(&node);
+        assert!(env.contains(&("NODE".into(), "w1".into())));
+        assert!(env.contains(&("NODE_ADDRESSES".into(), "10.0.0.5 w1".into())));
+        assert!(env.contains(&("NODE_INTERNALIP".into(), "10.0.0.5".into())));
+    }
+}

@@ -1,0 +1,274 @@
+//! A node whose kubelet died (issue #29): the real kubectl drain and ours
+//! on two copies of one cluster, the soft path that ends without hanging,
+//! and the hard path (`--node-shut-down`) that goes on only with proof of
+//! power-off, after which the StatefulSet pod runs elsewhere with its
+//! volume. The sandbox's node lifecycle controller is given a 0.3 s grace
+//! period so that the node goes Unknown at once.
+
+use std::time::Duration;
+
+use kube_sandbox::resources::Resource;
+use serde_json::json;
+
+use crate::harness::Cluster;
+use crate::scenario::{Scenario, template};
+
+const FLAGS: [&str; 4] = [
+    "--ignore-daemonsets",
+    "--delete-emptydir-data",
+    "--force",
+    "--timeout=6s",
+];
+
+/// Prefers n1.
+fn on_n1() -> serde_json::Value {
+    json!({"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100,
+        "preference": {"matchExpressions": [{"key": "kubernetes.io/hostname",
+            "operator": "In", "values": ["n1"]}]}}]}})
+}
+
+/// n1 holds the StatefulSet `db` (one pod, a ReadWriteOnce CSI volume) and
+/// two pods of Deployment `web`; n2 starts cordoned, so that they go to n1.
+fn scenario() -> Scenario {
+    let node = |name: &str, ip: &str| {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name,
+            "labels": {"topology.kubernetes.io/zone": "a"}},
+            "status": {"addresses": [{"type": "InternalIP", "address": ip}]}})
+    };
+    Scenario::new()
+        .object(node("n1", "10.0.0.1"))
+        .object({
+            let mut n2 = node("n2", "10.0.0.2");
+            n2["spec"] = json!({"unschedulable": true});
+            n2
+        })
+        .zonal_db(|db| db["spec"]["template"]["spec"]["affinity"] = on_n1())
+        .deployment_with("web", 2, |d| template(d)["spec"]["affinity"] = on_n1())
+}
+
+/// The scenario with n1's kubelet stopped and n1 Unknown.
+fn dead_n1() -> Cluster {
+    let c = Cluster::start_with(&scenario().yaml(), 33, |config| {
+        config.node_monitor_grace_period_seconds = Some(0.3);
+    });
+    c.wait_settled();
+    c.wait_for("db-0 and web running on n1", Duration::from_secs(20), |c| {
+        c.pods_on("n1").len() == 3
+    });
+    c.kubectl(&["uncordon", "n2"]).success();
+    assert!(c.sandbox.set_kubelet("n1", false));
+    c.wait_for("n1 Unknown", Duration::from_secs(10), |c| {
+        ready(c, "n1").as_deref() == Some("Unknown")
+    });
+    c
+}
+
+fn ready(c: &Cluster, node: &str) -> Option<String> {
+    let n = c.get(Resource::Nodes, "", node)?;
+    n["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == "Ready")
+        .and_then(|c| c["status"].as_str().map(str::to_string))
+}
+
+fn taints(c: &Cluster, node: &str) -> Vec<String> {
+    c.get(Resource::Nodes, "", node).unwrap()["spec"]["taints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| t["key"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn db_ready_on(c: &Cluster, node: &str) -> bool {
+    c.get(Resource::Pods, "apps", "db-0").is_some_and(|p| {
+        p["spec"]["nodeName"] == node
+            && p["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    })
+}
+
+#[test]
+fn kubectl_drain_waits_out_a_dead_node_where_ours_ends_and_names_what_cannot_move() {
+    let theirs = dead_n1();
+    let ours = dead_n1();
+    // What runbooks grep: kube-apiserver's table says NotReady.
+    let nodes = theirs.kubectl(&["get", "nodes", "n1", "--no-headers"]);
+    assert!(nodes.stdout.contains(" NotReady"), "{nodes:?}");
+
+    let mut args = vec!["drain", "n1"];
+    args.extend(FLAGS);
+    let k = theirs.kubectl(&args);
+    assert_ne!(
+        k.code, 0,
+        "kubectl drain waits for pods no kubelet stops: {k:?}"
+    );
+    assert!(
+        k.stderr.contains("global timeout") || k.stderr.contains("context deadline"),
+        "{k:?}"
+    );
+
+    args.extend(["-o", "json"]);
+    let out = ours.maintain(&args);
+    out.success();
+    // Said before anything changed: the node's state and what we do about it.
+    let warned = out
+        .stderr
+        .find("node/n1 is NotReady (Ready Unknown")
+        .expect("warned");
+    let cordoned = out.stderr.find("node/n1 cordoned").expect("cordoned");
+    assert!(warned < cordoned, "{out:?}");
+    assert!(out.stderr.contains("--lost-pod-timeout"), "{out:?}");
+    assert!(out.stderr.contains("counted as gone"), "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let node = &report["nodes"][0];
+    assert_eq!(node["status"], "drained", "{out:?}");
+    assert_eq!(node["notReady"]["ready"], "Unknown");
+    assert!(node["notReady"]["since"].is_string());
+    assert!(
+        node["notReady"]["taints"]
+            .to_string()
+            .contains("node.kubernetes.io/unreachable")
+    );
+    let pods = node["pods"].as_array().unwrap();
+    let db = pods.iter().find(|p| p["pod"] == "apps/db-0").unwrap();
+    assert_eq!(db["result"]["state"], "lost", "{db}");
+    let stuck = db["result"]["stuck"].to_string();
+    assert!(
+        stuck.contains("\"statefulSet\"") && stuck.contains("\"db\""),
+        "{stuck}"
+    );
+    assert!(
+        stuck.contains("\"volume\"") && stuck.contains("csi-"),
+        "{stuck}"
+    );
+    let web: Vec<_> = pods
+        .iter()
+        .filter(|p| p["pod"].as_str().unwrap().starts_with("apps/web-"))
+        .collect();
+    assert!(
+        web.iter()
+            .all(|p| p["result"]["state"] == "lost" && p["result"].get("stuck").is_none()),
+        "{web:?}"
+    );
+    // The Deployment's replacements start elsewhere at once; db-0 does not
+    // move (its pod object is still there).
+    ours.wait_for("web running on n2", Duration::from_secs(15), |c| {
+        c.pods_on("n2")
+            .iter()
+            .filter(|p| p.starts_with("apps/web-"))
+            .count()
+            == 2
+    });
+    assert!(!db_ready_on(&ours, "n2"));
+    assert!(!taints(&ours, "n1").contains(&"node.kubernetes.io/out-of-service".to_string()));
+
+    // With 0, it waits as kubectl drain does, and says why pods stay.
+    let again = ours.maintain(&[
+        "drain",
+        "n1",
+        "--force",
+        "--ignore-daemonsets",
+        "--timeout=2s",
+        "--lost-pod-timeout=0",
+        "-o",
+        "json",
+    ]);
+    assert_ne!(again.code, 0, "{again:?}");
+    assert!(
+        again.stdout.contains("\"kind\": \"nodeNotReady\""),
+        "{again:?}"
+    );
+}
+
+#[test]
+fn with_proof_of_power_off_the_statefulset_pod_runs_elsewhere_with_its_volume() {
+    let c = dead_n1();
+    let mut args = vec![
+        "drain",
+        "n1",
+        "--node-shut-down",
+        "--fence-command",
+        "test \"$NODE $NODE_INTERNALIP\" = \"n1 10.0.0.1\"",
+    ];
+    args.extend(&FLAGS[..3]);
+    args.push("--timeout=60s");
+    let out = c.maintain(&args);
+    out.success();
+    assert!(
+        taints(&c, "n1").contains(&"node.kubernetes.io/out-of-service".to_string()),
+        "{out:?}"
+    );
+    // The pod garbage collector's 20 s period, then the volume moves.
+    c.wait_for("db-0 Ready on n2", Duration::from_secs(40), |c| {
+        db_ready_on(c, "n2")
+    });
+    let va = c.kubectl(&[
+        "get",
+        "volumeattachments",
+        "-o",
+        "jsonpath={.items[*].spec.nodeName}",
+    ]);
+    assert_eq!(va.stdout.trim(), "n2", "{va:?}");
+
+    // uncordon refuses while n1 is down; once it is back, the taint goes.
+    let refused = c.maintain(&["uncordon", "n1"]);
+    assert_ne!(refused.code, 0, "{refused:?}");
+    assert!(refused.stderr.contains("NotReady"), "{refused:?}");
+    assert!(taints(&c, "n1").contains(&"node.kubernetes.io/out-of-service".to_string()));
+    assert!(c.sandbox.set_kubelet("n1", true));
+    c.wait_for("n1 Ready", Duration::from_secs(10), |c| {
+        ready(c, "n1").as_deref() == Some("True")
+    });
+    let back = c.maintain(&["uncordon", "n1"]);
+    back.success();
+    assert!(
+        !taints(&c, "n1").contains(&"node.kubernetes.io/out-of-service".to_string()),
+        "{back:?}"
+    );
+}
+
+#[test]
+fn without_proof_the_out_of_service_taint_never_goes_on() {
+    let c = dead_n1();
+    let untouched = |c: &Cluster| {
+        let n = c.get(Resource::Nodes, "", "n1").unwrap();
+        n["spec"].get("unschedulable").is_none()
+            && !taints(c, "n1").contains(&"node.kubernetes.io/out-of-service".to_string())
+    };
+    // A fence command that fails: no proof, nothing changed.
+    let failed = c.maintain(&[
+        "drain",
+        "n1",
+        "--force",
+        "--node-shut-down",
+        "--fence-command",
+        "exit 3",
+    ]);
+    assert_eq!(failed.code, 1, "{failed:?}");
+    assert!(failed.stderr.contains("exited 3"), "{failed:?}");
+    assert!(untouched(&c));
+    // No terminal to type the name at, and --yes is no proof.
+    for yes in [false, true] {
+        let mut args = vec!["drain", "n1", "--force", "--node-shut-down"];
+        if yes {
+            args.push("--yes");
+        }
+        let out = c.maintain(&args);
+        assert_eq!(out.code, 2, "{out:?}");
+        assert!(
+            out.stderr.contains("no proof that node/n1 is powered off"),
+            "{out:?}"
+        );
+        assert!(untouched(&c));
+    }
+    // A node that is Ready is never taken out of service.
+    let live = c.maintain(&["drain", "n2", "--node-shut-down", "--fence-command", "true"]);
+    assert_eq!(live.code, 2, "{live:?}");
+    assert!(live.stderr.contains("node/n2 is Ready"), "{live:?}");
+    assert!(!taints(&c, "n2").contains(&"node.kubernetes.io/out-of-service".to_string()));
+}
