@@ -45,18 +45,16 @@ pub(crate) async fn attached_volumes(ctx: &DrainContext, outcome: &mut NodeOutco
                 continue;
             };
             let spec = pvc.spec.unwrap_or_default();
-            let shared = spec
-                .access_modes
-                .iter()
-                .flatten()
-                .all(|m| m == "ReadWriteMany" || m == "ReadOnlyMany")
-                && spec.access_modes.as_ref().is_some_and(|m| !m.is_empty());
-            let Some(volume) = spec.volume_name.filter(|v| !v.is_empty()) else {
+            let modes = spec.access_modes.unwrap_or_default();
+            // Attachable to many nodes at once: nothing waits for it.
+            let shared = !modes.is_empty()
+                && modes
+                    .iter()
+                    .all(|m| m == "ReadWriteMany" || m == "ReadOnlyMany");
+            // Unbound (nothing attached), or shared: not stuck.
+            let Some(volume) = spec.volume_name.filter(|v| !v.is_empty() && !shared) else {
                 continue;
             };
-            if shared {
-                continue;
-            }
             let attachment = match &store {
                 Some(store) => {
                     let wanted = [volume.clone()].into();

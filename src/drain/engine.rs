@@ -142,12 +142,12 @@ pub(crate) struct Prepared {
 }
 
 /// Each listed node's health (crate::drain::node_health) and, with
-/// `--node-shut-down`, the proof each is asked for, before any change.
+/// `--node-shut-down`, the proof it is asked for, before any change.
 async fn health_and_proofs(
     client: &kube::Client,
     options: &Options,
     listed: &[(Node, String, PodQuery, Snapshot)],
-) -> Result<(Vec<Option<NodeDown>>, Vec<(String, NodeProof)>), DrainError> {
+) -> Result<Vec<(Option<NodeDown>, Option<NodeProof>)>, DrainError> {
     let mut health = Vec::new();
     for (node, ..) in listed {
         health.push(super::node_health::check(client, node).await);
@@ -159,11 +159,13 @@ async fn health_and_proofs(
                 .zip(&health)
                 .map(|((_, name, ..), d)| (name.as_str(), d.as_ref()))
                 .collect();
-            super::out_of_service::plan(proof, &nodes, can_type()).map_err(DrainError::NoProof)?
+            let proofs = super::out_of_service::plan(proof, &nodes, can_type())
+                .map_err(DrainError::NoProof)?;
+            proofs.into_iter().map(Some).collect()
         }
-        _ => Vec::new(),
+        _ => vec![None; health.len()],
     };
-    Ok((health, proofs))
+    Ok(health.into_iter().zip(proofs).collect())
 }
 
 /// Can a person type at this terminal (a node's name, as proof)?
@@ -224,7 +226,7 @@ pub(crate) async fn prepare_sharing(
     } else {
         Default::default()
     };
-    let (health, proofs) = health_and_proofs(main, &options, &listed).await?;
+    let health = health_and_proofs(main, &options, &listed).await?;
     let classifier = Classifier {
         plan,
         flags: options.flags.clone(),
@@ -237,11 +239,10 @@ pub(crate) async fn prepare_sharing(
         .into_iter()
         .zip(health)
         .map(
-            |((node, name, query, snapshot), down): ((Node, String, PodQuery, Snapshot), _)| {
-                let proof = proofs
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, p)| p.clone());
+            |((node, name, query, snapshot), (down, proof)): (
+                (Node, String, PodQuery, Snapshot),
+                _,
+            )| {
                 NodePlan {
                     pods: classifier.classify(snapshot.pods, now.wall),
                     resource_version: snapshot.resource_version,

@@ -78,7 +78,8 @@ pub(crate) fn is_ready(node: &Node) -> bool {
     ready_condition(node).is_none_or(|c| c.status == "True")
 }
 
-fn ready_condition(node: &Node) -> Option<&k8s_openapi::api::core::v1::NodeCondition> {
+/// The node's Ready condition, if it reports one.
+pub(crate) fn ready_condition(node: &Node) -> Option<&k8s_openapi::api::core::v1::NodeCondition> {
     node.status
         .as_ref()?
         .conditions

@@ -52,14 +52,14 @@ pub(crate) enum NodeProof {
     Typed,
 }
 
-/// The proof asked of each selected node, or why `--node-shut-down` cannot
-/// apply: a node that is Ready (a live kubelet), or no way to prove
-/// power-off (no terminal to type at, no fence command).
+/// The proof asked of each selected node, in their order, or why
+/// `--node-shut-down` cannot apply: a node that is Ready (a live kubelet),
+/// or no way to prove power-off (no terminal to type at, no fence command).
 pub(crate) fn plan(
     proof: &Proof,
     nodes: &[(&str, Option<&NodeDown>)],
     can_type: bool,
-) -> Result<Vec<(String, NodeProof)>, String> {
+) -> Result<Vec<NodeProof>, String> {
     let mut out = Vec::new();
     for (name, down) in nodes {
         let Some(down) = down else {
@@ -80,7 +80,7 @@ pub(crate) fn plan(
                 }
             }
         };
-        out.push((name.to_string(), proof));
+        out.push(proof);
     }
     Ok(out)
 }
@@ -160,12 +160,12 @@ mod tests {
         assert!(err.contains("no terminal"), "{err}");
         assert_eq!(
             plan(&Proof::Typed, &[("a", Some(&dead))], true).unwrap(),
-            [("a".to_string(), NodeProof::Typed)]
+            [NodeProof::Typed]
         );
         let cloud = down(&[node_health::SHUTDOWN]);
         assert_eq!(
             plan(&Proof::Typed, &[("a", Some(&cloud))], false).unwrap(),
-            [("a".to_string(), NodeProof::CloudShutdown)]
+            [NodeProof::CloudShutdown]
         );
     }
 

@@ -90,13 +90,7 @@ pub fn is_control_plane(n: &Node) -> bool {
 
 /// Unavailable: cordoned, or not Ready.
 pub fn unavailable(n: &Node) -> bool {
-    let ready = n
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
-        .is_none_or(|c| c.status == "True");
-    crate::policy::maintenance::unschedulable(n) || !ready
+    crate::policy::maintenance::unschedulable(n) || !crate::drain::node_health::is_ready(n)
 }
 
 /// Would no node be left for the evicted pods: none schedulable (not

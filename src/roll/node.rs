@@ -24,6 +24,7 @@ use super::wait::{self, Check, Waited, Wake};
 use crate::drain::NodeSelection;
 use crate::drain::api_error::api_error;
 use crate::drain::events::{Event, emit};
+use crate::drain::node_health::{is_ready as ready, ready_condition};
 use crate::drain::outcome::NodeStatus;
 use crate::drain::warning::Warning;
 use crate::drain::{self, cordon};
@@ -552,13 +553,6 @@ pub(crate) fn boot_id(node: &Node) -> String {
         .unwrap_or_default()
 }
 
-fn ready_condition(node: &Node) -> Option<&k8s_openapi::api::core::v1::NodeCondition> {
-    node.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
-}
-
 /// What a rerun needs of a node to take its roll up (`phase::resume`).
 pub(crate) fn now_of(node: &Node) -> phase::NodeNow {
     phase::NodeNow {
@@ -568,10 +562,6 @@ pub(crate) fn now_of(node: &Node) -> phase::NodeNow {
             .and_then(|c| c.last_transition_time.as_ref())
             .map(|t| t.0.as_millisecond()),
     }
-}
-
-pub(crate) fn ready(node: &Node) -> bool {
-    ready_condition(node).is_none_or(|c| c.status == "True")
 }
 
 fn ready_reason(node: &Node) -> String {

@@ -17,7 +17,7 @@ use crate::drain::node_health::NodeDown;
 use crate::drain::outcome::{PodResult, Stuck};
 use crate::drain::pod_key::PodKey;
 use crate::drain::warning::Warning;
-use crate::policy::classify::claim_names;
+use crate::policy::classify::{claim_names, controller_of};
 
 impl NodeMachine {
     /// Are pods on this node counted as gone once their deletion is old?
@@ -88,14 +88,10 @@ fn asked_at_ms(pod: &Pod) -> Option<i64> {
 /// StatefulSet, and its claims (the driver keeps those whose volume is
 /// still attached to the node, crate::drain::dead_node).
 pub(crate) fn stuck(pod: &Pod) -> Vec<Stuck> {
-    let set = pod
-        .metadata
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|o| o.controller == Some(true) && o.kind == "StatefulSet")
-        .map(|o| Stuck::StatefulSet {
-            name: o.name.clone(),
+    let set = controller_of(&pod.metadata)
+        .filter(|(kind, _)| *kind == "StatefulSet")
+        .map(|(_, name)| Stuck::StatefulSet {
+            name: name.to_string(),
         });
     set.into_iter()
         .chain(claim_names(pod).map(|c| Stuck::Volume {

@@ -24,7 +24,6 @@ use serde_json::{Value, json};
 
 use super::work::{Changed, Work};
 use crate::config::DETACH_SECONDS;
-use crate::objects::taints::OUT_OF_SERVICE;
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
 use crate::store::{Key, Store};
@@ -67,7 +66,7 @@ pub(crate) fn name(pv: &str, driver: &str, node: &str) -> String {
 /// that finished or left unfinished: its volumes may detach.
 pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
     if c.resource == Resource::Nodes {
-        let oos = |n: Option<&Value>| n.is_some_and(out_of_service);
+        let oos = |n: Option<&Value>| n.is_some_and(nodes::out_of_service);
         if oos(c.new) && !oos(c.old) {
             work.out_of_service.insert(c.key.1.clone());
         }
@@ -94,10 +93,6 @@ pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
         }
         (None, None) => {}
     }
-}
-
-fn out_of_service(node: &Value) -> bool {
-    !nodes::is_ready(node) && nodes::has_taint(node, OUT_OF_SERVICE)
 }
 
 /// May the volume attach to more than one node at once?
@@ -185,7 +180,7 @@ pub(crate) fn attach(store: &mut Store, pod: &Value) -> Vec<String> {
 pub(crate) fn detach_delay(store: &Store, node: &str) -> Duration {
     let n = store.get(Resource::Nodes, &(String::new(), node.to_string()));
     match n {
-        Some(n) if out_of_service(&n) => RECONCILER_PERIOD,
+        Some(n) if nodes::out_of_service(&n) => RECONCILER_PERIOD,
         Some(n) if !nodes::kubelet_running(&n) => MAX_WAIT_FOR_UNMOUNT,
         _ => n
             .and_then(|n| pods::annotation(&n, DETACH_SECONDS)?.parse::<f64>().ok())

@@ -18,7 +18,6 @@ use serde_json::{Value, json};
 
 use super::work::{Changed, Work};
 use crate::apiserver::deletion::{self, DeleteOptions};
-use crate::objects::taints::OUT_OF_SERVICE;
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
 use crate::store::Store;
@@ -38,14 +37,10 @@ pub(crate) fn next_pass(elapsed: Duration, after: Duration) -> Duration {
     after + Duration::from_millis(wait as u64)
 }
 
-fn out_of_service(node: &Value) -> bool {
-    !nodes::is_ready(node) && nodes::has_taint(node, OUT_OF_SERVICE)
-}
-
 pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
     match c.resource {
         Resource::Nodes => match c.new {
-            Some(n) if out_of_service(n) => {
+            Some(n) if nodes::out_of_service(n) => {
                 work.collect.insert(c.key.1.clone());
             }
             None => {
@@ -70,7 +65,7 @@ pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
 pub(crate) fn owed(store: &Store, node: &str) -> bool {
     store
         .get(Resource::Nodes, &(String::new(), node.to_string()))
-        .is_some_and(|n| out_of_service(&n))
+        .is_some_and(|n| nodes::out_of_service(&n))
 }
 
 /// `gcTerminating` on one node.

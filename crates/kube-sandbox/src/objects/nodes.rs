@@ -30,6 +30,12 @@ pub(crate) fn has_taint(node: &Value, key: &str) -> bool {
         .is_some_and(|ts| ts.iter().any(|t| t["key"] == key))
 }
 
+/// Not Ready and tainted `node.kubernetes.io/out-of-service`: the pod
+/// garbage collector and the attach/detach controller treat it as powered off.
+pub(crate) fn out_of_service(node: &Value) -> bool {
+    !is_ready(node) && has_taint(node, crate::objects::taints::OUT_OF_SERVICE)
+}
+
 /// What the scheduler reads of a node on every attempt, worked out once
 /// per change of the node (kube-scheduler keeps the same in its NodeInfo
 /// snapshot, pkg/scheduler/framework/types.go): a 5,000-node cluster is
