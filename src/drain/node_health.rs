@@ -122,6 +122,8 @@ pub(crate) fn assess(node: &Node, lease: Option<&Lease>, now: Timestamp) -> Opti
         .map(|t| t.key.as_str())
         .filter(|k| [UNREACHABLE, NOT_READY, SHUTDOWN, OUT_OF_SERVICE].contains(k))
         .map(str::to_string)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
         .collect();
     Some(NodeDown {
         ready: status.to_string(),
@@ -187,7 +189,12 @@ mod tests {
 
     #[test]
     fn unknown_is_down_at_once_with_its_taints_and_last_heartbeat() {
-        let n = node("Unknown", "2026-01-01T00:00:00Z", &[UNREACHABLE, "other"]);
+        // The controller's NoSchedule and NoExecute taints share one key.
+        let n = node(
+            "Unknown",
+            "2026-01-01T00:00:00Z",
+            &[UNREACHABLE, "other", UNREACHABLE],
+        );
         let down = assess(
             &n,
             Some(&lease("2025-12-31T23:59:10.000000Z")),

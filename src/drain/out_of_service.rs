@@ -46,6 +46,9 @@ pub(crate) fn taint() -> TaintSpec {
 pub(crate) enum NodeProof {
     /// The cloud's shutdown taint is on it.
     CloudShutdown,
+    /// It is out of service already (an earlier run, killed before its
+    /// end, or the operator took it so): that proof was given.
+    AlreadyOutOfService,
     /// The fence command, still to be run.
     Fence(String),
     /// Its name, still to be typed.
@@ -67,7 +70,9 @@ pub(crate) fn plan(
                 "node/{name} is Ready: --node-shut-down applies only to a node whose kubelet is down (a live kubelet still writes to its volumes); nothing was changed"
             ));
         };
-        let proof = if down.shut_down() {
+        let proof = if down.out_of_service() {
+            NodeProof::AlreadyOutOfService
+        } else if down.shut_down() {
             NodeProof::CloudShutdown
         } else {
             match proof {
@@ -166,6 +171,12 @@ mod tests {
         assert_eq!(
             plan(&Proof::Typed, &[("a", Some(&cloud))], false).unwrap(),
             [NodeProof::CloudShutdown]
+        );
+        // Out of service already: a rerun asks no proof again.
+        let taken = down(&[node_health::OUT_OF_SERVICE]);
+        assert_eq!(
+            plan(&Proof::Typed, &[("a", Some(&taken))], false).unwrap(),
+            [NodeProof::AlreadyOutOfService]
         );
     }
 

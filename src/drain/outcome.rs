@@ -264,6 +264,10 @@ pub(crate) struct Prediction {
     pub(crate) horizon_ms: Option<u64>,
     /// Every pod the drain's evictions made the controllers create.
     pub(crate) replacements: Vec<Replacement>,
+    /// Pods a dead node keeps, and how long until each runs elsewhere with
+    /// and without `--node-shut-down`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) recovery: Vec<Recovery>,
 }
 
 impl Prediction {
@@ -295,4 +299,30 @@ pub(crate) struct Replacement {
     /// The scheduler's reason when it would stay Pending.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) pending: Option<String>,
+}
+
+/// How long a prediction follows each path of a dead node's pods: past the
+/// attach/detach controller's 6-minute `maxWaitForUnmountDuration`.
+pub(crate) const RECOVERY_HORIZON: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// One pod a dead node keeps, and when it ran again elsewhere in a
+/// prediction (crate::simulate::recovery).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Recovery {
+    /// `namespace/name`.
+    pub(crate) pod: String,
+    pub(crate) node: String,
+    /// `StatefulSet/db`, or the claims whose volume stays attached.
+    pub(crate) holds: String,
+    /// From the drain's start to its successor's Ready, the node left down;
+    /// none within the horizon.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) soft_ms: Option<u64>,
+    /// From the out-of-service taint to its successor's Ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hard_ms: Option<u64>,
+    /// Where its successor runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) on: Option<String>,
 }

@@ -24,7 +24,7 @@ use super::wait::{self, Check, Waited, Wake};
 use crate::drain::NodeSelection;
 use crate::drain::api_error::api_error;
 use crate::drain::events::{Event, emit};
-use crate::drain::node_health::{is_ready as ready, ready_condition};
+use crate::drain::node_health::{self, is_ready as ready, ready_condition};
 use crate::drain::outcome::NodeStatus;
 use crate::drain::warning::Warning;
 use crate::drain::{self, cordon};
@@ -400,10 +400,19 @@ impl Run<'_> {
             Ok(()) => Ok(()),
             Err(Waited::Interrupted) => Err(Stop::Interrupted),
             Err(Waited::Failed(stop)) => Err(stop),
-            Err(Waited::TimedOut(reason)) => Err(Stop::Blocked(Blocked::NotReady {
-                after: self.ctx.action.ready_timeout,
-                reason,
-            })),
+            Err(Waited::TimedOut(reason)) => {
+                let after = self.ctx.action.ready_timeout;
+                match node_health::read(&self.ctx.clients.main, &self.node).await {
+                    Some(down) => {
+                        self.out.not_ready = Some(down.clone());
+                        Err(Stop::Blocked(Blocked::Down {
+                            after,
+                            down: Box::new(down),
+                        }))
+                    }
+                    None => Err(Stop::Blocked(Blocked::NotReady { after, reason })),
+                }
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::phase::Phase;
+use crate::drain::node_health::NodeDown;
 use crate::drain::outcome::NodeOutcome;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -58,6 +59,9 @@ pub(crate) struct NodeRoll {
     pub(crate) phases: Vec<PhaseTime>,
     /// From its cordon to its uncordon (or to the end, if never returned).
     pub(crate) out_of_service_ms: u64,
+    /// Blocked because it did not come back: what says its kubelet is down.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) not_ready: Option<NodeDown>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) drain: Option<NodeOutcome>,
 }
@@ -71,6 +75,7 @@ impl NodeRoll {
             resumed_from: None,
             phases: Vec::new(),
             out_of_service_ms: 0,
+            not_ready: None,
             drain: None,
         }
     }

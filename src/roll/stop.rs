@@ -44,4 +44,9 @@ pub(crate) enum Blocked {
     NoReboot { after: Duration },
     /// Not Ready again in time, and the last reason.
     NotReady { after: Duration, reason: String },
+    /// Not back in time, and its kubelet is silent: the node is down.
+    Down {
+        after: Duration,
+        down: Box<crate::drain::node_health::NodeDown>,
+    },
 }

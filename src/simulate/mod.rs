@@ -7,6 +7,7 @@
 //! allows (kube_sandbox::follow_tokio_clock). The live cluster is only read.
 
 mod assume;
+mod recovery;
 mod snapshot;
 mod times_file;
 
@@ -196,7 +197,8 @@ async fn simulate(
     };
     let wall = std::time::Instant::now();
     let before = sandbox.view().resource_version();
-    let ended = interaction::drain(clients, plan, options, interaction)
+    let started = kube_conventions::time::now().as_second();
+    let ended = interaction::drain(clients.clone(), plan, options, interaction)
         .await
         .0
         .map_err(Exit::from)?;
@@ -207,11 +209,14 @@ async fn simulate(
             return Ok(Err(exit::of_stopped(&stopped)));
         }
     };
+    let replacements = replacements(&sandbox, before)?;
+    let recovery = recovery::predict(&sandbox, &clients.main, &outcome, started, before).await?;
     let prediction = Prediction {
         source: source.to_string(),
         computed_ms: u64::try_from(wall.elapsed().as_millis()).unwrap_or(u64::MAX),
         horizon_ms: horizon.map(|h| u64::try_from(h.as_millis()).unwrap_or(u64::MAX)),
-        replacements: replacements(&sandbox, before)?,
+        replacements,
+        recovery,
     };
     sandbox.stop();
     Ok(Ok((outcome, prediction)))

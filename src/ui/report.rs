@@ -9,7 +9,9 @@ use comfy_table::{Table, presets};
 use kube_conventions::count;
 
 use crate::cli::OutputFormat;
-use crate::drain::outcome::{Cause, DrainOutcome, DryRun, NodeStatus, PodResult, Prediction};
+use crate::drain::outcome::{
+    Cause, DrainOutcome, DryRun, NodeStatus, PodResult, Prediction, Recovery,
+};
 use crate::duration::human;
 
 pub(crate) const SCHEMA_VERSION: &str = "kubectl-maintain.io/v1alpha1";
@@ -114,7 +116,7 @@ fn prediction_table(p: &Prediction) -> String {
     out.push_str(":\n");
     if p.replacements.is_empty() {
         out.push_str("no pod is replaced\n");
-        return out;
+        return out + &recovery_table(&p.recovery);
     }
     let mut t = kubectl_table(&["REPLACEMENT", "FOR", "NODE"]);
     for r in &p.replacements {
@@ -125,7 +127,51 @@ fn prediction_table(p: &Prediction) -> String {
         };
         t.add_row(vec![r.pod.clone(), r.owner.clone(), node]);
     }
-    out + &t.to_string() + "\n"
+    out + &t.to_string() + "\n" + &recovery_table(&p.recovery)
+}
+
+/// The pods a dead node keeps: when each would run elsewhere with the node
+/// left down, and with `--node-shut-down`.
+fn recovery_table(recovery: &[Recovery]) -> String {
+    if recovery.is_empty() {
+        return String::new();
+    }
+    let horizon = human(crate::drain::outcome::RECOVERY_HORIZON);
+    let mut t = kubectl_table(&[
+        "KEPT BY A DEAD NODE",
+        "HOLDS",
+        "NODE LEFT DOWN",
+        "WITH --node-shut-down",
+    ]);
+    for r in recovery {
+        let on = r.on.as_deref().unwrap_or("another node");
+        let soft = r.soft_ms.map_or_else(
+            || format!("not within {horizon}"),
+            |ms| {
+                format!(
+                    "Ready on {on} after {}",
+                    human(std::time::Duration::from_millis(ms))
+                )
+            },
+        );
+        let hard = match (r.soft_ms, r.hard_ms) {
+            (Some(_), _) => "-".to_string(),
+            (None, Some(ms)) => format!(
+                "Ready on {on} {} after the taint",
+                human(std::time::Duration::from_millis(ms))
+            ),
+            (None, None) => format!("not within {horizon}"),
+        };
+        t.add_row(vec![
+            format!("{} (node/{})", r.pod, r.node),
+            r.holds.clone(),
+            soft,
+            hard,
+        ]);
+    }
+    format!(
+        "\nA node whose kubelet is not running keeps these; followed on the copy's clock:\n{t}\n"
+    )
 }
 
 /// A predicted drain in a few lines, for `drain --simulate` to show before
@@ -169,6 +215,9 @@ pub(crate) fn verdict(outcome: &DrainOutcome, p: &Prediction) -> String {
                 .map(|why| format!(": {why}"))
                 .unwrap_or_default()
         );
+    }
+    for r in &p.recovery {
+        let _ = writeln!(out, "  {}", super::words::dead_node::recovery_line(r));
     }
     let placed = p.replacements.len() - pending.len();
     if placed > 0 {
@@ -244,20 +293,24 @@ fn plan_table(outcome: &DrainOutcome) -> String {
 }
 
 fn summary(outcome: &DrainOutcome) -> String {
-    let mut t = kubectl_table(&[
-        "NODE",
-        "STATUS",
-        "WAVES",
-        "EVICTED",
-        "GONE",
-        "SKIPPED",
-        "REMAINING",
-        "TIME",
-    ]);
+    let lost = |r: &PodResult| matches!(r, PodResult::Lost { .. });
+    // Only a drain of a dead node has pods counted as gone.
+    let any_lost = outcome
+        .nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .any(|p| lost(&p.result));
+    let mut header = vec!["NODE", "STATUS", "WAVES", "EVICTED", "GONE"];
+    if any_lost {
+        header.push("LOST");
+    }
+    header.extend(["SKIPPED", "REMAINING", "TIME"]);
+    let mut t = kubectl_table(&header);
     for n in &outcome.nodes {
-        let count =
-            |f: fn(&PodResult) -> bool| n.pods.iter().filter(|p| f(&p.result)).count().to_string();
-        t.add_row([
+        let count = |f: &dyn Fn(&PodResult) -> bool| {
+            n.pods.iter().filter(|p| f(&p.result)).count().to_string()
+        };
+        let mut row = vec![
             n.node.clone(),
             n.status.as_str().to_string(),
             n.waves
@@ -267,12 +320,18 @@ fn summary(outcome: &DrainOutcome) -> String {
                 .join(","),
             // Pods we evicted, apart from those that went by themselves
             // (completed, or deleted by someone else) while the drain ran.
-            count(|r| matches!(r, PodResult::Evicted)),
-            count(|r| matches!(r, PodResult::Completed | PodResult::GoneByItself)),
-            count(|r| matches!(r, PodResult::Skipped { .. })),
-            count(|r| matches!(r, PodResult::Remaining { .. })),
+            count(&|r| matches!(r, PodResult::Evicted)),
+            count(&|r| matches!(r, PodResult::Completed | PodResult::GoneByItself)),
+        ];
+        if any_lost {
+            row.push(count(&lost));
+        }
+        row.extend([
+            count(&|r| matches!(r, PodResult::Skipped { .. })),
+            count(&|r| matches!(r, PodResult::Remaining { .. })),
             human(std::time::Duration::from_millis(n.elapsed_ms)),
         ]);
+        t.add_row(row);
     }
     let mut out = format!("{}\n", t.trim_fmt());
     for n in &outcome.nodes {
@@ -283,6 +342,7 @@ fn summary(outcome: &DrainOutcome) -> String {
         }
     }
     out.push_str(&blockers(outcome));
+    out.push_str(&lost_pods(outcome));
     out.push_str(&budget_holds(outcome));
     out.push_str(&left_alone(outcome));
     out
@@ -359,6 +419,31 @@ fn left_alone(outcome: &DrainOutcome) -> String {
 
 /// Pods still there, grouped by cause with the largest group first, then
 /// each blocking PDB once.
+/// Pods counted as gone on a dead node that still hold something: what,
+/// and what helps.
+fn lost_pods(outcome: &DrainOutcome) -> String {
+    let mut out = String::new();
+    for n in &outcome.nodes {
+        for p in &n.pods {
+            if let PodResult::Lost { seconds, stuck } = &p.result
+                && !stuck.is_empty()
+            {
+                let _ = writeln!(
+                    out,
+                    "* {} on {}: {}",
+                    p.pod,
+                    n.node,
+                    super::words::dead_node::lost_detail(*seconds, stuck)
+                );
+            }
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!("\nCounted as gone, still held on a node whose kubelet is not running:\n{out}")
+}
+
 fn blockers(outcome: &DrainOutcome) -> String {
     let mut groups: BTreeMap<String, (Vec<String>, &'static str)> = BTreeMap::new();
     let mut pdbs: BTreeMap<String, (&Cause, usize)> = BTreeMap::new();

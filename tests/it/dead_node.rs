@@ -272,3 +272,113 @@ fn without_proof_the_out_of_service_taint_never_goes_on() {
     assert!(live.stderr.contains("node/n2 is Ready"), "{live:?}");
     assert!(!taints(&c, "n2").contains(&"node.kubernetes.io/out-of-service".to_string()));
 }
+
+#[test]
+fn a_rolled_node_that_does_not_come_back_is_reported_down_with_its_remedy() {
+    let yaml = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment("web", 2)
+        .yaml();
+    let c = Cluster::start_with(&yaml, 33, |config| {
+        config.node_monitor_grace_period_seconds = Some(0.3);
+    });
+    c.wait_settled();
+    // The action's "reboot" never ends: the kubelet stops for good.
+    let exec = format!(
+        "{} annotate node \"$NODE\" sandbox.kubectl-maintain.io/kubelet=stopped",
+        crate::harness::kubectl_path().display()
+    );
+    let out = c.maintain(&[
+        "roll",
+        "n1",
+        "--ignore-daemonsets",
+        "--exec",
+        &exec,
+        "--wait-for-reboot",
+        "--ready-timeout",
+        "3s",
+        "-o",
+        "json",
+    ]);
+    assert_ne!(out.code, 0, "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let n1 = &report["nodes"][0];
+    assert_eq!(n1["status"], "blocked", "{out:?}");
+    let message = n1["message"].as_str().unwrap_or_default();
+    assert!(
+        message
+            .contains("not back within --ready-timeout 3.0s: the node is NotReady (Ready Unknown"),
+        "{message}"
+    );
+    assert!(message.contains("bring the machine back"), "{message}");
+    assert_eq!(n1["notReady"]["ready"], "Unknown", "{n1}");
+    assert!(
+        c.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"] == true,
+        "left cordoned"
+    );
+}
+
+#[test]
+fn plan_simulate_predicts_what_a_dead_node_keeps_with_and_without_the_hard_path() {
+    let c = dead_n1();
+    let mut args = vec!["plan", "n1", "--simulate"];
+    args.extend(&FLAGS[..3]);
+    let table = c.maintain(&args);
+    table.success();
+    eprintln!("{}", table.stdout);
+    args.extend(["-o", "json"]);
+    let out = c.maintain(&args);
+    out.success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let node = &report["nodes"][0];
+    assert_eq!(node["notReady"]["ready"], "Unknown", "{out:?}");
+    let db = node["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pod"] == "apps/db-0")
+        .unwrap();
+    assert_eq!(db["result"]["state"], "lost", "{db}");
+    let recovery = report["prediction"]["recovery"].as_array().unwrap();
+    assert_eq!(recovery.len(), 1, "only db-0 is kept: {recovery:?}");
+    let r = &recovery[0];
+    assert_eq!(r["pod"], "apps/db-0");
+    assert_eq!(r["holds"], "StatefulSet/db");
+    // Left down, it never moves; with the taint, the pod garbage collector
+    // (20 s period) and the attach/detach controller (at once) let it.
+    assert!(r.get("softMs").is_none(), "{r}");
+    let hard = r["hardMs"].as_u64().unwrap();
+    assert!(hard <= 40_000, "{r}");
+    assert_eq!(r["on"], "n2");
+    assert!(
+        table.stdout.contains("KEPT BY A DEAD NODE") && table.stdout.contains("after the taint"),
+        "{table:?}"
+    );
+    // Nothing changed on the cluster.
+    assert!(!taints(&c, "n1").contains(&"node.kubernetes.io/out-of-service".to_string()));
+}
+
+#[test]
+fn killed_after_the_taint_a_rerun_reaches_the_same_end_without_a_second_fence() {
+    let c = dead_n1();
+    let fenced = c.dir.path().join("fenced");
+    let fence = format!("echo \"$NODE\" >> {}", fenced.display());
+    let mut args = vec!["drain", "n1", "--node-shut-down", "--fence-command", &fence];
+    args.extend(&FLAGS[..3]);
+    args.push("--timeout=60s");
+    let mut child = c.maintain_spawn(&args);
+    c.wait_for("the out-of-service taint", Duration::from_secs(20), |c| {
+        taints(c, "n1").contains(&"node.kubernetes.io/out-of-service".to_string())
+    });
+    child.kill().expect("kill -9");
+    let _ = child.wait();
+    let out = c.maintain(&args);
+    out.success();
+    assert!(out.stdout.contains("node/n1 drained"), "{out:?}");
+    let runs = std::fs::read_to_string(&fenced).unwrap_or_default();
+    assert_eq!(runs.lines().count(), 1, "fenced once: {runs:?} {out:?}");
+    c.wait_for("db-0 Ready on n2", Duration::from_secs(40), |c| {
+        db_ready_on(c, "n2")
+    });
+}

@@ -730,24 +730,30 @@ fn terminating_pods_report_what_holds_them() {
         p["spec"]["terminationGracePeriodSeconds"] = json!(1);
     };
     let scenario = two_nodes()
-        .object(json!({
-            "apiVersion": "v1", "kind": "Namespace",
-            "metadata": {"name": "leaving", "deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": ["kubernetes"]},
-            "status": {"phase": "Terminating"},
-        }))
         .pod("apps", "held", "n1", held)
         .pod("leaving", "stuck", "n1", held)
         .yaml();
     let theirs = Cluster::start(&scenario, 33);
     let c = Cluster::start(&scenario, 33);
-    settle_on_n1(&theirs);
-    settle_on_n1(&c);
-    // kubectl retries the namespace's 403 until the pod is gone (here: the
-    // timeout); we wait for it the same way, on the watch.
+    for c in [&theirs, &c] {
+        settle_on_n1(c);
+        // The namespace controller deletes the pod; its finalizer keeps it,
+        // and it the namespace.
+        c.kubectl(&["delete", "namespace", "leaving", "--wait=false"])
+            .success();
+        c.wait_for("stuck terminating", Duration::from_secs(10), |c| {
+            c.get(Resource::Pods, "leaving", "stuck")
+                .is_some_and(|p| pods::is_terminating(&p))
+        });
+    }
+    // The namespace's 403 for a pod already deleted: kubectl waits for it
+    // (here: until the timeout); we wait the same way, on the watch, and
+    // say why it stays.
     let k = theirs.kubectl(&["drain", "n1", "--force", "--timeout", "4s"]);
     assert_ne!(k.code, 0, "{k:?}");
     assert!(
-        k.stderr.contains("from terminating namespace \"leaving\""),
+        k.stderr
+            .contains("error when waiting for pod \"stuck\" in namespace \"leaving\" to terminate"),
         "{k:?}"
     );
     let out = c.maintain(&["drain", "n1", "--force", "--timeout", "4s", "-o", "json"]);
@@ -759,20 +765,13 @@ fn terminating_pods_report_what_holds_them() {
         cause("apps/held")["finalizers"],
         serde_json::json!(["example.com/cleanup"])
     );
-    assert_eq!(
-        cause("leaving/stuck")["kind"],
-        "namespaceTerminating",
-        "{out:?}"
-    );
+    // What holds it is its finalizer, not the namespace being deleted.
+    assert_eq!(cause("leaving/stuck")["kind"], "finalizers", "{out:?}");
     let table = c.maintain(&["drain", "n1", "--force", "--timeout", "1s", "-o", "table"]);
     assert!(
         table
             .stdout
             .contains("terminating, held by finalizers example.com/cleanup"),
-        "{table:?}"
-    );
-    assert!(
-        table.stdout.contains("namespace leaving is terminating"),
         "{table:?}"
     );
 }

@@ -844,3 +844,37 @@ fn lists_come_in_pages_as_the_apiserver_gives_them() {
         "{last}"
     );
 }
+
+/// `kubectl delete namespace` returns once the namespace controller has
+/// deleted what was in it (pods with their grace period) and finalized it,
+/// as against a kube-apiserver; meanwhile `get` shows it Terminating.
+#[test]
+fn a_deleted_namespace_is_emptied_and_removed() {
+    let c = Cluster::start(SMALL, 33);
+    c.wait_settled();
+    let pods_in = |c: &Cluster| {
+        c.sandbox
+            .view()
+            .list(Resource::Pods)
+            .iter()
+            .filter(|p| p["metadata"]["namespace"] == "shop")
+            .count()
+    };
+    assert!(pods_in(&c) > 0);
+    let ns = c.kubectl(&[
+        "get",
+        "namespace",
+        "shop",
+        "-o",
+        "jsonpath={.spec.finalizers}",
+    ]);
+    assert!(ns.stdout.contains("kubernetes"), "{ns:?}");
+    let delete = c.kubectl(&["delete", "namespace", "shop", "--wait=false"]);
+    delete.success();
+    let phase = c.kubectl(&["get", "namespace", "shop", "-o", "jsonpath={.status.phase}"]);
+    assert_eq!(phase.stdout, "Terminating", "{phase:?}");
+    let wait = c.kubectl(&["wait", "--for=delete", "namespace/shop", "--timeout=60s"]);
+    wait.success();
+    assert_eq!(pods_in(&c), 0);
+    assert!(c.get(Resource::Deployments, "shop", "web").is_none());
+}

@@ -223,7 +223,9 @@ pub(crate) fn populate(
             known.insert(ns.to_string());
             let key = (String::new(), ns.to_string());
             if store.get(Resource::Namespaces, &key).is_none() {
-                let obj = json!({"metadata": {"name": ns}, "status": {"phase": "Active"}});
+                let obj = json!({"metadata": {"name": ns},
+                    "spec": {"finalizers": [crate::controllers::namespace::KUBERNETES]},
+                    "status": {"phase": "Active"}});
                 store
                     .load(Resource::Namespaces, obj)
                     .map_err(|e| e.message)?;

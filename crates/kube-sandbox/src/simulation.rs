@@ -12,8 +12,8 @@ use tokio::time::Instant;
 
 use crate::controllers::work::{Changed, Work};
 use crate::controllers::{
-    self, attach_detach, daemonset, disruption, garbage_collector, node_lifecycle, pod_gc,
-    scheduler,
+    self, attach_detach, daemonset, disruption, garbage_collector, namespace, node_lifecycle,
+    pod_gc, scheduler,
 };
 use crate::kubelet::triggers::{Knobs, Owed};
 use crate::kubelet::{self, kubevirt, outage, reboot};
@@ -75,6 +75,7 @@ impl Sim {
         node_lifecycle::triggers(&changed, work);
         garbage_collector::triggers(&changed, work);
         pod_gc::triggers(&changed, work);
+        namespace::triggers(&changed, work);
         kubelet::triggers::triggers(store, &changed, &self.knobs(), owed);
     }
 
@@ -126,6 +127,9 @@ impl Sim {
                     Timer::PodGc { node },
                 );
             }
+        }
+        for ns in &work.namespaces {
+            namespace::reconcile(store, ns);
         }
         for node in work.orphans {
             let after = pod_gc::next_pass(elapsed, pod_gc::QUARANTINE);

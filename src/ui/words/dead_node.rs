@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use crate::drain::node_health::NodeDown;
 use crate::drain::outcome::Stuck;
+#[cfg(feature = "sandbox")]
+use crate::drain::outcome::{RECOVERY_HORIZON, Recovery};
 use crate::duration::human;
 
 /// `NotReady (Ready Unknown since T, 3m ago: NodeStatusUnknown; kubelet last
@@ -18,7 +20,10 @@ impl fmt::Display for State<'_> {
         let mut facts = Vec::new();
         let ago = d
             .seconds(kube_conventions::time::now())
-            .map(|s| format!(", {} ago", human(Duration::from_secs(s.unsigned_abs()))))
+            .map(|s| match s {
+                0 => ", under 1s ago".to_string(),
+                s => format!(", {} ago", human(Duration::from_secs(s.unsigned_abs()))),
+            })
             .unwrap_or_default();
         let since = d
             .since
@@ -93,7 +98,7 @@ pub(crate) fn lost_line(node: &str, pod: &str, seconds: i64, timeout: Duration) 
 /// A lost pod in the report: what it still holds, each with its remedy.
 pub(crate) fn lost_detail(seconds: i64, stuck: &[Stuck]) -> String {
     let mut parts = vec![format!(
-        "counted as gone: deletion asked {} ago on a node whose kubelet is not running",
+        "deletion asked {} ago on a node whose kubelet is not running",
         human(Duration::from_secs(seconds.unsigned_abs()))
     )];
     parts.extend(stuck.iter().map(held));
@@ -124,3 +129,34 @@ fn held(s: &Stuck) -> String {
 
 /// What helps a pod whose node's kubelet is down.
 pub(crate) const REMEDY: &str = "the node's kubelet is not running: bring it back (the machine, its network, systemctl status kubelet); if the node is powered off, rerun with --node-shut-down; --lost-pod-timeout counts such pods as gone";
+
+/// What helps a rolled node that did not come back: it was drained before
+/// its action, so only its DaemonSet pods wait on it.
+pub(crate) const NOT_BACK: &str = "its kubelet is not running: bring the machine back (its console, its power, its network, systemctl status kubelet), then rerun the roll, which takes it up here; if it is gone for good, delete the Node (kubectl delete node) once it is powered off";
+
+/// A predicted pod kept by a dead node, for `drain --simulate`'s verdict.
+#[cfg(feature = "sandbox")]
+pub(crate) fn recovery_line(r: &Recovery) -> String {
+    let on = r.on.as_deref().unwrap_or("another node");
+    let horizon = human(RECOVERY_HORIZON);
+    match (r.soft_ms, r.hard_ms) {
+        (Some(ms), _) => format!(
+            "{} ({}) kept by node/{}: Ready on {on} after {}",
+            r.pod,
+            r.holds,
+            r.node,
+            human(Duration::from_millis(ms))
+        ),
+        (None, Some(ms)) => format!(
+            "{} ({}) kept by node/{}: not Ready elsewhere within {horizon} while the node is down; with --node-shut-down, Ready on {on} {} after the taint",
+            r.pod,
+            r.holds,
+            r.node,
+            human(Duration::from_millis(ms))
+        ),
+        (None, None) => format!(
+            "{} ({}) kept by node/{}: not Ready elsewhere within {horizon}, even with --node-shut-down",
+            r.pod, r.holds, r.node
+        ),
+    }
+}

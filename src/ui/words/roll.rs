@@ -40,6 +40,13 @@ impl fmt::Display for Blocked {
             Blocked::NotReady { after, reason } => {
                 write!(f, "not Ready after {} ({reason})", human(*after))
             }
+            Blocked::Down { after, down } => write!(
+                f,
+                "not back within --ready-timeout {}: the node is {}; {}",
+                human(*after),
+                super::dead_node::State(down),
+                super::dead_node::NOT_BACK
+            ),
         }?;
         f.write_str("; left cordoned")
     }

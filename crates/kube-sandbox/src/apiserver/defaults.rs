@@ -178,8 +178,22 @@ pub(crate) fn prepare_new(res: Resource, mut obj: Value) -> Value {
             obj["spec"]["priority"] = json!(prio);
         }
     }
-    if res == Resource::Namespaces && obj.pointer("/status/phase").is_none() {
-        obj["status"]["phase"] = json!("Active");
+    if res == Resource::Namespaces {
+        if obj.pointer("/status/phase").is_none() {
+            obj["status"]["phase"] = json!("Active");
+        }
+        // The namespace strategy's PrepareForCreate: the namespace
+        // controller's finalizer, always.
+        let kubernetes = crate::controllers::namespace::KUBERNETES;
+        let finalizers = &mut obj["spec"]["finalizers"];
+        if !finalizers
+            .as_array()
+            .is_some_and(|f| f.iter().any(|v| v == kubernetes))
+        {
+            let mut list = finalizers.as_array().cloned().unwrap_or_default();
+            list.push(json!(kubernetes));
+            *finalizers = json!(list);
+        }
     }
     obj
 }

@@ -84,10 +84,16 @@ pub(crate) fn check_preconditions(
     Ok(())
 }
 
+/// Held by finalizers: its own, or for a namespace also those of its spec
+/// (`kubernetes`, which the namespace controller removes once it is empty).
 fn has_finalizers(obj: &Value) -> bool {
-    obj.pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .is_some_and(|f| !f.is_empty())
+    ["/metadata/finalizers", "/spec/finalizers"]
+        .iter()
+        .any(|p| {
+            obj.pointer(p)
+                .and_then(Value::as_array)
+                .is_some_and(|f| !f.is_empty())
+        })
 }
 
 /// The grace period the apiserver settles on for a pod deletion.
@@ -144,6 +150,9 @@ pub(crate) fn delete(
     let updated = store.modify(res, key, |o| {
         o["metadata"]["deletionTimestamp"] = json!(format_time(deadline));
         o["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
+        if res == Resource::Namespaces {
+            o["status"]["phase"] = json!("Terminating");
+        }
     })?;
     Ok(Deleted::Terminating(updated))
 }

@@ -8,6 +8,7 @@ pub(crate) mod deployment;
 pub(crate) mod disruption;
 pub(crate) mod garbage_collector;
 pub(crate) mod job;
+pub(crate) mod namespace;
 pub(crate) mod node_lifecycle;
 pub(crate) mod pod_gc;
 pub(crate) mod replicaset;

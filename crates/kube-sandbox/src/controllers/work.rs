@@ -58,6 +58,9 @@ pub(crate) struct Work {
     pub(crate) orphans: BTreeSet<String>,
     /// Nodes whose volumes may detach at once (out of service).
     pub(crate) out_of_service: BTreeSet<String>,
+    /// Namespaces the namespace controller looks at: being deleted, or
+    /// something left them.
+    pub(crate) namespaces: BTreeSet<String>,
 }
 
 impl Work {
@@ -79,6 +82,8 @@ impl Work {
         }
         work.pdbs.extend(keys(Resource::PodDisruptionBudgets));
         work.nodes.extend(keys(Resource::Nodes));
+        work.namespaces
+            .extend(keys(Resource::Namespaces).map(|k| k.1));
         work
     }
 }
