@@ -224,7 +224,7 @@ fn run(v: &Variant, kubectl: &Path) -> Figures {
         }
         let start = Instant::now();
         let started = kube_conventions::time::now();
-        let exit = drain(v, kubectl, &kubeconfig).await;
+        let exit = Box::pin(drain(v, kubectl, &kubeconfig)).await;
         let drain = start.elapsed();
         let mut db_ready = None;
         let mut web_ready = None;

@@ -74,6 +74,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l node-conditions -d 'Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l image -d 'With --in-cluster: the container image to run (default: this version\'s release image)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -124,6 +125,9 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l exclude-from-load-balancers -d 'Label the node node.kubernetes.io/exclude-from-external-load-balancers at cordon, taking it out of cloud load balancers; uncordon removes the label (unless it was there before)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l in-cluster -d 'Run this drain or roll in the cluster as a Job (in --namespace, default kube-system) under a ServiceAccount with exactly the permissions its flags need; prints how to follow it'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l render -d 'With --in-cluster: print the objects as YAML and apply nothing (for GitOps)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l cleanup -d 'With --in-cluster: remove the ServiceAccount, ClusterRole, binding and ConfigMap a run of the same command made'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
@@ -165,6 +169,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l node-conditions -d 'Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l image -d 'With --in-cluster: the container image to run (default: this version\'s release image)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -215,6 +220,9 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l exclude-from-load-balancers -d 'Label the node node.kubernetes.io/exclude-from-external-load-balancers at cordon, taking it out of cloud load balancers; uncordon removes the label (unless it was there before)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l in-cluster -d 'Run this drain or roll in the cluster as a Job (in --namespace, default kube-system) under a ServiceAccount with exactly the permissions its flags need; prints how to follow it'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l render -d 'With --in-cluster: print the objects as YAML and apply nothing (for GitOps)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l cleanup -d 'With --in-cluster: remove the ServiceAccount, ClusterRole, binding and ConfigMap a run of the same command made'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
@@ -256,6 +264,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l node-conditions -d 'Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l max-unavailable -d 'Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l image -d 'With --in-cluster: the container image to run (default: this version\'s release image)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -313,6 +322,9 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l exclude-from-load-balancers -d 'Label the node node.kubernetes.io/exclude-from-external-load-balancers at cordon, taking it out of cloud load balancers; uncordon removes the label (unless it was there before)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l allow-no-schedulable-nodes -d 'Accepted for scripts written for v0.1.0; a drain no longer refuses these cases'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l allow-quorum-loss -d 'Accepted for scripts written for v0.1.0; a drain does not check etcd quorum'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l in-cluster -d 'Run this drain or roll in the cluster as a Job (in --namespace, default kube-system) under a ServiceAccount with exactly the permissions its flags need; prints how to follow it'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l render -d 'With --in-cluster: print the objects as YAML and apply nothing (for GitOps)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l cleanup -d 'With --in-cluster: remove the ServiceAccount, ClusterRole, binding and ConfigMap a run of the same command made'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l wait-for-reboot -d 'After --exec (or for an external actor), wait until the node reboots (NotReady, or a new boot ID) before waiting for Ready'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l wait-for-budgets -d 'After uncordoning, wait until every PodDisruptionBudget of the evicted pods has all its pods healthy (at most --ready-timeout)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l fresh -d 'Start the roll over, ignoring what an earlier run of the same command recorded'

@@ -10,6 +10,7 @@ mod client;
 mod commands;
 mod drain;
 mod duration;
+mod in_cluster;
 pub mod policy;
 mod publish;
 mod roll;

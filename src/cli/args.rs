@@ -407,6 +407,18 @@ pub struct DrainArgs {
     /// Accepted for scripts written for v0.1.0; a drain does not check etcd quorum
     #[arg(long, hide = true)]
     pub allow_quorum_loss: bool,
+    /// Run this drain or roll in the cluster as a Job (in --namespace, default kube-system) under a ServiceAccount with exactly the permissions its flags need; prints how to follow it
+    #[arg(long)]
+    pub in_cluster: bool,
+    /// With --in-cluster: print the objects as YAML and apply nothing (for GitOps)
+    #[arg(long, requires = "in_cluster")]
+    pub render: bool,
+    /// With --in-cluster: the container image to run (default: this version's release image)
+    #[arg(long, value_name = "IMAGE", requires = "in_cluster")]
+    pub image: Option<String>,
+    /// With --in-cluster: remove the ServiceAccount, ClusterRole, binding and ConfigMap a run of the same command made
+    #[arg(long, requires = "in_cluster")]
+    pub cleanup: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

@@ -11,6 +11,14 @@ use crate::ui::listeners::Display;
 use crate::ui::report;
 
 pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> {
+    if args.in_cluster {
+        if plan_only {
+            return Err(
+                Exit::usage("--in-cluster runs a drain or a roll; plan changes nothing").into(),
+            );
+        }
+        return crate::in_cluster::submit(crate::in_cluster::Run::Drain(&args)).await;
+    }
     if args.simulate {
         drain_options::simulation_allowed(&args)?;
         #[cfg(feature = "sandbox")]

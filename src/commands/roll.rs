@@ -9,6 +9,9 @@ use crate::ui::listeners::{self, Display};
 use crate::ui::{confirm, roll_report};
 
 pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
+    if args.drain.in_cluster {
+        return crate::in_cluster::submit(crate::in_cluster::Run::Roll(&args)).await;
+    }
     let (plan, options) = roll_options::validate(&args)?;
     let clients = client::connect(&args.drain.cluster).await?;
     let dry_run = args.drain.dry_run != DryRunArg::None;

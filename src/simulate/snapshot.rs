@@ -62,7 +62,7 @@ async fn read_pages(
         .chain(std::iter::once(&Resource::Pods))
         .copied();
     for res in workloads_first {
-        if matches!(res, Resource::Events | Resource::Leases) {
+        if !res.drain_reads() {
             continue;
         }
         let i = res.info();

@@ -9,6 +9,7 @@ mod faults;
 mod finishing;
 mod fuzz;
 mod harness;
+mod in_cluster;
 mod kubevirt;
 mod lifecycle;
 mod operator;

@@ -110,6 +110,24 @@ fn the_python_client_reads_everything_and_watches_across_a_410() {
         .object(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
             "metadata": {"name": "legacy", "namespace": "shop"},
             "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "legacy"}}}}))
+        .object(json!({"apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": {"name": "runner", "namespace": "shop"}}))
+        .object(json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": "1"}}))
+        .object(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "reader", "namespace": "shop"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}))
+        .object(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": "reader", "namespace": "shop"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+            "subjects": [{"kind": "ServiceAccount", "name": "runner", "namespace": "shop"}]}))
+        .object(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "node-reader"},
+            "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]}))
+        .object(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": "node-reader"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "node-reader"},
+            "subjects": [{"kind": "ServiceAccount", "name": "runner", "namespace": "shop"}]}))
         .yaml();
     let c = Cluster::start_with(&scenario, 33, |cfg| cfg.watch_history = 20);
     c.wait_settled();

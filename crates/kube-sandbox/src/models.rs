@@ -4,7 +4,7 @@
 
 use k8s_openapi::api::{
     apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core,
-    policy::v1 as policy, storage::v1 as storage,
+    policy::v1 as policy, rbac::v1 as rbac, storage::v1 as storage,
 };
 use serde::de::DeserializeOwned;
 
@@ -39,6 +39,12 @@ pub(crate) fn with_model<F: WithModel>(res: Resource, f: F) -> Option<F::Out> {
         Resource::PersistentVolumeClaims => f.with::<core::PersistentVolumeClaim>(),
         Resource::StorageClasses => f.with::<storage::StorageClass>(),
         Resource::VolumeAttachments => f.with::<storage::VolumeAttachment>(),
+        Resource::ServiceAccounts => f.with::<core::ServiceAccount>(),
+        Resource::ConfigMaps => f.with::<core::ConfigMap>(),
+        Resource::Roles => f.with::<rbac::Role>(),
+        Resource::RoleBindings => f.with::<rbac::RoleBinding>(),
+        Resource::ClusterRoles => f.with::<rbac::ClusterRole>(),
+        Resource::ClusterRoleBindings => f.with::<rbac::ClusterRoleBinding>(),
         Resource::VirtualMachineInstances => return None,
     })
 }

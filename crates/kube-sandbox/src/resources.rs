@@ -40,6 +40,18 @@ pub enum Resource {
     StorageClasses,
     /// storage.k8s.io/v1 VolumeAttachment.
     VolumeAttachments,
+    /// core/v1 ServiceAccount.
+    ServiceAccounts,
+    /// core/v1 ConfigMap.
+    ConfigMaps,
+    /// rbac.authorization.k8s.io/v1 Role.
+    Roles,
+    /// rbac.authorization.k8s.io/v1 RoleBinding.
+    RoleBindings,
+    /// rbac.authorization.k8s.io/v1 ClusterRole.
+    ClusterRoles,
+    /// rbac.authorization.k8s.io/v1 ClusterRoleBinding.
+    ClusterRoleBindings,
 }
 
 /// How a resource is served: its group, version, names, scope.
@@ -77,7 +89,7 @@ const VERBS: &[&str] = &[
 
 impl Resource {
     /// Every resource served.
-    pub const ALL: [Resource; 17] = [
+    pub const ALL: [Resource; 23] = [
         Resource::Namespaces,
         Resource::Nodes,
         Resource::Pods,
@@ -95,6 +107,12 @@ impl Resource {
         Resource::PersistentVolumeClaims,
         Resource::StorageClasses,
         Resource::VolumeAttachments,
+        Resource::ServiceAccounts,
+        Resource::ConfigMaps,
+        Resource::Roles,
+        Resource::RoleBindings,
+        Resource::ClusterRoles,
+        Resource::ClusterRoleBindings,
     ];
 
     /// How it is served.
@@ -239,6 +257,74 @@ impl Resource {
                 &["status", "scale"]
             ),
             // Node heartbeats (kube-node-lease) and locks.
+            // What a run in the cluster is made of (its identity, its
+            // plan, its permissions).
+            Resource::ServiceAccounts => info!(
+                "",
+                "v1",
+                "serviceaccounts",
+                "serviceaccount",
+                "ServiceAccount",
+                true,
+                &["sa"],
+                &[],
+                &["token"]
+            ),
+            Resource::ConfigMaps => info!(
+                "",
+                "v1",
+                "configmaps",
+                "configmap",
+                "ConfigMap",
+                true,
+                &["cm"],
+                &[],
+                &[]
+            ),
+            Resource::Roles => info!(
+                "rbac.authorization.k8s.io",
+                "v1",
+                "roles",
+                "role",
+                "Role",
+                true,
+                &[],
+                &[],
+                &[]
+            ),
+            Resource::RoleBindings => info!(
+                "rbac.authorization.k8s.io",
+                "v1",
+                "rolebindings",
+                "rolebinding",
+                "RoleBinding",
+                true,
+                &[],
+                &[],
+                &[]
+            ),
+            Resource::ClusterRoles => info!(
+                "rbac.authorization.k8s.io",
+                "v1",
+                "clusterroles",
+                "clusterrole",
+                "ClusterRole",
+                false,
+                &[],
+                &[],
+                &[]
+            ),
+            Resource::ClusterRoleBindings => info!(
+                "rbac.authorization.k8s.io",
+                "v1",
+                "clusterrolebindings",
+                "clusterrolebinding",
+                "ClusterRoleBinding",
+                false,
+                &[],
+                &[],
+                &[]
+            ),
             Resource::Leases => info!(
                 "coordination.k8s.io",
                 "v1",
@@ -336,9 +422,30 @@ impl Resource {
             .find(|r| r.info().kind == kind && r.api_version() == api_version)
     }
 
+    /// Accounts, configuration and RBAC: kinds without a spec, made by a
+    /// run in the cluster for itself.
+    fn run_own(self) -> bool {
+        matches!(
+            self,
+            Resource::ServiceAccounts
+                | Resource::ConfigMaps
+                | Resource::Roles
+                | Resource::RoleBindings
+                | Resource::ClusterRoles
+                | Resource::ClusterRoleBindings
+        )
+    }
+
+    /// Does a drain decide anything from objects of this kind (what a copy
+    /// of a cluster for `plan --simulate` needs)? Events and leases are
+    /// records; accounts, config and RBAC are a run's own.
+    pub fn drain_reads(self) -> bool {
+        !matches!(self, Resource::Events | Resource::Leases) && !self.run_own()
+    }
+
     /// Does this kind have a spec whose changes bump `metadata.generation`?
     pub(crate) fn has_generation(self) -> bool {
-        !matches!(self, Resource::Events | Resource::Namespaces)
+        !matches!(self, Resource::Events | Resource::Namespaces) && !self.run_own()
     }
 }
 

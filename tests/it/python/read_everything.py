@@ -18,6 +18,7 @@ config.load_kube_config(config_file=kubeconfig)
 core, apps, batch = client.CoreV1Api(), client.AppsV1Api(), client.BatchV1Api()
 policy, storage = client.PolicyV1Api(), client.StorageV1Api()
 coordination, custom = client.CoordinationV1Api(), client.CustomObjectsApi()
+rbac = client.RbacAuthorizationV1Api()
 
 # plural -> (list everything, read one by (namespace, name))
 typed = {
@@ -41,6 +42,14 @@ typed = {
                                lambda ns, n: core.read_namespaced_persistent_volume_claim(n, ns)),
     "storageclasses": (storage.list_storage_class, lambda ns, n: storage.read_storage_class(n)),
     "volumeattachments": (storage.list_volume_attachment, lambda ns, n: storage.read_volume_attachment(n)),
+    "serviceaccounts": (core.list_service_account_for_all_namespaces,
+                        lambda ns, n: core.read_namespaced_service_account(n, ns)),
+    "configmaps": (core.list_config_map_for_all_namespaces, lambda ns, n: core.read_namespaced_config_map(n, ns)),
+    "roles": (rbac.list_role_for_all_namespaces, lambda ns, n: rbac.read_namespaced_role(n, ns)),
+    "rolebindings": (rbac.list_role_binding_for_all_namespaces,
+                     lambda ns, n: rbac.read_namespaced_role_binding(n, ns)),
+    "clusterroles": (rbac.list_cluster_role, lambda ns, n: rbac.read_cluster_role(n)),
+    "clusterrolebindings": (rbac.list_cluster_role_binding, lambda ns, n: rbac.read_cluster_role_binding(n)),
 }
 
 for plural in plurals:

@@ -192,6 +192,24 @@ fn own_columns(res: Resource) -> Vec<Col> {
             col("Holder", "string", 0),
             col("Age", "string", 0),
         ],
+        Resource::ServiceAccounts => vec![
+            col("Name", "string", 0),
+            col("Secrets", "integer", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::ConfigMaps => vec![
+            col("Name", "string", 0),
+            col("Data", "integer", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::Roles | Resource::ClusterRoles => {
+            vec![col("Name", "string", 0), col("Created At", "date", 0)]
+        }
+        Resource::RoleBindings | Resource::ClusterRoleBindings => vec![
+            col("Name", "string", 0),
+            col("Role", "string", 0),
+            col("Age", "string", 0),
+        ],
         Resource::VolumeAttachments => vec![
             col("Name", "string", 0),
             col("Attacher", "string", 0),
@@ -526,6 +544,39 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
         Resource::Leases => vec![
             name,
             json!(str_or(o, "/spec/holderIdentity", "")),
+            json!(age(o)),
+        ],
+        Resource::ServiceAccounts => vec![
+            name,
+            json!(
+                o.pointer("/secrets")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len)
+            ),
+            json!(age(o)),
+        ],
+        Resource::ConfigMaps => vec![
+            name,
+            json!(
+                o.pointer("/data")
+                    .and_then(Value::as_object)
+                    .map_or(0, serde_json::Map::len)
+                    + o.pointer("/binaryData")
+                        .and_then(Value::as_object)
+                        .map_or(0, serde_json::Map::len)
+            ),
+            json!(age(o)),
+        ],
+        Resource::Roles | Resource::ClusterRoles => {
+            vec![name, json!(str_or(o, "/metadata/creationTimestamp", ""))]
+        }
+        Resource::RoleBindings | Resource::ClusterRoleBindings => vec![
+            name,
+            json!(format!(
+                "{}/{}",
+                str_or(o, "/roleRef/kind", ""),
+                str_or(o, "/roleRef/name", "")
+            )),
             json!(age(o)),
         ],
         Resource::VolumeAttachments => vec![

@@ -1,0 +1,265 @@
+//! The permissions a run in the cluster gets: exactly the verbs and
+//! resources the requests of this run's flags make, each with why, so that
+//! the ClusterRole the Job runs under holds nothing more. Pure: the flags in,
+//! the rules out; crate::in_cluster::render writes them as a ClusterRole.
+//!
+//! The requests behind each rule, by module: the node list, cordon and
+//! conditions (drain/discover.rs, drain/cordon.rs, publish/conditions.rs),
+//! pod lists and the pod watch (drain/engine.rs, drain/driver.rs), evictions
+//! or deletions (drain/evict.rs), DaemonSets for `--ignore-daemonsets`
+//! (drain/discover.rs), budgets (drain/budgets/), the heartbeat leases of a
+//! node that is not Ready (drain/node_health.rs), volumes (drain/detach.rs,
+//! drain/dead_node.rs), KubeVirt's VMIs (drain/kubevirt.rs), Events
+//! (publish/node_events.rs), `--surge` (drain/surge.rs), a roll's locks and
+//! node watch (roll/lease.rs, roll/nodes.rs), kured's lock (roll/kured.rs).
+
+use serde::Serialize;
+
+/// One rule of the ClusterRole, and why the run needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Rule {
+    pub(crate) api_group: &'static str,
+    pub(crate) resources: Vec<&'static str>,
+    pub(crate) verbs: Vec<&'static str>,
+    /// Only these objects, when the run names them.
+    pub(crate) resource_names: Vec<String>,
+    #[serde(skip)]
+    pub(crate) why: &'static str,
+}
+
+/// What the run's flags ask of the API.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Needs {
+    /// A roll (locks, a node watch), not a drain.
+    pub(crate) roll: bool,
+    /// `--disable-eviction` or `--deadline`: pods are deleted.
+    pub(crate) deletes_pods: bool,
+    /// `--disable-eviction` alone: no eviction is ever asked.
+    pub(crate) no_evictions: bool,
+    pub(crate) surge: bool,
+    /// `--node-conditions` (the default).
+    pub(crate) node_conditions: bool,
+    /// Not `--skip-wait-for-detach`.
+    pub(crate) waits_for_detach: bool,
+    /// The plan selects pods by namespace labels.
+    pub(crate) namespace_selectors: bool,
+    /// The name of a roll's `--kured-daemonset`, when set.
+    pub(crate) kured: Option<String>,
+}
+
+fn rule(
+    api_group: &'static str,
+    resources: &[&'static str],
+    verbs: &[&'static str],
+    why: &'static str,
+) -> Rule {
+    Rule {
+        api_group,
+        resources: resources.to_vec(),
+        verbs: verbs.to_vec(),
+        resource_names: Vec::new(),
+        why,
+    }
+}
+
+/// The rules, in a stable order.
+pub(crate) fn rules(n: &Needs) -> Vec<Rule> {
+    let mut out = every_run();
+    out.extend(by_flags(n));
+    out
+}
+
+/// What every drain asks of the API.
+fn every_run() -> Vec<Rule> {
+    vec![
+        rule(
+            "",
+            &["nodes"],
+            &["get", "list", "watch", "patch"],
+            "select, read and cordon the nodes (and put its taints on)",
+        ),
+        rule(
+            "",
+            &["pods"],
+            &["get", "list", "watch"],
+            "list each node's pods and watch them go",
+        ),
+        rule(
+            "apps",
+            &["daemonsets"],
+            &["get"],
+            "tell a DaemonSet pod from an orphan (--ignore-daemonsets)",
+        ),
+        rule(
+            "policy",
+            &["poddisruptionbudgets"],
+            &["get", "list", "watch"],
+            "read the budgets that refuse an eviction, and wait for them",
+        ),
+        rule(
+            "coordination.k8s.io",
+            &["leases"],
+            &["get"],
+            "read a not-Ready node's heartbeat lease in kube-node-lease",
+        ),
+        rule(
+            "",
+            &["events"],
+            &["create", "patch"],
+            "record the maintenance as Events on the nodes",
+        ),
+        rule(
+            "kubevirt.io",
+            &["virtualmachineinstances"],
+            &["get"],
+            "follow a KubeVirt VM's evacuation",
+        ),
+        rule(
+            "",
+            &["persistentvolumeclaims"],
+            &["get"],
+            "name the volumes of a pod on a dead node",
+        ),
+    ]
+}
+
+/// What this run's flags add.
+fn by_flags(n: &Needs) -> Vec<Rule> {
+    let mut out = Vec::new();
+    if !n.no_evictions {
+        out.push(rule(
+            "",
+            &["pods/eviction"],
+            &["create"],
+            "evict the pods (budgets honoured)",
+        ));
+    }
+    if n.deletes_pods {
+        out.push(rule(
+            "",
+            &["pods"],
+            &["delete"],
+            "delete pods (--disable-eviction, --deadline)",
+        ));
+    }
+    if n.node_conditions {
+        out.push(rule(
+            "",
+            &["nodes/status"],
+            &["patch"],
+            "write the DrainInProgress and Drained node conditions",
+        ));
+    }
+    if n.waits_for_detach {
+        out.push(rule(
+            "storage.k8s.io",
+            &["volumeattachments"],
+            &["list", "watch"],
+            "wait for the evicted pods' volumes to detach",
+        ));
+    }
+    if n.namespace_selectors {
+        out.push(rule(
+            "",
+            &["namespaces"],
+            &["list"],
+            "the plan's namespace selectors",
+        ));
+    }
+    if n.surge {
+        out.push(rule(
+            "apps",
+            &["deployments"],
+            &["get", "list", "patch"],
+            "--surge: scale a Deployment up by one, and back",
+        ));
+        out.push(rule(
+            "apps",
+            &["replicasets"],
+            &["get"],
+            "--surge: find a pod's Deployment",
+        ));
+        out.push(rule(
+            "autoscaling",
+            &["horizontalpodautoscalers"],
+            &["get"],
+            "--surge: not past a HorizontalPodAutoscaler's maximum",
+        ));
+    }
+    if n.roll {
+        out.push(rule(
+            "coordination.k8s.io",
+            &["leases"],
+            &["create", "update"],
+            "the roll's lock and record, one Lease per node (--lock-namespace)",
+        ));
+    }
+    if let Some(name) = &n.kured {
+        let mut r = rule(
+            "apps",
+            &["daemonsets"],
+            &["update"],
+            "hold kured's reboot lock (--kured-daemonset)",
+        );
+        r.resource_names = vec![name.clone()];
+        out.push(r);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allows(rules: &[Rule], group: &str, resource: &str, verb: &str) -> bool {
+        rules.iter().any(|r| {
+            r.api_group == group && r.resources.contains(&resource) && r.verbs.contains(&verb)
+        })
+    }
+
+    #[test]
+    fn a_drain_needs_less_than_a_roll_with_surge() {
+        let drain = rules(&Needs {
+            node_conditions: true,
+            waits_for_detach: true,
+            ..Needs::default()
+        });
+        let roll = rules(&Needs {
+            roll: true,
+            surge: true,
+            node_conditions: true,
+            waits_for_detach: true,
+            ..Needs::default()
+        });
+        assert!(allows(&drain, "", "pods/eviction", "create"));
+        assert!(!allows(&drain, "coordination.k8s.io", "leases", "create"));
+        assert!(!allows(&drain, "apps", "deployments", "patch"));
+        assert!(allows(&roll, "coordination.k8s.io", "leases", "create"));
+        assert!(allows(&roll, "apps", "deployments", "patch"));
+        assert!(drain.len() < roll.len());
+        // Nothing a drain has is missing from the roll.
+        for r in &drain {
+            assert!(roll.contains(r), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn flags_that_change_no_request_change_no_rule() {
+        let plain = rules(&Needs::default());
+        let no_evictions = rules(&Needs {
+            no_evictions: true,
+            deletes_pods: true,
+            ..Needs::default()
+        });
+        assert!(!allows(&no_evictions, "", "pods/eviction", "create"));
+        assert!(allows(&no_evictions, "", "pods", "delete"));
+        assert!(!allows(&plain, "", "pods", "delete"));
+        assert!(!allows(&plain, "", "nodes/status", "patch"));
+        assert!(!allows(
+            &plain,
+            "storage.k8s.io",
+            "volumeattachments",
+            "list"
+        ));
+    }
+}

@@ -1,0 +1,234 @@
+//! Submitting a run: the objects rendered from the flags, printed
+//! (`--render`) or applied (server-side apply, field manager
+//! `kubectl-maintain`), and `--cleanup` of the objects a run made. A refused
+//! request says which verb on which resource.
+
+use anyhow::Context;
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::{ApiResource, GroupVersionKind};
+use serde_json::{Value, json};
+
+use super::rbac::{self, Needs};
+use super::render::{self, Submission, Targets};
+use super::{Run, argv, takes_value, validate};
+use crate::cli::exit::{self, Exit};
+use crate::client;
+use crate::drain::api_error::api_error;
+use crate::policy::maintenance::TaintSpec;
+
+/// The image of this version: the release workflow builds it and records
+/// its digest at build time (`KUBECTL_MAINTAIN_IMAGE_DIGEST`); a build
+/// without one names the tag.
+fn default_image() -> String {
+    let repo = "ghcr.io/kubectl-maintain/kubectl-maintain";
+    let tag = env!("CARGO_PKG_VERSION");
+    match option_env!("KUBECTL_MAINTAIN_IMAGE_DIGEST") {
+        Some(digest) => format!("{repo}:v{tag}@{digest}"),
+        None => format!("{repo}:v{tag}"),
+    }
+}
+
+fn needs(run: &Run<'_>) -> anyhow::Result<Needs> {
+    let d = run.drain();
+    let namespace_selectors = match &d.plan {
+        Some(path) => crate::policy::plan::file::load(path)
+            .map_err(|e| Exit::usage(e.to_string()))?
+            .uses_namespace_selectors(),
+        None => false,
+    };
+    Ok(Needs {
+        roll: matches!(run, Run::Roll(_)),
+        deletes_pods: d.disable_eviction || d.deadline.is_some(),
+        no_evictions: d.disable_eviction,
+        surge: d.surge,
+        node_conditions: d.node_conditions,
+        waits_for_detach: !d.skip_wait_for_detach,
+        namespace_selectors,
+        kured: match run {
+            Run::Roll(r) => Some(
+                r.kured_daemonset
+                    .split_once('/')
+                    .map_or(r.kured_daemonset.as_str(), |(_, n)| n)
+                    .to_string(),
+            ),
+            Run::Drain(_) => None,
+        },
+    })
+}
+
+/// The submission for these flags; `typed` is the command line after the
+/// program's name.
+fn submission(run: &Run<'_>, typed: &[String]) -> anyhow::Result<Submission> {
+    let d = run.drain();
+    let args = argv::for_job(typed, takes_value(run.verb()));
+    let id = kube_conventions::fnv1a(args.join("\0").as_bytes());
+    let plan = d
+        .plan
+        .as_ref()
+        .map(|p| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display())))
+        .transpose()?;
+    let timeout = crate::duration::parse(&d.timeout).map_err(|e| Exit::usage(e.to_string()))?;
+    let taints = d
+        .taints
+        .iter()
+        .map(|t| TaintSpec::parse(t).map(|t| (t.key, t.effect)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Exit::usage)?;
+    Ok(Submission {
+        name: format!("kubectl-maintain-{}-{:08x}", run.verb(), id as u32),
+        namespace: d
+            .cluster
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "kube-system".into()),
+        image: d.image.clone().unwrap_or_else(default_image),
+        args,
+        plan,
+        rules: rbac::rules(&needs(run)?),
+        deadline_seconds: (!timeout.is_zero()).then(|| timeout.as_secs().max(1)),
+        taints,
+        targets: match &d.selector {
+            Some(s) => Targets::Selector(s.clone()),
+            None => Targets::Named(d.nodes.clone()),
+        },
+        submitter: None,
+    })
+}
+
+/// `--in-cluster` (with `--render`, `--cleanup`): the exit code.
+pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
+    validate(&run)?;
+    let typed: Vec<String> = std::env::args().skip(1).collect();
+    let mut s = submission(&run, &typed)?;
+    let d = run.drain();
+    if d.render {
+        print!("{}", render::yaml(&render::objects(&s))?);
+        return Ok(exit::OK);
+    }
+    let clients = client::connect(&d.cluster).await?;
+    let client = &clients.main;
+    if d.cleanup {
+        return cleanup(client, &s).await;
+    }
+    s.submitter = whoami(client).await;
+    for object in render::objects(&s) {
+        apply(client, &object).await?;
+    }
+    record(client, &s).await;
+    eprintln!(
+        "job.batch/{name} submitted in namespace {ns}{by}: it runs `kubectl-maintain {args}` as serviceaccount {ns}/{name}.\nFollow it:  kubectl maintain status -w\n            kubectl -n {ns} logs -f job/{name}\nAfterwards: kubectl maintain {verb} ... --in-cluster --cleanup  (the same flags) removes its ServiceAccount, ClusterRole and binding",
+        name = s.name,
+        ns = s.namespace,
+        by = s
+            .submitter
+            .as_deref()
+            .map(|u| format!(" by {u}"))
+            .unwrap_or_default(),
+        args = s.args.join(" "),
+        verb = run.verb(),
+    );
+    Ok(exit::OK)
+}
+
+/// The object's kind as the API serves it.
+fn api_for(client: &kube::Client, object: &Value) -> (Api<DynamicObject>, String) {
+    let (group, version) = object["apiVersion"]
+        .as_str()
+        .unwrap_or_default()
+        .rsplit_once('/')
+        .map_or(
+            ("", object["apiVersion"].as_str().unwrap_or_default()),
+            |(g, v)| (g, v),
+        );
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let ar = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
+    let resource = if group.is_empty() {
+        ar.plural.clone()
+    } else {
+        format!("{}.{group}", ar.plural)
+    };
+    let api = match object["metadata"]["namespace"].as_str() {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
+        None => Api::all_with(client.clone(), &ar),
+    };
+    (api, resource)
+}
+
+async fn apply(client: &kube::Client, object: &Value) -> anyhow::Result<()> {
+    let (api, resource) = api_for(client, object);
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let params = PatchParams::apply("kubectl-maintain").force();
+    api.patch(name, &params, &Patch::Apply(object))
+        .await
+        .map_err(|e| {
+            api_error(
+                "patch",
+                &resource,
+                object["metadata"]["namespace"].as_str(),
+                e,
+            )
+        })?;
+    Ok(())
+}
+
+/// Who the API server says the submitter is (SelfSubjectReview); none when
+/// it cannot say (an older server, RBAC).
+async fn whoami(client: &kube::Client) -> Option<String> {
+    let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"});
+    let req = http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
+        .header("Content-Type", "application/json")
+        .body(serde_json::to_vec(&body).ok()?)
+        .ok()?;
+    let review: Value = client.request(req).await.ok()?;
+    review["status"]["userInfo"]["username"]
+        .as_str()
+        .map(str::to_string)
+}
+
+/// An Event on the Job: who submitted it, with which command.
+async fn record(client: &kube::Client, s: &Submission) {
+    let events: Api<k8s_openapi::api::core::v1::Event> =
+        Api::namespaced(client.clone(), &s.namespace);
+    let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(kube_conventions::time::now());
+    let event = json!({
+        "metadata": {"generateName": format!("{}.", s.name), "namespace": s.namespace},
+        "involvedObject": {"apiVersion": "batch/v1", "kind": "Job", "name": s.name, "namespace": s.namespace},
+        "reason": "Submitted",
+        "type": "Normal",
+        "message": format!(
+            "submitted by {}: kubectl-maintain {}",
+            s.submitter.as_deref().unwrap_or("an unknown user"),
+            s.args.join(" ")
+        ),
+        "source": {"component": "kubectl-maintain"},
+        "firstTimestamp": now,
+        "lastTimestamp": now,
+        "count": 1,
+    });
+    if let Ok(event) = serde_json::from_value(event) {
+        // A record only: the run goes on without it.
+        let _ = events.create(&PostParams::default(), &event).await;
+    }
+}
+
+/// `--cleanup`: the ServiceAccount, ClusterRole, binding and ConfigMap of
+/// this command's run; the Job goes by its ttlSecondsAfterFinished.
+async fn cleanup(client: &kube::Client, s: &Submission) -> anyhow::Result<u8> {
+    for object in render::objects(s).iter().filter(|o| o["kind"] != "Job") {
+        let (api, resource) = api_for(client, object);
+        match api.delete(&s.name, &DeleteParams::default()).await {
+            Ok(_) => eprintln!("{resource}/{} deleted", s.name),
+            Err(kube::Error::Api(e)) if e.code == 404 => {}
+            Err(e) => {
+                return Err(api_error(
+                    "delete",
+                    &resource,
+                    object["metadata"]["namespace"].as_str(),
+                    e,
+                )
+                .into());
+            }
+        }
+    }
+    Ok(exit::OK)
+}
