@@ -49,7 +49,7 @@ pub(crate) const PLAN_PATH: &str = "/etc/kubectl-maintain/plan.yaml";
 /// value when not given as `--name=value`.
 pub(crate) fn for_job(typed: &[String], takes_value: impl Fn(&str) -> bool) -> Vec<String> {
     let mut out = Vec::new();
-    let mut it = typed.iter().peekable();
+    let mut it = typed.iter();
     while let Some(a) = it.next() {
         let (flag, inline) = match a.split_once('=') {
             Some((f, v)) if f.starts_with('-') => (f, Some(v)),

@@ -14,6 +14,8 @@ use clap::CommandFactory;
 
 use crate::cli::exit::Exit;
 use crate::cli::{Cli, DrainArgs, RollArgs, drain_options, roll_options};
+use crate::drain::Options;
+use crate::policy::plan::Plan;
 
 pub(crate) use submit::submit;
 
@@ -39,8 +41,9 @@ impl Run<'_> {
     }
 }
 
-/// Refuses what cannot run in a pod, and checks the rest as the run will.
-fn validate(run: &Run<'_>) -> Result<(), Exit> {
+/// Refuses what cannot run in a pod, and checks the rest as the run will:
+/// its plan and its drain's options.
+fn validate(run: &Run<'_>) -> Result<(Plan, Options), Exit> {
     let d = run.drain();
     let refuse = |what: &str| {
         Err(Exit::usage(format!(
@@ -66,8 +69,8 @@ fn validate(run: &Run<'_>) -> Result<(), Exit> {
         )));
     }
     match run {
-        Run::Drain(d) => drain_options::validate(d, false).map(|_| ()),
-        Run::Roll(r) => roll_options::validate(r).map(|_| ()),
+        Run::Drain(d) => drain_options::validate(d, false),
+        Run::Roll(r) => roll_options::validate(r).map(|(plan, o)| (plan, o.drain)),
     }
 }
 

@@ -13,17 +13,14 @@
 //! (publish/node_events.rs), `--surge` (drain/surge.rs), a roll's locks and
 //! node watch (roll/lease.rs, roll/nodes.rs), kured's lock (roll/kured.rs).
 
-use serde::Serialize;
-
 /// One rule of the ClusterRole, and why the run needs it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rule {
     pub(crate) api_group: &'static str,
     pub(crate) resources: Vec<&'static str>,
     pub(crate) verbs: Vec<&'static str>,
     /// Only these objects, when the run names them.
     pub(crate) resource_names: Vec<String>,
-    #[serde(skip)]
     pub(crate) why: &'static str,
 }
 

@@ -5,16 +5,17 @@
 
 use anyhow::Context;
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
-use kube::core::{ApiResource, GroupVersionKind};
+use kube::core::{ApiResource, GroupVersionKind, TypeMeta};
 use serde_json::{Value, json};
 
 use super::rbac::{self, Needs};
 use super::render::{self, Submission, Targets};
 use super::{Run, argv, takes_value, validate};
-use crate::cli::exit::{self, Exit};
+use crate::cli::exit;
 use crate::client;
+use crate::drain::Options;
 use crate::drain::api_error::api_error;
-use crate::policy::maintenance::TaintSpec;
+use crate::policy::plan::Plan;
 
 /// The image of this version: the release workflow builds it and records
 /// its digest at build time (`KUBECTL_MAINTAIN_IMAGE_DIGEST`); a build
@@ -28,22 +29,16 @@ fn default_image() -> String {
     }
 }
 
-fn needs(run: &Run<'_>) -> anyhow::Result<Needs> {
+fn needs(run: &Run<'_>, plan: &Plan) -> Needs {
     let d = run.drain();
-    let namespace_selectors = match &d.plan {
-        Some(path) => crate::policy::plan::file::load(path)
-            .map_err(|e| Exit::usage(e.to_string()))?
-            .uses_namespace_selectors(),
-        None => false,
-    };
-    Ok(Needs {
+    Needs {
         roll: matches!(run, Run::Roll(_)),
         deletes_pods: d.disable_eviction || d.deadline.is_some(),
         no_evictions: d.disable_eviction,
         surge: d.surge,
         node_conditions: d.node_conditions,
         waits_for_detach: !d.skip_wait_for_detach,
-        namespace_selectors,
+        namespace_selectors: plan.uses_namespace_selectors(),
         kured: match run {
             Run::Roll(r) => Some(
                 r.kured_daemonset
@@ -53,27 +48,24 @@ fn needs(run: &Run<'_>) -> anyhow::Result<Needs> {
             ),
             Run::Drain(_) => None,
         },
-    })
+    }
 }
 
-/// The submission for these flags; `typed` is the command line after the
-/// program's name.
-fn submission(run: &Run<'_>, typed: &[String]) -> anyhow::Result<Submission> {
+/// The submission for these flags, as validated into `plan` and `options`;
+/// `typed` is the command line after the program's name.
+fn submission(
+    run: &Run<'_>,
+    (plan, options): &(Plan, Options),
+    typed: &[String],
+) -> anyhow::Result<Submission> {
     let d = run.drain();
     let args = argv::for_job(typed, takes_value(run.verb()));
     let id = kube_conventions::fnv1a(args.join("\0").as_bytes());
-    let plan = d
+    let plan_text = d
         .plan
         .as_ref()
         .map(|p| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display())))
         .transpose()?;
-    let timeout = crate::duration::parse(&d.timeout).map_err(|e| Exit::usage(e.to_string()))?;
-    let taints = d
-        .taints
-        .iter()
-        .map(|t| TaintSpec::parse(t).map(|t| (t.key, t.effect)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Exit::usage)?;
     Ok(Submission {
         name: format!("kubectl-maintain-{}-{:08x}", run.verb(), id as u32),
         namespace: d
@@ -83,10 +75,14 @@ fn submission(run: &Run<'_>, typed: &[String]) -> anyhow::Result<Submission> {
             .unwrap_or_else(|| "kube-system".into()),
         image: d.image.clone().unwrap_or_else(default_image),
         args,
-        plan,
-        rules: rbac::rules(&needs(run)?),
-        deadline_seconds: (!timeout.is_zero()).then(|| timeout.as_secs().max(1)),
-        taints,
+        plan: plan_text,
+        rules: rbac::rules(&needs(run, plan)),
+        deadline_seconds: options.timeout.map(|t| t.as_secs().max(1)),
+        taints: options
+            .taints
+            .iter()
+            .map(|t| (t.key.clone(), t.effect.clone()))
+            .collect(),
         targets: match &d.selector {
             Some(s) => Targets::Selector(s.clone()),
             None => Targets::Named(d.nodes.clone()),
@@ -97,9 +93,9 @@ fn submission(run: &Run<'_>, typed: &[String]) -> anyhow::Result<Submission> {
 
 /// `--in-cluster` (with `--render`, `--cleanup`): the exit code.
 pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
-    validate(&run)?;
+    let validated = validate(&run)?;
     let typed: Vec<String> = std::env::args().skip(1).collect();
-    let mut s = submission(&run, &typed)?;
+    let mut s = submission(&run, &validated, &typed)?;
     let d = run.drain();
     if d.render {
         print!("{}", render::yaml(&render::objects(&s))?);
@@ -132,20 +128,16 @@ pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
 
 /// The object's kind as the API serves it.
 fn api_for(client: &kube::Client, object: &Value) -> (Api<DynamicObject>, String) {
-    let (group, version) = object["apiVersion"]
-        .as_str()
-        .unwrap_or_default()
-        .rsplit_once('/')
-        .map_or(
-            ("", object["apiVersion"].as_str().unwrap_or_default()),
-            |(g, v)| (g, v),
-        );
-    let kind = object["kind"].as_str().unwrap_or_default();
-    let ar = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
-    let resource = if group.is_empty() {
+    let meta = TypeMeta {
+        api_version: object["apiVersion"].as_str().unwrap_or_default().into(),
+        kind: object["kind"].as_str().unwrap_or_default().into(),
+    };
+    let gvk = GroupVersionKind::try_from(&meta).expect("a rendered object's apiVersion");
+    let ar = ApiResource::from_gvk(&gvk);
+    let resource = if gvk.group.is_empty() {
         ar.plural.clone()
     } else {
-        format!("{}.{group}", ar.plural)
+        format!("{}.{}", ar.plural, gvk.group)
     };
     let api = match object["metadata"]["namespace"].as_str() {
         Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),

@@ -78,7 +78,13 @@ pub(crate) async fn roll(
     }
     let (status, message, recorded) = match run.phases(start).await {
         Ok(()) => (RollStatus::Done, None, Phase::Done),
-        Err(Stop::Blocked(b)) => (RollStatus::Blocked, Some(b.to_string()), Phase::Blocked),
+        Err(Stop::Blocked(b)) => {
+            // A node that did not come back says why in the report too.
+            if let Blocked::Down { down, .. } = &b {
+                run.out.not_ready = Some((**down).clone());
+            }
+            (RollStatus::Blocked, Some(b.to_string()), Phase::Blocked)
+        }
         Err(Stop::Interrupted) => (
             RollStatus::Interrupted,
             Some("interrupted: rerun the same command to take it up here".into()),
@@ -402,16 +408,15 @@ impl Run<'_> {
             Err(Waited::Failed(stop)) => Err(stop),
             Err(Waited::TimedOut(reason)) => {
                 let after = self.ctx.action.ready_timeout;
-                match node_health::read(&self.ctx.clients.main, &self.node).await {
-                    Some(down) => {
-                        self.out.not_ready = Some(down.clone());
-                        Err(Stop::Blocked(Blocked::Down {
+                Err(Stop::Blocked(
+                    match node_health::read(&self.ctx.clients.main, &self.node).await {
+                        Some(down) => Blocked::Down {
                             after,
                             down: Box::new(down),
-                        }))
-                    }
-                    None => Err(Stop::Blocked(Blocked::NotReady { after, reason })),
-                }
+                        },
+                        None => Blocked::NotReady { after, reason },
+                    },
+                ))
             }
         }
     }

@@ -10,13 +10,14 @@
 
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Node, Taint};
-use kube::api::{Api, PostParams};
+use k8s_openapi::api::core::v1::Node;
+use kube::api::Api;
 use kube_sandbox::Sandbox;
 use kube_sandbox::objects::pods;
 use kube_sandbox::resources::Resource;
 use serde_json::Value;
 
+use crate::drain::cordon::{self, CordonSpec};
 use crate::drain::node_health::NodeDown;
 use crate::drain::out_of_service;
 use crate::drain::outcome::{
@@ -59,7 +60,7 @@ fn held(sandbox: &Sandbox, outcome: &DrainOutcome) -> Vec<Held> {
             let stateful = pods::controller_of(&pod)
                 .filter(|o| o.kind == "StatefulSet")
                 .map(|o| o.name.clone());
-            let claims = claims(&pod);
+            let claims: Vec<String> = pods::claim_names(&pod).map(str::to_string).collect();
             if stateful.is_none() && claims.is_empty() {
                 continue;
             }
@@ -74,16 +75,6 @@ fn held(sandbox: &Sandbox, outcome: &DrainOutcome) -> Vec<Held> {
         }
     }
     out
-}
-
-fn claims(pod: &Value) -> Vec<String> {
-    pod.pointer("/spec/volumes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.pointer("/persistentVolumeClaim/claimName")?.as_str())
-        .map(str::to_string)
-        .collect()
 }
 
 /// The pod that took `h`'s place, Ready on another node: when it became
@@ -107,7 +98,7 @@ fn successor(sandbox: &Sandbox, h: &Held, since_rv: u64) -> Option<(i64, String)
     }
     view.created_since(Resource::Pods, since_rv)?
         .iter()
-        .filter(|p| claims(p).iter().any(|c| h.claims.contains(c)))
+        .filter(|p| pods::claim_names(p).any(|c| h.claims.iter().any(|h| h == c)))
         .find_map(|p| ready(p))
 }
 
@@ -133,20 +124,18 @@ async fn follow(
     }
 }
 
-/// Puts the out-of-service taint on the copy's node, as `--node-shut-down`
-/// does on the real one.
-async fn take_out_of_service(client: &kube::Client, node: &str) -> kube::Result<()> {
+/// Puts the out-of-service taint on the copy's node with the cordon that
+/// `--node-shut-down` makes on the real one (crate::drain::cordon).
+async fn take_out_of_service(client: &kube::Client, node: &str) -> anyhow::Result<()> {
     let nodes: Api<Node> = Api::all(client.clone());
-    let mut n = nodes.get(node).await?;
-    let spec = n.spec.get_or_insert_with(Default::default);
-    let t = out_of_service::taint();
-    spec.taints.get_or_insert_with(Vec::new).push(Taint {
-        key: t.key,
-        value: Some(t.value),
-        effect: t.effect,
-        time_added: None,
-    });
-    nodes.replace(node, &PostParams::default(), &n).await?;
+    let node = nodes.get(node).await?;
+    let spec = CordonSpec {
+        taints: &[out_of_service::taint()],
+        labels: &[],
+        surge: false,
+        reason: None,
+    };
+    cordon::cordon(client, &spec, &node, false).await?;
     Ok(())
 }
 

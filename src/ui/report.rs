@@ -13,6 +13,7 @@ use crate::drain::outcome::{
     Cause, DrainOutcome, DryRun, NodeStatus, PodResult, Prediction, Recovery,
 };
 use crate::duration::human;
+use crate::ui::words::dead_node::{not_within, ready_after, ready_after_taint};
 
 pub(crate) const SCHEMA_VERSION: &str = "kubectl-maintain.io/v1alpha1";
 
@@ -136,7 +137,6 @@ fn recovery_table(recovery: &[Recovery]) -> String {
     if recovery.is_empty() {
         return String::new();
     }
-    let horizon = human(crate::drain::outcome::RECOVERY_HORIZON);
     let mut t = kubectl_table(&[
         "KEPT BY A DEAD NODE",
         "HOLDS",
@@ -144,23 +144,11 @@ fn recovery_table(recovery: &[Recovery]) -> String {
         "WITH --node-shut-down",
     ]);
     for r in recovery {
-        let on = r.on.as_deref().unwrap_or("another node");
-        let soft = r.soft_ms.map_or_else(
-            || format!("not within {horizon}"),
-            |ms| {
-                format!(
-                    "Ready on {on} after {}",
-                    human(std::time::Duration::from_millis(ms))
-                )
-            },
-        );
+        let soft = r.soft_ms.map_or_else(not_within, |ms| ready_after(r, ms));
         let hard = match (r.soft_ms, r.hard_ms) {
             (Some(_), _) => "-".to_string(),
-            (None, Some(ms)) => format!(
-                "Ready on {on} {} after the taint",
-                human(std::time::Duration::from_millis(ms))
-            ),
-            (None, None) => format!("not within {horizon}"),
+            (None, Some(ms)) => ready_after_taint(r, ms),
+            (None, None) => not_within(),
         };
         t.add_row(vec![
             format!("{} (node/{})", r.pod, r.node),
@@ -417,8 +405,6 @@ fn left_alone(outcome: &DrainOutcome) -> String {
     out
 }
 
-/// Pods still there, grouped by cause with the largest group first, then
-/// each blocking PDB once.
 /// Pods counted as gone on a dead node that still hold something: what,
 /// and what helps.
 fn lost_pods(outcome: &DrainOutcome) -> String {
@@ -444,6 +430,8 @@ fn lost_pods(outcome: &DrainOutcome) -> String {
     format!("\nCounted as gone, still held on a node whose kubelet is not running:\n{out}")
 }
 
+/// Pods still there, grouped by cause with the largest group first, then
+/// each blocking PDB once.
 fn blockers(outcome: &DrainOutcome) -> String {
     let mut groups: BTreeMap<String, (Vec<String>, &'static str)> = BTreeMap::new();
     let mut pdbs: BTreeMap<String, (&Cause, usize)> = BTreeMap::new();

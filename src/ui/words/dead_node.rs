@@ -5,9 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::drain::node_health::NodeDown;
-use crate::drain::outcome::Stuck;
-#[cfg(feature = "sandbox")]
-use crate::drain::outcome::{RECOVERY_HORIZON, Recovery};
+use crate::drain::outcome::{RECOVERY_HORIZON, Recovery, Stuck};
 use crate::duration::human;
 
 /// `NotReady (Ready Unknown since T, 3m ago: NodeStatusUnknown; kubelet last
@@ -134,29 +132,43 @@ pub(crate) const REMEDY: &str = "the node's kubelet is not running: bring it bac
 /// its action, so only its DaemonSet pods wait on it.
 pub(crate) const NOT_BACK: &str = "its kubelet is not running: bring the machine back (its console, its power, its network, systemctl status kubelet), then rerun the roll, which takes it up here; if it is gone for good, delete the Node (kubectl delete node) once it is powered off";
 
+/// A predicted pod's successor Ready `ms` after the drain's start.
+pub(crate) fn ready_after(r: &Recovery, ms: u64) -> String {
+    format!(
+        "Ready on {} after {}",
+        r.on.as_deref().unwrap_or("another node"),
+        human(Duration::from_millis(ms))
+    )
+}
+
+/// A predicted pod's successor Ready `ms` after the out-of-service taint.
+pub(crate) fn ready_after_taint(r: &Recovery, ms: u64) -> String {
+    format!(
+        "Ready on {} {} after the taint",
+        r.on.as_deref().unwrap_or("another node"),
+        human(Duration::from_millis(ms))
+    )
+}
+
+/// No successor within the prediction's horizon.
+pub(crate) fn not_within() -> String {
+    format!("not within {}", human(RECOVERY_HORIZON))
+}
+
 /// A predicted pod kept by a dead node, for `drain --simulate`'s verdict.
 #[cfg(feature = "sandbox")]
 pub(crate) fn recovery_line(r: &Recovery) -> String {
-    let on = r.on.as_deref().unwrap_or("another node");
-    let horizon = human(RECOVERY_HORIZON);
+    let kept = format!("{} ({}) kept by node/{}", r.pod, r.holds, r.node);
     match (r.soft_ms, r.hard_ms) {
-        (Some(ms), _) => format!(
-            "{} ({}) kept by node/{}: Ready on {on} after {}",
-            r.pod,
-            r.holds,
-            r.node,
-            human(Duration::from_millis(ms))
-        ),
+        (Some(ms), _) => format!("{kept}: {}", ready_after(r, ms)),
         (None, Some(ms)) => format!(
-            "{} ({}) kept by node/{}: not Ready elsewhere within {horizon} while the node is down; with --node-shut-down, Ready on {on} {} after the taint",
-            r.pod,
-            r.holds,
-            r.node,
-            human(Duration::from_millis(ms))
+            "{kept}: not Ready elsewhere within {} while the node is down; with --node-shut-down, {}",
+            human(RECOVERY_HORIZON),
+            ready_after_taint(r, ms)
         ),
         (None, None) => format!(
-            "{} ({}) kept by node/{}: not Ready elsewhere within {horizon}, even with --node-shut-down",
-            r.pod, r.holds, r.node
+            "{kept}: not Ready elsewhere within {}, even with --node-shut-down",
+            human(RECOVERY_HORIZON)
         ),
     }
 }

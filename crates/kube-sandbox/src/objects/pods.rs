@@ -87,7 +87,7 @@ pub fn key(obj: &Value) -> String {
 }
 
 /// The PersistentVolumeClaims a pod's volumes name.
-pub(crate) fn claim_names(pod: &Value) -> impl Iterator<Item = &str> {
+pub fn claim_names(pod: &Value) -> impl Iterator<Item = &str> {
     pod.pointer("/spec/volumes")
         .and_then(Value::as_array)
         .into_iter()
