@@ -305,7 +305,7 @@ async fn drain(v: &Variant, kubectl: &Path, kubeconfig: &Path) -> i32 {
         let cli = kubectl_maintain::cli::Cli::parse_from(
             std::iter::once("kubectl-maintain".to_string()).chain(args),
         );
-        match kubectl_maintain::run(cli).await {
+        match Box::pin(kubectl_maintain::run(cli)).await {
             Ok(code) => i32::from(code),
             Err(e) => {
                 eprintln!("{e:#}");

@@ -30,7 +30,9 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "d
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "roll" -d 'Maintain a pool node by node: lock, drain, act (--exec, --wait-for-reboot), Ready, uncordon, next; resumable'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "uncordon" -d 'Return nodes to service, undoing exactly what the drain changed'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "status" -d 'List the nodes under maintenance: since when, why, what is still on them'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "status" -d 'List the nodes under maintenance: since when, why, what is still on them; -w follows a run handed to the cluster'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "logs" -d 'Print the log of a run handed to the cluster (--in-cluster); -f follows it across its pods to its end'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "abort" -d 'Stop a run handed to the cluster after the node in progress, remove its Job, and say what is left'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
@@ -371,6 +373,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncord
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l even-if-not-ready -d 'Uncordon a node that is not Ready too (its out-of-service taint stays until it is Ready)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l run -d 'The run to show (its Job\'s name); implies showing the run rather than the nodes' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 yaml\t''"
@@ -411,8 +414,89 @@ threadcreate\t''
 block\t''
 mutex\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s w -l watch -d 'Follow a run handed to the cluster (the newest, or --run) until it ends: its pod, each node\'s phase, holds and blockers'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -s s -l server -d 'The address and port of the Kubernetes API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l certificate-authority -d 'Path to a cert file for the certificate authority' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l tls-server-name -d 'Server name to use for server certificate validation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l request-timeout -d 'How long to wait for a single request before giving up (e.g. 30s; 0: no limit)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l disable-compression -d 'Do not ask the server for compressed responses' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -s n -l namespace -d 'Accepted as kubectl accepts it; a drain works across namespaces' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -s v -l v -d 'kubectl\'s log level; accepted, the drain\'s own lines do not change' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l cache-dir -d 'kubectl\'s discovery cache; accepted (the drain caches nothing)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l match-server-version -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l username -d 'Username for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l password -d 'Password for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l log-flush-frequency -d 'kubectl\'s log flush interval (e.g. 5s); accepted, the plugin writes each line at once' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l vmodule -d 'kubectl\'s per-file log levels (pattern=N,...); accepted, the plugin has no such logs' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l profile -d 'kubectl\'s Go profiler (none|cpu|heap|goroutine|threadcreate|block|mutex); accepted, no profile is written' -r -f -a "none\t''
+cpu\t''
+heap\t''
+goroutine\t''
+threadcreate\t''
+block\t''
+mutex\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -s f -l follow -d 'Stream the log, across the run\'s pod restarts and replacements, until the run ends'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -l timestamps -d 'Prefix each line with its time, as kubectl logs --timestamps'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand logs" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -s s -l server -d 'The address and port of the Kubernetes API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l token -d 'Bearer token for authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l certificate-authority -d 'Path to a cert file for the certificate authority' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l tls-server-name -d 'Server name to use for server certificate validation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l request-timeout -d 'How long to wait for a single request before giving up (e.g. 30s; 0: no limit)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l disable-compression -d 'Do not ask the server for compressed responses' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -s n -l namespace -d 'Accepted as kubectl accepts it; a drain works across namespaces' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -s v -l v -d 'kubectl\'s log level; accepted, the drain\'s own lines do not change' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l cache-dir -d 'kubectl\'s discovery cache; accepted (the drain caches nothing)' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l match-server-version -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l warnings-as-errors -d 'Accepted as kubectl accepts it' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l username -d 'Username for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l password -d 'Password for basic authentication to the API server' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l log-flush-frequency -d 'kubectl\'s log flush interval (e.g. 5s); accepted, the plugin writes each line at once' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l vmodule -d 'kubectl\'s per-file log levels (pattern=N,...); accepted, the plugin has no such logs' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l profile -d 'kubectl\'s Go profiler (none|cpu|heap|goroutine|threadcreate|block|mutex); accepted, no profile is written' -r -f -a "none\t''
+cpu\t''
+heap\t''
+goroutine\t''
+threadcreate\t''
+block\t''
+mutex\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand abort" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -l timeout -d 'Give up on the blocked pods after this long' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -l keep-running -d 'Keep the sandbox serving after the drain, to look around with kubectl'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand demo" -s h -l help -d 'Print help'
@@ -425,6 +509,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbo
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l listen -d 'Address to listen on; port 0 picks a free port' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l kubeconfig-out -d 'Write a kubeconfig pointing at the sandbox here once it is ready' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l request-log -d 'Log every request as one JSON object per line to this file' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l local-image -d 'Run containers of IMAGE (any tag or digest) as the local program PATH, with their arguments, environment, ServiceAccount token and volumes (needs root; implies --tls). Repeatable' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l kube-version -d 'Kubernetes version served at /version (major.minor)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l watch-history -d 'Changes a watch can resume from before it gets 410 Expired' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-500 -d 'Share of resource requests answered 500 (0 to 1)' -r
@@ -433,14 +518,17 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbo
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l latency-ms -d 'Milliseconds added before every resource request is answered' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l watch-cut-after -d 'Close every watch stream after this many events' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-seed -d 'Seed for the fault dice, to repeat a run' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l tls -d 'Serve HTTPS with a CA made at start; the kubeconfig carries the CA'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s V -l version -d 'Print version'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "roll" -d 'Maintain a pool node by node: lock, drain, act (--exec, --wait-for-reboot), Ready, uncordon, next; resumable'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "uncordon" -d 'Return nodes to service, undoing exactly what the drain changed'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "status" -d 'List the nodes under maintenance: since when, why, what is still on them'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status demo completion sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "plan" -d 'Show which pods each wave would evict, and what would be refused, without changing anything'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "roll" -d 'Maintain a pool node by node: lock, drain, act (--exec, --wait-for-reboot), Ready, uncordon, next; resumable'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "uncordon" -d 'Return nodes to service, undoing exactly what the drain changed'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "status" -d 'List the nodes under maintenance: since when, why, what is still on them; -w follows a run handed to the cluster'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "logs" -d 'Print the log of a run handed to the cluster (--in-cluster); -f follows it across its pods to its end'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "abort" -d 'Stop a run handed to the cluster after the node in progress, remove its Job, and say what is left'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "demo" -d 'Drain a node of a simulated cluster, to see what kubectl maintain does'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -31,8 +31,12 @@ pub enum Command {
     Roll(RollArgs),
     /// Return nodes to service, undoing exactly what the drain changed
     Uncordon(UncordonArgs),
-    /// List the nodes under maintenance: since when, why, what is still on them
+    /// List the nodes under maintenance: since when, why, what is still on them; -w follows a run handed to the cluster
     Status(StatusArgs),
+    /// Print the log of a run handed to the cluster (--in-cluster); -f follows it across its pods to its end
+    Logs(LogsArgs),
+    /// Stop a run handed to the cluster after the node in progress, remove its Job, and say what is left
+    Abort(AbortArgs),
     /// Drain a node of a simulated cluster, to see what kubectl maintain does
     #[cfg(feature = "sandbox")]
     Demo(DemoArgs),
@@ -82,6 +86,14 @@ pub struct SandboxArgs {
     /// Log every request as one JSON object per line to this file
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<PathBuf>,
+    /// Serve HTTPS with a CA made at start; the kubeconfig carries the CA
+    #[arg(long)]
+    pub tls: bool,
+    /// Run containers of IMAGE (any tag or digest) as the local program
+    /// PATH, with their arguments, environment, ServiceAccount token and
+    /// volumes (needs root; implies --tls). Repeatable
+    #[arg(long, value_name = "IMAGE=PATH", value_parser = parse_local_image)]
+    pub local_image: Vec<(String, PathBuf)>,
     /// Kubernetes version served at /version (major.minor)
     #[arg(long, value_name = "VERSION")]
     pub kube_version: Option<String>,
@@ -490,9 +502,39 @@ pub struct StatusArgs {
     /// Show only these nodes (NAME, or node/NAME); all under maintenance when none are named
     #[arg(value_name = "NODE", value_parser = super::node_arg::parse)]
     pub nodes: Vec<String>,
+    /// Follow a run handed to the cluster (the newest, or --run) until it ends: its pod, each node's phase, holds and blockers
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+    /// The run to show (its Job's name); implies showing the run rather than the nodes
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
     /// Output format
     #[arg(short = 'o', long, value_enum, default_value = "table")]
     pub output: OutputFormat,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct LogsArgs {
+    /// The run's Job (kubectl-maintain-roll-…); the newest run in the namespace when left out
+    #[arg(value_name = "RUN")]
+    pub run: Option<String>,
+    /// Stream the log, across the run's pod restarts and replacements, until the run ends
+    #[arg(short = 'f', long)]
+    pub follow: bool,
+    /// Prefix each line with its time, as kubectl logs --timestamps
+    #[arg(long)]
+    pub timestamps: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AbortArgs {
+    /// The run's Job (kubectl-maintain-roll-…); the newest run in the namespace when left out
+    #[arg(value_name = "RUN")]
+    pub run: Option<String>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -516,3 +558,13 @@ Examples:
   #   kubectl_complete-maintain  (shipped next to the binary; it runs
   #   `kubectl-maintain __complete \"$@\"`)
   kubectl maintain drain <TAB>";
+
+/// `IMAGE=PATH`: an image reference and an existing local program.
+fn parse_local_image(s: &str) -> Result<(String, PathBuf), String> {
+    let (image, path) = s
+        .split_once('=')
+        .filter(|(i, p)| !i.is_empty() && !p.is_empty())
+        .ok_or_else(|| format!("{s:?}: expected IMAGE=PATH"))?;
+    let path = std::fs::canonicalize(path).map_err(|e| format!("{path}: {e}"))?;
+    Ok((image.to_string(), path))
+}

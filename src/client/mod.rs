@@ -198,13 +198,31 @@ fn impersonation(args: &ClusterArgs) -> anyhow::Result<Vec<(http::HeaderName, ht
     Ok(headers)
 }
 
-/// The kubeconfig with the flags applied; `timeout` is `--request-timeout`.
+/// In a pod with no kubeconfig, no `--kubeconfig` and no `--server`, the
+/// pod's ServiceAccount, as client-go's deferred loading picks it
+/// (clientcmd `inClusterClientConfig.Possible`: the service's address in
+/// the environment and the token file present).
+fn in_cluster(args: &ClusterArgs) -> bool {
+    args.kubeconfig.is_none()
+        && args.server.is_none()
+        && std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
+        && std::env::var_os("KUBERNETES_SERVICE_PORT").is_some()
+        && std::path::Path::new("/var/run/secrets/kubernetes.io/serviceaccount/token").exists()
+        && Kubeconfig::read().is_err()
+}
+
+/// The kubeconfig with the flags applied (or the pod's ServiceAccount);
+/// `timeout` is `--request-timeout`.
 async fn config(args: &ClusterArgs, timeout: Option<Duration>) -> anyhow::Result<kube::Config> {
-    let mut kc = kubeconfig(args)?;
-    let options = apply_overrides(&mut kc, args);
-    let mut config = kube::Config::from_custom_kubeconfig(kc, &options)
-        .await
-        .context("loading the kubeconfig")?;
+    let mut config = if in_cluster(args) {
+        kube::Config::incluster().context("loading the pod's ServiceAccount")?
+    } else {
+        let mut kc = kubeconfig(args)?;
+        let options = apply_overrides(&mut kc, args);
+        kube::Config::from_custom_kubeconfig(kc, &options)
+            .await
+            .context("loading the kubeconfig")?
+    };
     config.headers.extend(impersonation(args)?);
     if args.disable_compression {
         config.disable_compression = true;

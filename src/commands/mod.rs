@@ -1,9 +1,11 @@
 //! One module per subcommand; each takes its parsed arguments and returns
 //! the exit code.
 
+pub(crate) mod abort;
 #[cfg(feature = "sandbox")]
 pub(crate) mod demo;
 pub(crate) mod drain;
+pub(crate) mod logs;
 pub(crate) mod roll;
 #[cfg(feature = "sandbox")]
 pub(crate) mod sandbox;
@@ -22,6 +24,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Roll(args) => roll::run(args).await,
         Command::Uncordon(args) => uncordon::run(args).await,
         Command::Status(args) => status::run(args).await,
+        Command::Logs(args) => logs::run(args).await,
+        Command::Abort(args) => abort::run(args).await,
         Command::Completion { shell } => {
             print!("{}", crate::cli::completion::script(shell));
             Ok(crate::cli::exit::OK)

@@ -76,6 +76,8 @@ pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
             listen: args.listen,
             config,
             request_log: args.request_log.clone(),
+            tls: args.tls,
+            local_images: args.local_image.clone(),
         },
     )
     .await

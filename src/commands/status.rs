@@ -1,5 +1,6 @@
 //! `kubectl maintain status`: the nodes under maintenance (those with our
-//! record), since when, why, and what is still on them.
+//! record), since when, why, and what is still on them; with `-w` (or
+//! `--run`), a run handed to the cluster (crate::in_cluster::watch).
 
 use std::collections::BTreeMap;
 
@@ -62,6 +63,11 @@ fn named(nodes: Vec<Node>, names: &[String]) -> Result<Vec<Node>, Exit> {
 
 pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
     let clients = client::connect(&args.cluster).await?;
+    if args.watch || args.run.is_some() {
+        let ns = crate::in_cluster::run::namespace(args.cluster.namespace.as_ref());
+        let job = crate::in_cluster::run::find(&clients, &ns, args.run.as_deref()).await?;
+        return Ok(crate::in_cluster::watch::watch(&clients, &job, args.watch).await?);
+    }
     // Retries of a failing API server are said, not waited out in silence.
     let _retries = crate::ui::lines::retries(&clients);
     let api: Api<Node> = Api::all(clients.main.clone());

@@ -68,6 +68,9 @@ pub(crate) enum Warning {
     OnNode { node: String, warning: Box<Warning> },
     /// A node's roll lock could not be released.
     LockNotReleased { node: String, error: String },
+    /// A roll run by a Job cannot read its own Job: `kubectl maintain
+    /// abort` is not heard (the roll goes on).
+    AbortUnheard { error: String },
     /// kured's lock could not be given back.
     KuredLockNotReturned { error: String },
     /// A node's lock was taken over from another holder: expired (not

@@ -5,10 +5,14 @@
 //! (`--render`) or applied with server-side apply, the submitter's identity
 //! (SelfSubjectReview) recorded on the Job and in an Event.
 
+pub(crate) mod abort;
 mod argv;
+pub(crate) mod logs;
 mod rbac;
 mod render;
+pub(crate) mod run;
 mod submit;
+pub(crate) mod watch;
 
 use clap::CommandFactory;
 
@@ -17,7 +21,7 @@ use crate::cli::{Cli, DrainArgs, RollArgs, drain_options, roll_options};
 use crate::drain::Options;
 use crate::policy::plan::Plan;
 
-pub(crate) use submit::submit;
+pub(crate) use submit::{submit, whoami};
 
 /// What kind of run is handed over.
 pub(crate) enum Run<'a> {

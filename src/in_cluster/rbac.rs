@@ -59,6 +59,20 @@ fn rule(
     }
 }
 
+/// A roll reads its own Job before it takes each node: `kubectl maintain
+/// abort` asks it there to stop after the node in progress.
+pub(crate) fn own_job(name: &str) -> Rule {
+    Rule {
+        resource_names: vec![name.to_string()],
+        ..rule(
+            "batch",
+            &["jobs"],
+            &["get"],
+            "read its own Job before each node, where `kubectl maintain abort` asks it to stop",
+        )
+    }
+}
+
 /// The rules, in a stable order.
 pub(crate) fn rules(n: &Needs) -> Vec<Rule> {
     let mut out = every_run();

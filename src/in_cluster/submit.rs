@@ -66,8 +66,13 @@ fn submission(
         .as_ref()
         .map(|p| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display())))
         .transpose()?;
+    let name = format!("kubectl-maintain-{}-{:08x}", run.verb(), id as u32);
+    let mut rules = rbac::rules(&needs(run, plan));
+    if let Run::Roll(_) = run {
+        rules.push(rbac::own_job(&name));
+    }
     Ok(Submission {
-        name: format!("kubectl-maintain-{}-{:08x}", run.verb(), id as u32),
+        name,
         namespace: d
             .cluster
             .namespace
@@ -76,8 +81,13 @@ fn submission(
         image: d.image.clone().unwrap_or_else(default_image),
         args,
         plan: plan_text,
-        rules: rbac::rules(&needs(run, plan)),
-        deadline_seconds: options.timeout.map(|t| t.as_secs().max(1)),
+        rules,
+        // --timeout bounds each node, as kubectl's does: it bounds the
+        // whole Job only when the Job drains one named node.
+        deadline_seconds: options
+            .timeout
+            .filter(|_| matches!(run, Run::Drain(_)) && d.selector.is_none() && d.nodes.len() == 1)
+            .map(|t| t.as_secs().max(1)),
         taints: options
             .taints
             .iter()
@@ -112,7 +122,7 @@ pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
     }
     record(client, &s).await;
     eprintln!(
-        "job.batch/{name} submitted in namespace {ns}{by}: it runs `kubectl-maintain {args}` as serviceaccount {ns}/{name}.\nFollow it:  kubectl maintain status -w\n            kubectl -n {ns} logs -f job/{name}\nAfterwards: kubectl maintain {verb} ... --in-cluster --cleanup  (the same flags) removes its ServiceAccount, ClusterRole and binding",
+        "job.batch/{name} submitted in namespace {ns}{by}: it runs `kubectl-maintain {args}` as serviceaccount {ns}/{name}.\nFollow it:  kubectl maintain status -w -n {ns} {name}\n            kubectl maintain logs -f -n {ns} {name}\nStop it:    kubectl maintain abort -n {ns} {name}  (after the node in progress)\nAfterwards: kubectl maintain {verb} ... --in-cluster --cleanup  (the same flags) removes its ServiceAccount, ClusterRole and binding",
         name = s.name,
         ns = s.namespace,
         by = s
@@ -165,7 +175,7 @@ async fn apply(client: &kube::Client, object: &Value) -> anyhow::Result<()> {
 
 /// Who the API server says the submitter is (SelfSubjectReview); none when
 /// it cannot say (an older server, RBAC).
-async fn whoami(client: &kube::Client) -> Option<String> {
+pub(crate) async fn whoami(client: &kube::Client) -> Option<String> {
     let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"});
     let req = http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
         .header("Content-Type", "application/json")

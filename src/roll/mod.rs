@@ -10,6 +10,7 @@
 //! `node` runs one node's phases, and this module chooses which node goes
 //! next.
 
+mod abort;
 pub(crate) mod action;
 pub(crate) mod kured;
 pub(crate) mod lease;
@@ -91,6 +92,8 @@ pub(crate) struct Ctx {
     /// conditions are reset at each uncordon.
     pub(crate) publisher: Arc<Publisher>,
     kured: kured::Kured,
+    /// Where `kubectl maintain abort` asks a Job's roll to stop.
+    pub(crate) abort: abort::AbortWatch,
     /// Nodes of this roll holding kured's lock (it is taken by the first).
     kured_users: tokio::sync::Mutex<usize>,
     pool: Mutex<Pool>,
@@ -340,6 +343,7 @@ async fn take_nodes(
             format!("{}/{}", locks.holder(), options.identity),
         ),
         budgets: crate::drain::budgets::Broker::new(clients.main.clone(), events.clone()),
+        abort: abort::AbortWatch::from_env(&clients.main),
         publisher: publisher.clone(),
         clients,
         plan,

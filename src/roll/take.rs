@@ -148,6 +148,8 @@ pub(crate) enum RollStopped {
     CannotTakeOut { node: String, hold: HoldBack },
     /// More nodes could not be rolled than `--max-blocked-nodes` allows.
     TooManyBlocked { blocked: usize, max: usize },
+    /// `kubectl maintain abort` asked (when, by whom).
+    Aborted { asked: String },
 }
 
 /// The roll as it takes nodes: what ended, how many could not be rolled,
@@ -258,6 +260,14 @@ impl<'a> Taking<'a> {
             let node = pending.front().cloned().expect("a pending node");
             if let Some(hold) = hold_back(self.options, &all, &in_progress, &node) {
                 self.held_back(&node, hold, in_progress.is_empty());
+                break;
+            }
+            let (abort, unheard) = ctx.abort.asked().await;
+            if let Some(warning) = unheard {
+                emit(&ctx.events, Event::Warning(warning));
+            }
+            if let Some(asked) = abort {
+                self.stopped = Some(RollStopped::Aborted { asked });
                 break;
             }
             match self.locks.try_take(&node).await? {

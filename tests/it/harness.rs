@@ -220,6 +220,9 @@ pub(crate) fn kubectl_of_minor(minor: u32) -> PathBuf {
     panic!("kubectl 1.{minor} is needed: put {name} on PATH or set KUBECTL_1_{minor}")
 }
 
+/// The image the rendered Job names (any tag or digest).
+pub(crate) const OUR_IMAGE: &str = "ghcr.io/kubectl-maintain/kubectl-maintain";
+
 impl Cluster {
     /// Starts a sandbox serving `scenario_yaml` as Kubernetes `1.<minor>`.
     pub(crate) fn start(scenario_yaml: &str, minor: u32) -> Self {
@@ -230,6 +233,26 @@ impl Cluster {
         scenario_yaml: &str,
         minor: u32,
         tweak: impl FnOnce(&mut SandboxConfig),
+    ) -> Self {
+        Self::launch(scenario_yaml, minor, tweak, Options::default())
+    }
+
+    /// A sandbox whose kubelets run our image as this very binary (over
+    /// HTTPS, as in-cluster clients need).
+    pub(crate) fn start_running_our_image(scenario_yaml: &str, minor: u32) -> Self {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
+        let options = Options {
+            local_images: vec![(OUR_IMAGE.to_string(), bin)],
+            ..Options::default()
+        };
+        Self::launch(scenario_yaml, minor, |_| {}, options)
+    }
+
+    fn launch(
+        scenario_yaml: &str,
+        minor: u32,
+        tweak: impl FnOnce(&mut SandboxConfig),
+        options: Options,
     ) -> Self {
         let dir = TempDir::new("it");
         let parsed = scenario::parse(Path::new("scenario.yaml"), scenario_yaml)
@@ -249,7 +272,7 @@ impl Cluster {
                 Options {
                     config,
                     request_log: Some(log.clone()),
-                    ..Options::default()
+                    ..options
                 },
             ))
             .expect("sandbox starts");

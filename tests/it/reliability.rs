@@ -504,6 +504,15 @@ fn kubectl_global_flags_work_as_in_kubectl() {
     ];
     let no_kubeconfig = &flags[..flags.len() - 2];
     let nowhere = [("KUBECONFIG", "/nonexistent")];
+    // Whom they impersonate needs rights, as on a real cluster.
+    let binding = c.dir.path().join("ops-admin.yaml");
+    std::fs::write(
+        &binding,
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: ops-admin}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: ops}]\n",
+    )
+    .expect("binding written");
+    c.kubectl(&["apply", "-f", binding.to_str().expect("utf-8")])
+        .success();
     c.kubectl_env(&[&["get", "nodes"][..], no_kubeconfig].concat(), &nowhere)
         .success();
     // --kubeconfig naming no file is an error for both.

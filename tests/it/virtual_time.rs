@@ -69,7 +69,9 @@ fn a_drain_of_slow_pods_passes_in_virtual_time() {
             "--kubeconfig",
             kubeconfig.to_str().unwrap(),
         ]);
-        let code = kubectl_maintain::run(cli).await.expect("the drain runs");
+        let code = Box::pin(kubectl_maintain::run(cli))
+            .await
+            .expect("the drain runs");
         let (wall, simulated) = (wall.elapsed(), virtual_start.elapsed());
         assert_eq!(code, 0);
         assert_eq!(on_n1(&sandbox), 0, "n1 is empty");

@@ -15,6 +15,7 @@
 
 mod api_error;
 mod apiserver;
+mod auth;
 mod clock;
 pub mod config;
 mod controllers;
@@ -65,6 +66,9 @@ pub enum SandboxError {
         /// The operating system's error.
         source: std::io::Error,
     },
+    #[error("{0}")]
+    /// The CA or the serving certificate could not be made.
+    Tls(String),
     #[error("cannot write {path}: {source}")]
     /// A file (the kubeconfig) could not be written.
     Write {
@@ -84,6 +88,12 @@ pub struct Options {
     pub config: SandboxConfig,
     /// Where every request is logged as a JSON line, if anywhere.
     pub request_log: Option<PathBuf>,
+    /// Serve HTTPS with a CA made at start (the kubeconfig carries it).
+    pub tls: bool,
+    /// Images whose containers run for real, as a local program
+    /// (IMAGE, PATH); any makes the sandbox serve HTTPS, as in-cluster
+    /// clients only speak TLS.
+    pub local_images: Vec<(String, PathBuf)>,
 }
 
 impl Default for Options {
@@ -92,6 +102,8 @@ impl Default for Options {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             config: SandboxConfig::default(),
             request_log: None,
+            tls: false,
+            local_images: Vec::new(),
         }
     }
 }
@@ -116,6 +128,7 @@ impl Sandbox {
         let mut store = Store::new(opts.config.watch_history);
         scenario::populate(&mut store, objects, opts.config.minor())
             .map_err(SandboxError::Objects)?;
+        auth::bootstrap::ensure(&mut store);
         let log =
             match &opts.request_log {
                 Some(p) => Some(request_log::RequestLog::create(p).map_err(|source| {
@@ -126,7 +139,16 @@ impl Sandbox {
                 })?),
                 None => None,
             };
-        let shared = Arc::new(Shared::new(store, opts.config, log));
+        let mut shared = Shared::new(store, opts.config, log);
+        if !opts.local_images.is_empty() {
+            shared.runtime = kubelet::runtime::Runtime::new(opts.local_images.clone());
+        }
+        if opts.tls || !opts.local_images.is_empty() {
+            let tls =
+                apiserver::tls::Tls::generate().map_err(|e| SandboxError::Tls(e.to_string()))?;
+            shared.tls = Some(tls);
+        }
+        let shared = Arc::new(shared);
         let listener =
             apiserver::bind(opts.listen)
                 .await
@@ -140,6 +162,7 @@ impl Sandbox {
                 addr: opts.listen,
                 source,
             })?;
+        shared.runtime.set_apiserver(addr);
         let (shutdown, rx) = tokio_watch::channel(false);
         let (idle_tx, idle) = tokio_watch::channel(false);
         supervise(
@@ -179,7 +202,12 @@ impl Sandbox {
 
     /// Its URL, for a kubeconfig or a client.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.shared.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.addr)
     }
 
     /// A read-only view of the objects and their history (tests,
@@ -240,9 +268,16 @@ impl Sandbox {
         self.shared.store().compact();
     }
 
-    /// A kubeconfig that points at this sandbox, as YAML.
+    /// A kubeconfig that points at this sandbox, as YAML (with its CA,
+    /// when it serves HTTPS).
     pub fn kubeconfig(&self) -> String {
-        kubeconfig_yaml(&self.url())
+        let ca = self.ca_pem();
+        kubeconfig_with_ca(&self.url(), ca.as_deref())
+    }
+
+    /// The CA its HTTPS certificate is signed by, PEM; `None` over HTTP.
+    pub fn ca_pem(&self) -> Option<String> {
+        self.shared.tls.as_ref().map(|t| t.ca_pem.clone())
     }
 
     /// Writes `kubeconfig()` to a file.
@@ -296,6 +331,13 @@ impl Sandbox {
         });
     }
 
+    #[doc(hidden)] // a test hook: kills a local-image container
+    /// The process id of a local-image container while it runs.
+    pub fn container_pid(&self, namespace: &str, pod: &str, container: &str) -> Option<u32> {
+        let key = (namespace.to_string(), pod.to_string());
+        self.shared.runtime.pid(&key, container)
+    }
+
     /// Stops the server and the simulation (dropping it does too).
     pub fn stop(&self) {
         let _ = self.shutdown.send(true);
@@ -337,8 +379,27 @@ fn supervise(shared: &Arc<Shared>, what: &'static str, task: tokio::task::JoinHa
 
 /// A kubeconfig for a client of the sandbox at `server`.
 pub fn kubeconfig_yaml(server: &str) -> String {
+    kubeconfig_with_ca(server, None)
+}
+
+/// A kubeconfig for a client of the sandbox at `server`, trusting `ca`.
+fn kubeconfig_with_ca(server: &str, ca: Option<&str>) -> String {
+    use base64::Engine as _;
+    // Over HTTPS kubectl asks for a password when the user has no
+    // credential: the sandbox's own user gets a token (any token that is
+    // not a ServiceAccount's is that user).
+    let (ca, user) = ca.map_or_else(
+        || (String::new(), "{}".to_string()),
+        |pem| {
+            let data = base64::engine::general_purpose::STANDARD.encode(pem);
+            (
+                format!("\n    certificate-authority-data: {data}"),
+                "\n    token: sandbox-owner".to_string(),
+            )
+        },
+    );
     format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster:\n    server: {server}\ncontexts:\n- name: sandbox\n  context:\n    cluster: sandbox\n    user: sandbox\ncurrent-context: sandbox\nusers:\n- name: sandbox\n  user: {{}}\npreferences: {{}}\n"
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster:\n    server: {server}{ca}\ncontexts:\n- name: sandbox\n  context:\n    cluster: sandbox\n    user: sandbox\ncurrent-context: sandbox\nusers:\n- name: sandbox\n  user: {user}\npreferences: {{}}\n"
     )
 }
 

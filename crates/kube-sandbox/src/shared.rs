@@ -27,6 +27,12 @@ pub(crate) struct Shared {
     injected: AtomicU64,
     /// Set when a task of the sandbox panicked (see `supervise`).
     failure: Mutex<Option<String>>,
+    /// The CA and certificate it serves HTTPS with, when it does.
+    pub(crate) tls: Option<crate::apiserver::tls::Tls>,
+    /// The ServiceAccount tokens its kubelets gave their pods.
+    pub(crate) tokens: crate::auth::tokens::Tokens,
+    /// The processes of the containers of local images.
+    pub(crate) runtime: crate::kubelet::runtime::Runtime,
 }
 
 impl Shared {
@@ -45,6 +51,9 @@ impl Shared {
             dice,
             injected: AtomicU64::new(0),
             failure: Mutex::new(None),
+            tls: None,
+            tokens: crate::auth::tokens::Tokens::default(),
+            runtime: crate::kubelet::runtime::Runtime::new(Vec::new()),
         }
     }
 

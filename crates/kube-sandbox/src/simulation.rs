@@ -213,14 +213,49 @@ impl Sim {
         }
     }
 
+    /// A deleted pod's shutdown time is up. A local-image process still
+    /// running has its whole grace period, and is killed at its end; its
+    /// exit finishes the deletion (kubelet/runtime.rs).
+    fn stop(&mut self, store: &mut Store, key: Key, uid: String) {
+        if !self.shared.runtime.has_process(&key, &uid) {
+            kubelet::finish_termination(store, &key, &uid);
+            return;
+        }
+        let remaining = store
+            .get(Resource::Pods, &key)
+            .and_then(|p| {
+                p.pointer("/metadata/deletionTimestamp")
+                    .and_then(serde_json::Value::as_str)
+                    .and_then(crate::clock::seconds_since)
+            })
+            .map_or(0, |elapsed| -elapsed);
+        if remaining > 0 {
+            self.after(
+                Duration::from_secs(remaining as u64),
+                Timer::Stop { key, uid },
+            );
+        } else {
+            self.shared
+                .runtime
+                .signal(&key, &uid, rustix::process::Signal::KILL);
+        }
+    }
+
     fn fire(&mut self, store: &mut Store, t: Timer) {
         match t {
-            Timer::Start { key, uid, ready } => kubelet::start(store, &key, &uid, ready),
+            Timer::Start { key, uid, ready } => {
+                kubelet::start(store, &key, &uid, ready);
+                kubelet::runtime::start_pod(&self.shared, store, &key, &uid);
+            }
             Timer::Complete { key, uid } => kubelet::complete(store, &key, &uid),
-            Timer::Stop { key, uid } => kubelet::finish_termination(store, &key, &uid),
+            Timer::Stop { key, uid } => self.stop(store, key, uid),
             Timer::Evacuate { key, uid } => kubevirt::evacuate(store, &key, &uid),
             Timer::TaintEvict { key, uid } => node_lifecycle::evict(store, &key, &uid),
-            Timer::Kill { key, uid } => kubelet::killing(store, &key, &uid),
+            Timer::Kill { key, uid } => {
+                kubelet::killing(store, &key, &uid);
+                let term = rustix::process::Signal::TERM;
+                self.shared.runtime.signal(&key, &uid, term);
+            }
             Timer::Boot { node } => reboot::boot(store, &node),
             Timer::Detach { name } => {
                 if let Some(pv) = attach_detach::detach(store, &name) {

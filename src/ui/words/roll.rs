@@ -62,6 +62,7 @@ impl fmt::Display for RollStopped {
                 f,
                 "{blocked} nodes could not be rolled, more than --max-blocked-nodes={max} allows"
             ),
+            RollStopped::Aborted { asked } => write!(f, "aborted ({asked})"),
         }
     }
 }

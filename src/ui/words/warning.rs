@@ -90,6 +90,7 @@ impl fmt::Display for Warning {
             Warning::LockNotReleased { node, error } => {
                 write!(f, "node/{node}: could not release its lock: {error}")
             }
+            Warning::AbortUnheard { error } => write!(f, "{ABORT_UNHEARD}: {error}"),
             Warning::KuredLockNotReturned { error } => {
                 write!(f, "could not give kured's lock back: {error}")
             }
@@ -186,3 +187,5 @@ fn conditions_not_written(
         "cannot write the {DRAIN_IN_PROGRESS}/{DRAINED} conditions of node {node} (the drain goes on): {error}{hint}"
     )
 }
+
+const ABORT_UNHEARD: &str = "cannot read its own Job, so `kubectl maintain abort` is not heard (the roll goes on; abort then stops it with its Job)";

@@ -1,12 +1,14 @@
 //! Who am I and may I: SelfSubjectAccessReview (`kubectl auth can-i`),
-//! answered from the sandbox's own refusals (its denials and its Role), and
-//! SelfSubjectReview (`kubectl auth whoami`) for the one user it has
+//! answered by the authorizer that answers the request itself (crate::auth:
+//! the sandbox's own refusals for its own user, RBAC for anyone else), and
+//! SelfSubjectReview (`kubectl auth whoami`) for whoever asks
 //! (kubernetes pkg/registry/authorization/selfsubjectaccessreview/rest.go,
 //! pkg/registry/authentication/selfsubjectreview/rest.go). Neither is
 //! stored: a create answers with the review and its status.
 
 use serde_json::{Value, json};
 
+use crate::auth::{self, Attributes, Identity};
 use crate::shared::Shared;
 
 pub(crate) const ACCESS_REVIEWS: &str = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
@@ -35,35 +37,72 @@ pub(crate) fn discovery(path: &str) -> Option<Value> {
 
 /// Is this the path of one of the reviews?
 pub(crate) fn is_review(path: &str) -> bool {
-    matches!(path, ACCESS_REVIEWS | WHOAMI)
+    group_resource(path).is_some()
+}
+
+/// The API group and resource of a review's path.
+pub(crate) fn group_resource(path: &str) -> Option<(&'static str, &'static str)> {
+    match path {
+        ACCESS_REVIEWS => Some(("authorization.k8s.io", "selfsubjectaccessreviews")),
+        WHOAMI => Some(("authentication.k8s.io", "selfsubjectreviews")),
+        _ => None,
+    }
 }
 
 /// The groups, for `/apis`.
 pub(crate) const GROUPS: [&str; 2] = ["authorization.k8s.io", "authentication.k8s.io"];
 
-/// Answers a review posted to `path`; `None` when the path is not one.
-pub(crate) fn answer(shared: &Shared, path: &str, body: &Value) -> Option<Value> {
+/// Answers a review posted to `path` by `identity`; `None` when the path
+/// is not one.
+pub(crate) fn answer(
+    shared: &Shared,
+    identity: &Identity,
+    path: &str,
+    body: &Value,
+) -> Option<Value> {
     let mut review = body.clone();
     match path {
         ACCESS_REVIEWS => {
-            let attrs = &body["spec"]["resourceAttributes"];
-            let verb = attrs["verb"].as_str().unwrap_or_default();
-            let mut resource = attrs["resource"].as_str().unwrap_or_default().to_string();
-            if let Some(sub) = attrs["subresource"].as_str().filter(|s| !s.is_empty()) {
-                resource = format!("{resource}/{sub}");
-            }
-            let namespace = attrs["namespace"].as_str().unwrap_or_default();
-            let denied = !resource.is_empty() && shared.denies(verb, &resource, namespace);
-            // RBAC has no opinion on what no rule allows: not allowed, no reason.
-            review["status"] = json!({"allowed": !denied});
+            let spec = &body["spec"];
+            let text = |v: &Value, f: &str| v[f].as_str().unwrap_or_default().to_string();
+            let attrs = if let Some(r) = spec.get("resourceAttributes") {
+                Attributes::Resource {
+                    verb: text(r, "verb"),
+                    group: text(r, "group"),
+                    resource: text(r, "resource"),
+                    subresource: text(r, "subresource"),
+                    name: text(r, "name"),
+                    namespace: text(r, "namespace"),
+                }
+            } else {
+                let n = &spec["nonResourceAttributes"];
+                Attributes::NonResource {
+                    verb: text(n, "verb"),
+                    path: text(n, "path"),
+                }
+            };
+            let decision = auth::authorize(shared, identity, &attrs);
+            // No rule allows it: not allowed, and no reason (RBAC has no
+            // opinion).
+            review["status"] = if decision.reason.is_empty() {
+                json!({"allowed": decision.allowed})
+            } else {
+                json!({"allowed": decision.allowed, "reason": decision.reason})
+            };
         }
         WHOAMI => {
+            let (username, groups) = match identity {
+                Identity::Owner => (
+                    "system:anonymous".to_string(),
+                    vec!["system:unauthenticated".to_string()],
+                ),
+                Identity::User(u) => (u.name.clone(), u.groups.clone()),
+            };
             review = json!({
                 "apiVersion": "authentication.k8s.io/v1",
                 "kind": "SelfSubjectReview",
                 "metadata": {},
-                "status": {"userInfo": {"username": "system:anonymous",
-                    "groups": ["system:unauthenticated"]}},
+                "status": {"userInfo": {"username": username, "groups": groups}},
             });
         }
         _ => return None,

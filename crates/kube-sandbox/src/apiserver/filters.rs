@@ -1,12 +1,13 @@
 //! What stands in front of the handlers, like k8s.io/apiserver's
 //! `endpoints/filters`: a failed server, a required token, injected faults
-//! and refused permissions (RBAC's message, so clients can name what to
-//! grant).
+//! and refused permissions (crate::auth decides, with RBAC's message, so
+//! clients can name what to grant).
 
 use std::time::Duration;
 
 use crate::api_error::ApiError;
 use crate::apiserver::request::Target;
+use crate::auth::{self, Attributes, Identity};
 use crate::shared::Shared;
 
 /// Refuses every request while the server is failed, and a request without
@@ -27,19 +28,53 @@ pub(super) fn refuse_any(shared: &Shared, path: &str, authorization: &str) -> Op
 }
 
 /// Refuses a resource request with an injected fault (after the injected
-/// latency), or because its verb is denied on the resource.
+/// latency), or because its identity may not make it.
 pub(super) async fn refuse_resource(
     shared: &Shared,
+    identity: &Identity,
     target: &Target,
     verb: &str,
+    query: &[(String, String)],
 ) -> Option<ApiError> {
     if let Some(e) = injected_fault(shared, verb, &target.rbac_resource()).await {
         return Some(e);
     }
-    let ns = target.namespace.clone().unwrap_or_default();
-    shared
-        .denies(verb, &target.rbac_resource(), &ns)
-        .then(|| forbidden(target, verb))
+    refuse(shared, identity, &attributes(target, verb, query))
+}
+
+/// Refuses what the identity may not do, with RBAC's message.
+pub(super) fn refuse(shared: &Shared, identity: &Identity, attrs: &Attributes) -> Option<ApiError> {
+    let decision = auth::authorize(shared, identity, attrs);
+    (!decision.allowed).then(|| auth::forbidden(identity, attrs, &decision.reason))
+}
+
+/// What a resource request asks, as requestinfo.go reads it: a list or
+/// watch selecting `metadata.name` names that object.
+fn attributes(t: &Target, verb: &str, query: &[(String, String)]) -> Attributes {
+    let info = t.resource.info();
+    let selected = || {
+        query
+            .iter()
+            .find(|(k, _)| k == "fieldSelector")
+            .and_then(|(_, v)| {
+                v.split(',')
+                    .find_map(|term| term.strip_prefix("metadata.name="))
+                    .map(|n| n.trim_start_matches('=').to_string())
+            })
+    };
+    let name = match &t.name {
+        Some(n) => n.clone(),
+        None if matches!(verb, "list" | "watch") => selected().unwrap_or_default(),
+        None => String::new(),
+    };
+    Attributes::Resource {
+        verb: verb.to_string(),
+        group: info.group.to_string(),
+        resource: info.plural.to_string(),
+        subresource: t.subresource.clone().unwrap_or_default(),
+        name,
+        namespace: t.namespace.clone().unwrap_or_default(),
+    }
 }
 
 async fn injected_fault(shared: &Shared, verb: &str, resource: &str) -> Option<ApiError> {
@@ -81,27 +116,4 @@ async fn injected_fault(shared: &Shared, verb: &str, resource: &str) -> Option<A
         return Some(e);
     }
     None
-}
-
-/// The message RBAC's authorizer gives, so clients can name what to grant.
-fn forbidden(t: &Target, verb: &str) -> ApiError {
-    let info = t.resource.info();
-    let object = match &t.name {
-        Some(n) => format!("{} \"{n}\"", info.plural),
-        None => info.plural.to_string(),
-    };
-    let scope = match &t.namespace {
-        Some(ns) => format!("in the namespace \"{ns}\""),
-        None => "at the cluster scope".to_string(),
-    };
-    ApiError::new(
-        403,
-        "Forbidden",
-        format!(
-            "{object} is forbidden: User \"system:anonymous\" cannot {verb} resource \"{}\" in API group \"{}\" {scope}",
-            t.rbac_resource(),
-            info.group
-        ),
-    )
-    .with_details(serde_json::json!({"name": t.name.clone().unwrap_or_default(), "group": info.group, "kind": info.plural}))
 }

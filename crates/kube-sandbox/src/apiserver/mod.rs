@@ -28,6 +28,7 @@ mod response;
 mod routes;
 pub(crate) mod scale;
 mod table;
+pub(crate) mod tls;
 mod validation;
 
 use std::convert::Infallible;
@@ -62,20 +63,37 @@ pub(crate) async fn serve(
         let Ok((stream, _)) = accepted else { continue };
         let _ = stream.set_nodelay(true);
         let shared = shared.clone();
-        let mut conn_shutdown = shutdown.clone();
+        let conn_shutdown = shutdown.clone();
         tokio::spawn(async move {
-            let service = service_fn(move |req| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(handle(shared, req).await) }
-            });
-            let conn = http1::Builder::new()
-                .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), service);
-            tokio::select! {
-                _ = conn => {}
-                _ = conn_shutdown.changed() => {}
+            match &shared.tls {
+                Some(tls) => {
+                    // A failed handshake (a client that distrusts the CA)
+                    // ends the connection; the client says why.
+                    if let Ok(stream) = tls.acceptor.accept(stream).await {
+                        connection(TokioIo::new(stream), shared.clone(), conn_shutdown).await;
+                    }
+                }
+                None => connection(TokioIo::new(stream), shared.clone(), conn_shutdown).await,
             }
         });
+    }
+}
+
+/// One client's connection, served until it closes or the server stops.
+async fn connection<I>(io: I, shared: Arc<Shared>, mut shutdown: tokio_watch::Receiver<bool>)
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let service = service_fn(move |req| {
+        let shared = shared.clone();
+        async move { Ok::<_, Infallible>(handle(shared, req).await) }
+    });
+    let conn = http1::Builder::new()
+        .keep_alive(true)
+        .serve_connection(io, service);
+    tokio::select! {
+        _ = conn => {}
+        _ = shutdown.changed() => {}
     }
 }
 
@@ -94,7 +112,19 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     if let Some(e) = filters::refuse_any(&shared, path, authorization) {
         return response::error(&shared, &audit, &e);
     }
-    if let Some((answer, status, size)) = non_resource::serve(&shared, &parts, &body) {
+    let identity = match crate::auth::authenticate(&shared, &parts) {
+        Ok(identity) => identity,
+        Err(e) => return response::error(&shared, &audit, &e),
+    };
+    // The sandbox's own user reads discovery and asks its reviews whatever
+    // its rehearsed Role says (those are the bootstrap roles' to allow).
+    if matches!(identity, crate::auth::Identity::User(_))
+        && let Some(attrs) = non_resource::attributes(&parts)
+        && let Some(e) = filters::refuse(&shared, &identity, &attrs)
+    {
+        return response::error(&shared, &audit, &e);
+    }
+    if let Some((answer, status, size)) = non_resource::serve(&shared, &parts, &body, &identity) {
         audit.write(&shared, status, size);
         return answer;
     }
@@ -106,7 +136,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .iter()
         .any(|(k, v)| k == "watch" && (v == "true" || v == "1"));
     let verb = target.verb(&parts.method, watch);
-    if let Some(e) = filters::refuse_resource(&shared, &target, verb).await {
+    if let Some(e) = filters::refuse_resource(&shared, &identity, &target, verb, &query).await {
         return response::error(&shared, &audit, &e);
     }
     let request = request::Request {

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::audit::header_str;
 use super::response::{Body, full, json_response};
 use super::{access_review, discovery, openapi, protobuf};
+use crate::auth::{Attributes, Identity};
 use crate::shared::Shared;
 
 /// The answer, its status and size for the log; `None` for a resource
@@ -20,6 +21,7 @@ pub(super) fn serve(
     shared: &Shared,
     parts: &Parts,
     body: &Bytes,
+    identity: &Identity,
 ) -> Option<(Response<Body>, u16, u64)> {
     let path = parts.uri.path();
     if parts.method == Method::GET {
@@ -32,12 +34,37 @@ pub(super) fn serve(
         } else {
             serde_json::from_slice::<Value>(body).ok()
         }?;
-        let answer = access_review::answer(shared, path, &review)?;
+        let answer = access_review::answer(shared, identity, path, &review)?;
         let bytes = serde_json::to_vec(&answer).unwrap_or_default();
         let size = bytes.len() as u64;
         return Some((json_response(201, bytes, None, &[]), 201, size));
     }
     None
+}
+
+/// What a request not under a resource asks, for authorization: the
+/// reviews are resources (`create selfsubjectaccessreviews`), the rest are
+/// URLs with the method as verb (requestinfo.go); `None` for a resource
+/// request.
+pub(super) fn attributes(parts: &Parts) -> Option<Attributes> {
+    let path = parts.uri.path();
+    if let Some((group, resource)) = access_review::group_resource(path) {
+        return Some(Attributes::Resource {
+            verb: "create".into(),
+            group: group.into(),
+            resource: resource.into(),
+            subresource: String::new(),
+            name: String::new(),
+            namespace: String::new(),
+        });
+    }
+    if super::request::parse_target(path).is_some() {
+        return None;
+    }
+    Some(Attributes::NonResource {
+        verb: parts.method.as_str().to_lowercase(),
+        path: path.to_string(),
+    })
 }
 
 /// The health endpoints (`kubectl get --raw /readyz`).

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::handlers::log::LogRequest;
 use super::handlers::watch::WatchRequest;
 use crate::api_error::ApiError;
 
@@ -18,6 +19,8 @@ pub(crate) enum Reply {
         body: Vec<u8>,
     },
     Watch(WatchRequest),
+    /// A container's log, streamed while it is followed.
+    Log(LogRequest),
 }
 
 impl From<ApiError> for Reply {

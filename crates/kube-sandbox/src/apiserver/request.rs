@@ -49,9 +49,40 @@ impl Target {
     }
 }
 
+/// A path segment with its `%XX` escapes decoded, as Go's url parsing
+/// gives the apiserver its path (`system%3Abasic-user` is
+/// `system:basic-user`).
+fn unescape(segment: &str) -> std::borrow::Cow<'_, str> {
+    if !segment.contains('%') {
+        return segment.into();
+    }
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned().into()
+}
+
 /// Parses `/api/v1/...` and `/apis/GROUP/VERSION/...`.
 pub(crate) fn parse_target(path: &str) -> Option<Target> {
-    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let decoded: Vec<std::borrow::Cow<'_, str>> =
+        path.trim_matches('/').split('/').map(unescape).collect();
+    let segs: Vec<&str> = decoded.iter().map(AsRef::as_ref).collect();
     let (group, version, rest) = match segs.as_slice() {
         ["api", v, rest @ ..] => ("", *v, rest),
         ["apis", g, v, rest @ ..] => (*g, *v, rest),
@@ -168,6 +199,14 @@ pub(super) fn parse_body(body: &[u8], content_type: &str) -> Result<Value, ApiEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escaped_names_are_decoded() {
+        let t = parse_target("/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Abasic-user")
+            .unwrap();
+        assert_eq!(t.name.as_deref(), Some("system:basic-user"));
+        assert_eq!(unescape("a%2"), "a%2");
+    }
 
     #[test]
     fn targets_from_paths() {

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::audit::{Audit, WatchAudit};
+use super::handlers::log::LogRequest;
 use super::handlers::watch::WatchRequest;
 use super::reply::Reply;
 use crate::api_error::ApiError;
@@ -93,12 +94,45 @@ pub(super) fn reply(
             json_response(status, body, None, warnings)
         }
         Reply::Watch(w) => watch_response(shared, w, audit),
+        Reply::Log(l) => log_response(shared, l, audit),
     }
 }
 
-fn watch_response(shared: Arc<Shared>, w: WatchRequest, audit: Audit) -> Response<Body> {
+/// A container's log as text; followed, a stream that ends with the
+/// container.
+fn log_response(shared: Arc<Shared>, l: LogRequest, audit: Audit) -> Response<Body> {
+    let (first, mut seen, done) = l.first();
+    let builder = Response::builder()
+        .status(200)
+        .header(header::CONTENT_TYPE, "text/plain");
+    let (Some(log), true, false) = (l.log.clone(), l.follow, done) else {
+        audit.write(&shared, 200, first.len() as u64);
+        return builder.body(full(first)).expect("valid response");
+    };
     let (tx, rx) = mpsc::channel::<Bytes>(64);
-    tokio::spawn(w.run(shared.clone(), tx));
+    tokio::spawn(async move {
+        let mut changed = log.subscribe();
+        if tx.send(Bytes::from(first)).await.is_err() {
+            return;
+        }
+        loop {
+            let (lines, done) = log.since(seen);
+            seen += lines.len();
+            if !lines.is_empty() && tx.send(Bytes::from(l.format(&lines))).await.is_err() {
+                return;
+            }
+            if done || changed.changed().await.is_err() {
+                return;
+            }
+        }
+    });
+    builder
+        .body(streamed(shared, audit, rx))
+        .expect("valid response")
+}
+
+/// A body of what arrives on `rx`, logged with its size once it ends.
+fn streamed(shared: Arc<Shared>, audit: Audit, rx: mpsc::Receiver<Bytes>) -> Body {
     let log = WatchAudit {
         shared,
         audit,
@@ -109,10 +143,16 @@ fn watch_response(shared: Arc<Shared>, w: WatchRequest, audit: Audit) -> Respons
         log.streamed += b.len() as u64;
         Some((Ok::<_, Infallible>(Frame::data(b)), (rx, log)))
     });
+    BodyExt::boxed(StreamBody::new(stream))
+}
+
+fn watch_response(shared: Arc<Shared>, w: WatchRequest, audit: Audit) -> Response<Body> {
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    tokio::spawn(w.run(shared.clone(), tx));
     Response::builder()
         .status(200)
         .header(header::CONTENT_TYPE, "application/json")
         .header(header::CACHE_CONTROL, "no-cache, private")
-        .body(BodyExt::boxed(StreamBody::new(stream)))
+        .body(streamed(shared, audit, rx))
         .expect("valid response")
 }

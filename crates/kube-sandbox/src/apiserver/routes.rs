@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::handlers::watch::WatchRequest;
-use super::handlers::{create, delete, get, list, patch, scale, update};
+use super::handlers::{create, delete, get, list, log, patch, scale, update};
 use super::query::ListOptions;
 use super::reply::Reply;
 use super::request::Request;
@@ -33,6 +33,7 @@ fn route(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiError> {
         ("GET", false, None) => list::list(shared, req, &opts),
         ("GET", true, None | Some("status")) => get::get(shared, req, &opts),
         ("GET", true, Some("scale")) if scales => scale::get(shared, req),
+        ("GET", true, Some("log")) if pods => log::log(shared, req),
         ("POST", false, None) => create::create(shared, req, &opts),
         ("POST", true, Some("eviction")) if pods => create::eviction(shared, req, &opts),
         ("PUT", true, None | Some("status")) => update::update(shared, req, &opts),

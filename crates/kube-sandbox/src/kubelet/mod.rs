@@ -7,6 +7,7 @@ pub(crate) mod heartbeat;
 pub(crate) mod kubevirt;
 pub(crate) mod outage;
 pub(crate) mod reboot;
+pub(crate) mod runtime;
 pub(crate) mod triggers;
 
 use std::time::Duration;

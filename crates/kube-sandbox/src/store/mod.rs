@@ -447,6 +447,9 @@ impl Store {
             m.remove("deletionTimestamp");
             m.remove("deletionGracePeriodSeconds");
         }
+        if res == Resource::Jobs {
+            crate::apiserver::defaults::job_selector(obj);
+        }
     }
 
     /// Creates an object: fills in name from `generateName`, uid, timestamps.

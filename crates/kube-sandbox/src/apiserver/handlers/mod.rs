@@ -7,6 +7,7 @@ pub(super) mod create;
 pub(super) mod delete;
 pub(super) mod get;
 pub(super) mod list;
+pub(crate) mod log;
 pub(super) mod patch;
 mod rest;
 pub(super) mod scale;

@@ -1,0 +1,283 @@
+//! Who a request comes from and what they may do, as kube-apiserver's
+//! filter chain decides it (k8s.io/apiserver pkg/endpoints/filters:
+//! authentication.go, impersonation.go, authorization.go).
+//!
+//! - The sandbox's own user, whose kubeconfig carries no credential (or
+//!   the `requireToken` one), may do everything but what a test refuses it
+//!   (`deny`, `role`): the sandbox is its cluster and it its administrator.
+//! - A ServiceAccount token the sandbox's kubelet gave a pod (tokens.rs)
+//!   is that ServiceAccount, in its groups, and RBAC (rbac.rs) decides.
+//! - A request that impersonates (`--as`, `--as-group`) is the user it
+//!   names, in `system:authenticated` (and, for a ServiceAccount named
+//!   without groups, its ServiceAccount groups), and RBAC decides; so
+//!   `kubectl auth can-i --as=system:serviceaccount:NS:NAME` tells the
+//!   truth. A ServiceAccount needs `impersonate` to impersonate.
+//! - `system:masters` is allowed everything before RBAC is asked, as the
+//!   apiserver's privileged-group authorizer does.
+
+pub(crate) mod bootstrap;
+pub(crate) mod rbac;
+pub(crate) mod tokens;
+
+use http::request::Parts;
+
+use crate::api_error::ApiError;
+use crate::shared::Shared;
+
+/// An authenticated user (k8s.io/apiserver's `user.Info`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UserInfo {
+    pub(crate) name: String,
+    pub(crate) groups: Vec<String>,
+}
+
+/// `system:serviceaccount:NS:NAME` (k8s.io/apiserver
+/// pkg/authentication/serviceaccount/util.go).
+pub(crate) fn service_account_user(namespace: &str, name: &str) -> String {
+    format!("system:serviceaccount:{namespace}:{name}")
+}
+
+impl UserInfo {
+    pub(crate) fn service_account(namespace: &str, name: &str) -> UserInfo {
+        UserInfo {
+            name: service_account_user(namespace, name),
+            groups: vec![
+                "system:serviceaccounts".into(),
+                format!("system:serviceaccounts:{namespace}"),
+                "system:authenticated".into(),
+            ],
+        }
+    }
+}
+
+/// Who asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Identity {
+    /// The sandbox's own user.
+    Owner,
+    /// Someone RBAC decides for.
+    User(UserInfo),
+}
+
+impl Identity {
+    /// The name a refusal gives.
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            Identity::Owner => "system:anonymous",
+            Identity::User(u) => &u.name,
+        }
+    }
+}
+
+/// What a request asks to do (k8s.io/apiserver's `authorizer.Attributes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Attributes {
+    Resource {
+        verb: String,
+        group: String,
+        resource: String,
+        subresource: String,
+        name: String,
+        namespace: String,
+    },
+    NonResource {
+        verb: String,
+        path: String,
+    },
+}
+
+/// `resource/subresource`, or the resource alone.
+pub(crate) fn combined(resource: &str, subresource: &str) -> String {
+    if subresource.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}/{subresource}")
+    }
+}
+
+/// The request's identity; an error for a token that no longer
+/// authenticates (401) or an impersonation not allowed (403).
+pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, ApiError> {
+    let header = |name: &str| {
+        parts
+            .headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let bearer = header("authorization")
+        .first()
+        .and_then(|a| a.strip_prefix("Bearer ").map(str::to_string));
+    let mut identity = Identity::Owner;
+    if let Some(token) = bearer {
+        let store = shared.store();
+        match shared.tokens.user(&store, &token) {
+            tokens::Bearer::NotOurs => {}
+            tokens::Bearer::Expired => {
+                return Err(ApiError::new(401, "Unauthorized", "Unauthorized"));
+            }
+            tokens::Bearer::ServiceAccount(user) => identity = Identity::User(user),
+        }
+    }
+    let Some(as_user) = header("impersonate-user").into_iter().next() else {
+        return Ok(identity);
+    };
+    let as_groups = header("impersonate-group");
+    if let Identity::User(user) = &identity {
+        let sa = as_user
+            .strip_prefix("system:serviceaccount:")
+            .and_then(|rest| rest.split_once(':'));
+        let mut asks = vec![match sa {
+            Some((ns, name)) => ("serviceaccounts", name.to_string(), ns.to_string()),
+            None => ("users", as_user.clone(), String::new()),
+        }];
+        asks.extend(
+            as_groups
+                .iter()
+                .map(|g| ("groups", g.clone(), String::new())),
+        );
+        for (resource, name, namespace) in asks {
+            let attrs = Attributes::Resource {
+                verb: "impersonate".into(),
+                group: String::new(),
+                resource: resource.into(),
+                subresource: String::new(),
+                name,
+                namespace,
+            };
+            if !authorize_user(shared, user, &attrs).allowed {
+                return Err(forbidden(&identity, &attrs, ""));
+            }
+        }
+    }
+    Ok(Identity::User(impersonated(&as_user, as_groups)))
+}
+
+/// The user an impersonation names (impersonation.go).
+fn impersonated(name: &str, mut groups: Vec<String>) -> UserInfo {
+    let sa = name
+        .strip_prefix("system:serviceaccount:")
+        .and_then(|rest| rest.split_once(':'));
+    if let Some((ns, _)) = sa
+        && groups.is_empty()
+    {
+        groups = vec![
+            "system:serviceaccounts".into(),
+            format!("system:serviceaccounts:{ns}"),
+        ];
+    }
+    if name != "system:anonymous" && !groups.iter().any(|g| g == "system:authenticated") {
+        groups.push("system:authenticated".into());
+    }
+    UserInfo {
+        name: name.to_string(),
+        groups,
+    }
+}
+
+fn authorize_user(shared: &Shared, user: &UserInfo, attrs: &Attributes) -> rbac::Decision {
+    if user.groups.iter().any(|g| g == "system:masters") {
+        return rbac::Decision {
+            allowed: true,
+            reason: String::new(),
+        };
+    }
+    rbac::authorize(&shared.store(), user, attrs)
+}
+
+/// May the identity do this? The reason is RBAC's.
+pub(crate) fn authorize(
+    shared: &Shared,
+    identity: &Identity,
+    attrs: &Attributes,
+) -> rbac::Decision {
+    match identity {
+        Identity::Owner => {
+            let allowed = match attrs {
+                Attributes::Resource {
+                    verb,
+                    resource,
+                    subresource,
+                    namespace,
+                    ..
+                } => {
+                    resource.is_empty()
+                        || !shared.denies(verb, &combined(resource, subresource), namespace)
+                }
+                Attributes::NonResource { .. } => true,
+            };
+            rbac::Decision {
+                allowed,
+                reason: String::new(),
+            }
+        }
+        Identity::User(user) => authorize_user(shared, user, attrs),
+    }
+}
+
+/// The refusal the apiserver writes (k8s.io/apiserver
+/// pkg/endpoints/handlers/responsewriters/errors.go `ForbiddenStatus`).
+pub(crate) fn forbidden(identity: &Identity, attrs: &Attributes, reason: &str) -> ApiError {
+    let user = identity.name();
+    let mut e = match attrs {
+        Attributes::Resource {
+            verb,
+            group,
+            resource,
+            subresource,
+            name,
+            namespace,
+        } => {
+            let combined = combined(resource, subresource);
+            let object = if name.is_empty() {
+                resource.clone()
+            } else {
+                format!("{resource} {name:?}")
+            };
+            let scope = if namespace.is_empty() {
+                "at the cluster scope".to_string()
+            } else {
+                format!("in the namespace {namespace:?}")
+            };
+            ApiError::new(
+                403,
+                "Forbidden",
+                format!(
+                    "{object} is forbidden: User {user:?} cannot {verb} resource {combined:?} in API group {group:?} {scope}"
+                ),
+            )
+            .with_details(serde_json::json!({"name": name, "group": group, "kind": resource}))
+        }
+        Attributes::NonResource { verb, path } => ApiError::new(
+            403,
+            "Forbidden",
+            format!("forbidden: User {user:?} cannot {verb} path {path:?}"),
+        ),
+    };
+    if !reason.is_empty() {
+        e.message = format!("{}: {reason}", e.message);
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_impersonated_service_account_gets_its_groups_unless_given_some() {
+        let sa = impersonated("system:serviceaccount:ns:a", vec![]);
+        assert_eq!(
+            sa.groups,
+            [
+                "system:serviceaccounts",
+                "system:serviceaccounts:ns",
+                "system:authenticated"
+            ]
+        );
+        let jane = impersonated("jane", vec!["ops".into()]);
+        assert_eq!(jane.groups, ["ops", "system:authenticated"]);
+    }
+}

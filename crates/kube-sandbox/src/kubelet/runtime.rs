@@ -1,0 +1,739 @@
+//! The container runtime for local images: a container whose image is one
+//! given as `--local-image IMAGE=PATH` runs for real, as the local program
+//! PATH, where the rest of the sandbox's containers are simulated.
+//!
+//! What the kubelet gives a container, it gets (kubernetes
+//! pkg/kubelet/kuberuntime/kuberuntime_container.go, and the projected
+//! `kube-api-access` volume of plugin/pkg/admission/serviceaccount):
+//! - its `command` and `args` (PATH stands for the image's entrypoint, and
+//!   for `command[0]`), and its `env` (values and the pod's own fields),
+//!   with `KUBERNETES_SERVICE_HOST`/`PORT` naming the sandbox's apiserver
+//!   and `HOSTNAME` the pod, and nothing of the sandbox's own environment;
+//! - its ServiceAccount's token (bound to the pod, crate::auth::tokens),
+//!   the CA and the namespace at /var/run/secrets/kubernetes.io/serviceaccount,
+//!   and its `configMap` and `emptyDir` volumes at their mount paths, in a
+//!   private mount namespace (`unshare --mount`: we are root here); the
+//!   mount points are made on the host as a runtime makes them in a root
+//!   filesystem, and stay there empty; its host name is the pod's (a UTS
+//!   namespace), as in a real pod;
+//! - its `runAsUser`/`runAsGroup` (`setpriv`).
+//!
+//! Its standard output and error are its log (`pods/log`, followed to its
+//! end). Its exit code becomes the container's: `restartPolicy` restarts
+//! it (after the kubelet's back-off, doubling up to five minutes) or ends
+//! the pod Succeeded or Failed. A deleted pod's containers get SIGTERM, and
+//! SIGKILL when the grace period ends.
+//!
+//! Not done: image pulls (the program is local), probes, resource limits,
+//! other volume kinds (a container that needs one fails to start, saying
+//! so), and stopping the processes when their node reboots.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::watch;
+
+use crate::clock::{now_rfc3339, now_rfc3339_micros};
+use crate::objects::pods;
+use crate::resources::Resource;
+use crate::shared::Shared;
+use crate::store::{Key, Store};
+
+/// Where the ServiceAccount's files are in every container.
+pub(crate) const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/// The kubelet's crash-loop back-off: doubling from this, up to five minutes.
+const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// One container of one pod.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ContainerId {
+    key: Key,
+    uid: String,
+    container: String,
+}
+
+/// A container's log: its lines with their times, growing while it runs.
+pub(crate) struct ContainerLog {
+    lines: Mutex<Vec<(String, String)>>,
+    /// Bumped on each line and when the container ends.
+    changed: watch::Sender<(usize, bool)>,
+}
+
+impl ContainerLog {
+    fn new() -> Arc<ContainerLog> {
+        Arc::new(ContainerLog {
+            lines: Mutex::default(),
+            changed: watch::channel((0, false)).0,
+        })
+    }
+
+    fn push(&self, line: String) {
+        let mut lines = self
+            .lines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        lines.push((format!("{}Z", now_rfc3339_micros()), line));
+        let n = lines.len();
+        self.changed.send_modify(|c| c.0 = n);
+    }
+
+    fn finish(&self) {
+        self.changed.send_modify(|c| c.1 = true);
+    }
+
+    /// The lines from `from` on, and whether the container has ended.
+    pub(crate) fn since(&self, from: usize) -> (Vec<(String, String)>, bool) {
+        let done = self.changed.borrow().1;
+        let lines = self
+            .lines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (lines.get(from..).unwrap_or_default().to_vec(), done)
+    }
+
+    /// Hears of every new line and of the end.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<(usize, bool)> {
+        self.changed.subscribe()
+    }
+}
+
+/// The current and the previous run's logs of one container.
+#[derive(Default)]
+struct Logs {
+    current: Option<Arc<ContainerLog>>,
+    previous: Option<Arc<ContainerLog>>,
+}
+
+pub(crate) struct Runtime {
+    /// IMAGE → PATH.
+    images: Vec<(String, PathBuf)>,
+    /// Where the files a container mounts are written.
+    dir: PathBuf,
+    /// The apiserver's address, for `KUBERNETES_SERVICE_HOST/PORT`.
+    apiserver: OnceLock<std::net::SocketAddr>,
+    running: Mutex<HashMap<ContainerId, u32>>,
+    logs: Mutex<HashMap<(String, String, String), Logs>>,
+}
+
+/// The repository of an image reference: without its digest and tag.
+fn repository(image: &str) -> &str {
+    let image = image.split('@').next().unwrap_or(image);
+    match image.rsplit_once(':') {
+        Some((repo, tag)) if !tag.contains('/') => repo,
+        _ => image,
+    }
+}
+
+impl Runtime {
+    pub(crate) fn new(images: Vec<(String, PathBuf)>) -> Runtime {
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("kube-sandbox-{}-{n}", std::process::id()));
+        Runtime {
+            images,
+            dir,
+            apiserver: OnceLock::new(),
+            running: Mutex::default(),
+            logs: Mutex::default(),
+        }
+    }
+
+    pub(crate) fn set_apiserver(&self, addr: std::net::SocketAddr) {
+        let _ = self.apiserver.set(addr);
+    }
+
+    /// The local program for an image: any tag or digest of a given
+    /// repository, or exactly a given reference.
+    fn program(&self, image: &str) -> Option<&Path> {
+        self.images
+            .iter()
+            .find(|(given, _)| given == image || given == repository(image))
+            .map(|(_, path)| path.as_path())
+    }
+
+    /// Does any container of the pod run a local image?
+    pub(crate) fn runs(&self, pod: &Value) -> bool {
+        !self.images.is_empty()
+            && containers(pod).iter().any(|c| {
+                self.program(c["image"].as_str().unwrap_or_default())
+                    .is_some()
+            })
+    }
+
+    fn lock_running(&self) -> std::sync::MutexGuard<'_, HashMap<ContainerId, u32>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Does a process of this pod still run?
+    pub(crate) fn has_process(&self, key: &Key, uid: &str) -> bool {
+        self.lock_running()
+            .keys()
+            .any(|id| &id.key == key && id.uid == uid)
+    }
+
+    /// Signals every process of the pod; false when none runs.
+    pub(crate) fn signal(&self, key: &Key, uid: &str, signal: rustix::process::Signal) -> bool {
+        let pids: Vec<u32> = self
+            .lock_running()
+            .iter()
+            .filter(|(id, _)| &id.key == key && id.uid == uid)
+            .map(|(_, pid)| *pid)
+            .collect();
+        for pid in &pids {
+            if let Some(pid) = rustix::process::Pid::from_raw(*pid as i32) {
+                let _ = rustix::process::kill_process(pid, signal);
+            }
+        }
+        !pids.is_empty()
+    }
+
+    /// The pid of a pod's container, while it runs (tests kill it).
+    pub(crate) fn pid(&self, key: &Key, container: &str) -> Option<u32> {
+        self.lock_running()
+            .iter()
+            .find(|(id, _)| &id.key == key && id.container == container)
+            .map(|(_, pid)| *pid)
+    }
+
+    /// A container's log: the current run's, or the previous one's.
+    pub(crate) fn log(
+        &self,
+        key: &Key,
+        container: &str,
+        previous: bool,
+    ) -> Option<Arc<ContainerLog>> {
+        let logs = self
+            .logs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let l = logs.get(&(key.0.clone(), key.1.clone(), container.to_string()))?;
+        if previous {
+            l.previous.clone()
+        } else {
+            l.current.clone()
+        }
+    }
+
+    fn new_log(&self, key: &Key, container: &str) -> Arc<ContainerLog> {
+        let log = ContainerLog::new();
+        let mut logs = self
+            .logs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let l = logs
+            .entry((key.0.clone(), key.1.clone(), container.to_string()))
+            .or_default();
+        l.previous = l.current.take();
+        l.current = Some(log.clone());
+        log
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn containers(pod: &Value) -> Vec<Value> {
+    pod.pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The kubelet started a pod: its containers of local images run.
+pub(crate) fn start_pod(shared: &Arc<Shared>, store: &mut Store, key: &Key, uid: &str) {
+    let Some(pod) = store.get(Resource::Pods, key) else {
+        return;
+    };
+    if pod["metadata"]["uid"] != uid || pods::phase(&pod) != "Running" || !shared.runtime.runs(&pod)
+    {
+        return;
+    }
+    for c in containers(&pod) {
+        let name = c["name"].as_str().unwrap_or_default().to_string();
+        if shared
+            .runtime
+            .program(c["image"].as_str().unwrap_or_default())
+            .is_none()
+        {
+            continue;
+        }
+        let id = ContainerId {
+            key: key.clone(),
+            uid: uid.to_string(),
+            container: name,
+        };
+        match launch(shared, store, &pod, &c, &id) {
+            Ok((child, log)) => {
+                tokio::spawn(supervise(shared.clone(), id, child, log, 0));
+            }
+            Err(why) => cannot_start(store, &id, &why),
+        }
+    }
+}
+
+/// The container could not start: it waits, saying why (the kubelet's
+/// `RunContainerError`), and the pod is not Ready.
+fn cannot_start(store: &mut Store, id: &ContainerId, why: &str) {
+    set_container(store, id, |s| {
+        s["state"] = json!({"waiting": {"reason": "RunContainerError", "message": why}});
+        s["ready"] = json!(false);
+        s["started"] = json!(false);
+    });
+    if let Some(pod) = store.get(Resource::Pods, &id.key) {
+        let message = format!("Error: {why}");
+        crate::events::record(store, &pod, "Warning", "Failed", &message, "kubelet");
+    }
+}
+
+/// Changes one container's status, and the pod's readiness with it.
+fn set_container(store: &mut Store, id: &ContainerId, f: impl FnOnce(&mut Value)) {
+    let now = now_rfc3339();
+    let _ = store.modify(Resource::Pods, &id.key, |p| {
+        if p["metadata"]["uid"] != id.uid.as_str() {
+            return;
+        }
+        let Some(statuses) = p
+            .pointer_mut("/status/containerStatuses")
+            .and_then(Value::as_array_mut)
+        else {
+            return;
+        };
+        if let Some(s) = statuses
+            .iter_mut()
+            .find(|s| s["name"] == id.container.as_str())
+        {
+            f(s);
+        }
+        let ready = statuses.iter().all(|s| s["ready"] == true);
+        let ready = if ready { "True" } else { "False" };
+        pods::set_condition(p, "ContainersReady", ready, "", "", &now);
+        pods::set_condition(p, "Ready", ready, "", "", &now);
+    });
+}
+
+/// The files a container mounts, written under the runtime's directory:
+/// (host directory, mount path, read-only) for each.
+fn mounts(
+    shared: &Shared,
+    store: &Store,
+    pod: &Value,
+    container: &Value,
+    id: &ContainerId,
+) -> Result<Vec<(PathBuf, String, bool)>, String> {
+    let ns = id.key.0.as_str();
+    let base = shared.runtime.dir.join(&id.uid).join(&id.container);
+    let write = |dir: &Path, files: &[(String, String)]| -> Result<(), String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (name, content) in files {
+            let path = dir.join(name);
+            std::fs::write(&path, content).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(())
+    };
+    let mut out = Vec::new();
+    if pod["spec"]["automountServiceAccountToken"] != false {
+        let account = pod["spec"]["serviceAccountName"]
+            .as_str()
+            .unwrap_or("default");
+        let token = shared.tokens.mint(ns, account, &id.key.1, &id.uid);
+        let dir = base.join("serviceaccount");
+        let ca = shared
+            .tls
+            .as_ref()
+            .map(|t| t.ca_pem.clone())
+            .unwrap_or_default();
+        write(
+            &dir,
+            &[
+                ("token".into(), token),
+                ("ca.crt".into(), ca),
+                ("namespace".into(), ns.to_string()),
+            ],
+        )?;
+        out.push((dir, SERVICE_ACCOUNT_DIR.to_string(), true));
+    }
+    let volumes = pod["spec"]["volumes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for m in container["volumeMounts"].as_array().into_iter().flatten() {
+        let name = m["name"].as_str().unwrap_or_default();
+        let path = m["mountPath"].as_str().unwrap_or_default().to_string();
+        let read_only = m["readOnly"] == true;
+        let volume = volumes
+            .iter()
+            .find(|v| v["name"] == name)
+            .ok_or_else(|| format!("volume {name:?} is not in the pod"))?;
+        let dir = base.join("volumes").join(name);
+        if let Some(cm) = volume.get("configMap") {
+            let cm_name = cm["name"].as_str().unwrap_or_default();
+            let data = store
+                .get(Resource::ConfigMaps, &(ns.to_string(), cm_name.to_string()))
+                .ok_or_else(|| format!("configmap {cm_name:?} not found"))?;
+            let value = |key: &str| data["data"][key].as_str().map(str::to_string);
+            let files: Vec<(String, String)> = match cm["items"].as_array() {
+                Some(items) => items
+                    .iter()
+                    .map(|i| {
+                        let key = i["key"].as_str().unwrap_or_default();
+                        let path = i["path"].as_str().unwrap_or(key).to_string();
+                        value(key)
+                            .map(|v| (path, v))
+                            .ok_or_else(|| format!("configmap {cm_name:?} has no key {key:?}"))
+                    })
+                    .collect::<Result<_, _>>()?,
+                None => data["data"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect(),
+            };
+            write(&dir, &files)?;
+        } else if volume.get("emptyDir").is_some() {
+            write(&dir, &[])?;
+        } else {
+            return Err(format!(
+                "volume {name:?}: the sandbox's runtime mounts configMap and emptyDir volumes only"
+            ));
+        }
+        out.push((dir, path, read_only));
+    }
+    Ok(out)
+}
+
+/// The container's environment: its own, and the service's address.
+fn environment(shared: &Shared, pod: &Value, container: &Value) -> Vec<(String, String)> {
+    let mut env = vec![
+        (
+            "PATH".to_string(),
+            "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_string(),
+        ),
+        (
+            "HOSTNAME".to_string(),
+            pod["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        ),
+    ];
+    if let Some(addr) = shared.runtime.apiserver.get() {
+        let host = addr.ip().to_string();
+        let port = addr.port().to_string();
+        env.push(("KUBERNETES_SERVICE_HOST".into(), host.clone()));
+        env.push(("KUBERNETES_SERVICE_PORT".into(), port.clone()));
+        env.push(("KUBERNETES_SERVICE_PORT_HTTPS".into(), port.clone()));
+        env.push(("KUBERNETES_PORT".into(), format!("tcp://{host}:{port}")));
+    }
+    for e in container["env"].as_array().into_iter().flatten() {
+        let name = e["name"].as_str().unwrap_or_default().to_string();
+        let value = match (e.get("value"), e.pointer("/valueFrom/fieldRef/fieldPath")) {
+            (Some(v), _) => v.as_str().unwrap_or_default().to_string(),
+            (None, Some(path)) => {
+                let pointer = format!("/{}", path.as_str().unwrap_or_default().replace('.', "/"));
+                pod.pointer(&pointer)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            }
+            (None, None) => String::new(),
+        };
+        env.push((name, value));
+    }
+    env
+}
+
+/// The script the private mount and UTS namespaces run: the pod's name as
+/// host name, each mount bound (read-only where asked), then the
+/// container's user, and the program.
+const SCRIPT: &str = r#"set -e
+echo "$HOSTNAME" > /proc/sys/kernel/hostname
+while [ "$1" != "--" ]; do
+  mount --bind "$1" "$2"
+  if [ "$3" = ro ]; then mount -o remount,bind,ro "$2"; fi
+  shift 3
+done
+shift
+user=$1; group=$2; shift 2
+if [ -n "$user" ]; then
+  exec setpriv --reuid="$user" --regid="${group:-$user}" --clear-groups -- "$@"
+fi
+exec "$@"
+"#;
+
+fn launch(
+    shared: &Arc<Shared>,
+    store: &Store,
+    pod: &Value,
+    container: &Value,
+    id: &ContainerId,
+) -> Result<(Child, Arc<ContainerLog>), String> {
+    let image = container["image"].as_str().unwrap_or_default();
+    let program = shared
+        .runtime
+        .program(image)
+        .ok_or_else(|| format!("image {image:?} is not a local image"))?
+        .to_path_buf();
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    let mut argv = strings(&container["command"]);
+    if !argv.is_empty() {
+        argv.remove(0);
+    }
+    argv.extend(strings(&container["args"]));
+    let security = |field: &str| {
+        container
+            .pointer(&format!("/securityContext/{field}"))
+            .or_else(|| pod.pointer(&format!("/spec/securityContext/{field}")))
+            .and_then(Value::as_i64)
+            .map(|n| n.to_string())
+            .unwrap_or_default()
+    };
+    let mut cmd = Command::new("unshare");
+    let unshare = ["--mount", "--uts", "--propagation", "private", "--"];
+    cmd.args(unshare).args(["/bin/sh", "-c", SCRIPT, "sh"]);
+    for (dir, path, read_only) in mounts(shared, store, pod, container, id)? {
+        std::fs::create_dir_all(&path).map_err(|e| format!("mount point {path}: {e}"))?;
+        cmd.arg(dir)
+            .arg(path)
+            .arg(if read_only { "ro" } else { "rw" });
+    }
+    cmd.arg("--")
+        .arg(security("runAsUser"))
+        .arg(security("runAsGroup"))
+        .arg(&program)
+        .args(&argv)
+        .env_clear()
+        .envs(environment(shared, pod, container))
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("starting {}: {e}", program.display()))?;
+    if let Some(pid) = child.id() {
+        shared.runtime.lock_running().insert(id.clone(), pid);
+    }
+    let log = shared.runtime.new_log(&id.key, &id.container);
+    Ok((child, log))
+}
+
+async fn read_lines(stream: impl AsyncRead + Unpin, log: Arc<ContainerLog>) {
+    let mut reader = BufReader::new(stream);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let line = String::from_utf8_lossy(&buf);
+                log.push(line.trim_end_matches('\n').to_string());
+            }
+        }
+    }
+}
+
+/// Runs a container to its end, then does what its exit and the pod's
+/// `restartPolicy` call for; a restart runs again here.
+async fn supervise(
+    shared: Arc<Shared>,
+    id: ContainerId,
+    mut child: Child,
+    mut log: Arc<ContainerLog>,
+    mut restarts: u32,
+) {
+    loop {
+        let out = child
+            .stdout
+            .take()
+            .map(|s| tokio::spawn(read_lines(s, log.clone())));
+        let err = child
+            .stderr
+            .take()
+            .map(|s| tokio::spawn(read_lines(s, log.clone())));
+        let status = child.wait().await;
+        for reader in [out, err].into_iter().flatten() {
+            let _ = reader.await;
+        }
+        log.finish();
+        shared.runtime.lock_running().remove(&id);
+        let code = status.ok().map_or(128, |s| {
+            use std::os::unix::process::ExitStatusExt as _;
+            s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0))
+        });
+        let backoff = {
+            let mut store = shared.store();
+            match exited(&mut store, &id, code, restarts) {
+                Some(backoff) => backoff,
+                None => return,
+            }
+        };
+        tokio::time::sleep(backoff).await;
+        let mut store = shared.store();
+        let Some(pod) = store.get(Resource::Pods, &id.key) else {
+            return;
+        };
+        if pod["metadata"]["uid"] != id.uid.as_str() || pods::is_terminating(&pod) {
+            return;
+        }
+        let Some(container) = containers(&pod)
+            .into_iter()
+            .find(|c| c["name"] == id.container.as_str())
+        else {
+            return;
+        };
+        restarts += 1;
+        match launch(&shared, &store, &pod, &container, &id) {
+            Ok((next, next_log)) => {
+                (child, log) = (next, next_log);
+                let now = now_rfc3339();
+                set_container(&mut store, &id, |s| {
+                    s["state"] = json!({"running": {"startedAt": now}});
+                    s["ready"] = json!(true);
+                    s["started"] = json!(true);
+                    s["restartCount"] = json!(restarts);
+                });
+                crate::events::record(
+                    &mut store,
+                    &pod,
+                    "Normal",
+                    "Started",
+                    &format!("Started container {}", id.container),
+                    "kubelet",
+                );
+            }
+            Err(why) => {
+                cannot_start(&mut store, &id, &why);
+                return;
+            }
+        }
+    }
+}
+
+/// A container exited with `code`: the back-off before its restart, or
+/// `None` when it stays terminated (and the pod may be done).
+fn exited(store: &mut Store, id: &ContainerId, code: i32, restarts: u32) -> Option<Duration> {
+    let pod = store.get(Resource::Pods, &id.key)?;
+    if pod["metadata"]["uid"] != id.uid.as_str() {
+        return None;
+    }
+    let now = now_rfc3339();
+    let reason = if code == 0 { "Completed" } else { "Error" };
+    let terminated = json!({"exitCode": code, "reason": reason, "finishedAt": now});
+    if pods::is_terminating(&pod) {
+        set_container(store, id, |s| {
+            s["state"] = json!({"terminated": terminated});
+            s["ready"] = json!(false);
+        });
+        if !store.get(Resource::Pods, &id.key).is_some_and(|p| {
+            p["status"]["containerStatuses"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|s| s["state"].get("running").is_some())
+        }) {
+            super::finish_termination(store, &id.key, &id.uid);
+        }
+        return None;
+    }
+    let restart = match pod["spec"]["restartPolicy"].as_str().unwrap_or("Always") {
+        "Always" => true,
+        "OnFailure" => code != 0,
+        _ => false,
+    };
+    if restart {
+        let backoff = crash_loop_backoff(restarts);
+        set_container(store, id, |s| {
+            s["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
+                "message": format!("back-off {}s restarting failed container={} pod={}",
+                    backoff.as_secs(), id.container, id.key.1)}});
+            s["lastState"] = json!({"terminated": terminated});
+            s["ready"] = json!(false);
+            s["started"] = json!(false);
+        });
+        let message = format!("Back-off restarting failed container {}", id.container);
+        crate::events::record(store, &pod, "Warning", "BackOff", &message, "kubelet");
+        return Some(backoff);
+    }
+    set_container(store, id, |s| {
+        s["state"] = json!({"terminated": terminated});
+        s["ready"] = json!(false);
+        s["started"] = json!(false);
+    });
+    let pod = store.get(Resource::Pods, &id.key)?;
+    let statuses = pod["status"]["containerStatuses"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let ended: Vec<i64> = statuses
+        .iter()
+        .filter_map(|s| {
+            s.pointer("/state/terminated/exitCode")
+                .and_then(Value::as_i64)
+        })
+        .collect();
+    if ended.len() == statuses.len() {
+        let phase = if ended.iter().all(|c| *c == 0) {
+            "Succeeded"
+        } else {
+            "Failed"
+        };
+        let _ = store.modify(Resource::Pods, &id.key, |p| {
+            p["status"]["phase"] = json!(phase);
+            pods::set_condition(p, "Ready", "False", "PodCompleted", "", &now);
+            pods::set_condition(p, "ContainersReady", "False", "PodCompleted", "", &now);
+        });
+    }
+    None
+}
+
+/// The kubelet's back-off before the `restarts + 1`th restart: 10 s,
+/// doubling, at most five minutes (pkg/kubelet/kubelet.go
+/// `backOffPeriod`, `MaxContainerBackOff`).
+fn crash_loop_backoff(restarts: u32) -> Duration {
+    let initial = Duration::from_secs(10);
+    initial
+        .saturating_mul(1 << restarts.min(5))
+        .min(MAX_BACKOFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_matches_by_repository_with_any_tag_or_digest() {
+        assert_eq!(repository("ghcr.io/a/b:v1"), "ghcr.io/a/b");
+        assert_eq!(repository("ghcr.io/a/b@sha256:00"), "ghcr.io/a/b");
+        assert_eq!(repository("ghcr.io/a/b:v1@sha256:00"), "ghcr.io/a/b");
+        assert_eq!(repository("localhost:5000/b"), "localhost:5000/b");
+        let rt = Runtime::new(vec![("ghcr.io/a/b".into(), "/bin/true".into())]);
+        assert!(rt.program("ghcr.io/a/b:v2").is_some());
+        assert!(rt.program("ghcr.io/a/c:v2").is_none());
+    }
+
+    #[test]
+    fn the_back_off_doubles_up_to_five_minutes() {
+        assert_eq!(crash_loop_backoff(0), Duration::from_secs(10));
+        assert_eq!(crash_loop_backoff(1), Duration::from_secs(20));
+        assert_eq!(crash_loop_backoff(9), MAX_BACKOFF);
+    }
+}

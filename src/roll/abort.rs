@@ -1,0 +1,62 @@
+//! `kubectl maintain abort`, as a roll run by a Job hears it: before it
+//! takes each node it reads its own Job (named in its environment by the
+//! rendered Job, crate::in_cluster::run), and an `abort` annotation there
+//! stops it taking more; the node in progress finishes. A roll run from a
+//! terminal has no Job and reads nothing (Ctrl-C is its abort).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use k8s_openapi::api::batch::v1::Job;
+use kube::Api;
+
+use crate::drain::warning::Warning;
+use crate::in_cluster::run::{ABORT, JOB_ENV, NAMESPACE_ENV};
+
+pub(crate) struct AbortWatch {
+    job: Option<(Api<Job>, String)>,
+    warned: AtomicBool,
+}
+
+impl AbortWatch {
+    /// The run's own Job, when it is a Job's.
+    pub(crate) fn from_env(client: &kube::Client) -> AbortWatch {
+        let job = std::env::var(JOB_ENV)
+            .ok()
+            .filter(|j| !j.is_empty())
+            .map(|name| {
+                let ns = std::env::var(NAMESPACE_ENV)
+                    .ok()
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| crate::in_cluster::run::DEFAULT_NAMESPACE.to_string());
+                (Api::namespaced(client.clone(), &ns), name)
+            });
+        AbortWatch {
+            job,
+            warned: AtomicBool::new(false),
+        }
+    }
+
+    /// Who asked to abort and when, if someone has; a Job that cannot be
+    /// read is said once, and not an abort.
+    pub(crate) async fn asked(&self) -> (Option<String>, Option<Warning>) {
+        let Some((api, name)) = &self.job else {
+            return (None, None);
+        };
+        match api.get(name).await {
+            Ok(job) => (
+                job.metadata.annotations.and_then(|mut a| a.remove(ABORT)),
+                None,
+            ),
+            Err(e) if !self.warned.swap(true, Ordering::Relaxed) => {
+                let error = crate::drain::api_error::api_error("get", "jobs.batch", Some(name), e);
+                (
+                    None,
+                    Some(Warning::AbortUnheard {
+                        error: error.to_string(),
+                    }),
+                )
+            }
+            Err(_) => (None, None),
+        }
+    }
+}

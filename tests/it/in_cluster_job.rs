@@ -1,0 +1,332 @@
+//! A run handed to the cluster, run for real: the sandbox's kubelet runs
+//! the Job's pod as this binary, with the rendered ServiceAccount's token
+//! over HTTPS, and RBAC decides each of its requests.
+
+use std::time::Duration;
+
+use kube_sandbox::objects::pods;
+use kube_sandbox::resources::Resource;
+use serde_json::Value;
+
+use crate::harness::Cluster;
+use crate::in_cluster::{ROLL, run_name};
+use crate::pool::four_nodes;
+
+const POOL: [&str; 4] = ["r1", "r2", "r3", "r4"];
+
+fn job_done(c: &Cluster, name: &str) -> bool {
+    c.get(Resource::Jobs, "kube-system", name)
+        .is_some_and(|j| pods::condition_true(&j, "Complete"))
+}
+
+/// The Job's pods as they are now.
+fn job_pods(c: &Cluster, name: &str) -> Vec<std::sync::Arc<Value>> {
+    c.pods()
+        .into_iter()
+        .filter(|p| p["metadata"]["labels"]["job-name"] == name)
+        .collect()
+}
+
+/// Every pool node rolled: its lease says the roll finished, and it is back in service.
+fn every_node_rolled(c: &Cluster) {
+    for node in POOL {
+        let n = c.get(Resource::Nodes, "", node).expect("node");
+        assert_ne!(n["spec"]["unschedulable"], true, "{node} still cordoned");
+        let lease = c
+            .get(
+                Resource::Leases,
+                "kube-system",
+                &format!("kubectl-maintain-{node}"),
+            )
+            .expect("the node's lease");
+        assert_eq!(
+            lease["metadata"]["annotations"]["kubectl-maintain.io/phase"], "finished",
+            "{node}: {lease}"
+        );
+    }
+}
+
+/// The spare nodes cordoned: the Job's pod can only sit on a pool node.
+fn only_the_pool_schedulable(c: &Cluster) {
+    c.kubectl(&["cordon", "spare0", "spare1"]).success();
+}
+
+#[test]
+fn a_roll_run_as_the_jobs_pod_survives_its_own_eviction_and_finishes() {
+    let c = Cluster::start_running_our_image(&four_nodes().yaml(), 33);
+    c.wait_settled();
+    only_the_pool_schedulable(&c);
+    let out = c.maintain(&ROLL);
+    out.success();
+    let name = run_name(&out.stderr);
+    let logs = c.maintain_spawn(&["logs", "-f"]);
+    let status = c.maintain_spawn(&["status", "-w"]);
+    let sa = format!("system:serviceaccount:kube-system:{name}");
+    // The rendered RBAC, and no more: the token is the ServiceAccount's.
+    let can = |verb: &str, what: &[&str]| {
+        c.kubectl(&[&["auth", "can-i", verb][..], what, &["--as", &sa]].concat())
+            .stdout
+            .trim()
+            .to_string()
+    };
+    assert_eq!(can("patch", &["nodes"]), "yes");
+    assert_eq!(can("create", &["pods", "--subresource=eviction"]), "yes");
+    assert_eq!(can("create", &["pods"]), "no");
+    assert_eq!(can("delete", &["nodes"]), "no");
+    assert_eq!(can("get", &["secrets", "-A"]), "no");
+
+    let first_node = std::cell::RefCell::new(None);
+    c.wait_for(
+        "the Job's pod on a pool node",
+        Duration::from_secs(20),
+        |c| {
+            let on = job_pods(c, &name)
+                .first()
+                .and_then(|p| pods::node_name(p).map(str::to_string));
+            *first_node.borrow_mut() = on.clone();
+            on.is_some_and(|n| n.starts_with('r'))
+        },
+    );
+    c.wait_for("the Job complete", Duration::from_secs(120), |c| {
+        job_done(c, &name)
+    });
+    every_node_rolled(&c);
+    // Its first pod was evicted with its node; another took the roll up.
+    let pods_made: std::collections::BTreeSet<String> = c
+        .history(Resource::Pods)
+        .iter()
+        .map(|e| e.object())
+        .filter(|o| o["metadata"]["labels"]["job-name"] == name.as_str())
+        .map(|o| {
+            o["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        pods_made.len() >= 2,
+        "{pods_made:?} (first on {first_node:?})"
+    );
+    let refused: Vec<_> = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.status == 401 || r.status == 403)
+        .collect();
+    assert!(refused.is_empty(), "{refused:?}");
+    // Its log is served: the last pod's run ends with the pool done.
+    let log = c.kubectl(&["-n", "kube-system", "logs", &format!("job/{name}")]);
+    log.success();
+    assert!(log.stdout.contains("pool: 4/4 done"), "{log:?}");
+    // Followed from elsewhere to the end, across the pods.
+    let logs = Cluster::finish(logs, Duration::from_secs(30));
+    logs.success();
+    assert!(logs.stderr.contains("was replaced by pod"), "{logs:?}");
+    assert!(logs.stdout.contains("node/r1 done"), "{logs:?}");
+    assert!(logs.stdout.contains("pool: 4/4 done"), "{logs:?}");
+    let status = Cluster::finish(status, Duration::from_secs(30));
+    status.success();
+    assert!(
+        status
+            .stdout
+            .contains(&format!("run {name} in kube-system: complete")),
+        "{status:?}"
+    );
+    assert!(status.stdout.contains("nodes: 4/4 done"), "{status:?}");
+    assert!(
+        status.stdout.contains("cordoned"),
+        "a node seen in its drain: {status:?}"
+    );
+}
+
+#[test]
+fn a_roll_killed_mid_node_is_finished_by_its_restart() {
+    let c = Cluster::start_running_our_image(&slow_pool(), 33);
+    c.wait_settled();
+    let out = c.maintain(&ROLL);
+    out.success();
+    let name = run_name(&out.stderr);
+    let logs = c.maintain_spawn(&["logs", "-f", &name]);
+    let pod = std::cell::RefCell::new(String::new());
+    c.wait_for("a node in its drain", Duration::from_secs(30), |c| {
+        let cordoned = POOL.iter().any(|n| {
+            c.get(Resource::Nodes, "", n)
+                .is_some_and(|n| n["spec"]["unschedulable"] == true)
+        });
+        if let Some(p) = job_pods(c, &name).first() {
+            *pod.borrow_mut() = p["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+        }
+        cordoned
+    });
+    let pid = c
+        .sandbox
+        .container_pid("kube-system", &pod.borrow(), "kubectl-maintain")
+        .expect("the roll's process");
+    std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill");
+    c.wait_for("the Job complete", Duration::from_secs(120), |c| {
+        job_done(c, &name)
+    });
+    every_node_rolled(&c);
+    let p = c
+        .get(Resource::Pods, "kube-system", &pod.borrow())
+        .expect("the same pod, restarted");
+    let status = &p["status"]["containerStatuses"][0];
+    assert_eq!(status["restartCount"], 1, "{status}");
+    assert_eq!(
+        status["lastState"]["terminated"]["exitCode"], 137,
+        "{status}"
+    );
+    let logs = Cluster::finish(logs, Duration::from_secs(30));
+    logs.success();
+    assert!(
+        logs.stderr.contains("restarted its container (restart 1)"),
+        "{logs:?}"
+    );
+    assert!(logs.stdout.contains("pool: 4/4 done"), "{logs:?}");
+}
+
+/// Web pods that take two seconds to stop: a node's drain lasts long
+/// enough to be caught in.
+fn slow_pool() -> String {
+    four_nodes().yaml().replace(
+        "app: web\n",
+        "app: web\n      annotations:\n        sandbox.kubectl-maintain.io/shutdown-seconds: \"2\"\n",
+    )
+}
+
+#[test]
+fn abort_stops_a_roll_after_the_node_in_progress_and_removes_its_job() {
+    let c = Cluster::start_running_our_image(&slow_pool(), 33);
+    c.wait_settled();
+    let out = c.maintain(&ROLL);
+    out.success();
+    let name = run_name(&out.stderr);
+    let first = std::cell::RefCell::new(String::new());
+    c.wait_for("a node in its drain", Duration::from_secs(30), |c| {
+        let cordoned = POOL.iter().find(|n| {
+            c.get(Resource::Nodes, "", n)
+                .is_some_and(|n| n["spec"]["unschedulable"] == true)
+        });
+        *first.borrow_mut() = cordoned.map(ToString::to_string).unwrap_or_default();
+        cordoned.is_some()
+    });
+    let abort = c.maintain(&["abort"]);
+    abort.success();
+    assert!(
+        abort.stderr.contains(&format!("abort asked of run {name}")),
+        "{abort:?}"
+    );
+    assert!(
+        abort.stderr.contains(&format!("job.batch/{name} deleted")),
+        "{abort:?}"
+    );
+    let first = first.borrow().clone();
+    assert!(
+        abort.stderr.contains(&format!("rolled: {first}\n")),
+        "only the node in progress: {abort:?}"
+    );
+    assert!(
+        abort.stderr.contains("no node is left cordoned"),
+        "{abort:?}"
+    );
+    for node in POOL {
+        let n = c.get(Resource::Nodes, "", node).expect("node");
+        assert_ne!(n["spec"]["unschedulable"], true, "{node} left cordoned");
+    }
+    c.wait_for("the Job gone", Duration::from_secs(10), |c| {
+        c.get(Resource::Jobs, "kube-system", &name).is_none()
+    });
+}
+
+/// What a pool roll does without each rule of its rendered ClusterRole
+/// (docs/usage.md): the exit code, and the refusal it names; `None` for a
+/// rule this pool does not exercise (a VM, a dead node's claims, CSI
+/// volumes, kured), where the roll must finish as with it.
+fn without(rule: &Value) -> Option<(i32, &'static str)> {
+    let resources = rule["resources"].to_string();
+    let verbs = rule["verbs"].to_string();
+    let has = |r: &str| resources.contains(&format!("\"{r}\""));
+    Some(match () {
+        () if has("nodes") => (1, r#"cannot list resource "nodes""#),
+        () if has("pods") => (1, r#"cannot list resource "pods""#),
+        () if has("daemonsets") && verbs.contains("get") => {
+            (1, r#"cannot get resource "daemonsets""#)
+        }
+        () if has("poddisruptionbudgets") => (0, r#"cannot list resource "poddisruptionbudgets""#),
+        () if has("leases") && verbs.contains("create") => {
+            (1, r#"cannot create resource "leases""#)
+        }
+        () if has("leases") => (1, r#"cannot get resource "leases""#),
+        () if has("events") => (0, r#"cannot create resource "events""#),
+        () if has("pods/eviction") => (3, r#"cannot create resource "pods/eviction""#),
+        () if has("nodes/status") => (0, r#"cannot patch resource "nodes/status""#),
+        () if has("jobs") => (0, r#"cannot get resource "jobs""#),
+        () => return None,
+    })
+}
+
+/// Each rule of a roll's rendered ClusterRole, removed in turn: the roll,
+/// run as its ServiceAccount (impersonated: RBAC decides as for its
+/// token), names the verb and resource refused, and stops or goes on as
+/// documented. It never hangs.
+#[test]
+fn each_rule_of_the_rendered_role_is_needed() {
+    let rules = {
+        let c = four_nodes().start(33);
+        let out = c.maintain(&ROLL);
+        out.success();
+        let name = run_name(&out.stderr);
+        let role = c.get(Resource::ClusterRoles, "", &name).expect("the role");
+        (name, role["rules"].as_array().expect("rules").clone())
+    };
+    let (name, rules) = rules;
+    let sa = format!("system:serviceaccount:kube-system:{name}");
+    let job_env = [
+        ("KUBECTL_MAINTAIN_JOB", name.as_str()),
+        ("KUBECTL_MAINTAIN_NAMESPACE", "kube-system"),
+    ];
+    let mut exercised = 0;
+    for i in 0..rules.len() {
+        let c = four_nodes().start(33);
+        c.wait_settled();
+        c.maintain(&ROLL).success();
+        let mut role = (*c.get(Resource::ClusterRoles, "", &name).expect("role")).clone();
+        let removed = role["rules"].as_array_mut().expect("rules").remove(i);
+        role["metadata"] = serde_json::json!({"name": name});
+        let file = c.dir.path().join("role.json");
+        std::fs::write(&file, role.to_string()).expect("role written");
+        c.kubectl(&["apply", "-f", file.to_str().expect("utf-8")])
+            .success();
+        let run = c.maintain_env(
+            &[
+                "roll",
+                "-l",
+                "pool=blue",
+                "--ignore-daemonsets",
+                "--yes",
+                "--as",
+                &sa,
+            ],
+            &job_env,
+        );
+        if let Some((code, refusal)) = without(&removed) {
+            exercised += 1;
+            assert_eq!(run.code, code, "without {removed}: {run:?}");
+            let said = format!("User \"{sa}\" {refusal}");
+            assert!(run.stderr.contains(&said), "without {removed}: {run:?}");
+        } else {
+            run.success();
+            assert!(
+                !run.stderr.contains("forbidden"),
+                "without {removed}: {run:?}"
+            );
+        }
+    }
+    assert_eq!(exercised, 10, "{rules:?}");
+}
