@@ -338,8 +338,10 @@ impl Sandbox {
         self.shared.runtime.pid(&key, container)
     }
 
-    /// Stops the server and the simulation (dropping it does too).
+    /// Stops the server and the simulation (dropping it does too), and
+    /// the processes of local-image containers.
     pub fn stop(&self) {
+        self.shared.runtime.kill_all();
         let _ = self.shutdown.send(true);
         let _ = self
             .server_stop

@@ -111,7 +111,7 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
         .first()
         .and_then(|a| a.strip_prefix("Bearer ").map(str::to_string));
     let mut identity = Identity::Owner;
-    if let Some(token) = bearer {
+    if let Some(token) = bearer.filter(|t| tokens::is_ours(t)) {
         let store = shared.store();
         match shared.tokens.user(&store, &token) {
             tokens::Bearer::NotOurs => {}

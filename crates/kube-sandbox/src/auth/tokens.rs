@@ -41,6 +41,11 @@ pub(crate) enum Bearer {
 /// (`--token`, `requireToken`) is never mistaken for one.
 const PREFIX: &str = "sandbox-sa.";
 
+/// Could this be one of the sandbox's tokens (before the store is read)?
+pub(crate) fn is_ours(token: &str) -> bool {
+    token.starts_with(PREFIX)
+}
+
 impl Tokens {
     /// A new token for a pod's ServiceAccount.
     pub(crate) fn mint(

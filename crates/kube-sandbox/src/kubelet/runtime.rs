@@ -238,8 +238,20 @@ impl Runtime {
     }
 }
 
+impl Runtime {
+    /// Kills every process it runs: the sandbox is stopping.
+    pub(crate) fn kill_all(&self) {
+        for pid in self.lock_running().values() {
+            if let Some(pid) = rustix::process::Pid::from_raw(*pid as i32) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+}
+
 impl Drop for Runtime {
     fn drop(&mut self) {
+        self.kill_all();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
