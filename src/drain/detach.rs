@@ -124,8 +124,16 @@ pub(crate) async fn wait(
             }
             Ok(None) => {}
             Err(e) => {
+                // The API server's words (verb, resource, user), not the
+                // client's debug dump of its Status.
+                let error = crate::drain::api_error::api_error(
+                    "get",
+                    "persistentvolumeclaims",
+                    Some(claim),
+                    e,
+                );
                 events.warn_once(Warning::CannotReadClaims {
-                    error: e.to_string(),
+                    error: error.to_string(),
                 });
                 return Ok(());
             }

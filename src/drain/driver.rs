@@ -314,7 +314,14 @@ async fn evict(ctx: &DrainContext, key: PodKey, uid: String, vmi: Option<String>
     };
     let evacuation = match (&answer, &vmi) {
         (Answer::PdbBlocked { .. }, Some(vmi)) => {
-            super::kubevirt::evacuation(&ctx.clients.main, &key.namespace, vmi).await
+            match super::kubevirt::evacuation(&ctx.clients.main, &key.namespace, vmi).await {
+                Ok(cause) => cause,
+                Err(error) => {
+                    ctx.events
+                        .warn_once(super::warning::Warning::CannotReadVms { error });
+                    None
+                }
+            }
         }
         _ => None,
     };

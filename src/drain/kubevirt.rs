@@ -10,8 +10,21 @@ use super::outcome::Cause;
 
 const EVACUATING: &[&str] = &["LiveMigrate", "LiveMigrateIfPossible", "External"];
 
-/// The evacuation in progress for the VM `vmi` in `ns`, if there is one.
-pub(crate) async fn evacuation(client: &kube::Client, ns: &str, vmi: &str) -> Option<Cause> {
+/// The evacuation in progress for the VM `vmi` in `ns`, if there is one;
+/// the API server's refusal when the VM may not be read.
+pub(crate) async fn evacuation(
+    client: &kube::Client,
+    ns: &str,
+    vmi: &str,
+) -> Result<Option<Cause>, String> {
+    match read(client, ns, vmi).await {
+        Err(kube::Error::Api(s)) if s.code == 403 => Err(s.message),
+        Err(_) => Ok(None),
+        Ok(obj) => Ok(cause(ns, vmi, &obj)),
+    }
+}
+
+async fn read(client: &kube::Client, ns: &str, vmi: &str) -> Result<DynamicObject, kube::Error> {
     let resource = ApiResource {
         group: "kubevirt.io".into(),
         version: "v1".into(),
@@ -20,7 +33,11 @@ pub(crate) async fn evacuation(client: &kube::Client, ns: &str, vmi: &str) -> Op
         plural: "virtualmachineinstances".into(),
     };
     let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &resource);
-    let obj = api.get(vmi).await.ok()?;
+    api.get(vmi).await
+}
+
+/// The VM's evacuation, as its object says.
+fn cause(ns: &str, vmi: &str, obj: &DynamicObject) -> Option<Cause> {
     let strategy = obj
         .data
         .pointer("/spec/evictionStrategy")

@@ -52,9 +52,12 @@ where
                 }
                 Err(e) => {
                     if let Some(l) = listed.take() {
+                        // A refusal in the API server's words (verb,
+                        // resource, user), not the client's dump of it.
+                        let refused = forbidden(&e);
                         let _ = l.send(Err(Unlisted {
-                            forbidden: forbidden(&e).is_some(),
-                            message: e.to_string(),
+                            forbidden: refused.is_some(),
+                            message: refused.unwrap_or_else(|| e.to_string()),
                         }));
                         return;
                     }

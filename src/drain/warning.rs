@@ -35,6 +35,9 @@ pub(crate) enum Warning {
     CannotListNodes { error: String },
     /// Claims cannot be read: volumes are not waited for.
     CannotReadClaims { error: String },
+    /// VirtualMachineInstances cannot be read: a VM's launcher held by its
+    /// budget is not known to be migrating.
+    CannotReadVms { error: String },
     /// VolumeAttachments cannot be listed: volumes are not waited for.
     CannotListAttachments { error: String },
     /// Pods cannot be watched: each node's pods are listed every `every`.

@@ -129,7 +129,7 @@ fn every_run() -> Vec<Rule> {
             "",
             &["persistentvolumeclaims"],
             &["get"],
-            "name the volumes of a pod on a dead node",
+            "the volumes a node waits for to detach, and those of a pod on a dead node",
         ),
     ]
 }

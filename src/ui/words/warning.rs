@@ -44,6 +44,7 @@ impl fmt::Display for Warning {
                 f,
                 "cannot read PersistentVolumeClaims, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {error}"
             ),
+            Warning::CannotReadVms { error } => write!(f, "{CANNOT_READ_VMS}: {error}"),
             Warning::CannotListAttachments { error } => write!(
                 f,
                 "cannot list VolumeAttachments, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {error}"
@@ -189,3 +190,5 @@ fn conditions_not_written(
 }
 
 const ABORT_UNHEARD: &str = "cannot read its own Job, so `kubectl maintain abort` is not heard (the roll goes on; abort then stops it with its Job)";
+
+const CANNOT_READ_VMS: &str = "cannot read VirtualMachineInstances, so a VM's launcher held by its budget is reported as held, not as migrating";
