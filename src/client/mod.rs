@@ -66,14 +66,17 @@ impl Clients {
 
 /// The kubeconfig as kubectl reads it: `--kubeconfig`, else every file of
 /// `KUBECONFIG` merged, else `~/.kube/config`; none at all is fine when
-/// `--server` says where the cluster is.
-fn kubeconfig(args: &ClusterArgs) -> anyhow::Result<Kubeconfig> {
+/// `--server` says where the cluster is, and in a pod, whose
+/// ServiceAccount is then used (`None`).
+fn kubeconfig(args: &ClusterArgs) -> anyhow::Result<Option<Kubeconfig>> {
     match &args.kubeconfig {
         Some(path) => Kubeconfig::read_from(path)
+            .map(Some)
             .with_context(|| format!("reading kubeconfig {}", path.display())),
         None => match Kubeconfig::read() {
-            Ok(kc) => Ok(kc),
-            Err(_) if args.server.is_some() => Ok(Kubeconfig::default()),
+            Ok(kc) => Ok(Some(kc)),
+            Err(_) if args.server.is_some() => Ok(Some(Kubeconfig::default())),
+            Err(_) if in_pod() => Ok(None),
             Err(e) => Err(e).context("reading the kubeconfig (KUBECONFIG or ~/.kube/config)"),
         },
     }
@@ -198,30 +201,27 @@ fn impersonation(args: &ClusterArgs) -> anyhow::Result<Vec<(http::HeaderName, ht
     Ok(headers)
 }
 
-/// In a pod with no kubeconfig, no `--kubeconfig` and no `--server`, the
-/// pod's ServiceAccount, as client-go's deferred loading picks it
-/// (clientcmd `inClusterClientConfig.Possible`: the service's address in
-/// the environment and the token file present).
-fn in_cluster(args: &ClusterArgs) -> bool {
-    args.kubeconfig.is_none()
-        && args.server.is_none()
-        && std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
+/// Is this a pod whose ServiceAccount can be used, as client-go's deferred
+/// loading decides when there is no kubeconfig (clientcmd
+/// `inClusterClientConfig.Possible`: the service's address in the
+/// environment and the token file present)?
+fn in_pod() -> bool {
+    std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
         && std::env::var_os("KUBERNETES_SERVICE_PORT").is_some()
         && std::path::Path::new("/var/run/secrets/kubernetes.io/serviceaccount/token").exists()
-        && Kubeconfig::read().is_err()
 }
 
 /// The kubeconfig with the flags applied (or the pod's ServiceAccount);
 /// `timeout` is `--request-timeout`.
 async fn config(args: &ClusterArgs, timeout: Option<Duration>) -> anyhow::Result<kube::Config> {
-    let mut config = if in_cluster(args) {
-        kube::Config::incluster().context("loading the pod's ServiceAccount")?
-    } else {
-        let mut kc = kubeconfig(args)?;
-        let options = apply_overrides(&mut kc, args);
-        kube::Config::from_custom_kubeconfig(kc, &options)
-            .await
-            .context("loading the kubeconfig")?
+    let mut config = match kubeconfig(args)? {
+        None => kube::Config::incluster().context("loading the pod's ServiceAccount")?,
+        Some(mut kc) => {
+            let options = apply_overrides(&mut kc, args);
+            kube::Config::from_custom_kubeconfig(kc, &options)
+                .await
+                .context("loading the kubeconfig")?
+        }
     };
     config.headers.extend(impersonation(args)?);
     if args.disable_compression {

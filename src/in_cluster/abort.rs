@@ -13,7 +13,6 @@
 use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Node;
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PropagationPolicy};
@@ -23,7 +22,6 @@ use super::run::{self, ABORT, JobState, PodRun};
 use crate::cli::exit::{self, Exit};
 use crate::client::Clients;
 use crate::drain::api_error::api_error;
-use crate::roll::lease::{PHASE, ROLL};
 
 const POLL: Duration = Duration::from_secs(1);
 
@@ -55,10 +53,7 @@ pub(crate) async fn abort(clients: &Clients, job: Job, who: &str) -> Result<u8, 
         );
         let mut said = String::new();
         loop {
-            let job = jobs
-                .get(&name)
-                .await
-                .map_err(|e| Exit::from(api_error("get", "jobs.batch", Some(&name), e)))?;
+            let job = run::job(clients, &ns, &name).await?;
             let now = run::pods(clients, &job).await?.last().map(PodRun::of);
             if JobState::of(&job).ended() || stopped(before.as_ref(), now.as_ref()) {
                 break;
@@ -98,52 +93,21 @@ pub(crate) async fn abort(clients: &Clients, job: Job, who: &str) -> Result<u8, 
 
 /// The nodes whose roll is under way: `node (phase)`.
 async fn in_progress(clients: &Clients, ns: &str) -> Result<Vec<String>, Exit> {
-    let leases = roll_leases(clients, ns).await?;
-    Ok(leases
+    Ok(run::roll_leases(clients, ns)
+        .await?
         .into_iter()
-        .filter(|(_, phase, held)| *held && !matches!(phase.as_str(), "done" | "finished"))
-        .map(|(node, phase, _)| format!("{node} ({phase})"))
-        .collect())
-}
-
-/// Each rolled node's lease: node, phase, held now.
-async fn roll_leases(clients: &Clients, ns: &str) -> Result<Vec<(String, String, bool)>, Exit> {
-    let leases: Vec<Lease> = Api::namespaced(clients.main.clone(), ns)
-        .list(&ListParams::default())
-        .await
-        .map_err(|e| Exit::from(api_error("list", "leases.coordination.k8s.io", None, e)))?
-        .items;
-    Ok(leases
-        .into_iter()
-        .filter_map(|l| {
-            let a = l.metadata.annotations.clone().unwrap_or_default();
-            a.get(ROLL)?;
-            let node = l
-                .metadata
-                .name
-                .as_deref()?
-                .strip_prefix("kubectl-maintain-")?;
-            let held = l
-                .spec
-                .as_ref()
-                .and_then(|s| s.holder_identity.as_deref())
-                .is_some_and(|h| !h.is_empty());
-            Some((
-                node.to_string(),
-                a.get(PHASE).cloned().unwrap_or_default(),
-                held,
-            ))
-        })
+        .filter(|l| l.holder.is_some() && !l.rolled())
+        .map(|l| format!("{} ({})", l.node, l.phase))
         .collect())
 }
 
 /// Says what the run leaves: nodes not rolled, nodes still cordoned.
 async fn left(clients: &Clients, ns: &str) -> Result<(), Exit> {
-    let leases = roll_leases(clients, ns).await?;
+    let leases = run::roll_leases(clients, ns).await?;
     let rolled: Vec<&str> = leases
         .iter()
-        .filter(|(_, p, _)| matches!(p.as_str(), "done" | "finished"))
-        .map(|(n, _, _)| n.as_str())
+        .filter(|l| l.rolled())
+        .map(|l| l.node.as_str())
         .collect();
     let nodes = Api::<Node>::all(clients.main.clone())
         .list(&ListParams::default())

@@ -79,15 +79,11 @@ pub(crate) async fn logs(
 ) -> Result<u8, Exit> {
     let ns = job.metadata.namespace.clone().unwrap_or_default();
     let name = job.metadata.name.clone().unwrap_or_default();
-    let jobs: Api<Job> = Api::namespaced(clients.main.clone(), &ns);
     let api: Api<Pod> = Api::namespaced(clients.main.clone(), &ns);
     let mut followed: Option<PodRun> = None;
     let mut said_waiting = String::new();
     loop {
-        let job = jobs
-            .get(&name)
-            .await
-            .map_err(|e| Exit::from(api_error("get", "jobs.batch", Some(&name), e)))?;
+        let job = run::job(clients, &ns, &name).await?;
         let state = JobState::of(&job);
         let pods: Vec<PodRun> = run::pods(clients, &job)
             .await?

@@ -3,6 +3,7 @@
 //! state, and the pod that runs it now.
 
 use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::api::ListParams;
@@ -11,6 +12,8 @@ use super::render::RUN_LABEL;
 use crate::cli::exit::Exit;
 use crate::client::Clients;
 use crate::drain::api_error::api_error;
+use crate::roll::lease::{PHASE, ROLL, node_of};
+use crate::roll::phase::Phase;
 
 /// Where runs are submitted unless `-n` says otherwise.
 pub(crate) const DEFAULT_NAMESPACE: &str = "kube-system";
@@ -55,6 +58,60 @@ impl JobState {
 /// The namespace of the runs: `-n`, else kube-system.
 pub(crate) fn namespace(given: Option<&String>) -> String {
     given.map_or_else(|| DEFAULT_NAMESPACE.to_string(), Clone::clone)
+}
+
+/// The run's Job as it is now.
+pub(crate) async fn job(clients: &Clients, ns: &str, name: &str) -> Result<Job, Exit> {
+    Api::namespaced(clients.main.clone(), ns)
+        .get(name)
+        .await
+        .map_err(|e| Exit::from(api_error("get", "jobs.batch", Some(name), e)))
+}
+
+/// A node of a roll, as its lock's Lease records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NodeLease {
+    pub(crate) node: String,
+    /// Where its roll is (crate::roll::phase); empty before it started.
+    pub(crate) phase: String,
+    /// Who holds the lock now.
+    pub(crate) holder: Option<String>,
+}
+
+impl NodeLease {
+    /// Has its roll finished on it?
+    pub(crate) fn rolled(&self) -> bool {
+        matches!(
+            Phase::parse(&self.phase),
+            Some(Phase::Done | Phase::Finished)
+        )
+    }
+}
+
+/// The nodes of the rolls locked in the namespace, by node.
+pub(crate) async fn roll_leases(clients: &Clients, ns: &str) -> Result<Vec<NodeLease>, Exit> {
+    let leases: Vec<Lease> = Api::namespaced(clients.main.clone(), ns)
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| Exit::from(api_error("list", "leases.coordination.k8s.io", None, e)))?
+        .items;
+    let mut nodes: Vec<NodeLease> = leases
+        .into_iter()
+        .filter_map(|l| {
+            let annotations = l.metadata.annotations.unwrap_or_default();
+            annotations.get(ROLL)?;
+            Some(NodeLease {
+                node: node_of(l.metadata.name.as_deref()?)?.to_string(),
+                phase: annotations.get(PHASE).cloned().unwrap_or_default(),
+                holder: l
+                    .spec
+                    .and_then(|s| s.holder_identity)
+                    .filter(|h| !h.is_empty()),
+            })
+        })
+        .collect();
+    nodes.sort_by(|a, b| a.node.cmp(&b.node));
+    Ok(nodes)
 }
 
 /// The run's Job: the one named, else the newest run in the namespace.

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Event, Node};
 use kube::Api;
 use kube::api::ListParams;
@@ -21,7 +20,7 @@ use crate::client::Clients;
 use crate::drain::api_error::api_error;
 use crate::publish::conditions::DRAIN_IN_PROGRESS;
 use crate::publish::node_events::BLOCKED;
-use crate::roll::lease::{PHASE, ROLL};
+use crate::roll::phase::Phase;
 
 const POLL: Duration = Duration::from_secs(2);
 
@@ -30,6 +29,8 @@ const POLL: Duration = Duration::from_secs(2);
 pub(crate) struct NodeRow {
     pub(crate) node: String,
     pub(crate) phase: String,
+    /// Its roll has finished on it.
+    pub(crate) done: bool,
     pub(crate) holder: Option<String>,
     pub(crate) cordoned: bool,
     /// The `DrainInProgress` condition's message while it is True.
@@ -75,11 +76,7 @@ pub(crate) fn render(v: &View) -> String {
     if let Some(a) = &v.abort {
         let _ = write!(out, "; abort asked ({a})");
     }
-    let done = v
-        .nodes
-        .iter()
-        .filter(|n| n.phase == "finished" || n.phase == "done")
-        .count();
+    let done = v.nodes.iter().filter(|n| n.done).count();
     let _ = writeln!(out, "\nnodes: {done}/{} done", v.nodes.len());
     for n in &v.nodes {
         let _ = write!(out, "  node/{} {}", n.node, n.phase);
@@ -103,16 +100,9 @@ pub(crate) fn render(v: &View) -> String {
 /// Reads the run from the cluster.
 async fn look(clients: &Clients, ns: &str, name: &str) -> Result<View, Exit> {
     let client = &clients.main;
-    let job: Job = Api::namespaced(client.clone(), ns)
-        .get(name)
-        .await
-        .map_err(|e| Exit::from(api_error("get", "jobs.batch", Some(name), e)))?;
+    let job = run::job(clients, ns, name).await?;
     let pods = run::pods(clients, &job).await?;
-    let leases: Vec<Lease> = Api::namespaced(client.clone(), ns)
-        .list(&ListParams::default())
-        .await
-        .map_err(|e| Exit::from(api_error("list", "leases.coordination.k8s.io", None, e)))?
-        .items;
+    let leases = run::roll_leases(clients, ns).await?;
     let nodes: BTreeMap<String, Node> = Api::<Node>::all(client.clone())
         .list(&ListParams::default())
         .await
@@ -126,49 +116,42 @@ async fn look(clients: &Clients, ns: &str, name: &str) -> Result<View, Exit> {
         .await
         .map(|l| l.items)
         .unwrap_or_default();
-    let mut rows = Vec::new();
-    for lease in &leases {
-        let annotations = lease.metadata.annotations.clone().unwrap_or_default();
-        if !annotations.contains_key(ROLL) {
-            continue;
-        }
-        let lease_name = lease.metadata.name.clone().unwrap_or_default();
-        let Some(node) = lease_name.strip_prefix("kubectl-maintain-") else {
-            continue;
-        };
-        let n = nodes.get(node);
-        let doing = n
-            .and_then(|n| n.status.as_ref()?.conditions.as_ref())
-            .and_then(|cs| {
-                cs.iter()
-                    .find(|c| c.type_ == DRAIN_IN_PROGRESS && c.status == "True")
-            })
-            .and_then(|c| c.message.clone());
-        let blocker = blocked
-            .iter()
-            .filter(|e| e.involved_object.name.as_deref() == Some(node))
-            .max_by_key(|e| e.last_timestamp.as_ref().map(|t| t.0))
-            .and_then(|e| e.message.clone());
-        rows.push(NodeRow {
-            node: node.to_string(),
-            phase: annotations
-                .get(PHASE)
-                .cloned()
-                .unwrap_or_else(|| "pending".into()),
-            holder: lease
-                .spec
-                .as_ref()
-                .and_then(|s| s.holder_identity.clone())
-                .filter(|h| !h.is_empty()),
-            cordoned: n
-                .and_then(|n| n.spec.as_ref()?.unschedulable)
-                .unwrap_or(false),
-            doing,
-            // Only while the node is not done: an old hold is history.
-            blocker: blocker.filter(|_| annotations.get(PHASE).is_none_or(|p| p != "finished")),
-        });
-    }
-    rows.sort_by(|a, b| a.node.cmp(&b.node));
+    let rows = leases
+        .into_iter()
+        .map(|lease| {
+            let n = nodes.get(&lease.node);
+            let doing = n
+                .and_then(|n| n.status.as_ref()?.conditions.as_ref())
+                .and_then(|cs| {
+                    cs.iter()
+                        .find(|c| c.type_ == DRAIN_IN_PROGRESS && c.status == "True")
+                })
+                .and_then(|c| c.message.clone());
+            // Only while the roll has not finished: an old hold is history.
+            let blocker = blocked
+                .iter()
+                .filter(|e| e.involved_object.name.as_deref() == Some(lease.node.as_str()))
+                .max_by_key(|e| e.last_timestamp.as_ref().map(|t| t.0))
+                .and_then(|e| e.message.clone())
+                .filter(|_| lease.phase != Phase::Finished.as_str());
+            let phase = if lease.phase.is_empty() {
+                "pending".to_string()
+            } else {
+                lease.phase.clone()
+            };
+            NodeRow {
+                cordoned: n
+                    .and_then(|n| n.spec.as_ref()?.unschedulable)
+                    .unwrap_or(false),
+                done: lease.rolled(),
+                node: lease.node,
+                phase,
+                holder: lease.holder,
+                doing,
+                blocker,
+            }
+        })
+        .collect();
     Ok(View {
         run: name.to_string(),
         namespace: ns.to_string(),
@@ -233,6 +216,7 @@ mod tests {
                 NodeRow {
                     node: "r1".into(),
                     phase: "finished".into(),
+                    done: true,
                     holder: None,
                     cordoned: false,
                     doing: None,
@@ -241,6 +225,7 @@ mod tests {
                 NodeRow {
                     node: "r2".into(),
                     phase: "draining".into(),
+                    done: false,
                     holder: Some("kubectl-maintain/p/7".into()),
                     cordoned: true,
                     doing: Some("1 pod left".into()),

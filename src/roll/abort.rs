@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use k8s_openapi::api::batch::v1::Job;
 use kube::Api;
 
+use crate::drain::events::{Event, Sink, emit};
 use crate::drain::warning::Warning;
 use crate::in_cluster::run::{ABORT, JOB_ENV, NAMESPACE_ENV};
 
@@ -38,25 +39,19 @@ impl AbortWatch {
 
     /// Who asked to abort and when, if someone has; a Job that cannot be
     /// read is said once, and not an abort.
-    pub(crate) async fn asked(&self) -> (Option<String>, Option<Warning>) {
-        let Some((api, name)) = &self.job else {
-            return (None, None);
-        };
+    pub(crate) async fn asked(&self, events: &Sink) -> Option<String> {
+        let (api, name) = self.job.as_ref()?;
         match api.get(name).await {
-            Ok(job) => (
-                job.metadata.annotations.and_then(|mut a| a.remove(ABORT)),
-                None,
-            ),
-            Err(e) if !self.warned.swap(true, Ordering::Relaxed) => {
-                let error = crate::drain::api_error::api_error("get", "jobs.batch", Some(name), e);
-                (
-                    None,
-                    Some(Warning::AbortUnheard {
-                        error: error.to_string(),
-                    }),
-                )
+            Ok(job) => job.metadata.annotations.and_then(|mut a| a.remove(ABORT)),
+            Err(e) => {
+                if !self.warned.swap(true, Ordering::Relaxed) {
+                    let error =
+                        crate::drain::api_error::api_error("get", "jobs.batch", Some(name), e);
+                    let error = error.to_string();
+                    emit(events, Event::Warning(Warning::AbortUnheard { error }));
+                }
+                None
             }
-            Err(_) => (None, None),
         }
     }
 }

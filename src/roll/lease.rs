@@ -41,8 +41,15 @@ pub(crate) const ACTION_ENDED: &str = "kubectl-maintain.io/action-ended";
 
 /// The lease that locks a node.
 pub(crate) fn name(node: &str) -> String {
-    format!("kubectl-maintain-{node}")
+    format!("{PREFIX}{node}")
 }
+
+/// The node a lock's lease is for.
+pub(crate) fn node_of(lease: &str) -> Option<&str> {
+    lease.strip_prefix(PREFIX)
+}
+
+const PREFIX: &str = "kubectl-maintain-";
 
 /// This run's identity as a lease holder: `kubectl-maintain/HOST/PID`.
 pub(crate) fn holder() -> String {

@@ -262,11 +262,7 @@ impl<'a> Taking<'a> {
                 self.held_back(&node, hold, in_progress.is_empty());
                 break;
             }
-            let (abort, unheard) = ctx.abort.asked().await;
-            if let Some(warning) = unheard {
-                emit(&ctx.events, Event::Warning(warning));
-            }
-            if let Some(asked) = abort {
+            if let Some(asked) = ctx.abort.asked(&ctx.events).await {
                 self.stopped = Some(RollStopped::Aborted { asked });
                 break;
             }

@@ -91,18 +91,12 @@ pub(crate) fn answer(
             };
         }
         WHOAMI => {
-            let (username, groups) = match identity {
-                Identity::Owner => (
-                    "system:anonymous".to_string(),
-                    vec!["system:unauthenticated".to_string()],
-                ),
-                Identity::User(u) => (u.name.clone(), u.groups.clone()),
-            };
+            let user = identity.user_info();
             review = json!({
                 "apiVersion": "authentication.k8s.io/v1",
                 "kind": "SelfSubjectReview",
                 "metadata": {},
-                "status": {"userInfo": {"username": username, "groups": groups}},
+                "status": {"userInfo": {"username": user.name, "groups": user.groups}},
             });
         }
         _ => return None,

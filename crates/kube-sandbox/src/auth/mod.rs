@@ -37,6 +37,11 @@ pub(crate) fn service_account_user(namespace: &str, name: &str) -> String {
     format!("system:serviceaccount:{namespace}:{name}")
 }
 
+/// The namespace and name of a ServiceAccount's user name.
+fn service_account_of(user: &str) -> Option<(&str, &str)> {
+    user.strip_prefix("system:serviceaccount:")?.split_once(':')
+}
+
 impl UserInfo {
     pub(crate) fn service_account(namespace: &str, name: &str) -> UserInfo {
         UserInfo {
@@ -59,12 +64,27 @@ pub(crate) enum Identity {
     User(UserInfo),
 }
 
+/// Who the sandbox's own user is to the API: anonymous, as its kubeconfig
+/// carries no credential of its own.
+const OWNER: &str = "system:anonymous";
+
 impl Identity {
     /// The name a refusal gives.
     pub(crate) fn name(&self) -> &str {
         match self {
-            Identity::Owner => "system:anonymous",
+            Identity::Owner => OWNER,
             Identity::User(u) => &u.name,
+        }
+    }
+
+    /// The user and groups `kubectl auth whoami` is told.
+    pub(crate) fn user_info(&self) -> UserInfo {
+        match self {
+            Identity::Owner => UserInfo {
+                name: OWNER.into(),
+                groups: vec!["system:unauthenticated".into()],
+            },
+            Identity::User(u) => u.clone(),
         }
     }
 }
@@ -113,23 +133,16 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
     let mut identity = Identity::Owner;
     if let Some(token) = bearer.filter(|t| tokens::is_ours(t)) {
         let store = shared.store();
-        match shared.tokens.user(&store, &token) {
-            tokens::Bearer::NotOurs => {}
-            tokens::Bearer::Expired => {
-                return Err(ApiError::new(401, "Unauthorized", "Unauthorized"));
-            }
-            tokens::Bearer::ServiceAccount(user) => identity = Identity::User(user),
-        }
+        let user = shared.tokens.user(&store, &token);
+        identity =
+            Identity::User(user.ok_or_else(|| ApiError::new(401, "Unauthorized", "Unauthorized"))?);
     }
     let Some(as_user) = header("impersonate-user").into_iter().next() else {
         return Ok(identity);
     };
     let as_groups = header("impersonate-group");
     if let Identity::User(user) = &identity {
-        let sa = as_user
-            .strip_prefix("system:serviceaccount:")
-            .and_then(|rest| rest.split_once(':'));
-        let mut asks = vec![match sa {
+        let mut asks = vec![match service_account_of(&as_user) {
             Some((ns, name)) => ("serviceaccounts", name.to_string(), ns.to_string()),
             None => ("users", as_user.clone(), String::new()),
         }];
@@ -157,10 +170,7 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
 
 /// The user an impersonation names (impersonation.go).
 fn impersonated(name: &str, mut groups: Vec<String>) -> UserInfo {
-    let sa = name
-        .strip_prefix("system:serviceaccount:")
-        .and_then(|rest| rest.split_once(':'));
-    if let Some((ns, _)) = sa
+    if let Some((ns, _)) = service_account_of(name)
         && groups.is_empty()
     {
         groups = vec![

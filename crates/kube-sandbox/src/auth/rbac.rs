@@ -30,44 +30,41 @@ pub(crate) fn authorize(store: &Store, user: &UserInfo, attrs: &Attributes) -> D
         Attributes::Resource { namespace, .. } => namespace.as_str(),
         Attributes::NonResource { .. } => "",
     };
-    let mut sources: Vec<(String, Vec<Value>)> = Vec::new();
-    for (_, binding) in store.iter(Resource::ClusterRoleBindings, None, None) {
-        if let Some(subject) = applies_to(user, &binding, "") {
-            let role_ref = &binding["roleRef"];
-            sources.push((
-                format!(
-                    "ClusterRoleBinding {:?} of {} {:?} to {subject}",
-                    str_at(&binding, "/metadata/name"),
-                    str_at(role_ref, "/kind"),
-                    str_at(role_ref, "/name"),
-                ),
-                role_rules(store, role_ref, ""),
-            ));
+    // Every ClusterRoleBinding (namespace ""), then the namespace's
+    // RoleBindings; the reason is made only for the one that allows.
+    let cluster = store
+        .iter(Resource::ClusterRoleBindings, None, None)
+        .map(|(_, b)| (b, ""));
+    let local = (!namespace.is_empty())
+        .then(|| store.iter(Resource::RoleBindings, Some(namespace), None))
+        .into_iter()
+        .flatten()
+        .map(|(_, b)| (b, namespace));
+    for (binding, ns) in cluster.chain(local) {
+        let Some(subject) = applies_to(user, &binding, ns) else {
+            continue;
+        };
+        let role_ref = &binding["roleRef"];
+        if !role_rules(store, role_ref, ns)
+            .iter()
+            .any(|rule| rule_allows(attrs, rule))
+        {
+            continue;
         }
-    }
-    if !namespace.is_empty() {
-        for (_, binding) in store.iter(Resource::RoleBindings, Some(namespace), None) {
-            if let Some(subject) = applies_to(user, &binding, namespace) {
-                let role_ref = &binding["roleRef"];
-                sources.push((
-                    format!(
-                        "RoleBinding {:?} of {} {:?} to {subject}",
-                        format!("{}/{namespace}", str_at(&binding, "/metadata/name")),
-                        str_at(role_ref, "/kind"),
-                        str_at(role_ref, "/name"),
-                    ),
-                    role_rules(store, role_ref, namespace),
-                ));
-            }
-        }
-    }
-    for (source, rules) in sources {
-        if rules.iter().any(|rule| rule_allows(attrs, rule)) {
-            return Decision {
-                allowed: true,
-                reason: format!("RBAC: allowed by {source}"),
-            };
-        }
+        let name = str_at(&binding, "/metadata/name");
+        let described = if ns.is_empty() {
+            format!("ClusterRoleBinding {name:?}")
+        } else {
+            format!("RoleBinding {:?}", format!("{name}/{ns}"))
+        };
+        return Decision {
+            allowed: true,
+            reason: format!(
+                "RBAC: allowed by {described} of {} {:?} to {subject}",
+                str_at(role_ref, "/kind"),
+                str_at(role_ref, "/name"),
+            ),
+        };
     }
     Decision {
         allowed: false,

@@ -28,15 +28,6 @@ pub(crate) struct Tokens {
     random: RandomState,
 }
 
-/// Who a bearer token is.
-pub(crate) enum Bearer {
-    /// Not a ServiceAccount token of the sandbox's.
-    NotOurs,
-    /// One that no longer authenticates: its pod or account is gone.
-    Expired,
-    ServiceAccount(UserInfo),
-}
-
 /// Tokens the sandbox makes start with this, so that another bearer token
 /// (`--token`, `requireToken`) is never mistaken for one.
 const PREFIX: &str = "sandbox-sa.";
@@ -77,20 +68,16 @@ impl Tokens {
         token
     }
 
-    /// Who the token is: `NotOurs` when it is not one of the sandbox's.
-    pub(crate) fn user(&self, store: &Store, token: &str) -> Bearer {
-        if !token.starts_with(PREFIX) {
-            return Bearer::NotOurs;
-        }
+    /// The ServiceAccount a token of the sandbox's (`is_ours`) is; `None`
+    /// when it no longer authenticates (its pod or account is gone).
+    pub(crate) fn user(&self, store: &Store, token: &str) -> Option<UserInfo> {
         let bound = self
             .by_token
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(token)
             .cloned();
-        let Some(b) = bound else {
-            return Bearer::Expired;
-        };
+        let b = bound?;
         let pod_alive = store
             .get(Resource::Pods, &(b.namespace.clone(), b.pod.clone()))
             .is_some_and(|p| p["metadata"]["uid"] == b.pod_uid.as_str());
@@ -100,10 +87,6 @@ impl Tokens {
                 &(b.namespace.clone(), b.service_account.clone()),
             )
             .is_some();
-        if pod_alive && account {
-            Bearer::ServiceAccount(UserInfo::service_account(&b.namespace, &b.service_account))
-        } else {
-            Bearer::Expired
-        }
+        (pod_alive && account).then(|| UserInfo::service_account(&b.namespace, &b.service_account))
     }
 }

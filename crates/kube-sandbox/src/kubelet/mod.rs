@@ -271,12 +271,18 @@ fn exited(store: &mut Store, key: &Key, (phase, code, reason): (&str, i32, &str)
                 })
             })
             .collect();
-        p["status"]["phase"] = json!(phase);
         p["status"]["containerStatuses"] = json!(statuses);
-        for c in ["Ready", "ContainersReady"] {
-            pods::set_condition(p, c, "False", "PodCompleted", "", &now);
-        }
+        ended(p, phase, &now);
     });
+}
+
+/// The pod's containers have all ended: it is in its terminal `phase`,
+/// and not Ready.
+pub(crate) fn ended(p: &mut Value, phase: &str, now: &str) {
+    p["status"]["phase"] = json!(phase);
+    for c in ["Ready", "ContainersReady"] {
+        pods::set_condition(p, c, "False", "PodCompleted", "", now);
+    }
 }
 
 /// The containers have stopped: the kubelet deletes the pod for good

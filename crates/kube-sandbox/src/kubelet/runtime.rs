@@ -62,45 +62,51 @@ struct ContainerId {
 /// A container's log: its lines with their times, growing while it runs.
 pub(crate) struct ContainerLog {
     lines: Mutex<Vec<(String, String)>>,
-    /// Bumped on each line and when the container ends.
-    changed: watch::Sender<(usize, bool)>,
+    /// Whether the container has ended; told of each new line too.
+    ended: watch::Sender<bool>,
+}
+
+/// A lock, kept through a panic elsewhere (the data is the last write).
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Sends a signal to each process.
+fn kill(pids: impl IntoIterator<Item = u32>, signal: rustix::process::Signal) {
+    for pid in pids {
+        if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
+            let _ = rustix::process::kill_process(pid, signal);
+        }
+    }
 }
 
 impl ContainerLog {
     fn new() -> Arc<ContainerLog> {
         Arc::new(ContainerLog {
             lines: Mutex::default(),
-            changed: watch::channel((0, false)).0,
+            ended: watch::channel(false).0,
         })
     }
 
     fn push(&self, line: String) {
-        let mut lines = self
-            .lines
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        lines.push((format!("{}Z", now_rfc3339_micros()), line));
-        let n = lines.len();
-        self.changed.send_modify(|c| c.0 = n);
+        locked(&self.lines).push((format!("{}Z", now_rfc3339_micros()), line));
+        self.ended.send_modify(|_| {});
     }
 
     fn finish(&self) {
-        self.changed.send_modify(|c| c.1 = true);
+        self.ended.send_replace(true);
     }
 
     /// The lines from `from` on, and whether the container has ended.
     pub(crate) fn since(&self, from: usize) -> (Vec<(String, String)>, bool) {
-        let done = self.changed.borrow().1;
-        let lines = self
-            .lines
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let done = *self.ended.borrow();
+        let lines = locked(&self.lines);
         (lines.get(from..).unwrap_or_default().to_vec(), done)
     }
 
     /// Hears of every new line and of the end.
-    pub(crate) fn subscribe(&self) -> watch::Receiver<(usize, bool)> {
-        self.changed.subscribe()
+    pub(crate) fn subscribe(&self) -> watch::Receiver<bool> {
+        self.ended.subscribe()
     }
 }
 
@@ -158,19 +164,8 @@ impl Runtime {
             .map(|(_, path)| path.as_path())
     }
 
-    /// Does any container of the pod run a local image?
-    pub(crate) fn runs(&self, pod: &Value) -> bool {
-        !self.images.is_empty()
-            && containers(pod).iter().any(|c| {
-                self.program(c["image"].as_str().unwrap_or_default())
-                    .is_some()
-            })
-    }
-
     fn lock_running(&self) -> std::sync::MutexGuard<'_, HashMap<ContainerId, u32>> {
-        self.running
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        locked(&self.running)
     }
 
     /// Does a process of this pod still run?
@@ -188,12 +183,15 @@ impl Runtime {
             .filter(|(id, _)| &id.key == key && id.uid == uid)
             .map(|(_, pid)| *pid)
             .collect();
-        for pid in &pids {
-            if let Some(pid) = rustix::process::Pid::from_raw(*pid as i32) {
-                let _ = rustix::process::kill_process(pid, signal);
-            }
-        }
-        !pids.is_empty()
+        let any = !pids.is_empty();
+        kill(pids, signal);
+        any
+    }
+
+    /// Kills every process it runs: the sandbox is stopping.
+    pub(crate) fn kill_all(&self) {
+        let pids: Vec<u32> = self.lock_running().values().copied().collect();
+        kill(pids, rustix::process::Signal::KILL);
     }
 
     /// The pid of a pod's container, while it runs (tests kill it).
@@ -211,10 +209,7 @@ impl Runtime {
         container: &str,
         previous: bool,
     ) -> Option<Arc<ContainerLog>> {
-        let logs = self
-            .logs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let logs = locked(&self.logs);
         let l = logs.get(&(key.0.clone(), key.1.clone(), container.to_string()))?;
         if previous {
             l.previous.clone()
@@ -225,27 +220,13 @@ impl Runtime {
 
     fn new_log(&self, key: &Key, container: &str) -> Arc<ContainerLog> {
         let log = ContainerLog::new();
-        let mut logs = self
-            .logs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut logs = locked(&self.logs);
         let l = logs
             .entry((key.0.clone(), key.1.clone(), container.to_string()))
             .or_default();
         l.previous = l.current.take();
         l.current = Some(log.clone());
         log
-    }
-}
-
-impl Runtime {
-    /// Kills every process it runs: the sandbox is stopping.
-    pub(crate) fn kill_all(&self) {
-        for pid in self.lock_running().values() {
-            if let Some(pid) = rustix::process::Pid::from_raw(*pid as i32) {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-            }
-        }
     }
 }
 
@@ -268,8 +249,7 @@ pub(crate) fn start_pod(shared: &Arc<Shared>, store: &mut Store, key: &Key, uid:
     let Some(pod) = store.get(Resource::Pods, key) else {
         return;
     };
-    if pod["metadata"]["uid"] != uid || pods::phase(&pod) != "Running" || !shared.runtime.runs(&pod)
-    {
+    if pod["metadata"]["uid"] != uid || pods::phase(&pod) != "Running" {
         return;
     }
     for c in containers(&pod) {
@@ -690,30 +670,26 @@ fn exited(store: &mut Store, id: &ContainerId, code: i32, restarts: u32) -> Opti
         s["ready"] = json!(false);
         s["started"] = json!(false);
     });
-    let pod = store.get(Resource::Pods, &id.key)?;
-    let statuses = pod["status"]["containerStatuses"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let ended: Vec<i64> = statuses
-        .iter()
-        .filter_map(|s| {
-            s.pointer("/state/terminated/exitCode")
-                .and_then(Value::as_i64)
-        })
-        .collect();
-    if ended.len() == statuses.len() {
-        let phase = if ended.iter().all(|c| *c == 0) {
-            "Succeeded"
-        } else {
-            "Failed"
-        };
-        let _ = store.modify(Resource::Pods, &id.key, |p| {
-            p["status"]["phase"] = json!(phase);
-            pods::set_condition(p, "Ready", "False", "PodCompleted", "", &now);
-            pods::set_condition(p, "ContainersReady", "False", "PodCompleted", "", &now);
-        });
-    }
+    // Every container ended: the pod did, Succeeded if all exited 0.
+    let _ = store.modify(Resource::Pods, &id.key, |p| {
+        let codes: Option<Vec<i64>> = p["status"]["containerStatuses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                s.pointer("/state/terminated/exitCode")
+                    .and_then(Value::as_i64)
+            })
+            .collect();
+        if let Some(codes) = codes {
+            let phase = if codes.iter().all(|c| *c == 0) {
+                "Succeeded"
+            } else {
+                "Failed"
+            };
+            super::ended(p, phase, &now);
+        }
+    });
     None
 }
 
