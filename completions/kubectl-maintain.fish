@@ -311,6 +311,16 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lock-namespace -d 'Namespace of the per-node Leases that lock nodes against a second run' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lease-duration -d 'How long a lock lasts unless renewed (it is renewed every third of it)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l kured-daemonset -d 'kured\'s DaemonSet, whose reboot lock the roll honours and holds during each action' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l notify -d 'Tell this webhook when the roll starts, a node starts, is done or is blocked, the roll holds, finishes or fails (repeatable); Slack and Teams webhooks by their host, or json+URL, slack+URL, teams+URL (docs/notifications.md)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l notify-after -d 'How long a node or the roll must be held before it is told as blocked or held' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l notify-template -d 'A notification\'s text, as kured\'s message templates (%s is the node; also {node}, {run}, {reason}, {summary}); KIND is run.started, node.started, node.done, node.blocked, run.held, run.finished or run.failed (repeatable)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l metrics-addr -d 'Serve Prometheus metrics on /metrics at this address (HOST:PORT, or :PORT) while the roll runs (docs/metrics.md)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l pushgateway -d 'Push the metrics to this Prometheus Pushgateway at each node\'s end and at the roll\'s end' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l block-on-alerts -d 'Take no next node while an alert fires: a Prometheus or Alertmanager URL' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l alert-filter -d 'With --block-on-alerts, only alerts whose NAME{label="value",...} matches this regular expression hold the roll' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l alert-check-interval -d 'With --block-on-alerts, how often firing alerts are asked again' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l window -d 'Start nodes only inside this maintenance window, such as "Sat,Sun 02:00-06:00 Europe/Berlin" (repeatable; a node in progress finishes)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l announce -d 'Set MaintenancePlanned on every node of the roll this long before the first drain' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l skip-wait-for-detach -d 'Do not wait, once a node\'s pods are gone, for the volumes they used to detach from it'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l surge -d 'For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l deadline-overrides-markers -d 'With --deadline: delete pods held by drain markers at the deadline too'
@@ -330,6 +340,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l wait-for-reboot -d 'After --exec (or for an external actor), wait until the node reboots (NotReady, or a new boot ID) before waiting for Ready'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l wait-for-budgets -d 'After uncordoning, wait until every PodDisruptionBudget of the evicted pods has all its pods healthy (at most --ready-timeout)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l fresh -d 'Start the roll over, ignoring what an earlier run of the same command recorded'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l draino-pre-activities -d 'Wait for draino\'s pre-activity annotations (node-lifecycle.datadoghq.com/pre-activity-*) on each node to be done before its drain'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s l -l selector -d 'Select the nodes by label instead of naming them' -r

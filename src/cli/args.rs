@@ -28,7 +28,7 @@ pub enum Command {
     Plan(DrainArgs),
     /// Maintain a pool node by node: lock, drain, act (--exec, --wait-for-reboot), Ready, uncordon, next; resumable
     #[command(after_help = ROLL_EXAMPLES)]
-    Roll(RollArgs),
+    Roll(Box<RollArgs>),
     /// Return nodes to service, undoing exactly what the drain changed
     Uncordon(UncordonArgs),
     /// List the nodes under maintenance: since when, why, what is still on them; -w follows a run handed to the cluster
@@ -480,6 +480,44 @@ pub struct RollArgs {
     /// Start the roll over, ignoring what an earlier run of the same command recorded
     #[arg(long)]
     pub fresh: bool,
+    /// Tell this webhook when the roll starts, a node starts, is done or is blocked, the roll holds, finishes or fails (repeatable); Slack and Teams webhooks by their host, or json+URL, slack+URL, teams+URL (docs/notifications.md)
+    #[arg(long, value_name = "URL")]
+    pub notify: Vec<String>,
+    /// How long a node or the roll must be held before it is told as blocked or held
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub notify_after: String,
+    /// A notification's text, as kured's message templates (%s is the node; also {node}, {run}, {reason}, {summary}); KIND is run.started, node.started, node.done, node.blocked, run.held, run.finished or run.failed (repeatable)
+    #[arg(long, value_name = "KIND=TEXT")]
+    pub notify_template: Vec<String>,
+    /// Serve Prometheus metrics on /metrics at this address (HOST:PORT, or :PORT) while the roll runs (docs/metrics.md)
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
+    /// Push the metrics to this Prometheus Pushgateway at each node's end and at the roll's end
+    #[arg(long, value_name = "URL")]
+    pub pushgateway: Option<String>,
+    /// Take no next node while an alert fires: a Prometheus or Alertmanager URL
+    #[arg(long, value_name = "URL")]
+    pub block_on_alerts: Option<String>,
+    /// With --block-on-alerts, only alerts whose NAME{label="value",...} matches this regular expression hold the roll
+    #[arg(long, value_name = "REGEX", requires = "block_on_alerts")]
+    pub alert_filter: Option<String>,
+    /// With --block-on-alerts, how often firing alerts are asked again
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "15s",
+        requires = "block_on_alerts"
+    )]
+    pub alert_check_interval: String,
+    /// Start nodes only inside this maintenance window, such as "Sat,Sun 02:00-06:00 Europe/Berlin" (repeatable; a node in progress finishes)
+    #[arg(long, value_name = "DAYS HH:MM-HH:MM [ZONE]")]
+    pub window: Vec<String>,
+    /// Set MaintenancePlanned on every node of the roll this long before the first drain
+    #[arg(long, value_name = "DURATION")]
+    pub announce: Option<String>,
+    /// Wait for draino's pre-activity annotations (node-lifecycle.datadoghq.com/pre-activity-*) on each node to be done before its drain
+    #[arg(long)]
+    pub draino_pre_activities: bool,
 }
 
 #[derive(Debug, Args)]

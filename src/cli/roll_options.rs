@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::RollArgs;
 use super::exit::Exit;
-use crate::roll::{self, Action, RollOptions};
+use crate::roll::{self, Action, RollOptions, Unattended};
 
 fn duration(flag: &str, value: &str) -> Result<Duration, Exit> {
     crate::duration::parse(value).map_err(|e| Exit::usage(format!("--{flag}: {e}")))
@@ -62,6 +62,72 @@ pub(crate) fn validate(args: &RollArgs) -> Result<(crate::policy::plan::Plan, Ro
         identity: roll::phase::identity(&selection, &action_words),
         since: kube_conventions::time::now().as_millisecond(),
         drain,
+        unattended: unattended(args)?,
     };
     Ok((plan, options))
+}
+
+/// Notifications, metrics, alerts, windows, hooks: checked before the
+/// first API call.
+fn unattended(args: &RollArgs) -> Result<Unattended, Exit> {
+    let mut templates = crate::notify::notice::Templates::default();
+    for t in &args.notify_template {
+        templates.set(t).map_err(Exit::usage)?;
+    }
+    let endpoints = args
+        .notify
+        .iter()
+        .map(|u| crate::notify::endpoint::Endpoint::parse(u))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Exit::usage)?;
+    let url = |flag: &str, u: &str| -> Result<String, Exit> {
+        match u.parse::<http::Uri>() {
+            Ok(uri) if matches!(uri.scheme_str(), Some("http" | "https")) => Ok(u.to_string()),
+            _ => Err(Exit::usage(format!(
+                "--{flag} {u:?}: an http:// or https:// URL"
+            ))),
+        }
+    };
+    let filter = args
+        .alert_filter
+        .as_deref()
+        .map(|f| {
+            regex::Regex::new(f).map_err(|e| Exit::usage(format!("--alert-filter {f:?}: {e}")))
+        })
+        .transpose()?;
+    let alerts = args
+        .block_on_alerts
+        .as_deref()
+        .map(|u| url("block-on-alerts", u))
+        .transpose()?
+        .map(|u| (u, filter));
+    let windows = args
+        .window
+        .iter()
+        .map(|w| crate::policy::window::Window::parse(w))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Exit::usage(e.to_string()))?;
+    Ok(Unattended {
+        notify: crate::notify::NotifyOptions {
+            endpoints,
+            after: duration("notify-after", &args.notify_after)?,
+            templates,
+        },
+        metrics_addr: args.metrics_addr.clone(),
+        pushgateway: args
+            .pushgateway
+            .as_deref()
+            .map(|u| url("pushgateway", u))
+            .transpose()?,
+        alerts,
+        alerts_every: duration("alert-check-interval", &args.alert_check_interval)?
+            .max(Duration::from_secs(1)),
+        windows,
+        announce: args
+            .announce
+            .as_deref()
+            .map(|a| duration("announce", a))
+            .transpose()?,
+        draino: args.draino_pre_activities,
+    })
 }

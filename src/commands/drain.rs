@@ -33,6 +33,12 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
         .into());
     }
     let (plan, options) = drain_options::validate(&args, plan_only)?;
+    if !plan.hooks.is_empty() {
+        eprintln!(
+            "warning: {}: spec.hooks are waited on by `kubectl maintain roll`; this drain does not wait on them",
+            plan.source
+        );
+    }
     // `drain --simulate`: the predicted drain's verdict first, read before
     // the confirmation (or, without a terminal, before the drain starts).
     #[cfg(feature = "sandbox")]

@@ -21,7 +21,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Sandbox(args) => sandbox::run(args).await,
         #[cfg(feature = "sandbox")]
         Command::Demo(args) => demo::run(args).await,
-        Command::Roll(args) => roll::run(args).await,
+        Command::Roll(args) => Box::pin(roll::run(*args)).await,
         Command::Uncordon(args) => uncordon::run(args).await,
         Command::Status(args) => status::run(args).await,
         Command::Logs(args) => logs::run(args).await,

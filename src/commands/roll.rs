@@ -13,6 +13,7 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
         return crate::in_cluster::submit(crate::in_cluster::Run::Roll(&args)).await;
     }
     let (plan, options) = roll_options::validate(&args)?;
+    let metrics = roll::bind_metrics(&options).await.map_err(Exit::usage)?;
     let clients = client::connect(&args.drain.cluster).await?;
     let dry_run = args.drain.dry_run != DryRunArg::None;
     let (events, listeners) = listeners::start(Display::Auto);
@@ -54,7 +55,7 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
         }
     }
     let interrupt = interrupt::on_ctrl_c();
-    let outcome = roll::run(clients, plan, options, order, events, interrupt).await;
+    let outcome = roll::run(clients, plan, options, order, events, interrupt, metrics).await;
     listeners.finish().await;
     let outcome = outcome.map_err(Exit::from)?;
     print!("{}", roll_report::render(&outcome, args.drain.format())?);

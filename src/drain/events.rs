@@ -106,6 +106,38 @@ pub(crate) enum Event {
         pool: String,
         last: bool,
     },
+    /// A roll waits on something other than pods: `what` names it
+    /// (`alerts`, `window`, or a hook's annotation), for one node or (no
+    /// node) the whole roll; `reason` in words. Said again when the reason
+    /// changes. Notifications, metrics and the report follow these; the
+    /// screen shows the roll's `Phase` lines.
+    Hold {
+        node: Option<String>,
+        what: String,
+        reason: String,
+    },
+    HoldEnded {
+        node: Option<String>,
+        what: String,
+    },
+    /// A roll started a phase of a node (`roll::phase::Phase`'s name).
+    RollPhase {
+        node: String,
+        phase: &'static str,
+    },
+    /// A node's roll ended: its status (`roll::outcome::RollStatus`'s
+    /// words), why when not done, and how long it was out of service.
+    RollEnded {
+        node: String,
+        status: &'static str,
+        message: Option<String>,
+    },
+    /// An answer to an eviction, as its HTTP code (`5xx` when the code is
+    /// not known), for metrics.
+    EvictionAnswered {
+        node: String,
+        code: &'static str,
+    },
 }
 
 /// What `--surge` did for a pod's workload.

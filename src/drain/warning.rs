@@ -76,6 +76,18 @@ pub(crate) enum Warning {
     AbortUnheard { error: String },
     /// kured's lock could not be given back.
     KuredLockNotReturned { error: String },
+    /// A notification endpoint failed (said once per endpoint; the report
+    /// counts every failure). `endpoint` without its secret path.
+    NotificationFailed { endpoint: String, error: String },
+    /// A hook with `onTimeout: continue` did not answer in time.
+    HookTimedOut {
+        node: String,
+        point: &'static str,
+        annotation: String,
+        why: String,
+    },
+    /// The metrics could not be pushed to `--pushgateway` (said once).
+    MetricsNotPushed { error: String },
     /// A node's lock was taken over from another holder: expired (not
     /// renewed for `since` of its `lasts` seconds), or a process of this
     /// machine that no longer runs.

@@ -7,3 +7,4 @@ pub mod guard;
 pub mod maintenance;
 pub mod plan;
 pub mod pool;
+pub mod window;

@@ -23,6 +23,86 @@ use crate::policy::maintenance::FIELD_MANAGER;
 
 pub(crate) const DRAIN_IN_PROGRESS: &str = "DrainInProgress";
 pub(crate) const DRAINED: &str = "Drained";
+pub(crate) const MAINTENANCE_PLANNED: &str = "MaintenancePlanned";
+pub(crate) const MAINTENANCE_IN_PROGRESS: &str = "MaintenanceInProgress";
+
+/// Where a node is in a roll's maintenance, as KEP-5683's other two
+/// conditions tell it: `MaintenancePlanned` True on every node a roll will
+/// take, from its start (or `--announce` before its first drain) until the
+/// node is back or the roll ends; `MaintenanceInProgress` True from just
+/// before its cordon until its uncordon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Maintenance {
+    Planned,
+    InProgress,
+    /// Returned to service: neither.
+    Over,
+    /// The roll ended without taking it (or left it cordoned): no longer
+    /// planned; `MaintenanceInProgress` is left as it is.
+    NoLongerPlanned,
+}
+
+/// One condition as the patches write it.
+fn condition(kind: &str, status: &str, reason: &str, message: &str, now: &str) -> Value {
+    json!({
+        "type": kind,
+        "status": status,
+        "reason": reason,
+        "message": message,
+        "lastTransitionTime": now,
+        "lastHeartbeatTime": now,
+    })
+}
+
+/// The status patch for a maintenance stage: only the conditions it changes.
+pub(crate) fn maintenance_patch(stage: Maintenance, now: &str) -> Value {
+    let condition = |kind: &str, status: &str, reason: &str, message: &str| {
+        condition(kind, status, reason, message, now)
+    };
+    let conditions = match stage {
+        Maintenance::Planned => vec![condition(
+            MAINTENANCE_PLANNED,
+            "True",
+            "RollPlanned",
+            "a kubectl maintain roll will take this node",
+        )],
+        Maintenance::InProgress => vec![
+            condition(
+                MAINTENANCE_PLANNED,
+                "True",
+                "RollPlanned",
+                "a kubectl maintain roll will take this node",
+            ),
+            condition(
+                MAINTENANCE_IN_PROGRESS,
+                "True",
+                "RollInProgress",
+                "kubectl maintain is maintaining the node",
+            ),
+        ],
+        Maintenance::Over => vec![
+            condition(
+                MAINTENANCE_PLANNED,
+                "False",
+                "MaintenanceCompleted",
+                "kubectl maintain returned the node to service",
+            ),
+            condition(
+                MAINTENANCE_IN_PROGRESS,
+                "False",
+                "MaintenanceCompleted",
+                "kubectl maintain returned the node to service",
+            ),
+        ],
+        Maintenance::NoLongerPlanned => vec![condition(
+            MAINTENANCE_PLANNED,
+            "False",
+            "RollEnded",
+            "the kubectl maintain roll that planned it ended",
+        )],
+    };
+    json!({"status": {"conditions": conditions}})
+}
 
 /// Where a node's drain is, as the conditions tell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,16 +142,7 @@ pub(crate) fn patch(stage: Stage, now: &str) -> Value {
             "kubectl maintain returned the node to service",
         ),
     };
-    let condition = |kind: &str, status: &str| {
-        json!({
-            "type": kind,
-            "status": status,
-            "reason": reason,
-            "message": message,
-            "lastTransitionTime": now,
-            "lastHeartbeatTime": now,
-        })
-    };
+    let condition = |kind: &str, status: &str| condition(kind, status, reason, message, now);
     json!({"status": {"conditions": [
         condition(DRAIN_IN_PROGRESS, in_progress),
         condition(DRAINED, drained),
@@ -113,6 +184,22 @@ impl Writer {
     /// Writes a stage's conditions on a node. A refusal is a warning, given
     /// once (to `events` when there is a drain to tell, else on stderr).
     pub(crate) async fn write(&self, node: &str, stage: Stage, events: Option<&Sink>) {
+        let body = patch(stage, &kube_conventions::time::now_rfc3339());
+        self.write_patch(node, body, events).await;
+    }
+
+    /// Writes a roll's maintenance conditions on a node, as `write`.
+    pub(crate) async fn write_maintenance(
+        &self,
+        node: &str,
+        stage: Maintenance,
+        events: Option<&Sink>,
+    ) {
+        let body = maintenance_patch(stage, &kube_conventions::time::now_rfc3339());
+        self.write_patch(node, body, events).await;
+    }
+
+    async fn write_patch(&self, node: &str, body: Value, events: Option<&Sink>) {
         if !self.enabled || self.refused.load(Ordering::Relaxed) {
             return;
         }
@@ -121,7 +208,6 @@ impl Writer {
             field_manager: Some(FIELD_MANAGER.into()),
             ..PatchParams::default()
         };
-        let body = patch(stage, &kube_conventions::time::now_rfc3339());
         let Err(e) = api
             .patch_status(node, &params, &Patch::Strategic(body))
             .await
@@ -202,5 +288,37 @@ mod tests {
         let p = patch(Stage::Started, "t");
         assert_eq!(p["status"].as_object().unwrap().len(), 1);
         assert_eq!(p["status"]["conditions"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn maintenance_stages_write_only_what_they_change() {
+        let of = |stage| {
+            let p = maintenance_patch(stage, "t");
+            p["status"]["conditions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{}={}",
+                        c["type"].as_str().unwrap(),
+                        c["status"].as_str().unwrap()
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(of(Maintenance::Planned), ["MaintenancePlanned=True"]);
+        assert_eq!(
+            of(Maintenance::InProgress),
+            ["MaintenancePlanned=True", "MaintenanceInProgress=True"]
+        );
+        assert_eq!(
+            of(Maintenance::Over),
+            ["MaintenancePlanned=False", "MaintenanceInProgress=False"]
+        );
+        assert_eq!(
+            of(Maintenance::NoLongerPlanned),
+            ["MaintenancePlanned=False"]
+        );
     }
 }

@@ -107,6 +107,19 @@ impl Publisher {
         self.conditions.write(node, stage, warnings).await;
     }
 
+    /// A roll's maintenance of a node reached a stage (KEP-5683's
+    /// `MaintenancePlanned`, `MaintenanceInProgress`).
+    pub(crate) async fn maintenance(
+        &self,
+        node: &str,
+        stage: conditions::Maintenance,
+        warnings: Option<&Sink>,
+    ) {
+        self.conditions
+            .write_maintenance(node, stage, warnings)
+            .await;
+    }
+
     /// The nodes whose conditions' last write failed (crate::publish::conditions).
     pub(crate) fn unwritten(&self) -> Vec<String> {
         self.conditions.unwritten()

@@ -7,15 +7,22 @@
 //!
 //! `phase` decides where each node is taken up, `lease` locks nodes
 //! against a second run, `kured` keeps kured's reboots apart from ours,
-//! `node` runs one node's phases, and this module chooses which node goes
-//! next.
+//! `node` runs one node's phases, `take` chooses which node goes next,
+//! past `gate` (`--announce`, `--window`, `--block-on-alerts`); `hooks`
+//! waits on other operators, `holds` records what the roll waited on, and
+//! `observers` tells notifications and metrics.
 
 mod abort;
 pub(crate) mod action;
+mod alerts;
+mod gate;
+pub(crate) mod holds;
+mod hooks;
 pub(crate) mod kured;
 pub(crate) mod lease;
 pub(crate) mod node;
 mod nodes;
+mod observers;
 pub(crate) mod outcome;
 pub(crate) mod phase;
 pub(crate) mod stop;
@@ -36,6 +43,7 @@ use crate::drain::{DrainError, Options, discover};
 use crate::policy::guard::MaxUnavailable;
 use crate::policy::plan::Plan;
 use crate::policy::pool;
+use crate::publish::conditions::Maintenance;
 use crate::publish::{Publish, Publisher};
 use lease::Locks;
 use nodes::Nodes;
@@ -56,6 +64,28 @@ pub(crate) struct Action {
     pub(crate) soak: Option<Duration>,
 }
 
+/// What a roll nobody watches needs (#31): who to tell, metrics, and what
+/// to wait for besides the pool's room.
+#[derive(Debug, Clone)]
+pub(crate) struct Unattended {
+    pub(crate) notify: crate::notify::NotifyOptions,
+    pub(crate) metrics_addr: Option<String>,
+    pub(crate) pushgateway: Option<String>,
+    /// `--block-on-alerts` and `--alert-filter`.
+    pub(crate) alerts: Option<(String, Option<regex::Regex>)>,
+    pub(crate) alerts_every: Duration,
+    pub(crate) windows: Vec<crate::policy::window::Window>,
+    pub(crate) announce: Option<Duration>,
+    pub(crate) draino: bool,
+}
+
+/// What a node's hooks need of the run.
+pub(crate) struct HookRun {
+    pub(crate) draino: bool,
+    /// This run's attempt in hook values: when it began (ms since the epoch).
+    pub(crate) attempt: i64,
+}
+
 /// A roll as asked for, checked.
 pub(crate) struct RollOptions {
     pub(crate) drain: Options,
@@ -71,6 +101,7 @@ pub(crate) struct RollOptions {
     pub(crate) identity: String,
     /// When this run began, milliseconds since the epoch.
     pub(crate) since: i64,
+    pub(crate) unattended: Unattended,
 }
 
 /// What every node's roll shares.
@@ -97,6 +128,12 @@ pub(crate) struct Ctx {
     /// Nodes of this roll holding kured's lock (it is taken by the first).
     kured_users: tokio::sync::Mutex<usize>,
     pool: Mutex<Pool>,
+    /// What the roll waited on besides pods, for the report.
+    pub(crate) holds: holds::HoldLog,
+    /// Whether the next node may start (`--announce`, `--window`, alerts).
+    pub(crate) gate: gate::Gate,
+    pub(crate) unattended: HookRun,
+    observers: Arc<observers::Observers>,
 }
 
 #[derive(Default)]
@@ -151,6 +188,17 @@ impl Ctx {
         );
     }
 
+    /// The roll (no node) or a node's hook holds, for this reason.
+    pub(crate) fn hold(&self, node: Option<&str>, what: &str, reason: &str) {
+        let at = self.started.elapsed().as_millis() as u64;
+        self.holds.begin(&self.events, node, what, reason, at);
+    }
+
+    pub(crate) fn hold_ended(&self, node: Option<&str>, what: &str) {
+        let at = self.started.elapsed().as_millis() as u64;
+        self.holds.end(&self.events, node, what, at);
+    }
+
     fn started_node(&self, node: &str) {
         self.pool
             .lock()
@@ -169,6 +217,15 @@ impl Ctx {
         }
         let detail = out.message.clone().unwrap_or_default();
         self.tell(&out.node, out.status.as_str(), detail, true);
+        self.observers.out_of_service(out.out_of_service_ms);
+        emit(
+            &self.events,
+            Event::RollEnded {
+                node: out.node.clone(),
+                status: out.status.as_str(),
+                message: out.message.clone(),
+            },
+        );
     }
 
     /// Holds kured's lock for one more node, waiting while kured holds it.
@@ -223,6 +280,17 @@ pub(crate) struct Order {
     pub(crate) groups: Vec<Vec<(String, Phase)>>,
     /// Every selected node was done by an earlier run of this roll.
     pub(crate) all_done: bool,
+}
+
+impl Order {
+    /// Every node in the order it is taken.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.groups
+            .iter()
+            .flatten()
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
 }
 
 /// Finds the nodes, and reads what their locks say of earlier runs. Makes
@@ -296,7 +364,19 @@ pub(crate) async fn refusals(
     .map(drop)
 }
 
-/// Runs the roll, publishing its progress (node conditions, Events).
+/// Binds `--metrics-addr` before anything else: a taken address stops the
+/// roll before it changes anything.
+pub(crate) async fn bind_metrics(
+    options: &RollOptions,
+) -> Result<Option<tokio::net::TcpListener>, String> {
+    match &options.unattended.metrics_addr {
+        Some(addr) => crate::metrics::serve::bind(addr).await.map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Runs the roll, publishing its progress (node conditions, Events), and
+/// telling notifications and metrics.
 pub(crate) async fn run(
     clients: Clients,
     plan: Plan,
@@ -304,17 +384,48 @@ pub(crate) async fn run(
     order: Order,
     events: Sink,
     interrupt: watch::Receiver<bool>,
+    metrics: Option<tokio::net::TcpListener>,
 ) -> Result<RollOutcome, DrainError> {
     let publisher = Arc::new(Publisher::start(&clients.main, Publish::of(&options.drain)));
-    let events = publisher.listen(events);
-    let _told = crate::drain::retry::tell(&clients, &events);
-    let outcome = take_nodes(clients, plan, options, order, events, interrupt, &publisher).await;
+    let display = publisher.listen(events);
+    let names = order.names();
+    let observers = Arc::new(observers::Observers::start(
+        &options.unattended,
+        &options.identity,
+        names.len(),
+        metrics,
+        &display,
+    ));
+    let (events, tee) = observers.listen(display);
+    observers.started(&names);
+    let outcome = {
+        let _told = crate::drain::retry::tell(&clients, &events);
+        let taken = Taken {
+            order,
+            events,
+            interrupt,
+            publisher: &publisher,
+            observers: observers.clone(),
+        };
+        take_nodes(clients, plan, options, taken).await
+    };
+    let delivered = observers.finish(tee, &outcome).await;
     // Every sink is dropped with the roll: what is left gets recorded.
     publisher.finish().await;
     outcome.map(|mut o| {
         o.conditions_not_written = publisher.unwritten();
+        o.notifications = delivered;
         o
     })
+}
+
+/// What `take_nodes` is handed besides the roll itself.
+struct Taken<'a> {
+    order: Order,
+    events: Sink,
+    interrupt: watch::Receiver<bool>,
+    publisher: &'a Arc<Publisher>,
+    observers: Arc<observers::Observers>,
 }
 
 /// Takes the nodes out and back in turn.
@@ -322,11 +433,15 @@ async fn take_nodes(
     clients: Clients,
     plan: Plan,
     options: RollOptions,
-    order: Order,
-    events: Sink,
-    interrupt: watch::Receiver<bool>,
-    publisher: &Arc<Publisher>,
+    taken: Taken<'_>,
 ) -> Result<RollOutcome, DrainError> {
+    let Taken {
+        order,
+        events,
+        interrupt,
+        publisher,
+        observers,
+    } = taken;
     let started = Instant::now();
     let locks = Locks::new(
         &clients.main,
@@ -358,17 +473,24 @@ async fn take_nodes(
             total,
             ..Pool::default()
         }),
+        holds: holds::HoldLog::default(),
+        gate: gate_of(&options.unattended),
+        unattended: HookRun {
+            draino: options.unattended.draino,
+            attempt: options.since,
+        },
+        observers,
     };
-    let names: Vec<String> = order
-        .groups
-        .iter()
-        .flatten()
-        .map(|(n, _)| n.clone())
-        .collect();
+    let names = order.names();
+    planned(&ctx, &names, Maintenance::Planned).await;
     let mut taking = Taking::new(&ctx, &options, &locks);
     for group in order.groups {
-        taking.group(group, &interrupt).await?;
+        if let Err(e) = taking.group(group, &interrupt).await {
+            planned(&ctx, &names, Maintenance::NoLongerPlanned).await;
+            return Err(e);
+        }
     }
+    planned(&ctx, &names, Maintenance::NoLongerPlanned).await;
     let Taking {
         mut results,
         stopped,
@@ -383,11 +505,14 @@ async fn take_nodes(
         );
     }
     let nodes: Vec<NodeRoll> = names.iter().filter_map(|n| results.remove(n)).collect();
+    let elapsed_ms = started.elapsed().as_millis() as u64;
     let outcome = RollOutcome {
         roll: options.identity.clone(),
-        elapsed_ms: started.elapsed().as_millis() as u64,
+        elapsed_ms,
         nodes,
         conditions_not_written: Vec::new(),
+        holds: ctx.holds.records(elapsed_ms),
+        notifications: None,
     };
     if outcome
         .nodes
@@ -397,6 +522,32 @@ async fn take_nodes(
         lease::finish(&locks, &names, &options.identity).await?;
     }
     Ok(outcome)
+}
+
+/// The gate of the next node, from the flags.
+fn gate_of(u: &Unattended) -> gate::Gate {
+    gate::Gate {
+        windows: u.windows.clone(),
+        alerts: u
+            .alerts
+            .as_ref()
+            .map(|(url, filter)| alerts::Alerts::new(url, filter.clone())),
+        alerts_every: u.alerts_every,
+        announced_until: u.announce.map(|d| {
+            kube_conventions::time::now()
+                .checked_add(jiff::SignedDuration::try_from(d).unwrap_or_default())
+                .unwrap_or_else(|_| kube_conventions::time::now())
+        }),
+        alerts_seen: std::sync::Mutex::new(None),
+    }
+}
+
+/// `MaintenancePlanned` on every node of the roll (at its start), or off
+/// (at its end: the nodes back in service have it off already).
+async fn planned(ctx: &Ctx, names: &[String], stage: Maintenance) {
+    for n in names {
+        ctx.publisher.maintenance(n, stage, Some(&ctx.events)).await;
+    }
 }
 
 #[cfg(test)]

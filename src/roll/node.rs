@@ -16,6 +16,7 @@ use tokio::time::Instant;
 
 use super::Ctx;
 use super::action;
+use super::hooks;
 use super::lease::{self, Lock};
 use super::outcome::{NodeRoll, PhaseTime, RollStatus};
 use super::phase::{self, ActionRun, Earlier, Phase, Record};
@@ -28,6 +29,8 @@ use crate::drain::node_health::{self, is_ready as ready, ready_condition};
 use crate::drain::outcome::NodeStatus;
 use crate::drain::warning::Warning;
 use crate::drain::{self, cordon};
+use crate::policy::plan::model::HookPoint;
+use crate::publish::conditions::Maintenance;
 
 /// How often budgets are listed again where they cannot be watched.
 const BUDGETS_LISTED_EVERY: Duration = Duration::from_secs(2);
@@ -144,6 +147,23 @@ impl Run<'_> {
             self.lock
                 .record(&self.ctx.roll, phase, boot_id.as_deref())
                 .await?;
+            emit(
+                &self.ctx.events,
+                Event::RollPhase {
+                    node: self.node.clone(),
+                    phase: phase.as_str(),
+                },
+            );
+            // Other operators' hooks before the phase (roll::hooks).
+            let point = match phase {
+                Phase::Drain => Some(HookPoint::PreDrain),
+                Phase::WaitReady => Some(HookPoint::PostAction),
+                Phase::Uncordon => Some(HookPoint::PreUncordon),
+                _ => None,
+            };
+            if let Some(point) = point {
+                hooks::handshake(self.ctx, &self.node, point).await?;
+            }
             let result = match phase {
                 Phase::Drain => self.drain().await,
                 Phase::Action => self.action(boot_id.unwrap_or_default()).await,
@@ -176,6 +196,10 @@ impl Run<'_> {
     async fn drain(&mut self) -> Result<(), Stop> {
         self.say("drain", String::new());
         self.out_since = Some(Instant::now());
+        self.ctx
+            .publisher
+            .maintenance(&self.node, Maintenance::InProgress, Some(&self.ctx.events))
+            .await;
         let mut options = self.ctx.drain.clone();
         options.nodes = NodeSelection::Names(vec![self.node.clone()]);
         let prepared = drain::prepare_sharing(
@@ -427,6 +451,11 @@ impl Run<'_> {
         if let Some(since) = self.out_since.take() {
             self.out.out_of_service_ms += since.elapsed().as_millis() as u64;
         }
+        self.ctx
+            .publisher
+            .maintenance(&self.node, Maintenance::Over, Some(&self.ctx.events))
+            .await;
+        hooks::reset_draino(self.ctx, &self.node).await?;
         self.say("returned to service", undo.words);
         Ok(())
     }

@@ -100,6 +100,12 @@ pub(crate) struct RollOutcome {
     /// last time: they may show a stage that is over (exit 1).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) conditions_not_written: Vec<String>,
+    /// What the roll waited on besides pods: alerts, windows, hooks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) holds: Vec<super::holds::HoldRecord>,
+    /// What `--notify` delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) notifications: Option<crate::notify::Delivered>,
 }
 
 impl RollOutcome {

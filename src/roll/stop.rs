@@ -44,6 +44,14 @@ pub(crate) enum Blocked {
     NoReboot { after: Duration },
     /// Not Ready again in time, and the last reason.
     NotReady { after: Duration, reason: String },
+    /// A hook (`spec.hooks`, or a draino pre-activity) did not answer in
+    /// time (`onTimeout: fail`), or answered that it failed.
+    Hook {
+        point: &'static str,
+        annotation: String,
+        /// What was awaited, and what it said (or that it timed out).
+        why: String,
+    },
     /// Not back in time, and its kubelet is silent: the node is down.
     Down {
         after: Duration,

@@ -12,6 +12,7 @@ use futures::stream::FuturesUnordered;
 use k8s_openapi::api::core::v1::Node;
 use tokio::sync::watch;
 
+use super::gate::Open;
 use super::lease::{Lock, Locks, Taken};
 use super::outcome::{NodeRoll, RollStatus};
 use super::phase::{self, Phase};
@@ -162,6 +163,9 @@ pub(crate) struct Taking<'a> {
     blocked: usize,
     pub(crate) stopped: Option<RollStopped>,
     said: BTreeSet<String>,
+    /// The gate's hold now (`announce`, `window`, `alerts`), and when to
+    /// look again.
+    gated: Option<(&'static str, Duration)>,
 }
 
 /// A node taken under its lock, to roll from `at`.
@@ -183,6 +187,7 @@ impl<'a> Taking<'a> {
             blocked: 0,
             stopped: None,
             said: BTreeSet::new(),
+            gated: None,
         }
     }
 
@@ -218,6 +223,7 @@ impl<'a> Taking<'a> {
             // Wait for a node to finish, a node to change (room in the
             // pool), a lock held by another to be worth trying again.
             let mut interrupted = interrupt.clone();
+            let gate_again = self.gated.map(|(_, again)| again);
             tokio::select! {
                 Some(out) = running.next(), if !running.is_empty() => self.ended(out),
                 // Only a node still to take out cares about the others.
@@ -235,6 +241,7 @@ impl<'a> Taking<'a> {
                     }
                 }
                 () = tokio::time::sleep(LOCK_RETRY), if lock_held => {}
+                () = tokio::time::sleep(gate_again.unwrap_or_default()), if gate_again.is_some() => {}
                 _ = interrupted.changed() => {}
             }
         }
@@ -252,6 +259,12 @@ impl<'a> Taking<'a> {
         let ctx = self.ctx;
         let (mut starts, mut lock_held, mut tried) = (Vec::new(), false, 0);
         if pending.is_empty() || self.stopped.is_some() || *interrupt.borrow() {
+            return Ok((starts, lock_held));
+        }
+        if !self
+            .gate_open(pending.front().expect("a pending node"))
+            .await
+        {
             return Ok((starts, lock_held));
         }
         let mut in_progress = ctx.pool.lock().expect("pool").in_progress.clone();
@@ -322,6 +335,37 @@ impl<'a> Taking<'a> {
             }
         }
         Ok((starts, lock_held))
+    }
+
+    /// Does the gate (`--announce`, `--window`, `--block-on-alerts`) let
+    /// the next node start? A hold is said once per reason, and recorded.
+    async fn gate_open(&mut self, next: &str) -> bool {
+        let ctx = self.ctx;
+        match ctx.gate.check().await {
+            Open::Yes => {
+                if let Some((what, _)) = self.gated.take() {
+                    ctx.hold_ended(None, what);
+                }
+                true
+            }
+            Open::No {
+                what,
+                reason,
+                again_in,
+            } => {
+                if let Some((before, _)) = self.gated
+                    && before != what
+                {
+                    ctx.hold_ended(None, before);
+                }
+                self.gated = Some((what, again_in));
+                ctx.hold(None, what, &reason);
+                if self.said.insert(reason.clone()) {
+                    ctx.say(next, "waiting", reason);
+                }
+                false
+            }
+        }
     }
 
     /// The next node cannot go yet: said once per reason; with nothing in

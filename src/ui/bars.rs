@@ -154,7 +154,13 @@ impl Board {
                 node.clone()
             }
             // The pod's line says it is blocked; each refusal is not news.
-            Event::EvictionRefused { .. } => return,
+            // A roll's holds and phases are on screen as its Phase lines.
+            Event::EvictionRefused { .. }
+            | Event::EvictionAnswered { .. }
+            | Event::Hold { .. }
+            | Event::HoldEnded { .. }
+            | Event::RollPhase { .. }
+            | Event::RollEnded { .. } => return,
         };
         self.apply(&node, e);
         self.draw_node(&node);
@@ -219,7 +225,12 @@ impl Board {
             Event::WaveDone { .. }
             | Event::Warning(_)
             | Event::Surge { .. }
-            | Event::EvictionRefused { .. } => {}
+            | Event::EvictionRefused { .. }
+            | Event::EvictionAnswered { .. }
+            | Event::Hold { .. }
+            | Event::HoldEnded { .. }
+            | Event::RollPhase { .. }
+            | Event::RollEnded { .. } => {}
         }
     }
 

@@ -22,7 +22,13 @@ pub(crate) fn line(e: &Event) -> Option<String> {
             node,
             already: false,
         } => format!("node/{node} cordoned"),
-        Event::EvictionRefused { .. } => return None,
+        // A roll's holds and phases are on screen as its Phase lines.
+        Event::EvictionRefused { .. }
+        | Event::EvictionAnswered { .. }
+        | Event::Hold { .. }
+        | Event::HoldEnded { .. }
+        | Event::RollPhase { .. }
+        | Event::RollEnded { .. } => return None,
         Event::NotWaitedFor { node, pod, seconds } => format!(
             "node/{node} pod/{pod} terminating longer than --skip-wait-for-delete-timeout ({seconds}s): not waited for"
         ),

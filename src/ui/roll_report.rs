@@ -62,6 +62,37 @@ fn table(outcome: &RollOutcome) -> String {
         outcome.nodes.len(),
         human(Duration::from_millis(outcome.elapsed_ms))
     );
+    if !outcome.holds.is_empty() {
+        out.push_str("\nHeld:\n");
+        for h in &outcome.holds {
+            let _ = writeln!(
+                out,
+                "  {}{} for {}{}: {}",
+                h.node
+                    .as_deref()
+                    .map(|n| format!("node/{n} "))
+                    .unwrap_or_default(),
+                h.what,
+                human(Duration::from_millis(h.lasted_ms)),
+                if h.standing {
+                    " (still holding at the end)"
+                } else {
+                    ""
+                },
+                h.reason
+            );
+        }
+    }
+    if let Some(d) = &outcome.notifications {
+        let _ = writeln!(
+            out,
+            "\nNotifications: {} sent, {} not delivered",
+            d.sent, d.failed
+        );
+        for f in &d.failures {
+            let _ = writeln!(out, "  {f}");
+        }
+    }
     let troubled: Vec<&NodeRoll> = outcome
         .nodes
         .iter()

@@ -25,4 +25,5 @@ mod sandbox_watch;
 mod scenario;
 mod script_lines;
 mod simulate;
+mod unattended;
 mod virtual_time;

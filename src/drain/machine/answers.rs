@@ -90,6 +90,10 @@ impl NodeMachine {
         vm: Option<Cause>,
     ) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.emit(Event::EvictionAnswered {
+            node: self.node.clone(),
+            code: answer.code(),
+        });
         // An evacuating VM is progress, not a block by its budget.
         let cause = vm.or_else(|| self.refusal_cause(&key.namespace, &answer));
         let Some(m) = self.members.get(key) else {

@@ -102,6 +102,25 @@ pub(crate) enum Answer {
     Failed(String),
 }
 
+impl Answer {
+    /// The HTTP code of the answer, for metrics (`5xx` for a server error
+    /// or no answer, whose code is not kept).
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Answer::Accepted => "201",
+            Answer::NamespaceTerminating | Answer::Forbidden(_) => "403",
+            Answer::Gone => "404",
+            Answer::PdbBlocked { .. }
+            | Answer::Retry {
+                throttled: true, ..
+            } => "429",
+            Answer::MultiplePdbs(_) => "500",
+            Answer::Retry { .. } => "5xx",
+            Answer::Failed(_) => "4xx",
+        }
+    }
+}
+
 /// A change to the set of pods on the node.
 #[derive(Debug)]
 pub(crate) enum Change {

@@ -70,6 +70,7 @@ pub fn plan() -> Plan {
         taints: Vec::new(),
         deadline: None,
         surge: false,
+        hooks: super::model::Hooks::default(),
         source: "flags".into(),
     };
     complete(&mut p);

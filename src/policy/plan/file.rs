@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::defaults;
-use super::model::{Plan, PodType, Rule, RuleAction, Wave};
+use super::model::{Hook, HookPoint, Hooks, OnTimeout, Plan, PodType, Rule, RuleAction, Wave};
 use kube_conventions::selector::Selector;
 
 pub const API_VERSION: &str = "kubectl-maintain.io/v1alpha1";
@@ -56,6 +56,29 @@ struct SpecDoc {
     deadline: Option<Spanned<String>>,
     #[serde(default)]
     surge: bool,
+    #[serde(default)]
+    hooks: HooksDoc,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct HooksDoc {
+    #[serde(default)]
+    pre_drain: Vec<Spanned<HookDoc>>,
+    #[serde(default)]
+    post_action: Vec<Spanned<HookDoc>>,
+    #[serde(default)]
+    pre_uncordon: Vec<Spanned<HookDoc>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct HookDoc {
+    annotation: String,
+    #[serde(default)]
+    timeout: Option<String>,
+    #[serde(default)]
+    on_timeout: OnTimeout,
 }
 
 #[derive(Debug, Deserialize)]
@@ -167,9 +190,9 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
     let doc: Spanned<PlanDoc> = serde_saphyr::from_str(text).map_err(|e| {
         let (line, column, message) = kube_conventions::yaml::position(&e);
         let hint = if message.contains("unknown field") {
-            Some("a DrainPlan has apiVersion, kind, metadata and spec; spec has waves, rules, taints, deadline and surge; see docs/plan.md".into())
+            Some("a DrainPlan has apiVersion, kind, metadata and spec; spec has waves, rules, taints, deadline, surge and hooks; see docs/plan.md".into())
         } else if message.contains("unknown variant") {
-            Some("podType is Default, DaemonSet or Static; action is skip, waitCompleted or surge".into())
+            Some("podType is Default, DaemonSet or Static; action is skip, waitCompleted or surge; onTimeout is fail or continue".into())
         } else {
             None
         };
@@ -204,6 +227,7 @@ pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
         taints: taints(file, &spec.taints)?,
         deadline: deadline(file, spec.deadline.as_ref())?,
         surge: doc.spec.surge,
+        hooks: hooks(file, &spec.hooks)?,
         source: file.to_string(),
     };
     defaults::complete(&mut plan);
@@ -313,6 +337,92 @@ fn taints(
         out.push(taint);
     }
     Ok(out)
+}
+
+/// An annotation key as the API server takes it: an optional DNS
+/// subdomain prefix and `/`, then a name of at most 63 characters,
+/// alphanumeric at both ends, with `-`, `_` and `.` inside.
+fn annotation_key(key: &str) -> Result<(), String> {
+    let (prefix, name) = key
+        .rsplit_once('/')
+        .map_or((None, key), |(p, n)| (Some(p), n));
+    let name_ok = !name.is_empty()
+        && name.len() <= 63
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+    let prefix_ok = prefix.is_none_or(|p| {
+        !p.is_empty()
+            && p.len() <= 253
+            && p.split('.').all(|l| {
+                !l.is_empty()
+                    && l.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+            })
+    });
+    if name_ok && prefix_ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{key:?} is not an annotation key (an optional DNS prefix and /, then a name of at most 63 characters: letters, digits, -, _, .)"
+        ))
+    }
+}
+
+/// How long a hook is waited for when its `timeout` is left out.
+pub const HOOK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+fn hooks(file: &str, doc: &HooksDoc) -> Result<Hooks, PlanError> {
+    let one = |point: HookPoint, list: &[Spanned<HookDoc>]| -> Result<Vec<Hook>, PlanError> {
+        let mut out: Vec<Hook> = Vec::new();
+        for (i, h) in list.iter().enumerate() {
+            let field = format!("hooks.{}[{i}]", point.as_str());
+            let d = &h.value;
+            annotation_key(&d.annotation)
+                .map_err(|e| at(file, h.referenced, format!("{field}.annotation: {e}"), None))?;
+            if d.annotation.starts_with("kubectl-maintain.io/") {
+                return Err(at(
+                    file,
+                    h.referenced,
+                    format!(
+                        "{field}.annotation: {:?} is kubectl-maintain's own",
+                        d.annotation
+                    ),
+                    Some("name the annotation the other operator sets, such as rook.io/pre-drain"),
+                ));
+            }
+            if out.iter().any(|o| o.annotation == d.annotation) {
+                return Err(at(
+                    file,
+                    h.referenced,
+                    format!("{field}: {:?} twice", d.annotation),
+                    None,
+                ));
+            }
+            let timeout = d
+                .timeout
+                .as_deref()
+                .map(crate::duration::parse)
+                .transpose()
+                .map_err(|e| at(file, h.referenced, format!("{field}.timeout: {e}"), None))?
+                .unwrap_or(HOOK_TIMEOUT);
+            out.push(Hook {
+                annotation: d.annotation.clone(),
+                timeout,
+                on_timeout: d.on_timeout,
+            });
+        }
+        Ok(out)
+    };
+    Ok(Hooks {
+        pre_drain: one(HookPoint::PreDrain, &doc.pre_drain)?,
+        post_action: one(HookPoint::PostAction, &doc.post_action)?,
+        pre_uncordon: one(HookPoint::PreUncordon, &doc.pre_uncordon)?,
+    })
 }
 
 fn deadline(

@@ -81,6 +81,8 @@ pub struct Plan {
     pub deadline: Option<Duration>,
     /// `spec.surge`: as `--surge` (either turns it on).
     pub surge: bool,
+    /// `spec.hooks`: what a roll waits on other operators for.
+    pub hooks: Hooks,
     /// Where it came from, for messages: a file path or "flags".
     pub source: String,
 }
@@ -94,5 +96,79 @@ impl Plan {
 
     pub fn drains_daemonsets(&self) -> bool {
         self.waves.iter().any(|w| w.pod_type == PodType::DaemonSet)
+    }
+}
+
+/// Where in a node's roll a hook is waited on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookPoint {
+    /// Before the node is cordoned and drained.
+    PreDrain,
+    /// After the action (`--exec`, the reboot), before waiting for Ready.
+    PostAction,
+    /// Ready again, before it is uncordoned.
+    PreUncordon,
+}
+
+impl HookPoint {
+    /// The annotation kubectl-maintain writes on the Node, whose value each
+    /// hook's annotation must echo.
+    pub fn annotation(self) -> &'static str {
+        match self {
+            HookPoint::PreDrain => "kubectl-maintain.io/pre-drain",
+            HookPoint::PostAction => "kubectl-maintain.io/post-action",
+            HookPoint::PreUncordon => "kubectl-maintain.io/pre-uncordon",
+        }
+    }
+
+    /// Its name in the plan.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookPoint::PreDrain => "preDrain",
+            HookPoint::PostAction => "postAction",
+            HookPoint::PreUncordon => "preUncordon",
+        }
+    }
+}
+
+/// What a hook that does not answer in time does to the node's roll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum OnTimeout {
+    /// The node's roll stops there: blocked, with the hook named.
+    #[default]
+    Fail,
+    /// Said as a warning; the roll goes on.
+    Continue,
+}
+
+/// One operator's hook: the annotation it sets on the Node to the value
+/// kubectl-maintain wrote at the hook's point (Rancher's value echo).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hook {
+    pub annotation: String,
+    pub timeout: Duration,
+    pub on_timeout: OnTimeout,
+}
+
+/// The hooks of each point.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Hooks {
+    pub pre_drain: Vec<Hook>,
+    pub post_action: Vec<Hook>,
+    pub pre_uncordon: Vec<Hook>,
+}
+
+impl Hooks {
+    pub fn at(&self, point: HookPoint) -> &[Hook] {
+        match point {
+            HookPoint::PreDrain => &self.pre_drain,
+            HookPoint::PostAction => &self.post_action,
+            HookPoint::PreUncordon => &self.pre_uncordon,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pre_drain.is_empty() && self.post_action.is_empty() && self.pre_uncordon.is_empty()
     }
 }

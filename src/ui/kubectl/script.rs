@@ -190,7 +190,12 @@ impl Script {
             }
             | Event::WaveStarted { .. }
             | Event::WaveDone { .. }
-            | Event::Phase { .. } => Vec::new(),
+            | Event::Phase { .. }
+            | Event::EvictionAnswered { .. }
+            | Event::Hold { .. }
+            | Event::HoldEnded { .. }
+            | Event::RollPhase { .. }
+            | Event::RollEnded { .. } => Vec::new(),
             Event::Blocked { .. } | Event::Surge { .. } | Event::ApiTrouble { .. } => ours(e),
         }
     }

@@ -32,6 +32,11 @@ impl fmt::Display for Blocked {
                 "--exec did not end within --action-timeout {}: it and every process it started were ended; check the command, or give it longer",
                 human(*after)
             ),
+            Blocked::Hook {
+                point,
+                annotation,
+                why,
+            } => write!(f, "{point} hook {annotation}: {why}"),
             Blocked::NoReboot { after } => write!(
                 f,
                 "did not reboot within {} (still Ready, same boot ID)",

@@ -18,6 +18,38 @@ fn waits_for_detach(f: &mut fmt::Formatter<'_>, limit: Duration) -> fmt::Result 
     )
 }
 
+/// A roll's own warnings: its locks, abort, kured, notifications, hooks,
+/// metrics.
+fn of_roll(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
+    match w {
+        Warning::LockNotReleased { node, error } => {
+            write!(f, "node/{node}: could not release its lock: {error}")
+        }
+        Warning::AbortUnheard { error } => write!(f, "{ABORT_UNHEARD}: {error}"),
+        Warning::KuredLockNotReturned { error } => {
+            write!(f, "could not give kured's lock back: {error}")
+        }
+        Warning::NotificationFailed { endpoint, error } => write!(
+            f,
+            "notifications to {endpoint} fail ({error}); the roll goes on, and the report counts what was not delivered"
+        ),
+        Warning::HookTimedOut {
+            node,
+            point,
+            annotation,
+            why,
+        } => write!(
+            f,
+            "node/{node}: {point} hook {annotation} {why}; going on (onTimeout: continue)"
+        ),
+        Warning::MetricsNotPushed { error } => write!(
+            f,
+            "could not push the metrics to --pushgateway ({error}); the roll goes on and pushes again at the next node's end"
+        ),
+        other => write!(f, "{other}"),
+    }
+}
+
 /// The most pods a warning names; the rest are counted.
 const SHOWN: usize = 10;
 
@@ -88,13 +120,12 @@ impl fmt::Display for Warning {
             }
             Warning::SurgeNotUndone { problem } => f.write_str(problem),
             Warning::OnNode { node, warning } => write!(f, "node/{node}: {warning}"),
-            Warning::LockNotReleased { node, error } => {
-                write!(f, "node/{node}: could not release its lock: {error}")
-            }
-            Warning::AbortUnheard { error } => write!(f, "{ABORT_UNHEARD}: {error}"),
-            Warning::KuredLockNotReturned { error } => {
-                write!(f, "could not give kured's lock back: {error}")
-            }
+            Warning::LockNotReleased { .. }
+            | Warning::AbortUnheard { .. }
+            | Warning::KuredLockNotReturned { .. }
+            | Warning::NotificationFailed { .. }
+            | Warning::HookTimedOut { .. }
+            | Warning::MetricsNotPushed { .. } => of_roll(f, self),
             Warning::TookOverLock {
                 node,
                 holder,

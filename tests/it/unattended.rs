@@ -1,0 +1,754 @@
+//! A roll nobody watches (#31): notifications to a local receiver (the
+//! documented body, Slack's, retries on 500, a dead endpoint counted), the
+//! metrics pushed to a real Pushgateway and scraped by a real Prometheus,
+//! a real Prometheus alert holding the roll until it clears, maintenance
+//! windows (on the real clock, and on the simulated one for a long wait),
+//! hooks echoed late and never, and MaintenancePlanned before the first
+//! drain.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kube_sandbox::resources::Resource;
+use serde_json::Value;
+
+use crate::harness::{Cluster, TempDir};
+use crate::pool::{four_nodes, with_blocked_node};
+use crate::scenario::Scenario;
+
+/// One request the receiver got: path, body, when.
+#[derive(Debug, Clone)]
+struct Got {
+    path: String,
+    body: Value,
+}
+
+/// A local webhook receiver: answers 500 to the first `fail_first`
+/// requests, then 200.
+fn receiver(fail_first: usize) -> (u16, Arc<Mutex<Vec<Got>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let seen = got.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            let path = line
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or_default()
+                .to_string();
+            let mut length = 0;
+            loop {
+                let mut h = String::new();
+                reader.read_line(&mut h).unwrap();
+                if h.trim().is_empty() {
+                    break;
+                }
+                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let n = {
+                let mut g = seen.lock().unwrap();
+                g.push(Got {
+                    path,
+                    body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+                });
+                g.len()
+            };
+            let status = if n <= fail_first {
+                "500 Internal Server Error"
+            } else {
+                "200 OK"
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            );
+        }
+    });
+    (port, got)
+}
+
+#[test]
+fn notifications_follow_the_roll_retry_and_tell_a_blocked_node_once() {
+    let c = with_blocked_node().start(33);
+    c.wait_settled();
+    let (port, got) = receiver(2);
+    let (slack_port, slack_got) = receiver(0);
+    let hook = format!("http://127.0.0.1:{port}/hook");
+    let slack = format!("slack+http://127.0.0.1:{slack_port}/slack");
+    let out = c.maintain(&[
+        "roll",
+        "n1",
+        "n2",
+        "n3",
+        "--ignore-daemonsets",
+        "--max-parallel",
+        "1",
+        "--timeout",
+        "6s",
+        "--notify",
+        &hook,
+        "--notify",
+        &slack,
+        "--notify",
+        "http://127.0.0.1:1/dead",
+        "--notify-after",
+        "2s",
+        "--notify-template",
+        "node.started=Draining node %s",
+        "-o",
+        "json",
+    ]);
+    out.code(3);
+    assert_eq!(
+        out.stderr
+            .matches("notifications to http://127.0.0.1:1/… fail")
+            .count(),
+        1,
+        "one warning for the dead endpoint:\n{}",
+        out.stderr
+    );
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let got = got.lock().unwrap().clone();
+    let generic: Vec<&Got> = got.iter().filter(|g| g.path == "/hook").collect();
+    assert_eq!(generic.len(), got.len());
+    // The first two answers were 500: the first notification came three times.
+    assert_eq!(got[0].body, got[1].body);
+    assert_eq!(got[1].body, got[2].body);
+    assert_eq!(generic[0].body["kind"], "run.started");
+    let kinds: Vec<&str> = generic
+        .iter()
+        .skip(2)
+        .map(|g| g.body["kind"].as_str().unwrap())
+        .collect();
+    // Every body follows docs/notifications.md.
+    for g in &generic {
+        documented(&g.body);
+    }
+    assert_eq!(generic[0].body["nodes"].as_array().unwrap().len(), 3);
+    let blocked: Vec<&&Got> = generic
+        .iter()
+        .filter(|g| g.body["kind"] == "node.blocked")
+        .collect();
+    assert_eq!(blocked.len(), 1, "one blocked notification: {kinds:?}");
+    assert_eq!(blocked[0].body["node"], "n1");
+    let started = generic
+        .iter()
+        .find(|g| g.body["kind"] == "node.started" && g.body["node"] == "n1")
+        .expect("n1 started");
+    assert_eq!(started.body["text"], "Draining node n1");
+    // Told once the hold lasted --notify-after, and not when the drain
+    // then ended blocked.
+    let reason = blocked[0].body["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("solo") && reason.contains(", for 2"),
+        "{reason}"
+    );
+    let done: Vec<&str> = generic
+        .iter()
+        .filter(|g| g.body["kind"] == "node.done")
+        .map(|g| g.body["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(done, ["n2", "n3"]);
+    let last = generic.last().unwrap();
+    assert_eq!(last.body["kind"], "run.finished");
+    assert_eq!(last.body["summary"]["exitCode"], 3);
+    // Slack's format: the text alone.
+    let slack = slack_got.lock().unwrap().clone();
+    assert_eq!(slack.len(), generic.len() - 2);
+    assert!(
+        slack
+            .iter()
+            .all(|g| g.body.as_object().unwrap().len() == 1 && g.body["text"].is_string())
+    );
+    // The report counts what was delivered and what was not.
+    let n = &report["notifications"];
+    assert_eq!(n["sent"].as_u64().unwrap() as usize, slack.len() * 2, "{n}");
+    assert!(n["failed"].as_u64().unwrap() >= 1, "{n}");
+}
+
+/// The generic body's documented fields (docs/notifications.md), no more.
+fn documented(b: &Value) {
+    assert_eq!(b["version"], "kubectl-maintain.io/v1", "{b}");
+    assert!(b["run"].as_str().is_some_and(|r| !r.is_empty()));
+    assert!(b["time"].as_str().is_some_and(|t| t.ends_with('Z')));
+    assert!(b["text"].as_str().is_some_and(|t| !t.is_empty()));
+    let allowed = [
+        "version", "kind", "run", "time", "text", "node", "reason", "nodes", "summary",
+    ];
+    let keys = b.as_object().unwrap().keys();
+    assert!(
+        keys.into_iter().all(|k| allowed.contains(&k.as_str())),
+        "{b}"
+    );
+}
+
+/// A Debian Prometheus component run for a test, stopped when dropped.
+struct Component(Child);
+
+impl Drop for Component {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn http(method: &str, url: &str, body: &str) -> (u16, String) {
+    let out = Command::new("curl")
+        .args([
+            "-s",
+            "-X",
+            method,
+            "--data-binary",
+            body,
+            "-w",
+            "\n%{http_code}",
+            url,
+        ])
+        .output()
+        .expect("curl");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
+    (code.trim().parse().unwrap_or(0), body.to_string())
+}
+
+fn wait_until(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn start(program: &str, args: &[String]) -> Component {
+    Component(
+        Command::new(program)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{program} is required (.ci/run installs it): {e}")),
+    )
+}
+
+/// A query's single value from Prometheus.
+fn query(prom: &str, q: &str) -> Option<f64> {
+    let (_, body) = http(
+        "GET",
+        &format!(
+            "{prom}/api/v1/query?query={}",
+            q.replace(' ', "%20")
+                .replace('{', "%7B")
+                .replace('}', "%7D")
+                .replace('"', "%22")
+                .replace('=', "%3D")
+        ),
+        "",
+    );
+    let v: Value = serde_json::from_str(&body).ok()?;
+    v["data"]["result"][0]["value"][1].as_str()?.parse().ok()
+}
+
+/// A real Pushgateway, and a real Prometheus scraping it and the roll's
+/// `--metrics-addr` every second, with an alert rule on a pushed metric.
+fn prometheus_and_pushgateway() -> ((TempDir, Component, Component), String, String, u16) {
+    let dir = TempDir::new("prometheus");
+    let (gw_port, prom_port, metrics_port) = (free_port(), free_port(), free_port());
+    let gateway = format!("http://127.0.0.1:{gw_port}");
+    let prom = format!("http://127.0.0.1:{prom_port}");
+    let gw = start(
+        "prometheus-pushgateway",
+        &[format!("--web.listen-address=127.0.0.1:{gw_port}")],
+    );
+    std::fs::write(
+        dir.path().join("rules.yml"),
+        "groups:\n- name: test\n  rules:\n  - alert: MaintenanceTestAlert\n    expr: test_alert_firing > 0\n  - alert: Watchdog\n    expr: vector(1)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("prometheus.yml"),
+        format!(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [rules.yml]\nscrape_configs:\n- job_name: pushgateway\n  honor_labels: true\n  static_configs: [{{targets: ['127.0.0.1:{gw_port}']}}]\n- job_name: roll\n  static_configs: [{{targets: ['127.0.0.1:{metrics_port}']}}]\n"
+        ),
+    )
+    .unwrap();
+    let server = start(
+        "prometheus",
+        &[
+            format!(
+                "--config.file={}",
+                dir.path().join("prometheus.yml").display()
+            ),
+            format!("--storage.tsdb.path={}", dir.path().join("data").display()),
+            format!("--web.listen-address=127.0.0.1:{prom_port}"),
+        ],
+    );
+    wait_until("the Pushgateway", Duration::from_secs(20), || {
+        http("GET", &format!("{gateway}/-/ready"), "").0 == 200
+    });
+    wait_until("Prometheus", Duration::from_secs(30), || {
+        http("GET", &format!("{prom}/-/ready"), "").0 == 200
+    });
+    ((dir, gw, server), gateway, prom, metrics_port)
+}
+
+#[test]
+fn metrics_are_pushed_and_scraped_and_a_firing_alert_holds_the_roll() {
+    let c = four_nodes().start(33);
+    c.wait_settled();
+    let (_parts, gateway, prom, metrics_port) = prometheus_and_pushgateway();
+    // A metric the test pushes fires a real alert rule.
+    let alert_group = format!("{gateway}/metrics/job/test");
+    assert_eq!(http("PUT", &alert_group, "test_alert_firing 1\n").0, 200);
+    wait_until("the alert firing", Duration::from_secs(30), || {
+        http("GET", &format!("{prom}/api/v1/alerts"), "")
+            .1
+            .contains("\"MaintenanceTestAlert\"")
+            && http("GET", &format!("{prom}/api/v1/alerts"), "")
+                .1
+                .contains("\"firing\"")
+    });
+    let child = c.maintain_spawn(&[
+        "roll",
+        "-l",
+        "pool=blue",
+        "--ignore-daemonsets",
+        "--max-parallel",
+        "2",
+        "--block-on-alerts",
+        &prom,
+        "--alert-filter",
+        "^MaintenanceTest",
+        "--alert-check-interval",
+        "1s",
+        "--metrics-addr",
+        &format!("127.0.0.1:{metrics_port}"),
+        "--pushgateway",
+        &gateway,
+        "-o",
+        "json",
+    ]);
+    // Held: Prometheus scrapes the roll's /metrics and sees the hold.
+    wait_until(
+        "the hold scraped by Prometheus",
+        Duration::from_secs(30),
+        || query(&prom, "kubectl_maintain_holds{what=\"alerts\"}") == Some(1.0),
+    );
+    let cordoned = |c: &Cluster| {
+        c.sandbox
+            .view()
+            .list(Resource::Nodes)
+            .iter()
+            .any(|n| n["spec"]["unschedulable"] == true)
+    };
+    assert!(!cordoned(&c), "no node is taken while the alert fires");
+    assert_eq!(
+        query(&prom, "kubectl_maintain_nodes{state=\"pending\"}"),
+        Some(4.0)
+    );
+    // The alert clears: the roll goes on by itself.
+    assert_eq!(http("DELETE", &alert_group, "").0, 202);
+    let out = Cluster::finish(child, Duration::from_secs(90));
+    out.success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let holds = report["holds"].as_array().expect("holds in the report");
+    assert!(
+        holds.iter().any(|h| h["what"] == "alerts"
+            && h["reason"]
+                .as_str()
+                .unwrap()
+                .contains("MaintenanceTestAlert")
+            && !h["reason"].as_str().unwrap().contains("Watchdog")),
+        "{holds:?}"
+    );
+    // The Pushgateway has the end state, under the run's grouping key.
+    let run = report["roll"].as_str().unwrap();
+    let (_, pushed) = http("GET", &format!("{gateway}/metrics"), "");
+    let done = pushed
+        .lines()
+        .find(|l| {
+            l.starts_with("kubectl_maintain_nodes{")
+                && l.contains(&format!("run=\"{run}\""))
+                && l.contains("state=\"done\"")
+        })
+        .unwrap_or_else(|| panic!("no pushed nodes series:\n{pushed}"));
+    assert!(done.ends_with(" 4"), "{done}");
+    assert!(
+        pushed.contains("kubectl_maintain_run_end_time_seconds{"),
+        "{pushed}"
+    );
+    assert!(
+        pushed.contains("kubectl_maintain_evictions_total{code=\"201\""),
+        "{pushed}"
+    );
+    wait_until(
+        "the pushed series in Prometheus",
+        Duration::from_secs(20),
+        || {
+            query(
+                &prom,
+                &format!(
+                    "kubectl_maintain_nodes{{job=\"kubectl-maintain\",run=\"{run}\",state=\"done\"}}"
+                ),
+            ) == Some(4.0)
+        },
+    );
+}
+
+fn condition(c: &Cluster, node: &str, kind: &str) -> Option<String> {
+    let n = c.get(Resource::Nodes, "", node)?;
+    n["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|x| x["type"] == kind)
+        .map(|x| x["status"].as_str().unwrap_or_default().to_string())
+}
+
+#[test]
+fn maintenance_planned_is_on_every_node_before_the_first_drain_and_cleared_at_the_end() {
+    let c = four_nodes().start(33);
+    c.wait_settled();
+    let child = c.maintain_spawn(&[
+        "roll",
+        "-l",
+        "pool=blue",
+        "--ignore-daemonsets",
+        "--max-parallel",
+        "1",
+        "--announce",
+        "3s",
+    ]);
+    let nodes = ["r1", "r2", "r3", "r4"];
+    c.wait_for(
+        "MaintenancePlanned on every node",
+        Duration::from_secs(20),
+        |c| {
+            nodes
+                .iter()
+                .all(|n| condition(c, n, "MaintenancePlanned").as_deref() == Some("True"))
+        },
+    );
+    assert!(
+        c.sandbox
+            .view()
+            .list(Resource::Nodes)
+            .iter()
+            .all(|n| n["spec"]["unschedulable"] != true),
+        "announced before any drain"
+    );
+    c.wait_for("a node in maintenance", Duration::from_secs(20), |c| {
+        nodes
+            .iter()
+            .any(|n| condition(c, n, "MaintenanceInProgress").as_deref() == Some("True"))
+    });
+    let out = Cluster::finish(child, Duration::from_secs(90));
+    out.success();
+    assert!(out.stderr.contains("(--announce)"), "{}", out.stderr);
+    for n in nodes {
+        assert_eq!(
+            condition(&c, n, "MaintenancePlanned").as_deref(),
+            Some("False"),
+            "{n}"
+        );
+        assert_eq!(
+            condition(&c, n, "MaintenanceInProgress").as_deref(),
+            Some("False"),
+            "{n}"
+        );
+    }
+}
+
+fn two_nodes() -> Cluster {
+    let c = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment("web", 2)
+        .start(33);
+    c.wait_settled();
+    c
+}
+
+fn annotation(c: &Cluster, node: &str, key: &str) -> Option<String> {
+    c.get(Resource::Nodes, "", node)?["metadata"]["annotations"][key]
+        .as_str()
+        .map(str::to_string)
+}
+
+#[test]
+fn a_hook_that_echoes_late_holds_the_drain_and_one_that_never_echoes_fails_it() {
+    let c = two_nodes();
+    let plan = c.dir.path().join("plan.yaml");
+    std::fs::write(
+        &plan,
+        "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  hooks:\n    preDrain:\n    - annotation: example.com/ready\n      timeout: 60s\n",
+    )
+    .unwrap();
+    // A value an old run left never counts.
+    c.kubectl(&["annotate", "node", "n1", "example.com/ready=abc/1"])
+        .success();
+    let child = c.maintain_spawn(&[
+        "roll",
+        "n1",
+        "--ignore-daemonsets",
+        "--plan",
+        plan.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    c.wait_for("the pre-drain request", Duration::from_secs(20), |c| {
+        annotation(c, "n1", "kubectl-maintain.io/pre-drain").is_some()
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    let asked = annotation(&c, "n1", "kubectl-maintain.io/pre-drain").unwrap();
+    let node = c.get(Resource::Nodes, "", "n1").unwrap();
+    assert_ne!(
+        node["spec"]["unschedulable"], true,
+        "held before the cordon"
+    );
+    // The other operator echoes the value, with the real kubectl.
+    c.kubectl(&[
+        "annotate",
+        "node",
+        "n1",
+        &format!("example.com/ready={asked}"),
+        "--overwrite",
+    ])
+    .success();
+    let out = Cluster::finish(child, Duration::from_secs(60));
+    out.success();
+    assert!(
+        out.stderr.contains("preDrain hook: example.com/ready"),
+        "{}",
+        out.stderr
+    );
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let hold = &report["holds"][0];
+    assert_eq!(
+        (hold["what"].as_str(), hold["node"].as_str()),
+        (Some("example.com/ready"), Some("n1"))
+    );
+    assert!(hold["lastedMs"].as_u64().unwrap() >= 2000, "{hold}");
+
+    std::fs::write(
+        &plan,
+        "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  hooks:\n    preDrain:\n    - annotation: example.com/never\n      timeout: 2s\n",
+    )
+    .unwrap();
+    let out = c.maintain(&[
+        "roll",
+        "n2",
+        "--ignore-daemonsets",
+        "--plan",
+        plan.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    out.code(3);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let message = report["nodes"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("preDrain hook example.com/never: did not echo"),
+        "{message}"
+    );
+    let table = c.maintain(&[
+        "roll",
+        "n2",
+        "--ignore-daemonsets",
+        "--plan",
+        plan.to_str().unwrap(),
+    ]);
+    assert!(
+        table
+            .stdout
+            .contains("node/n2: preDrain hook example.com/never"),
+        "{}",
+        table.stdout
+    );
+}
+
+/// `DAY HH:MM:SS-HH:MM:SS UTC` opening `from_now` from now.
+fn window_in(from_now: Duration) -> String {
+    let at = kube_conventions::time::now()
+        .checked_add(jiff::SignedDuration::try_from(from_now).unwrap())
+        .unwrap()
+        .to_zoned(jiff::tz::TimeZone::UTC);
+    let end = at.checked_add(jiff::SignedDuration::from_hours(1)).unwrap();
+    format!(
+        "{} {}-{} UTC",
+        at.strftime("%a"),
+        at.strftime("%H:%M:%S"),
+        end.strftime("%H:%M:%S")
+    )
+}
+
+#[test]
+fn a_window_that_opens_later_delays_the_first_drain() {
+    let c = two_nodes();
+    let window = window_in(Duration::from_secs(6));
+    let child = c.maintain_spawn(&["roll", "n1", "--ignore-daemonsets", "--window", &window]);
+    std::thread::sleep(Duration::from_secs(3));
+    let node = c.get(Resource::Nodes, "", "n1").unwrap();
+    assert_ne!(node["spec"]["unschedulable"], true, "not before the window");
+    let out = Cluster::finish(child, Duration::from_secs(60));
+    out.success();
+    assert!(
+        out.stderr
+            .contains("outside every --window: the next opens at"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_window_hours_away_is_waited_for_on_the_simulated_clock() {
+    use clap::Parser;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let dir = TempDir::new("window");
+    let kubeconfig = dir.path().join("kubeconfig");
+    let yaml = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment("web", 2)
+        .yaml();
+    rt.block_on(async {
+        kube_sandbox::follow_tokio_clock();
+        let parsed = kube_sandbox::scenario::parse(std::path::Path::new("s.yaml"), &yaml).unwrap();
+        let sandbox =
+            kube_sandbox::Sandbox::start(parsed.objects, kube_sandbox::Options::default())
+                .await
+                .unwrap();
+        sandbox.write_kubeconfig(&kubeconfig).unwrap();
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let window = window_in(Duration::from_secs(5 * 3600));
+        let (wall, virtual_start) = (Instant::now(), tokio::time::Instant::now());
+        let cli = kubectl_maintain::cli::Cli::parse_from([
+            "kubectl-maintain",
+            "roll",
+            "n1",
+            "--ignore-daemonsets",
+            "--window",
+            &window,
+            "--lease-duration",
+            "1h",
+            "--kubeconfig",
+            kubeconfig.to_str().unwrap(),
+        ]);
+        let code = Box::pin(kubectl_maintain::run(cli))
+            .await
+            .expect("the roll runs");
+        assert_eq!(code, 0);
+        let simulated = virtual_start.elapsed();
+        assert!(
+            simulated >= Duration::from_secs(5 * 3600 - 60),
+            "waited {simulated:?}"
+        );
+        assert!(wall.elapsed() < Duration::from_secs(120), "in virtual time");
+        let n1 = sandbox.view().get(Resource::Nodes, "", "n1").unwrap();
+        assert_ne!(
+            n1["spec"]["unschedulable"], true,
+            "uncordoned after its roll"
+        );
+    });
+}
+
+#[test]
+fn an_alertmanager_alert_holds_the_roll_until_it_resolves() {
+    let c = two_nodes();
+    let dir = TempDir::new("alertmanager");
+    let port = free_port();
+    let am = format!("http://127.0.0.1:{port}");
+    std::fs::write(
+        dir.path().join("am.yml"),
+        "route:\n  receiver: none\nreceivers:\n- name: none\n",
+    )
+    .unwrap();
+    let _am = start(
+        "prometheus-alertmanager",
+        &[
+            format!("--config.file={}", dir.path().join("am.yml").display()),
+            format!("--storage.path={}", dir.path().join("data").display()),
+            format!("--web.listen-address=127.0.0.1:{port}"),
+            "--cluster.listen-address=".into(),
+        ],
+    );
+    wait_until("Alertmanager", Duration::from_secs(30), || {
+        http("GET", &format!("{am}/-/ready"), "").0 == 200
+    });
+    let alert = |ends: &str| {
+        format!(
+            r#"[{{"labels": {{"alertname": "NodeFilesystemFull", "severity": "critical"}}, "endsAt": "{ends}"}}]"#
+        )
+    };
+    let post = |body: String| {
+        let out = Command::new("curl")
+            .args([
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                "-H",
+                "Content-Type: application/json",
+                "-d",
+                &body,
+                &format!("{am}/api/v2/alerts"),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "200");
+    };
+    post(alert("2099-01-01T00:00:00Z"));
+    let child = c.maintain_spawn(&[
+        "roll",
+        "n1",
+        "--ignore-daemonsets",
+        "--block-on-alerts",
+        &am,
+        "--alert-filter",
+        "severity=\"critical\"",
+        "--alert-check-interval",
+        "1s",
+        "-o",
+        "json",
+    ]);
+    std::thread::sleep(Duration::from_secs(3));
+    let n1 = c.get(Resource::Nodes, "", "n1").unwrap();
+    assert_ne!(
+        n1["spec"]["unschedulable"], true,
+        "held while the alert is active"
+    );
+    post(alert(&kube_conventions::time::now_rfc3339()));
+    let out = Cluster::finish(child, Duration::from_secs(60));
+    out.success();
+    assert!(
+        out.stderr
+            .contains("1 alert firing: NodeFilesystemFull{severity=\"critical\"}"),
+        "{}",
+        out.stderr
+    );
+}
