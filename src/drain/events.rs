@@ -131,6 +131,7 @@ pub(crate) enum Event {
         node: String,
         status: &'static str,
         message: Option<String>,
+        out_of_service_ms: u64,
     },
     /// An answer to an eviction, as its HTTP code (`5xx` when the code is
     /// not known), for metrics.

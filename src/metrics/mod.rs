@@ -99,8 +99,8 @@ fn seconds_now() -> f64 {
 impl Metrics {
     /// The metrics of a run of `total` nodes, started now.
     pub(crate) fn new(run: &str, total: usize) -> Metrics {
-        let mut registry = Registry::with_prefix("kubectl_maintain");
-        let m = Metrics {
+        let mut m = Metrics {
+            registry: Registry::with_prefix("kubectl_maintain"),
             node_phase: Family::default(),
             nodes: Family::default(),
             evictions: Family::default(),
@@ -114,62 +114,61 @@ impl Metrics {
             start_time: Gauge::default(),
             end_time: Gauge::default(),
             seen: Mutex::new(Seen::default()),
-            registry: Registry::default(),
         };
         let info: Family<Run, Gauge> = Family::default();
         info.get_or_create(&Run { run: run.into() }).set(1);
-        registry.register(
+        m.registry.register(
             "run_info",
             "The roll's identity (the same command resumes the same roll)",
             info,
         );
-        registry.register(
+        m.registry.register(
             "node_phase",
             "1 for the phase each node of the roll is in (or the result it ended with)",
             m.node_phase.clone(),
         );
-        registry.register(
+        m.registry.register(
             "nodes",
             "Nodes of the roll by state: pending, in_progress, done, blocked",
             m.nodes.clone(),
         );
-        registry.register(
+        m.registry.register(
             "evictions",
             "Answers to evictions, by HTTP code",
             m.evictions.clone(),
         );
-        registry.register("pods_drained", "Pods gone from drained nodes, by how: evicted, forced (--deadline), completed, goneByItself, lost (dead node)", m.pods_drained.clone());
-        registry.register(
+        m.registry.register("pods_drained", "Pods gone from drained nodes, by how: evicted, forced (--deadline), completed, goneByItself, lost (dead node)", m.pods_drained.clone());
+        m.registry.register(
             "budget_holds",
             "PodDisruptionBudgets that held up a node's drain, by budget (namespace/name)",
             m.budget_holds.clone(),
         );
-        registry.register(
+        m.registry.register(
             "blocked_pods",
             "Pods that cannot go yet, by cause",
             m.blocked_pods.clone(),
         );
-        registry.register(
+        m.registry.register(
             "holds",
-            "What the roll waits on besides pods: alerts, window, hook (1 while it holds)",
+            "What the roll waits on besides pods: alerts, window, announce, hook (1 while it holds)",
             m.holds.clone(),
         );
-        registry.register(
+        m.registry.register(
             "node_drain_duration_seconds",
             "How long each node's drain took",
             m.drain_seconds.clone(),
         );
-        registry.register(
+        m.registry.register(
             "node_out_of_service_duration_seconds",
             "How long each node was out of service, cordon to uncordon",
             m.out_of_service_seconds.clone(),
         );
-        registry.register(
+        m.registry.register(
             "run_start_time_seconds",
             "When the run started, seconds since the epoch",
             m.start_time.clone(),
         );
-        registry.register(
+        m.registry.register(
             "run_end_time_seconds",
             "When the run ended, seconds since the epoch (0 while it runs)",
             m.end_time.clone(),
@@ -183,10 +182,10 @@ impl Metrics {
                 state: "pending".into(),
             })
             .set(total as i64);
-        for what in ["alerts", "window", "hook"] {
+        for what in ["alerts", "window", "announce", "hook"] {
             m.holds.get_or_create(&What { what: what.into() }).set(0);
         }
-        Metrics { registry, ..m }
+        m
     }
 
     /// The text exposition of every series.
@@ -219,7 +218,14 @@ impl Metrics {
                     self.state("in_progress", 1);
                 }
             }
-            Event::RollEnded { node, status, .. } => {
+            Event::RollEnded {
+                node,
+                status,
+                out_of_service_ms,
+                ..
+            } => {
+                self.out_of_service_seconds
+                    .observe(*out_of_service_ms as f64 / 1000.0);
                 let before = seen.phase.insert(node.clone(), (*status).to_string());
                 self.set_phase(node, before.as_deref(), status);
                 self.state(
@@ -335,11 +341,6 @@ impl Metrics {
         }
     }
 
-    /// A node's time out of service, at its end.
-    pub(crate) fn out_of_service(&self, seconds: f64) {
-        self.out_of_service_seconds.observe(seconds);
-    }
-
     fn set_phase(&self, node: &str, before: Option<&str>, now: &str) {
         if let Some(before) = before {
             self.node_phase.remove(&NodePhase {
@@ -356,10 +357,11 @@ impl Metrics {
     }
 }
 
-/// A hold's kind: `alerts`, `window`, or `hook` for every hook annotation.
+/// A hold's kind: `alerts`, `window`, `announce`, or `hook` for every
+/// hook annotation.
 fn hold_kind(what: &str) -> String {
     match what {
-        "alerts" | "window" => what.to_string(),
+        "alerts" | "window" | "announce" => what.to_string(),
         _ => "hook".into(),
     }
 }
@@ -400,7 +402,16 @@ mod tests {
             what: "rook.io/pre-drain".into(),
             reason: "waiting".into(),
         });
+        m.observe(&Event::Hold {
+            node: None,
+            what: "announce".into(),
+            reason: "announced".into(),
+        });
         let t = m.encode();
+        assert_eq!(
+            value(&t, "kubectl_maintain_holds{what=\"announce\"}"),
+            Some(1.0)
+        );
         assert_eq!(
             value(
                 &t,
@@ -424,6 +435,7 @@ mod tests {
             node: "r1".into(),
             status: "done",
             message: None,
+            out_of_service_ms: 0,
         });
         let t = m.encode();
         assert_eq!(

@@ -54,11 +54,14 @@ pub(crate) struct Delivered {
 enum Input {
     Event(Event),
     Notice(Notice),
+    /// Nothing more: tell what is due and hand the couriers back. Sent by
+    /// `finish`, so that the end does not wait for every sender to go.
+    End,
 }
 
 pub(crate) struct Notifier {
     input: mpsc::UnboundedSender<Input>,
-    task: JoinHandle<Vec<Courier>>,
+    task: std::sync::Mutex<Option<JoinHandle<Vec<Courier>>>>,
 }
 
 impl Notifier {
@@ -77,7 +80,10 @@ impl Notifier {
         let (input, rx) = mpsc::unbounded_channel();
         let when = When::new(options.after, run);
         let task = tokio::spawn(run_notifier(rx, couriers, when, options.templates.clone()));
-        Some(Notifier { input, task })
+        Some(Notifier {
+            input,
+            task: std::sync::Mutex::new(Some(task)),
+        })
     }
 
     /// An event of the roll: holds and node ends are told from these.
@@ -92,18 +98,26 @@ impl Notifier {
         let _ = self.input.send(Input::Notice(notice));
     }
 
-    /// Delivers what is left (for at most a few seconds) and counts.
-    pub(crate) async fn finish(self) -> Delivered {
-        drop(self.input);
-        let couriers = self.task.await.unwrap_or_default();
+    /// Delivers what is left (for at most a few seconds, every endpoint at
+    /// once) and counts. Nothing is told after it.
+    pub(crate) async fn finish(&self) -> Delivered {
+        let _ = self.input.send(Input::End);
+        let task = self.task.lock().expect("notifier").take();
+        let couriers = match task {
+            Some(task) => task.await.unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let tallies = futures::future::join_all(couriers.into_iter().map(|c| async move {
+            let shown = c.endpoint.shown();
+            (shown, c.finish(FINISH_GRACE).await)
+        }))
+        .await;
         let mut out = Delivered {
             sent: 0,
             failed: 0,
             failures: Vec::new(),
         };
-        for c in couriers {
-            let shown = c.endpoint.shown();
-            let tally = c.finish(FINISH_GRACE).await;
+        for (shown, tally) in tallies {
             out.sent += tally.sent.load(Ordering::Relaxed);
             let failed = tally.failed.load(Ordering::Relaxed);
             out.failed += failed;
@@ -139,7 +153,7 @@ async fn run_notifier(
             got = rx.recv() => match got {
                 Some(Input::Event(e)) => send(when.on_event(&e, Instant::now())),
                 Some(Input::Notice(n)) => send(vec![n]),
-                None => break,
+                Some(Input::End) | None => break,
             },
             () = sleep_until(due), if due.is_some() => send(when.due(Instant::now())),
         }
@@ -240,6 +254,7 @@ impl When {
                 node,
                 status,
                 message,
+                ..
             } => {
                 let told = self.nodes.remove(node).is_some_and(|n| n.told);
                 match *status {
@@ -363,6 +378,7 @@ mod tests {
             node: "r1".into(),
             status: "blocked",
             message: Some("timed out".into()),
+            out_of_service_ms: 0,
         };
         assert!(w.on_event(&ended, t0 + after * 3).is_empty());
     }
@@ -384,6 +400,7 @@ mod tests {
             node: "r1".into(),
             status: "blocked",
             message: Some("its drain timed out".into()),
+            out_of_service_ms: 0,
         };
         let told = w.on_event(&ended, t0 + Duration::from_secs(40));
         assert_eq!(kinds(&told), ["node.blocked"]);
@@ -392,6 +409,7 @@ mod tests {
             node: "r2".into(),
             status: "done",
             message: None,
+            out_of_service_ms: 0,
         };
         assert_eq!(kinds(&w.on_event(&done, t0)), ["node.done"]);
     }

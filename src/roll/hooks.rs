@@ -33,7 +33,7 @@ use crate::drain::warning::Warning;
 use crate::policy::maintenance::FIELD_MANAGER;
 use crate::policy::plan::model::{HookPoint, OnTimeout};
 
-pub(crate) const DRAINO_PREFIX: &str = "node-lifecycle.datadoghq.com/pre-activity-";
+const DRAINO_PREFIX: &str = "node-lifecycle.datadoghq.com/pre-activity-";
 const DRAINO_TIMEOUT_PREFIX: &str = "node-lifecycle.datadoghq.com/timeout-pre-activity-";
 const DRAINO_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 

@@ -133,7 +133,6 @@ pub(crate) struct Ctx {
     /// Whether the next node may start (`--announce`, `--window`, alerts).
     pub(crate) gate: gate::Gate,
     pub(crate) unattended: HookRun,
-    observers: Arc<observers::Observers>,
 }
 
 #[derive(Default)]
@@ -217,13 +216,13 @@ impl Ctx {
         }
         let detail = out.message.clone().unwrap_or_default();
         self.tell(&out.node, out.status.as_str(), detail, true);
-        self.observers.out_of_service(out.out_of_service_ms);
         emit(
             &self.events,
             Event::RollEnded {
                 node: out.node.clone(),
                 status: out.status.as_str(),
                 message: out.message.clone(),
+                out_of_service_ms: out.out_of_service_ms,
             },
         );
     }
@@ -400,14 +399,7 @@ pub(crate) async fn run(
     observers.started(&names);
     let outcome = {
         let _told = crate::drain::retry::tell(&clients, &events);
-        let taken = Taken {
-            order,
-            events,
-            interrupt,
-            publisher: &publisher,
-            observers: observers.clone(),
-        };
-        take_nodes(clients, plan, options, taken).await
+        take_nodes(clients, plan, options, order, events, interrupt, &publisher).await
     };
     let delivered = observers.finish(tee, &outcome).await;
     // Every sink is dropped with the roll: what is left gets recorded.
@@ -419,29 +411,16 @@ pub(crate) async fn run(
     })
 }
 
-/// What `take_nodes` is handed besides the roll itself.
-struct Taken<'a> {
-    order: Order,
-    events: Sink,
-    interrupt: watch::Receiver<bool>,
-    publisher: &'a Arc<Publisher>,
-    observers: Arc<observers::Observers>,
-}
-
 /// Takes the nodes out and back in turn.
 async fn take_nodes(
     clients: Clients,
     plan: Plan,
     options: RollOptions,
-    taken: Taken<'_>,
+    order: Order,
+    events: Sink,
+    interrupt: watch::Receiver<bool>,
+    publisher: &Arc<Publisher>,
 ) -> Result<RollOutcome, DrainError> {
-    let Taken {
-        order,
-        events,
-        interrupt,
-        publisher,
-        observers,
-    } = taken;
     let started = Instant::now();
     let locks = Locks::new(
         &clients.main,
@@ -479,18 +458,35 @@ async fn take_nodes(
             draino: options.unattended.draino,
             attempt: options.since,
         },
-        observers,
     };
     let names = order.names();
-    planned(&ctx, &names, Maintenance::Planned).await;
+    // Planned on the nodes this run will take (not those an earlier run did).
+    let to_take: Vec<String> = order
+        .groups
+        .iter()
+        .flatten()
+        .filter(|(_, at)| *at != Phase::Done)
+        .map(|(n, _)| n.clone())
+        .collect();
+    planned(&ctx, &to_take, Maintenance::Planned).await;
     let mut taking = Taking::new(&ctx, &options, &locks);
     for group in order.groups {
         if let Err(e) = taking.group(group, &interrupt).await {
-            planned(&ctx, &names, Maintenance::NoLongerPlanned).await;
+            planned(&ctx, &to_take, Maintenance::NoLongerPlanned).await;
             return Err(e);
         }
     }
-    planned(&ctx, &names, Maintenance::NoLongerPlanned).await;
+    // Those back in service have it off already (Maintenance::Over).
+    let left: Vec<String> = to_take
+        .into_iter()
+        .filter(|n| {
+            taking
+                .results
+                .get(n)
+                .is_none_or(|r| r.status != RollStatus::Done)
+        })
+        .collect();
+    planned(&ctx, &left, Maintenance::NoLongerPlanned).await;
     let Taking {
         mut results,
         stopped,
@@ -542,8 +538,7 @@ fn gate_of(u: &Unattended) -> gate::Gate {
     }
 }
 
-/// `MaintenancePlanned` on every node of the roll (at its start), or off
-/// (at its end: the nodes back in service have it off already).
+/// `MaintenancePlanned` on these nodes of the roll, or off.
 async fn planned(ctx: &Ctx, names: &[String], stage: Maintenance) {
     for n in names {
         ctx.publisher.maintenance(n, stage, Some(&ctx.events)).await;

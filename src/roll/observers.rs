@@ -82,16 +82,11 @@ impl Observers {
         }
     }
 
-    /// A node's time out of service, at its end.
-    pub(crate) fn out_of_service(&self, ms: u64) {
-        self.metrics.out_of_service(ms as f64 / 1000.0);
-    }
-
     /// The roll ended: `run.finished` or `run.failed`, the last push, what
     /// the notifications came to. `tee` is awaited first (briefly), so that
     /// every event is seen.
     pub(crate) async fn finish(
-        self: Arc<Self>,
+        &self,
         tee: JoinHandle<()>,
         outcome: &Result<RollOutcome, DrainError>,
     ) -> Option<Delivered> {
@@ -100,11 +95,8 @@ impl Observers {
         if let Some(p) = &self.pusher {
             p.push(&self.metrics).await;
         }
-        let Ok(me) = Arc::try_unwrap(self) else {
-            return None;
-        };
-        let notifier = me.notifier?;
-        notifier.tell(ended(&me.run, outcome));
+        let notifier = self.notifier.as_ref()?;
+        notifier.tell(ended(&self.run, outcome));
         Some(notifier.finish().await)
     }
 }
