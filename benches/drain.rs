@@ -11,6 +11,7 @@
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --keep   # keep the request logs
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --shutdown 5  # pods that take 5 s to stop
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --kubectl-role  # only kubectl drain's permissions
+//!   cargo bench --bench drain -- --sizes 100 --drains 10 --kinds  # requests and bytes by kind
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,6 +40,8 @@ struct Figures {
     evicted: usize,
     peak_rss_kib: u64,
     first_eviction: Option<Duration>,
+    /// The run's requests, for `--kinds`.
+    entries: Vec<request_log::Entry>,
 }
 
 /// The shortest a sequential drain of the labelled nodes can take: the sum
@@ -130,6 +133,7 @@ fn run(
         evicted: evictions.len(),
         peak_rss_kib: peak_rss(&String::from_utf8_lossy(&out.stderr)),
         first_eviction: first,
+        entries,
     };
     sandbox.stop();
     drop(sandbox);
@@ -247,6 +251,8 @@ fn main() {
         .unwrap_or(SHUTDOWN);
     let drains = list(&args, "--drains", &[1, 10, 50]);
     let kubectl_role = args.iter().any(|a| a == "--kubectl-role");
+    // Where requests and bytes go, by kind of request, after the table.
+    let mut breakdowns = args.iter().any(|a| a == "--kinds").then(Vec::new);
     let work = std::env::temp_dir().join(format!("km-bench-{}", std::process::id()));
     println!(
         "| cluster | drained | tool | wall | lower bound | wall / bound | evicted | requests / evicted pod | KiB / evicted pod | peak memory | first eviction | exit |"
@@ -293,6 +299,10 @@ fn main() {
                         .map_or_else(|| "-".into(), |d| format!("{:.2} s", d.as_secs_f64())),
                     f.exit,
                 );
+                if let Some(b) = breakdowns.as_mut() {
+                    let title = format!("{name}, {drained} of {nodes} nodes");
+                    b.push((title, f.entries.clone(), f.evicted));
+                }
                 pair.push(f);
                 if keep {
                     eprintln!("kept {}", dir.display());
@@ -311,5 +321,8 @@ fn main() {
                 k.peak_rss_kib as f64 / m.peak_rss_kib.max(1) as f64,
             );
         }
+    }
+    for (title, entries, evicted) in breakdowns.unwrap_or_default() {
+        common::print_kinds(&title, &entries, evicted);
     }
 }

@@ -14,6 +14,10 @@
 //!
 //!   cargo bench --bench pool
 //!   cargo bench --bench pool -- --nodes 200 --drained 20 --roll 5
+//!   cargo bench --bench pool -- --nodes 5000 --drained 500 --parallel 50 --roll 0
+//!   cargo bench --bench pool -- --kinds      # requests and bytes by kind
+//!   cargo bench --bench pool -- --only 0     # only the first drain (0, 1, 2)
+//!   cargo bench --bench pool -- --keep       # keep each run's request log and report
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -29,11 +33,24 @@ use serde_json::Value;
 mod common;
 use common::{SHUTDOWN, settled_sandbox, spec};
 
-const PARALLEL: usize = 10;
+/// The pool: its size, how many nodes are drained, how many at a time.
+#[derive(Clone, Copy)]
+struct Setup {
+    nodes: usize,
+    drained: usize,
+    parallel: usize,
+}
 
 struct Figures {
     wall: Duration,
     exit: i32,
+    /// The largest resident set of the draining process (of any one
+    /// `kubectl drain` under xargs).
+    peak_rss_kib: u64,
+    /// CPU seconds the sandbox (this process) spent serving the run.
+    sandbox_cpu: f64,
+    /// CPU seconds of the draining processes.
+    drain_cpu: f64,
     requests: usize,
     bytes: u64,
     evicted: usize,
@@ -46,8 +63,8 @@ struct Figures {
     node_times: Option<(f64, f64, f64)>,
     /// The mean of the nodes' own lower bounds.
     own_mean: f64,
-    /// The most frequent requests: "METHOD resource status", count.
-    kinds: Vec<(String, usize)>,
+    /// The run's requests, for the breakdown by kind.
+    entries: Vec<request_log::Entry>,
     /// Of the requests, the records others read: Events written, and
     /// node conditions written on nodes/status.
     records: (usize, usize),
@@ -65,33 +82,6 @@ fn node_times(report: &Path) -> Option<(f64, f64, f64)> {
     let min = times.iter().copied().reduce(f64::min)?;
     let max = times.iter().copied().reduce(f64::max)?;
     Some((min, times.iter().sum::<f64>() / times.len() as f64, max))
-}
-
-/// What a request was, for the breakdown: method, the resource (or
-/// subresource) its path names, "watch" for a watch, and the status.
-fn kind(e: &request_log::Entry) -> String {
-    const NAMED: [&str; 9] = [
-        "pods",
-        "eviction",
-        "nodes",
-        "events",
-        "poddisruptionbudgets",
-        "leases",
-        "daemonsets",
-        "namespaces",
-        "status",
-    ];
-    let resource = e
-        .path
-        .split('/')
-        .rfind(|p| NAMED.contains(p))
-        .unwrap_or("other");
-    let watch = if e.query.contains("watch=") {
-        " watch"
-    } else {
-        ""
-    };
-    format!("{} {resource}{watch} {}", e.method, e.status)
 }
 
 /// Pods that existed when the run began, by namespace/name.
@@ -128,10 +118,15 @@ fn violations(sandbox: &Sandbox, since: std::time::SystemTime) -> (usize, usize)
 }
 
 /// Runs `cmd` against a fresh copy of the cluster; its figures.
-fn drain(nodes: usize, drained: usize, work: &Path, cmd: &[&str]) -> (Figures, f64) {
+fn drain(setup: Setup, work: &Path, cmd: &str) -> (Figures, f64) {
+    let Setup {
+        nodes,
+        drained,
+        parallel,
+    } = setup;
     let spec = spec(nodes, drained, SHUTDOWN);
     let objects = generate::cluster(&spec);
-    let bound = common::pool_bound(&objects, drained, &spec, PARALLEL);
+    let bound = common::pool_bound(&objects, drained, &spec, parallel);
     let own = common::node_bounds(&objects, drained, &spec);
     let own_mean = own.iter().sum::<f64>() / own.len().max(1) as f64;
     let log = work.join("requests.jsonl");
@@ -141,18 +136,20 @@ fn drain(nodes: usize, drained: usize, work: &Path, cmd: &[&str]) -> (Figures, f
     let before = request_log::read(&log).map_or(0, |l| l.len());
     let since = std::time::SystemTime::now();
     let existing = pods_now(&sandbox);
+    let cpu_before = common::own_cpu_seconds();
     let started = Instant::now();
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(cmd.join(" "))
+    let out = Command::new("/usr/bin/time")
+        .args(["-v", "sh", "-c", cmd])
         .env("KUBECONFIG", &kubeconfig)
         .env("HOME", work)
         .env("SELECTOR", format!("{DRAIN_LABEL}=yes"))
         .env("BIN", env!("CARGO_BIN_EXE_kubectl-maintain"))
         .env("REPORT", work.join("report.json"))
+        .env("PARALLEL", parallel.to_string())
         .output()
         .expect("runs");
     let wall = started.elapsed();
+    let sandbox_cpu = common::own_cpu_seconds() - cpu_before;
     let entries = common::settled_log(&log, before);
     let evictions: Vec<String> = entries
         .iter()
@@ -163,12 +160,17 @@ fn drain(nodes: usize, drained: usize, work: &Path, cmd: &[&str]) -> (Figures, f
         })
         .collect();
     let (violations, violated_budgets) = violations(&sandbox, since);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let _ = std::fs::write(work.join("stderr.txt"), stderr.as_bytes());
     if !out.status.success() {
-        eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+        eprintln!("{stderr}");
     }
     let figures = Figures {
         wall,
         exit: out.status.code().unwrap_or(-1),
+        peak_rss_kib: common::peak_rss(&stderr),
+        sandbox_cpu,
+        drain_cpu: common::cpu_seconds(&stderr),
         requests: entries.len(),
         bytes: common::bytes(&entries),
         re_evicted: evictions.iter().filter(|p| !existing.contains(*p)).count(),
@@ -191,16 +193,7 @@ fn drain(nodes: usize, drained: usize, work: &Path, cmd: &[&str]) -> (Figures, f
                 })
                 .count(),
         ),
-        kinds: {
-            let mut counts = std::collections::BTreeMap::<String, usize>::new();
-            for e in &entries {
-                *counts.entry(kind(e)).or_default() += 1;
-            }
-            let mut kinds: Vec<(String, usize)> = counts.into_iter().collect();
-            kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
-            kinds.truncate(6);
-            kinds
-        },
+        entries,
     };
     sandbox.stop();
     drop(sandbox);
@@ -210,7 +203,10 @@ fn drain(nodes: usize, drained: usize, work: &Path, cmd: &[&str]) -> (Figures, f
 
 /// `roll` of `rolled` nodes, each rebooted for 5 s by the sandbox: wall time
 /// and every node's time out of service.
-fn roll(nodes: usize, rolled: usize, work: &Path) {
+fn roll(setup: Setup, rolled: usize, work: &Path) {
+    let Setup {
+        nodes, parallel, ..
+    } = setup;
     let spec = spec(nodes, rolled, SHUTDOWN);
     let (rt, sandbox) = settled_sandbox(generate::cluster(&spec), None);
     let kubeconfig = work.join("kubeconfig");
@@ -219,7 +215,7 @@ fn roll(nodes: usize, rolled: usize, work: &Path) {
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-maintain"))
         .args(["roll", "-l", &selector, "--ignore-daemonsets"])
-        .args(["--delete-emptydir-data", "--max-parallel", &PARALLEL.to_string()])
+        .args(["--delete-emptydir-data", "--max-parallel", &parallel.to_string()])
         .args([
             "--exec",
             "kubectl annotate node \"$NODE\" sandbox.kubectl-maintain.io/reboot-seconds=5 --overwrite >/dev/null",
@@ -247,7 +243,7 @@ fn roll(nodes: usize, rolled: usize, work: &Path) {
     out_of_service.sort_by(f64::total_cmp);
     let mean = out_of_service.iter().sum::<f64>() / out_of_service.len().max(1) as f64;
     println!(
-        "roll of {rolled} of {nodes} nodes, {PARALLEL} at a time, 5 s reboots: {:.1} s wall, {done}/{rolled} done, exit {}; \
+        "roll of {rolled} of {nodes} nodes, {parallel} at a time, 5 s reboots: {:.1} s wall, {done}/{rolled} done, exit {}; \
          out of service per node: min {:.1} s, mean {mean:.1} s, max {:.1} s",
         wall.as_secs_f64(),
         out.status.code().unwrap_or(-1),
@@ -267,90 +263,133 @@ fn arg(args: &[String], flag: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+const DRAIN: &str =
+    "$BIN drain -l $SELECTOR --ignore-daemonsets --delete-emptydir-data --max-parallel $PARALLEL";
+
+/// One row of the table for a drain's figures.
+fn print_row(setup: Setup, name: &str, f: &Figures, bound: f64) {
+    let Setup { nodes, drained, .. } = setup;
+    let per = |x: f64| x / f.evicted.max(1) as f64;
+    println!(
+        "| {nodes} nodes, {} pods | {drained} | {name} | {:.1} s | {bound:.1} s | {:.2} | {} | {} | {:.2} | {:.1} | {} in {} budgets | {} MiB | {:.2}, {:.2} | {} |",
+        nodes * common::PODS_PER_NODE,
+        f.wall.as_secs_f64(),
+        f.wall.as_secs_f64() / bound.max(0.001),
+        f.evicted,
+        f.re_evicted,
+        per(f.requests as f64),
+        per(f.bytes as f64) / 1024.0,
+        f.violations,
+        f.violated_budgets,
+        f.peak_rss_kib / 1024,
+        f.drain_cpu / f.wall.as_secs_f64(),
+        f.sandbox_cpu / f.wall.as_secs_f64(),
+        f.exit,
+    );
+}
+
+/// The line under the table for a drain: its most frequent requests, its
+/// nodes' times, its requests per pod split.
+fn breakdown_line(name: &str, f: &Figures) -> String {
+    let per = |x: f64| x / f.evicted.max(1) as f64;
+    let top: Vec<String> = common::by_kind(&f.entries)
+        .iter()
+        .take(6)
+        .map(|(k, n, _)| format!("{n} {k}"))
+        .collect();
+    let nodes = f.node_times.map_or(String::new(), |(min, mean, max)| {
+        format!(
+            "; each node's drain {min:.1} / {mean:.1} / {max:.1} s (min / mean / max; its own bound {:.1} s on average)",
+            f.own_mean
+        )
+    });
+    let (events, conditions) = f.records;
+    let records = if events + conditions > 0 {
+        format!(
+            "; requests per evicted pod {:.2}: the drain's own {:.2}, Events {:.2}, node conditions {:.2}",
+            per(f.requests as f64),
+            per((f.requests - events - conditions) as f64),
+            per(events as f64),
+            per(conditions as f64),
+        )
+    } else {
+        String::new()
+    };
+    format!("{name}: {}{nodes}{records}", top.join(", "))
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let nodes = arg(&args, "--nodes", 1000);
-    let drained = arg(&args, "--drained", 50);
+    let setup = Setup {
+        nodes: arg(&args, "--nodes", 1000),
+        drained: arg(&args, "--drained", 50),
+        parallel: arg(&args, "--parallel", 10),
+    };
+    let parallel = setup.parallel;
     let rolled = arg(&args, "--roll", 20);
+    // Where requests and bytes go, by kind of request, after the table.
+    let kinds = args.iter().any(|a| a == "--kinds");
+    // Keep each run's request log and report (work dir) to look into.
+    let keep = args.iter().any(|a| a == "--keep");
     let work = std::env::temp_dir().join(format!("km-pool-{}", std::process::id()));
-    let parallel = PARALLEL.to_string();
-    let runs: [(&str, Vec<&str>); 3] = [
+    let runs = [
         (
-            "kubectl maintain drain --max-parallel 10",
-            vec![
-                "$BIN drain -l $SELECTOR --ignore-daemonsets --delete-emptydir-data --max-parallel",
-                &parallel,
-                "-o json >$REPORT",
-            ],
+            format!("kubectl maintain drain --max-parallel {parallel}"),
+            format!("{DRAIN} -o json >$REPORT"),
         ),
         (
-            "kubectl maintain drain --max-parallel 10 --max-unavailable 10%",
-            vec![
-                "$BIN drain -l $SELECTOR --ignore-daemonsets --delete-emptydir-data --max-parallel",
-                &parallel,
-                "--max-unavailable 10% -o json >$REPORT",
-            ],
+            format!("kubectl maintain drain --max-parallel {parallel} --max-unavailable 10%"),
+            format!("{DRAIN} --max-unavailable 10% -o json >$REPORT"),
         ),
         (
-            "xargs -P 10 kubectl drain",
-            vec![
-                "kubectl get nodes -l $SELECTOR -o name | xargs -P",
-                &parallel,
-                "-n1 kubectl drain --ignore-daemonsets --delete-emptydir-data >/dev/null",
-            ],
+            format!("xargs -P {parallel} kubectl drain"),
+            "kubectl get nodes -l $SELECTOR -o name | xargs -P $PARALLEL -n1 kubectl drain --ignore-daemonsets --delete-emptydir-data >/dev/null"
+                .to_string(),
         ),
     ];
+    // `--only N`: just the Nth drain (0, 1, 2): big pools take long per run.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse::<usize>().ok());
     println!(
-        "| cluster | drained | tool | wall | global lower bound | wall / bound | evicted | replacements evicted again | requests / evicted pod | KiB / evicted pod | budget violations | exit |"
+        "| cluster | drained | tool | wall | global lower bound | wall / bound | evicted | replacements evicted again | requests / evicted pod | KiB / evicted pod | budget violations | peak memory | CPU / wall: drain, sandbox | exit |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut breakdown = Vec::new();
+    let mut tables = Vec::new();
     for (i, (name, cmd)) in runs.iter().enumerate() {
+        if only.is_some_and(|o| o != i) {
+            continue;
+        }
         let dir = work.join(i.to_string());
         std::fs::create_dir_all(&dir).expect("work dir");
-        let (f, bound) = drain(nodes, drained, &dir, cmd);
-        let per = |x: f64| x / f.evicted.max(1) as f64;
-        println!(
-            "| {nodes} nodes, {} pods | {drained} | {name} | {:.1} s | {bound:.1} s | {:.2} | {} | {} | {:.2} | {:.1} | {} in {} budgets | {} |",
-            nodes * common::PODS_PER_NODE,
-            f.wall.as_secs_f64(),
-            f.wall.as_secs_f64() / bound.max(0.001),
-            f.evicted,
-            f.re_evicted,
-            per(f.requests as f64),
-            per(f.bytes as f64) / 1024.0,
-            f.violations,
-            f.violated_budgets,
-            f.exit,
-        );
-        let top: Vec<String> = f.kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        let nodes = f.node_times.map_or(String::new(), |(min, mean, max)| {
-            format!(
-                "; each node's drain {min:.1} / {mean:.1} / {max:.1} s (min / mean / max; its own bound {:.1} s on average)",
-                f.own_mean
-            )
-        });
-        let (events, conditions) = f.records;
-        let records = if events + conditions > 0 {
-            format!(
-                "; requests per evicted pod {:.2}: the drain's own {:.2}, Events {:.2}, node conditions {:.2}",
-                per(f.requests as f64),
-                per((f.requests - events - conditions) as f64),
-                per(events as f64),
-                per(conditions as f64),
-            )
+        let (f, bound) = drain(setup, &dir, cmd);
+        print_row(setup, name, &f, bound);
+        breakdown.push(breakdown_line(name, &f));
+        if kinds {
+            tables.push((name.clone(), f.entries, f.evicted));
+        }
+        if keep {
+            eprintln!("kept {}", dir.display());
         } else {
-            String::new()
-        };
-        breakdown.push(format!("{name}: {}{nodes}{records}", top.join(", ")));
-        let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
-    println!("\nmost frequent requests:");
+    println!("\nthe requests with the most bytes:");
     for line in breakdown {
         println!("- {line}");
     }
-    let dir = work.join("roll");
-    std::fs::create_dir_all(&dir).expect("work dir");
-    roll(nodes, rolled, &dir);
-    let _ = std::fs::remove_dir_all(&work);
+    for (title, entries, evicted) in tables {
+        common::print_kinds(&title, &entries, evicted);
+    }
+    if rolled > 0 {
+        let dir = work.join("roll");
+        std::fs::create_dir_all(&dir).expect("work dir");
+        roll(setup, rolled, &dir);
+    }
+    if !keep {
+        let _ = std::fs::remove_dir_all(&work);
+    }
 }

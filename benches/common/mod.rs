@@ -215,3 +215,107 @@ pub(crate) fn pool_bound(
     let slowest = nodes.iter().copied().fold(0.0, f64::max);
     longest.max(shared).max(slowest)
 }
+
+/// What a request was, for the breakdown by kind: method, the resource (or
+/// subresource) its path names, list/get/watch, and the representation
+/// asked for when it was metadata only.
+pub(crate) fn kind(e: &Entry) -> String {
+    let parts: Vec<&str> = e.path.split('/').filter(|p| !p.is_empty()).collect();
+    // /api/v1/[namespaces/NS/]RESOURCE[/NAME[/SUB]] or /apis/G/V/...
+    let rest = match parts.first() {
+        Some(&"api") => &parts[parts.len().min(2)..],
+        Some(&"apis") => &parts[parts.len().min(3)..],
+        _ => return format!("{} {}", e.method, e.path),
+    };
+    let rest = match rest {
+        ["namespaces", _, tail @ ..] if !tail.is_empty() => tail,
+        r => r,
+    };
+    let (resource, named) = match rest {
+        [r] => ((*r).to_string(), false),
+        [r, _] => ((*r).to_string(), true),
+        [r, _, sub, ..] => (format!("{r}/{sub}"), true),
+        [] => ("namespaces".to_string(), false),
+    };
+    let verb = match (e.method.as_str(), named) {
+        ("GET", _) if e.query.contains("watch=") => "watch",
+        ("GET", false) => "list",
+        ("GET", true) => "get",
+        ("POST", _) => "create",
+        ("PATCH", _) => "patch",
+        ("PUT", _) => "update",
+        ("DELETE", _) => "delete",
+        (m, _) => m,
+    };
+    let meta = if e.accept.contains("PartialObjectMetadata") {
+        " (metadata)"
+    } else {
+        ""
+    };
+    let fields = if e.query.contains("fieldSelector=") {
+        " (field-selected)"
+    } else {
+        ""
+    };
+    format!("{verb} {resource}{meta}{fields}")
+}
+
+/// Requests and bytes by kind, most bytes first.
+pub(crate) fn by_kind(entries: &[Entry]) -> Vec<(String, usize, u64)> {
+    let mut kinds = BTreeMap::<String, (usize, u64)>::new();
+    for e in entries {
+        let k = kinds.entry(kind(e)).or_default();
+        k.0 += 1;
+        k.1 += e.request_bytes + e.response_bytes;
+    }
+    let mut kinds: Vec<(String, usize, u64)> =
+        kinds.into_iter().map(|(k, (n, b))| (k, n, b)).collect();
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.2));
+    kinds
+}
+
+/// A markdown table of `by_kind`, per evicted pod.
+pub(crate) fn print_kinds(title: &str, entries: &[Entry], evicted: usize) {
+    let per = |x: f64| x / evicted.max(1) as f64;
+    println!("\n{title}: requests and bytes by kind, per evicted pod ({evicted} evicted)\n");
+    println!("| request | count | requests / evicted pod | KiB / evicted pod |");
+    println!("|---|---|---|---|");
+    for (k, n, b) in by_kind(entries) {
+        println!(
+            "| {k} | {n} | {:.3} | {:.3} |",
+            per(n as f64),
+            per(b as f64) / 1024.0
+        );
+    }
+}
+
+/// CPU seconds this process (the sandbox, in a benchmark) has used, user
+/// and system, over all its threads (/proc/self/stat, in USER_HZ = 100
+/// ticks a second).
+pub(crate) fn own_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// GNU time's user and system seconds of the measured process.
+pub(crate) fn cpu_seconds(stderr: &str) -> f64 {
+    ["User time (seconds): ", "System time (seconds): "]
+        .iter()
+        .filter_map(|p| {
+            stderr
+                .lines()
+                .find_map(|l| l.trim().strip_prefix(p))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+        })
+        .sum()
+}

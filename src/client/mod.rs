@@ -16,6 +16,7 @@ use tower::retry::RetryLayer;
 use crate::cli::ClusterArgs;
 use retry::{Retried, RetryPolicy};
 
+pub(crate) mod metadata_answers;
 pub(crate) mod retry;
 
 /// A global flag whose value kubectl would refuse: input that cannot run

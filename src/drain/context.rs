@@ -28,8 +28,9 @@ pub(crate) struct DrainContext {
     pub(crate) publisher: Arc<Publisher>,
     /// Deployments `--surge` scaled up, to scale back when their node is done.
     pub(crate) surges: surge::Surges,
-    /// The VolumeAttachments nodes wait on to be detached.
-    pub(crate) attachments: detach::Attachments,
+    /// The VolumeAttachments nodes wait on to be detached: one watch for
+    /// every node of the run (a roll's nodes share it too).
+    pub(crate) attachments: Arc<detach::Attachments>,
     /// The budget over each pod to evict, when known before the first
     /// attempt (drains of several nodes at once, `lookup::budgets_of`).
     pub(crate) budget_of: Arc<HashMap<PodKey, budgets::Key>>,

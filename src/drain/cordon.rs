@@ -73,7 +73,7 @@ pub(crate) async fn cordon(
             return Ok((was, now_cordoned));
         };
         let patch = Patch::Merge(patch);
-        match api.patch(&name, &params, &patch).await {
+        match api.patch_metadata(&name, &params, &patch).await {
             Ok(_) => return Ok((was, now_cordoned)),
             Err(kube::Error::Api(s)) if s.code == 409 => {
                 current = api
@@ -120,7 +120,10 @@ pub(crate) async fn uncordon(
     let mut current = node;
     for _ in 0..5 {
         let undo = maintenance::uncordon_patch(&current);
-        match api.patch(&name, &params, &Patch::Merge(&undo.patch)).await {
+        match api
+            .patch_metadata(&name, &params, &Patch::Merge(&undo.patch))
+            .await
+        {
             Ok(_) => {
                 if conditions::present(&current) {
                     publisher.stage(&name, Stage::Uncordoned, None).await;

@@ -174,11 +174,15 @@ fn can_type() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
+/// Cordons sent at once when a drain starts.
+const CORDONS_AT_ONCE: usize = 32;
+
 /// What drains running at the same time (a roll's nodes) share: the
-/// budget watches, so that they share each budget's disruptions too, and
-/// what is published for others.
+/// budget watches, so that they share each budget's disruptions too, the
+/// watch of VolumeAttachments, and what is published for others.
 pub(crate) struct Shared {
     pub(crate) budgets: Broker,
+    pub(crate) attachments: Arc<super::detach::Attachments>,
     pub(crate) publisher: Arc<Publisher>,
 }
 
@@ -192,7 +196,11 @@ pub(crate) async fn prepare(
     publisher: Arc<Publisher>,
 ) -> Result<Prepared, DrainError> {
     let budgets = Broker::new(clients.main.clone(), events.clone());
-    let shared = Shared { budgets, publisher };
+    let shared = Shared {
+        budgets,
+        attachments: Arc::default(),
+        publisher,
+    };
     prepare_sharing(clients, plan, options, events, interrupt, shared).await
 }
 
@@ -206,7 +214,11 @@ pub(crate) async fn prepare_sharing(
     interrupt: watch::Receiver<bool>,
     shared: Shared,
 ) -> Result<Prepared, DrainError> {
-    let Shared { budgets, publisher } = shared;
+    let Shared {
+        budgets,
+        attachments,
+        publisher,
+    } = shared;
     let main = &clients.main;
     let nodes = discover::resolve_nodes(main, &options.nodes).await?;
     let view = discover::cluster_view(main, &events, &options.guards, nodes.len()).await?;
@@ -289,7 +301,7 @@ pub(crate) async fn prepare_sharing(
         budgets,
         publisher,
         surges: super::surge::Surges::default(),
-        attachments: super::detach::Attachments::default(),
+        attachments,
         budget_of: Arc::new(budget_of),
         clients,
         options,
@@ -408,22 +420,43 @@ impl Prepared {
                     .map_err(DrainError::NotShutDown)?;
             }
         }
+        // As kubectl drain -l: every node cordoned before the first eviction,
+        // told in the given order; CORDONS_AT_ONCE at a time, so that a
+        // pool of hundreds is cordoned in a moment, and none is started
+        // after one fails.
         let mut was_cordoned = Vec::new();
-        for n in &self.nodes {
-            let mut taints = spec.taints.to_vec();
-            if n.proof.is_some() {
-                taints.push(super::out_of_service::taint());
-            }
-            let spec = super::cordon::CordonSpec {
-                taints: &taints,
-                ..spec
-            };
-            let (was, already) = cordon(client, &spec, &n.node, false).await?;
-            was_cordoned.push(was);
-            engine.events.emit(Event::Cordoned {
-                node: n.name.clone(),
-                already,
+        for batch in self.nodes.chunks(CORDONS_AT_ONCE) {
+            let cordons = batch.iter().map(|n| {
+                let mut taints = spec.taints.to_vec();
+                if n.proof.is_some() {
+                    taints.push(super::out_of_service::taint());
+                }
+                async move {
+                    let spec = super::cordon::CordonSpec {
+                        taints: &taints,
+                        ..spec
+                    };
+                    cordon(client, &spec, &n.node, false).await
+                }
             });
+            let mut failed = None;
+            for (n, result) in batch.iter().zip(futures::future::join_all(cordons).await) {
+                match result {
+                    Ok((was, already)) => {
+                        was_cordoned.push(was);
+                        engine.events.emit(Event::Cordoned {
+                            node: n.name.clone(),
+                            already,
+                        });
+                    }
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
+            }
+            if let Some(e) = failed {
+                return Err(e);
+            }
         }
         Ok(was_cordoned)
     }
@@ -495,7 +528,7 @@ impl Prepared {
                 while running.len() < max_parallel && !waiting.is_empty() {
                     let candidates: Vec<&BTreeMap<_, _>> = waiting
                         .iter()
-                        .take(crate::policy::pool::LOOKAHEAD)
+                        .take(crate::policy::pool::lookahead(max_parallel))
                         .map(|i| &budgets[*i])
                         .collect();
                     let allowed =
@@ -622,9 +655,14 @@ async fn list_pods(
             pod_selector: options.pod_selector.clone(),
             chunk_size: options.chunk_size,
         };
-        let snapshot = pod_watch::list(&pods, &query)
+        let mut snapshot = pod_watch::list(&pods, &query)
             .await
             .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
+        snapshot.pods = snapshot
+            .pods
+            .into_iter()
+            .map(super::slim_pod::slim)
+            .collect();
         listed.push((node, name, query, snapshot));
     }
     Ok(listed)

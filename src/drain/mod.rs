@@ -32,6 +32,7 @@ pub(crate) mod pod_watch;
 mod preview;
 pub(crate) mod retry;
 mod session;
+mod slim_pod;
 pub(crate) mod surge;
 pub(crate) mod warning;
 

@@ -6,6 +6,13 @@
 //! drain needs no permission to watch pods: where watching is forbidden,
 //! the node's pods are listed once a second instead (kubectl's interval),
 //! one request per node rather than one per pod.
+//!
+//! One watch per node, not one for the run: a watch of every pod would
+//! carry every replacement's creation, scheduling and start on the other
+//! nodes too, more events than the evicted pods' own (a field selector
+//! takes one node, never a set). The other kinds a drain follows are one
+//! watch per run, shared by every node of a pool and of a roll: budgets
+//! (`budgets::watch`) and VolumeAttachments (`detach`).
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;

@@ -42,17 +42,22 @@ pub fn groups(nodes: &[Node], by_zone: bool) -> Vec<Vec<usize>> {
 }
 
 /// How many of the waiting nodes, in their given order, `next` chooses
-/// among: the order stays close to the one given, and a choice stays cheap
-/// with thousands of nodes.
-pub const LOOKAHEAD: usize = 64;
+/// among when `max_parallel` run at once: the order stays close to the one
+/// given, and a choice stays cheap with thousands of nodes, yet a slot
+/// finds a node sharing no budget with those running even where each
+/// workload's replicas sit on neighbouring nodes (a node group filled in
+/// order): 16 candidates per slot, at least 64, at most 1,024.
+pub fn lookahead(max_parallel: usize) -> usize {
+    max_parallel.saturating_mul(16).clamp(64, 1024)
+}
 
 /// Which waiting node to start next, as its position in `waiting` (each
 /// node's pods to evict, counted per budget): the one whose pods would
 /// wait least on budgets the nodes being drained already use (`busy`:
 /// their pods per budget), given what each budget `allowed` at most at
 /// once. Nodes drained at once then hold each other up least. Ties, and
-/// nodes without known budgets, go in the given order; only the first
-/// `LOOKAHEAD` are looked at.
+/// nodes without known budgets, go in the given order; the caller passes
+/// the first `lookahead` of them.
 pub fn next<K: Ord>(
     waiting: &[&BTreeMap<K, usize>],
     busy: &BTreeMap<K, usize>,
@@ -73,7 +78,6 @@ pub fn next<K: Ord>(
     };
     waiting
         .iter()
-        .take(LOOKAHEAD)
         .enumerate()
         .min_by_key(|(pos, pods)| (would_wait(pods), *pos))
         .map_or(0, |(pos, _)| pos)
@@ -124,6 +128,15 @@ mod tests {
         ];
         assert_eq!(groups(&nodes, true), vec![vec![0, 3], vec![2, 4], vec![1]]);
         assert_eq!(groups(&nodes, false), vec![vec![0, 1, 2, 3, 4]]);
+    }
+
+    #[test]
+    fn the_lookahead_grows_with_the_slots_to_fill() {
+        assert_eq!(lookahead(1), 64);
+        // 50 slots over nodes whose workloads span 10 neighbours each: 800
+        // candidates hold 80 groups of neighbours, enough for 50 apart.
+        assert_eq!(lookahead(50), 800);
+        assert_eq!(lookahead(500), 1024);
     }
 
     #[test]

@@ -13,7 +13,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use k8s_openapi::api::core::v1::Node;
-use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 
@@ -203,15 +202,19 @@ impl Writer {
         if !self.enabled || self.refused.load(Ordering::Relaxed) {
             return;
         }
-        let api: Api<Node> = Api::all(self.client.clone());
         let params = PatchParams {
             field_manager: Some(FIELD_MANAGER.into()),
             ..PatchParams::default()
         };
-        let Err(e) = api
-            .patch_status(node, &params, &Patch::Strategic(body))
-            .await
-        else {
+        let patch = Patch::Strategic(body);
+        let written = crate::client::metadata_answers::patch_status::<Node, _>(
+            &self.client,
+            node,
+            &params,
+            &patch,
+        )
+        .await;
+        let Err(e) = written else {
             self.unwritten_now().remove(node);
             return;
         };

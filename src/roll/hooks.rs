@@ -109,7 +109,7 @@ async fn annotate(ctx: &Ctx, node: &str, values: serde_json::Value) -> Result<()
         field_manager: Some(FIELD_MANAGER.into()),
         ..PatchParams::default()
     };
-    api.patch(
+    api.patch_metadata(
         node,
         &params,
         &Patch::Merge(json!({"metadata": {"annotations": values}})),

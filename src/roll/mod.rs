@@ -117,6 +117,8 @@ pub(crate) struct Ctx {
     /// Budget watches shared by every node's drain, so that nodes drained
     /// at once share each budget's disruptions.
     pub(crate) budgets: crate::drain::budgets::Broker,
+    /// The VolumeAttachments every node's drain waits on, watched once.
+    pub(crate) attachments: Arc<crate::drain::detach::Attachments>,
     /// Every node, watched: the next node's room, each node's waits.
     pub(crate) nodes: Nodes,
     /// Node conditions and Events, for every node's drain; the
@@ -437,6 +439,7 @@ async fn take_nodes(
             format!("{}/{}", locks.holder(), options.identity),
         ),
         budgets: crate::drain::budgets::Broker::new(clients.main.clone(), events.clone()),
+        attachments: Arc::default(),
         abort: abort::AbortWatch::from_env(&clients.main),
         publisher: publisher.clone(),
         clients,

@@ -210,6 +210,7 @@ impl Run<'_> {
             self.ctx.interrupt.clone(),
             drain::Shared {
                 budgets: self.ctx.budgets.clone(),
+                attachments: self.ctx.attachments.clone(),
                 publisher: self.ctx.publisher.clone(),
             },
         )

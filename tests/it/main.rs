@@ -19,6 +19,7 @@ mod pool;
 mod python_client;
 mod rehearsal;
 mod reliability;
+mod request_budget;
 mod sandbox_cli;
 mod sandbox_kubectl;
 mod sandbox_watch;

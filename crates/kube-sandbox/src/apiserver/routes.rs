@@ -1,5 +1,11 @@
 //! The route match: a request's verb, name and subresource to its handler
 //! (k8s.io/apiserver's `endpoints/installer.go` registers the same table).
+//! A write's answer is shaped as its reader asked, as a read's is: the
+//! create, update and patch handlers (k8s.io/apiserver
+//! `endpoints/handlers/{create,update,patch}.go`) all end in
+//! `transformResponseObject` (`response.go`), so `Accept:
+//! ...;as=PartialObjectMetadata` gets the written object's metadata alone,
+//! and a Status (an eviction's) is sent as it is.
 
 use std::sync::Arc;
 
@@ -16,7 +22,22 @@ use crate::shared::Shared;
 
 /// Answers a resource request; an error is its Status.
 pub(crate) fn handle(shared: &Arc<Shared>, req: &Request<'_>) -> Reply {
-    route(shared, req).unwrap_or_else(Reply::from)
+    let reply = route(shared, req).unwrap_or_else(Reply::from);
+    let write = matches!(req.method.as_str(), "POST" | "PUT" | "PATCH");
+    match reply {
+        Reply::Json { status, body }
+            if write
+                && (200..300).contains(&status)
+                && body["kind"] != "Status"
+                && super::meta::wanted(req.accept) =>
+        {
+            Reply::Json {
+                status,
+                body: super::meta::partial(&body),
+            }
+        }
+        other => other,
+    }
 }
 
 fn route(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiError> {

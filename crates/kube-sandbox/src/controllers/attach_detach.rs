@@ -17,6 +17,7 @@
 //! node's pod waits until it detaches ("Multi-Attach error"), and the
 //! kubelet starts no pod before its volumes are attached.
 
+use crate::objects::path::At;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,12 +46,12 @@ pub(crate) fn csi_volumes(store: &Store, pod: &Value) -> Vec<(String, String)> {
                 Resource::PersistentVolumeClaims,
                 &(ns.to_string(), claim.to_string()),
             )?;
-            let pv_name = pvc.pointer("/spec/volumeName")?.as_str()?.to_string();
+            let pv_name = pvc.at("/spec/volumeName")?.as_str()?.to_string();
             let pv = store.get(
                 Resource::PersistentVolumes,
                 &(String::new(), pv_name.clone()),
             )?;
-            let driver = pv.pointer("/spec/csi/driver")?.as_str()?.to_string();
+            let driver = pv.at("/spec/csi/driver")?.as_str()?.to_string();
             Some((pv_name, driver))
         })
         .collect()
@@ -102,7 +103,7 @@ fn multi_attach(store: &Store, pv: &str) -> bool {
             Resource::PersistentVolumes,
             &(String::new(), pv.to_string()),
         )
-        .and_then(|v| v.pointer("/spec/accessModes").cloned())
+        .and_then(|v| v.at("/spec/accessModes").cloned())
         .and_then(|m| m.as_array().cloned())
         .is_some_and(|modes| {
             modes
@@ -117,7 +118,7 @@ fn attached_elsewhere(store: &Store, pv: &str, node: &str) -> Option<String> {
         .iter(Resource::VolumeAttachments, None, None)
         .map(|(_, va)| va)
         .find(|va| {
-            va.pointer("/spec/source/persistentVolumeName")
+            va.at("/spec/source/persistentVolumeName")
                 .and_then(Value::as_str)
                 == Some(pv)
                 && va["spec"]["nodeName"].as_str() != Some(node)
@@ -198,7 +199,7 @@ pub(crate) fn out_of_service_detaches(store: &Store, node: &str) -> Vec<(String,
         .filter(|va| va["spec"]["nodeName"].as_str() == Some(node))
         .filter(|va| {
             let pv = va
-                .pointer("/spec/source/persistentVolumeName")
+                .at("/spec/source/persistentVolumeName")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             !in_use(store, node, pv, "")
@@ -241,7 +242,7 @@ pub(crate) fn detach(store: &mut Store, name: &str) -> Option<String> {
     let va = store.get(Resource::VolumeAttachments, &key)?;
     let node = va["spec"]["nodeName"].as_str().unwrap_or_default();
     let pv = va
-        .pointer("/spec/source/persistentVolumeName")
+        .at("/spec/source/persistentVolumeName")
         .and_then(Value::as_str)
         .unwrap_or_default();
     if in_use(store, node, pv, "") {

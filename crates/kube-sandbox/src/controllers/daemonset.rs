@@ -3,6 +3,7 @@
 //! evicted DaemonSet pod comes back on the same node, which is why drains
 //! leave them alone.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use super::scheduler::daemon_fits;
@@ -39,7 +40,7 @@ fn daemon_tolerations() -> Vec<Value> {
 /// added, removed or with new labels or taints, which may change where every
 /// DaemonSet places pods (they tolerate the cordon).
 pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
-    let field = |o: Option<&Value>, f: &str| o.and_then(|n| n.pointer(f)).cloned();
+    let field = |o: Option<&Value>, f: &str| o.and_then(|n| n.at(f)).cloned();
     if c.resource == Resource::Nodes
         && (c.old.is_none()
             || c.new.is_none()

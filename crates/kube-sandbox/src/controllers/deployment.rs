@@ -4,6 +4,7 @@
 //! reported back in status (kubernetes pkg/controller/deployment/sync.go,
 //! rolling.go, recreate.go).
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use super::replicaset::replicas;
@@ -32,7 +33,7 @@ fn template_hash(template: &Value) -> String {
 fn fenceposts(d: &Value, replicas: i64) -> (i64, i64) {
     let resolve = |field: &str, default: &str, up: bool| {
         let v = d
-            .pointer(&format!("/spec/strategy/rollingUpdate/{field}"))
+            .at(&format!("/spec/strategy/rollingUpdate/{field}"))
             .cloned()
             .unwrap_or_else(|| json!(default));
         match v {
@@ -59,7 +60,7 @@ fn fenceposts(d: &Value, replicas: i64) -> (i64, i64) {
 }
 
 fn status_count(rs: &Value, field: &str) -> i64 {
-    rs.pointer(&format!("/status/{field}"))
+    rs.at(&format!("/status/{field}"))
         .and_then(Value::as_i64)
         .unwrap_or(0)
 }
@@ -171,7 +172,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         .collect();
     old.sort_by_key(|(_, rs)| revision(rs));
     let new_rs = store.get(Resource::ReplicaSets, &new_key).expect("owned");
-    let recreate = d.pointer("/spec/strategy/type").and_then(Value::as_str) == Some("Recreate");
+    let recreate = d.at("/spec/strategy/type").and_then(Value::as_str) == Some("Recreate");
     if old.is_empty() {
         set_replicas(store, &new_key, want);
     } else if recreate {

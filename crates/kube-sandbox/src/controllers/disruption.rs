@@ -3,6 +3,7 @@
 //! pkg/controller/disruption/disruption.go (getExpectedPodCount,
 //! countHealthyPods, updatePdbStatus).
 
+use crate::objects::path::At;
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
@@ -164,7 +165,7 @@ fn controller_scale(store: &Store, pods: &[(Key, pods::Facts)]) -> Result<i32, N
                 .get(res, &(key.0.clone(), scale_owner))
                 .ok_or(NoScale::Missing)?;
             let replicas = obj
-                .pointer("/spec/replicas")
+                .at("/spec/replicas")
                 .and_then(Value::as_i64)
                 .unwrap_or(1) as i32;
             slot.insert(replicas);
@@ -184,9 +185,8 @@ pub(crate) fn triggers(store: &Store, c: &Changed<'_>, work: &mut Work) {
         }
         Resource::PodDisruptionBudgets => {
             let stale = c.new.is_some_and(|p| {
-                p.pointer("/status/observedGeneration")
-                    .and_then(Value::as_i64)
-                    != p.pointer("/metadata/generation").and_then(Value::as_i64)
+                p.at("/status/observedGeneration").and_then(Value::as_i64)
+                    != p.at("/metadata/generation").and_then(Value::as_i64)
             });
             if stale {
                 work.pdbs.insert(c.key.clone());
@@ -201,14 +201,14 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     let Some(pdb) = store.get(Resource::PodDisruptionBudgets, key) else {
         return;
     };
-    let Ok(selector) = Selector::from_label_selector(pdb.pointer("/spec/selector")) else {
+    let Ok(selector) = Selector::from_label_selector(pdb.at("/spec/selector")) else {
         return;
     };
     let pods = selected_pods(store, &key.0, &selector);
-    let min = IntOrPercent::from_json(pdb.pointer("/spec/minAvailable").unwrap_or(&Value::Null))
+    let min = IntOrPercent::from_json(pdb.at("/spec/minAvailable").unwrap_or(&Value::Null))
         .ok()
         .flatten();
-    let max = IntOrPercent::from_json(pdb.pointer("/spec/maxUnavailable").unwrap_or(&Value::Null))
+    let max = IntOrPercent::from_json(pdb.at("/spec/maxUnavailable").unwrap_or(&Value::Null))
         .ok()
         .flatten();
     let scale = match controller_scale(store, &pods) {
@@ -216,7 +216,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         Err(NoScale::Missing) => None,
         // Kept from the dump: the scale only the real controller could read.
         Err(NoScale::NotSimulated) => pdb
-            .pointer("/status/expectedPods")
+            .at("/status/expectedPods")
             .and_then(Value::as_i64)
             .and_then(|n| i32::try_from(n).ok())
             .filter(|n| *n > 0),
@@ -224,7 +224,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
 
     // Expired entries leave disruptedPods; entries for pods that are gone too.
     let mut disrupted: serde_json::Map<String, Value> = pdb
-        .pointer("/status/disruptedPods")
+        .at("/status/disruptedPods")
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();

@@ -1,6 +1,7 @@
 //! Job controller: run pods until `completions` have succeeded, at most
 //! `parallelism` at a time; a pod deleted before it finished is replaced.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use super::template::pod_from_template;
@@ -18,11 +19,11 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     }
     let owned = super::owned_pods(store, &job);
     let completions = job
-        .pointer("/spec/completions")
+        .at("/spec/completions")
         .and_then(Value::as_i64)
         .unwrap_or(1);
     let parallelism = job
-        .pointer("/spec/parallelism")
+        .at("/spec/parallelism")
         .and_then(Value::as_i64)
         .unwrap_or(1);
     let succeeded = owned

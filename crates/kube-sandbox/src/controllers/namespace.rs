@@ -10,6 +10,7 @@
 //! still hold it. Objects that their own finalizers hold keep the namespace
 //! Terminating, as they do in a cluster.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use super::work::{Changed, Work};
@@ -41,7 +42,7 @@ pub(crate) fn reconcile(store: &mut Store, namespace: &str) {
     if !pods::is_terminating(&ns) {
         return;
     }
-    if ns.pointer("/status/phase").and_then(Value::as_str) != Some("Terminating") {
+    if ns.at("/status/phase").and_then(Value::as_str) != Some("Terminating") {
         let _ = store.modify(Resource::Namespaces, &key, |n| {
             n["status"]["phase"] = json!("Terminating");
         });

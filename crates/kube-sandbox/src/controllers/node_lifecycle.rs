@@ -16,6 +16,7 @@
 //!   status.", `tryUpdateNodeHealth`) and its pods marked not Ready
 //!   (`MarkPodsNotReady`, pkg/controller/util/node/controller_utils.go).
 
+use crate::objects::path::At;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -36,7 +37,7 @@ pub(crate) fn mark_unknown(store: &mut Store, node: &str) {
     let key = (String::new(), node.to_string());
     let _ = store.modify(Resource::Nodes, &key, |n| {
         let types: Vec<String> = n
-            .pointer("/status/conditions")
+            .at("/status/conditions")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -86,7 +87,7 @@ pub(crate) fn silent(store: &mut Store, node: &str) {
 /// The controller's taints a node should carry now.
 fn wanted(node: &Value) -> Vec<Value> {
     let mut out = Vec::new();
-    if node.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
+    if node.at("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
         out.push(json!({"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"}));
     }
     let ready = pods::condition(node, "Ready").and_then(|c| c["status"].as_str());
@@ -130,7 +131,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) -> Vec<(Duration, Key, Str
     };
     let want = wanted(&node);
     let current: Vec<Value> = node
-        .pointer("/spec/taints")
+        .at("/spec/taints")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
@@ -187,7 +188,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) -> Vec<(Duration, Key, Str
 /// otherwise the shortest `tolerationSeconds` (zero if one is not tolerated).
 fn eviction_delay(pod: &Value, taints: &[&Value]) -> Option<Duration> {
     let tolerations: Vec<&Value> = pod
-        .pointer("/spec/tolerations")
+        .at("/spec/tolerations")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -227,7 +228,7 @@ pub(crate) fn evict(store: &mut Store, key: &Key, uid: &str) {
         return;
     };
     let taints: Vec<Value> = node
-        .pointer("/spec/taints")
+        .at("/spec/taints")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

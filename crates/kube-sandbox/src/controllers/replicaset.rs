@@ -6,6 +6,7 @@
 //! label map) and the events' component differ, and pods are found by their
 //! owner reference either way.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use super::template::pod_from_template;
@@ -22,7 +23,7 @@ fn component(res: Resource) -> &'static str {
 }
 
 pub(crate) fn replicas(obj: &Value) -> i64 {
-    obj.pointer("/spec/replicas")
+    obj.at("/spec/replicas")
         .and_then(Value::as_i64)
         .unwrap_or(1)
 }

@@ -2,6 +2,7 @@
 //! the same name (and a new uid) once the old one is gone; with the default
 //! OrderedReady policy an ordinal waits until every lower one is Ready.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use super::template::pod_from_template;
@@ -19,7 +20,7 @@ fn claim_volumes(store: &mut Store, sts: &Value, pod: &mut Value, pod_name: &str
         .unwrap_or_default()
         .to_string();
     for t in sts
-        .pointer("/spec/volumeClaimTemplates")
+        .at("/spec/volumeClaimTemplates")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -35,7 +36,7 @@ fn claim_volumes(store: &mut Store, sts: &Value, pod: &mut Value, pod_name: &str
         {
             let mut pvc = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                 "metadata": {"name": claim, "namespace": ns,
-                    "labels": sts.pointer("/spec/selector/matchLabels").cloned().unwrap_or(json!({}))},
+                    "labels": sts.at("/spec/selector/matchLabels").cloned().unwrap_or(json!({}))},
                 "spec": t["spec"].clone(),
                 "status": {"phase": "Pending"}});
             if pvc["spec"].get("storageClassName").is_none()
@@ -76,13 +77,10 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         return;
     }
     let want = sts
-        .pointer("/spec/replicas")
+        .at("/spec/replicas")
         .and_then(Value::as_i64)
         .unwrap_or(1);
-    let parallel = sts
-        .pointer("/spec/podManagementPolicy")
-        .and_then(Value::as_str)
-        == Some("Parallel");
+    let parallel = sts.at("/spec/podManagementPolicy").and_then(Value::as_str) == Some("Parallel");
     let (mut ready, mut current) = (0, 0);
     let mut blocked = false;
     for i in 0..want {
@@ -104,7 +102,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
                 pod["metadata"]["labels"]["apps.kubernetes.io/pod-index"] = json!(i.to_string());
                 pod["spec"]["hostname"] = json!(name);
                 claim_volumes(store, &sts, &mut pod, &name);
-                if let Some(svc) = sts.pointer("/spec/serviceName") {
+                if let Some(svc) = sts.at("/spec/serviceName") {
                     pod["spec"]["subdomain"] = svc.clone();
                 }
                 if store.create(Resource::Pods, pod).is_ok() {

@@ -1,5 +1,6 @@
 //! Pods made from a workload's pod template, as the controllers make them.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use crate::apiserver::defaults::prepare_new;
@@ -10,16 +11,16 @@ use crate::resources::Resource;
 /// spec copied, the owner as controller. `name` or a generated name.
 pub(crate) fn pod_from_template(owner: &Value, name: Option<String>) -> Value {
     let template = owner
-        .pointer("/spec/template")
+        .at("/spec/template")
         .cloned()
         .unwrap_or_else(|| json!({}));
     let ns = owner["metadata"]["namespace"].clone();
     let mut meta = json!({
         "namespace": ns,
-        "labels": template.pointer("/metadata/labels").cloned().unwrap_or_else(|| json!({})),
+        "labels": template.at("/metadata/labels").cloned().unwrap_or_else(|| json!({})),
         "ownerReferences": [owner_reference(owner, true)],
     });
-    if let Some(a) = template.pointer("/metadata/annotations") {
+    if let Some(a) = template.at("/metadata/annotations") {
         meta["annotations"] = a.clone();
     }
     match name {

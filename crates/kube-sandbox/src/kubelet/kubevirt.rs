@@ -4,6 +4,7 @@
 //! (LiveMigrate) starts the VM on another node and removes the old launcher
 //! pod, or an external controller (External) shuts it down.
 
+use crate::objects::path::At;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -24,7 +25,7 @@ pub(crate) fn migration_delay(vmi: &Value) -> Duration {
 
 pub(crate) fn evacuation_started(old: Option<&Value>, new: &Value) -> bool {
     let target = |v: &Value| {
-        v.pointer("/status/evacuationNodeName")
+        v.at("/status/evacuationNodeName")
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
             .map(str::to_string)
@@ -42,14 +43,14 @@ pub(crate) fn evacuate(store: &mut Store, key: &Key, uid: &str) {
         return;
     }
     let Some(source) = vmi
-        .pointer("/status/evacuationNodeName")
+        .at("/status/evacuationNodeName")
         .and_then(Value::as_str)
         .map(str::to_string)
     else {
         return;
     };
     let strategy = vmi
-        .pointer("/spec/evictionStrategy")
+        .at("/spec/evictionStrategy")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
@@ -77,7 +78,7 @@ pub(crate) fn evacuate(store: &mut Store, key: &Key, uid: &str) {
                 },
                 "spec": old["spec"].clone(),
             });
-            if let Some(a) = old.pointer("/metadata/annotations") {
+            if let Some(a) = old.at("/metadata/annotations") {
                 target["metadata"]["annotations"] = a.clone();
             }
             if let Some(spec) = target["spec"].as_object_mut() {

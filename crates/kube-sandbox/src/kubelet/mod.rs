@@ -10,6 +10,7 @@ pub(crate) mod reboot;
 pub(crate) mod runtime;
 pub(crate) mod triggers;
 
+use crate::objects::path::At;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -68,11 +69,11 @@ fn pre_stop_seconds(pod: &Value) -> Option<f64> {
         .into_iter()
         .flatten()
         .filter_map(|c| {
-            let hook = c.pointer("/lifecycle/preStop")?;
-            if let Some(s) = hook.pointer("/sleep/seconds").and_then(Value::as_f64) {
+            let hook = c.at("/lifecycle/preStop")?;
+            if let Some(s) = hook.at("/sleep/seconds").and_then(Value::as_f64) {
                 return Some(s);
             }
-            let command = hook.pointer("/exec/command")?.as_array()?;
+            let command = hook.at("/exec/command")?.as_array()?;
             let last = command.last()?.as_str()?;
             let mut words = last.split_whitespace().rev();
             let n = words.next()?.parse::<f64>().ok()?;
@@ -87,7 +88,7 @@ fn pre_stop_seconds(pod: &Value) -> Option<f64> {
 /// runs then, so a shortened grace period shortens the shutdown).
 pub(crate) fn shutdown_delay(pod: &Value, default_seconds: Option<f64>) -> Duration {
     let remaining = pod
-        .pointer("/metadata/deletionTimestamp")
+        .at("/metadata/deletionTimestamp")
         .and_then(Value::as_str)
         .and_then(seconds_since)
         .map_or(0, |elapsed| -elapsed);
@@ -115,7 +116,7 @@ pub(crate) fn needs_start(pod: &Value) -> bool {
 }
 
 fn container_names(pod: &Value) -> Vec<String> {
-    pod.pointer("/spec/containers")
+    pod.at("/spec/containers")
         .and_then(Value::as_array)
         .map(|cs| {
             cs.iter()
@@ -244,7 +245,7 @@ pub(crate) fn complete(store: &mut Store, key: &Key, uid: &str) {
 /// grace period (Succeeded), killed at its end otherwise (137, Failed).
 fn stopped(store: &mut Store, key: &Key, pod: &Value) {
     let killed = pod
-        .pointer("/metadata/deletionTimestamp")
+        .at("/metadata/deletionTimestamp")
         .and_then(Value::as_str)
         .and_then(seconds_since)
         .is_some_and(|past| past >= 0);
@@ -298,7 +299,7 @@ pub(crate) fn finish_termination(store: &mut Store, key: &Key, uid: &str) {
     // 1.27 the kubelet moves a deleted pod to a terminal phase, KEP-3329);
     // one without is gone with the delete below.
     let held = pod
-        .pointer("/metadata/finalizers")
+        .at("/metadata/finalizers")
         .and_then(Value::as_array)
         .is_some_and(|f| !f.is_empty());
     if held && !pods::is_terminal(&pod) {

@@ -10,6 +10,7 @@
 //! after its readiness time. The annotation is removed when the node goes
 //! down, so one annotation is one reboot.
 
+use crate::objects::path::At;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -65,7 +66,7 @@ pub(crate) fn boot(store: &mut Store, node: &str) {
 
 /// Did the node boot again between these two versions of it?
 pub(crate) fn rebooted(old: &Value, new: &Value) -> bool {
-    let id = |n: &Value| n.pointer("/status/nodeInfo/bootID").cloned();
+    let id = |n: &Value| n.at("/status/nodeInfo/bootID").cloned();
     id(old) != id(new) && id(old).is_some()
 }
 

@@ -28,6 +28,7 @@
 //! other volume kinds (a container that needs one fails to start, saying
 //! so), and stopping the processes when their node reboots.
 
+use crate::objects::path::At;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -238,7 +239,7 @@ impl Drop for Runtime {
 }
 
 fn containers(pod: &Value) -> Vec<Value> {
-    pod.pointer("/spec/containers")
+    pod.at("/spec/containers")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default()
@@ -431,11 +432,11 @@ fn environment(shared: &Shared, pod: &Value, container: &Value) -> Vec<(String, 
     }
     for e in container["env"].as_array().into_iter().flatten() {
         let name = e["name"].as_str().unwrap_or_default().to_string();
-        let value = match (e.get("value"), e.pointer("/valueFrom/fieldRef/fieldPath")) {
+        let value = match (e.get("value"), e.at("/valueFrom/fieldRef/fieldPath")) {
             (Some(v), _) => v.as_str().unwrap_or_default().to_string(),
             (None, Some(path)) => {
                 let pointer = format!("/{}", path.as_str().unwrap_or_default().replace('.', "/"));
-                pod.pointer(&pointer)
+                pod.at(&pointer)
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_string()
@@ -492,8 +493,8 @@ fn launch(
     argv.extend(strings(&container["args"]));
     let security = |field: &str| {
         container
-            .pointer(&format!("/securityContext/{field}"))
-            .or_else(|| pod.pointer(&format!("/spec/securityContext/{field}")))
+            .at(&format!("/securityContext/{field}"))
+            .or_else(|| pod.at(&format!("/spec/securityContext/{field}")))
             .and_then(Value::as_i64)
             .map(|n| n.to_string())
             .unwrap_or_default()
@@ -676,10 +677,7 @@ fn exited(store: &mut Store, id: &ContainerId, code: i32, restarts: u32) -> Opti
             .as_array()
             .into_iter()
             .flatten()
-            .map(|s| {
-                s.pointer("/state/terminated/exitCode")
-                    .and_then(Value::as_i64)
-            })
+            .map(|s| s.at("/state/terminated/exitCode").and_then(Value::as_i64))
             .collect();
         if let Some(codes) = codes {
             let phase = if codes.iter().all(|c| *c == 0) {

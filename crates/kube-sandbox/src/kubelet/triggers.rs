@@ -4,6 +4,7 @@
 //! or asked to reboot; a VM's evacuation begun. Work that takes time comes
 //! back as timers, which the simulation loop fires.
 
+use crate::objects::path::At;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -106,7 +107,7 @@ pub(crate) fn pod_timers(old: Option<&Value>, new: &Value, knobs: &Knobs, owed: 
     // A pod as a dump recorded it (its kubelet's container statuses)
     // stays as it was on load: Pending in ImagePullBackOff stays Pending.
     // Hand-written pods have no such record: their kubelet starts them.
-    let as_dumped = knobs.loading && new.pointer("/status/containerStatuses").is_some();
+    let as_dumped = knobs.loading && new.at("/status/containerStatuses").is_some();
     if super::needs_start(new) && !was_bound && !as_dumped {
         let ready = super::ready_delay(new, knobs.ready_seconds);
         let delay = ready.unwrap_or(Duration::from_millis(100));
@@ -166,7 +167,7 @@ fn back(store: &Store, node: &str, rebooted: bool, knobs: &Knobs, owed: &mut Owe
 /// A volume attached to a node: the pods there that waited for it start.
 fn attached(store: &Store, va: &Value, knobs: &Knobs, owed: &mut Owed) {
     let node = va["spec"]["nodeName"].as_str().unwrap_or_default();
-    let pv = va.pointer("/spec/source/persistentVolumeName");
+    let pv = va.at("/spec/source/persistentVolumeName");
     for key in store.pods_on_node(node) {
         let Some(pod) = store.get(Resource::Pods, &key) else {
             continue;

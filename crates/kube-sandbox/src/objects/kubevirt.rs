@@ -1,6 +1,7 @@
 //! KubeVirt's objects as the sandbox reads them: which pod is a VM's
 //! virt-launcher, and which eviction strategies evacuate the VM.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use super::pods;
@@ -18,7 +19,7 @@ pub(crate) fn evacuates(strategy: &str) -> bool {
 /// The VMI of a virt-launcher pod, if it is one.
 pub(crate) fn vmi_of(pod: &Value) -> Option<String> {
     let launcher = pod
-        .pointer("/metadata/labels")
+        .at("/metadata/labels")
         .and_then(|l| l.get(LAUNCHER_LABEL))
         == Some(&json!("virt-launcher"));
     let owner = pods::controller_of(pod).filter(|o| o.kind == "VirtualMachineInstance")?;

@@ -6,5 +6,6 @@ pub(crate) mod budgets;
 pub(crate) mod kubevirt;
 pub(crate) mod leases;
 pub(crate) mod nodes;
+pub(crate) mod path;
 pub mod pods;
 pub(crate) mod taints;

@@ -1,6 +1,7 @@
 //! Reading nodes: what the scheduler, the node lifecycle controller and
 //! the kubelets need to know of one.
 
+use crate::objects::path::At;
 use kube_conventions::quantity::milli_of;
 use serde_json::Value;
 
@@ -25,7 +26,7 @@ pub(crate) fn kubelet_stopped(node: &Value) -> bool {
 
 /// Does the node carry a taint with this key?
 pub(crate) fn has_taint(node: &Value, key: &str) -> bool {
-    node.pointer("/spec/taints")
+    node.at("/spec/taints")
         .and_then(Value::as_array)
         .is_some_and(|ts| ts.iter().any(|t| t["key"] == key))
 }
@@ -45,6 +46,9 @@ pub(crate) struct Facts {
     pub(crate) ready: bool,
     /// `spec.unschedulable`: cordoned.
     pub(crate) unschedulable: bool,
+    /// It has taints (`spec.taints` not empty): most nodes have none, and
+    /// the scheduler then skips reading them for every pod it places.
+    pub(crate) tainted: bool,
     /// Each resource's allocatable, or its capacity where the node gives
     /// no allocatable, in thousandths.
     pub(crate) allocatable: pods::Requests,
@@ -54,7 +58,7 @@ impl Facts {
     pub(crate) fn of(node: &Value) -> Self {
         let mut allocatable = pods::Requests::new();
         for from in ["/status/capacity", "/status/allocatable"] {
-            let Some(list) = node.pointer(from).and_then(Value::as_object) else {
+            let Some(list) = node.at(from).and_then(Value::as_object) else {
                 continue;
             };
             for (name, q) in list {
@@ -65,8 +69,11 @@ impl Facts {
         }
         Facts {
             ready: is_ready(node),
-            unschedulable: node.pointer("/spec/unschedulable").and_then(Value::as_bool)
-                == Some(true),
+            unschedulable: node.at("/spec/unschedulable").and_then(Value::as_bool) == Some(true),
+            tainted: node
+                .at("/spec/taints")
+                .and_then(Value::as_array)
+                .is_some_and(|t| !t.is_empty()),
             allocatable,
         }
     }

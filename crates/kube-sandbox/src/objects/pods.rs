@@ -1,5 +1,6 @@
 //! Reading pods (and owners) as JSON: the few facts the simulation needs.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 /// A pod's controller, from its ownerReferences.
@@ -14,7 +15,7 @@ pub struct OwnerRef {
 
 /// The ownerReference with `controller: true`.
 pub fn controller_of(obj: &Value) -> Option<OwnerRef> {
-    obj.pointer("/metadata/ownerReferences")?
+    obj.at("/metadata/ownerReferences")?
         .as_array()?
         .iter()
         .find(|o| o["controller"].as_bool() == Some(true))
@@ -38,7 +39,7 @@ pub(crate) fn owner_reference(owner: &Value, block: bool) -> Value {
 
 /// The pod's status.phase (Pending when unset).
 pub fn phase(pod: &Value) -> &str {
-    pod.pointer("/status/phase")
+    pod.at("/status/phase")
         .and_then(Value::as_str)
         .unwrap_or("")
 }
@@ -50,7 +51,7 @@ pub fn is_terminal(pod: &Value) -> bool {
 
 /// Being deleted: it has a deletionTimestamp.
 pub fn is_terminating(pod: &Value) -> bool {
-    pod.pointer("/metadata/deletionTimestamp")
+    pod.at("/metadata/deletionTimestamp")
         .is_some_and(|v| !v.is_null())
 }
 
@@ -61,7 +62,7 @@ pub fn is_ready(pod: &Value) -> bool {
 
 /// A status condition of this type.
 pub fn condition<'a>(obj: &'a Value, kind: &str) -> Option<&'a Value> {
-    obj.pointer("/status/conditions")?
+    obj.at("/status/conditions")?
         .as_array()?
         .iter()
         .find(|c| c["type"] == kind)
@@ -69,7 +70,7 @@ pub fn condition<'a>(obj: &'a Value, kind: &str) -> Option<&'a Value> {
 
 /// Whether an object's status condition of this type is True.
 pub fn condition_true(obj: &Value, kind: &str) -> bool {
-    obj.pointer("/status/conditions")
+    obj.at("/status/conditions")
         .and_then(Value::as_array)
         .is_some_and(|cs| {
             cs.iter()
@@ -88,12 +89,12 @@ pub fn key(obj: &Value) -> String {
 
 /// The PersistentVolumeClaims a pod's volumes name.
 pub fn claim_names(pod: &Value) -> impl Iterator<Item = &str> {
-    pod.pointer("/spec/volumes")
+    pod.at("/spec/volumes")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|v| {
-            v.pointer("/persistentVolumeClaim/claimName")
+            v.at("/persistentVolumeClaim/claimName")
                 .and_then(Value::as_str)
         })
 }
@@ -105,20 +106,20 @@ pub(crate) fn has_claims(pod: &Value) -> bool {
 
 /// The node it is bound to, if any.
 pub fn node_name(pod: &Value) -> Option<&str> {
-    pod.pointer("/spec/nodeName")
+    pod.at("/spec/nodeName")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
 }
 
 /// A static pod's API mirror: the kubelet owns it, the API cannot evict it.
 pub fn is_mirror(pod: &Value) -> bool {
-    pod.pointer("/metadata/annotations/kubernetes.io~1config.mirror")
+    pod.at("/metadata/annotations/kubernetes.io~1config.mirror")
         .is_some()
 }
 
 /// One of an object's annotations.
 pub fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
-    obj.pointer("/metadata/annotations")?.get(key)?.as_str()
+    obj.at("/metadata/annotations")?.get(key)?.as_str()
 }
 
 /// Sets or replaces a status condition, keeping its transition time when
@@ -171,7 +172,7 @@ pub(crate) fn set_condition(
 
 /// Does the pod carry required pod anti-affinity terms?
 pub(crate) fn has_required_anti_affinity(pod: &Value) -> bool {
-    pod.pointer("/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution")
+    pod.at("/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution")
         .and_then(Value::as_array)
         .is_some_and(|t| !t.is_empty())
 }
@@ -187,7 +188,7 @@ pub type Requests = std::collections::BTreeMap<String, i64>;
 pub fn requests(pod: &Value) -> Requests {
     fn of(container: &Value) -> Requests {
         container
-            .pointer("/resources/requests")
+            .at("/resources/requests")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
@@ -200,7 +201,7 @@ pub fn requests(pod: &Value) -> Requests {
         }
     }
     let list = |field: &str| {
-        pod.pointer(&format!("/spec/{field}"))
+        pod.at(&format!("/spec/{field}"))
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default()
@@ -229,7 +230,7 @@ pub fn requests(pod: &Value) -> Requests {
         let t = total.entry(k).or_default();
         *t = (*t).max(v);
     }
-    if let Some(overhead) = pod.pointer("/spec/overhead").and_then(Value::as_object) {
+    if let Some(overhead) = pod.at("/spec/overhead").and_then(Value::as_object) {
         for (k, v) in overhead {
             if let Some(m) = kube_conventions::quantity::milli_of(v) {
                 *total.entry(k.clone()).or_default() += m;
@@ -262,7 +263,7 @@ pub(crate) struct Facts {
 impl Facts {
     pub(crate) fn of(pod: &Value) -> Self {
         let mut labels: Vec<(Box<str>, Box<str>)> = pod
-            .pointer("/metadata/labels")
+            .at("/metadata/labels")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()

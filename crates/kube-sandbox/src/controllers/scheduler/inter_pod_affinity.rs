@@ -8,6 +8,7 @@
 //! namespaces `namespaceSelector` matches (the pod's own namespace when
 //! neither is given).
 
+use crate::objects::path::At;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use kube_conventions::selector::{Selector, labels_of};
@@ -70,7 +71,7 @@ impl Term {
 
 fn terms(pod: &Value, kind: &str) -> Vec<Term> {
     let ns = pod["metadata"]["namespace"].as_str().unwrap_or_default();
-    pod.pointer(&format!(
+    pod.at(&format!(
         "/spec/affinity/{kind}/requiredDuringSchedulingIgnoredDuringExecution"
     ))
     .and_then(Value::as_array)

@@ -4,6 +4,7 @@
 //! pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go, matching
 //! as in k8s.io/component-helpers/scheduling/corev1/nodeaffinity).
 
+use crate::objects::path::At;
 use std::collections::BTreeMap;
 
 use kube_conventions::selector::{Selector, labels_of};
@@ -13,7 +14,7 @@ pub(super) const REASON: &str = "node(s) didn't match Pod's node affinity/select
 
 /// Does the node satisfy the pod's nodeSelector and required node affinity?
 pub(crate) fn matches(pod: &Value, node: &Value) -> bool {
-    if let Some(sel) = pod.pointer("/spec/nodeSelector").and_then(Value::as_object) {
+    if let Some(sel) = pod.at("/spec/nodeSelector").and_then(Value::as_object) {
         let all = sel
             .iter()
             .all(|(k, v)| super::label(node, k).is_some_and(|l| Some(l) == v.as_str()));
@@ -22,7 +23,7 @@ pub(crate) fn matches(pod: &Value, node: &Value) -> bool {
         }
     }
     let Some(required) = pod
-        .pointer("/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution")
+        .at("/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution")
         .filter(|v| !v.is_null())
     else {
         return true;
@@ -30,7 +31,7 @@ pub(crate) fn matches(pod: &Value, node: &Value) -> bool {
     let labels = labels_of(node);
     let fields = BTreeMap::from([(
         "metadata.name".to_string(),
-        node.pointer("/metadata/name")
+        node.at("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string(),
@@ -77,7 +78,7 @@ pub(super) fn filter(pod: &Value, node: &Value) -> Result<(), String> {
 /// The weights of the preferred terms the node matches (the score's half).
 pub(super) fn preferred_weight(pod: &Value, node: &Value) -> i64 {
     let Some(preferred) = pod
-        .pointer("/spec/affinity/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution")
+        .at("/spec/affinity/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution")
         .and_then(Value::as_array)
     else {
         return 0;

@@ -4,6 +4,7 @@
 //! pkg/scheduler/framework/plugins/nodeports/node_ports.go and
 //! framework.HostPortInfo).
 
+use crate::objects::path::At;
 use serde_json::Value;
 
 pub(super) const REASON: &str = "node(s) didn't have free ports for the requested pod ports";
@@ -12,7 +13,7 @@ pub(super) const REASON: &str = "node(s) didn't have free ports for the requeste
 pub(super) fn host_ports(pod: &Value) -> Vec<(String, String, i64)> {
     ["containers", "initContainers"]
         .iter()
-        .filter_map(|f| pod.pointer(&format!("/spec/{f}")).and_then(Value::as_array))
+        .filter_map(|f| pod.at(&format!("/spec/{f}")).and_then(Value::as_array))
         .flatten()
         .filter_map(|c| c["ports"].as_array())
         .flatten()

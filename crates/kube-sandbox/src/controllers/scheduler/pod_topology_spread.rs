@@ -8,6 +8,7 @@
 //! terminating, selected by `labelSelector` plus `matchLabelKeys`; with
 //! fewer domains than `minDomains` the minimum is 0.
 
+use crate::objects::path::At;
 use std::collections::HashMap;
 
 use kube_conventions::selector::{Op, Requirement, Selector};
@@ -55,7 +56,7 @@ fn selector(c: &Value, pod: &Value) -> Selector {
 /// Counts each constraint's domains (the plugin's PreFilter).
 pub(super) fn prefilter(store: &Store, pod: &Value) -> Spread {
     let hard: Vec<&Value> = pod
-        .pointer("/spec/topologySpreadConstraints")
+        .at("/spec/topologySpreadConstraints")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

@@ -3,18 +3,19 @@
 //! taint_toleration.go; matching as in core/v1 toleration.go). Also the
 //! score's half: untolerated PreferNoSchedule taints count against a node.
 
+use crate::objects::path::At;
 use serde_json::Value;
 
 use crate::objects::taints::tolerates;
 
 pub(crate) fn tolerated(pod: &Value, taint: &Value) -> bool {
-    pod.pointer("/spec/tolerations")
+    pod.at("/spec/tolerations")
         .and_then(Value::as_array)
         .is_some_and(|ts| ts.iter().any(|t| tolerates(t, taint)))
 }
 
 fn taints(node: &Value) -> impl Iterator<Item = &Value> {
-    node.pointer("/spec/taints")
+    node.at("/spec/taints")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

@@ -11,6 +11,7 @@
 //!   claims gets a volume provisioned where it landed (the node's zone, or
 //!   the node itself), as a CSI provisioner makes one, and is bound to it.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use super::label;
@@ -52,7 +53,7 @@ pub(super) fn prefilter(store: &Store, pod: &Value, minor: u32) -> Volumes {
             return out;
         };
         let volume = pvc
-            .pointer("/spec/volumeName")
+            .at("/spec/volumeName")
             .and_then(Value::as_str)
             .filter(|v| !v.is_empty());
         if let Some(pv) = volume
@@ -62,7 +63,7 @@ pub(super) fn prefilter(store: &Store, pod: &Value, minor: u32) -> Volumes {
             continue;
         }
         let class = pvc
-            .pointer("/spec/storageClassName")
+            .at("/spec/storageClassName")
             .and_then(Value::as_str)
             .unwrap_or_default();
         let waits = store
@@ -100,7 +101,7 @@ pub(super) fn provision(store: &mut Store, pod: &Value, node: &str) {
             continue;
         };
         if pvc
-            .pointer("/spec/volumeName")
+            .at("/spec/volumeName")
             .and_then(Value::as_str)
             .is_some_and(|v| !v.is_empty())
         {
@@ -114,8 +115,8 @@ pub(super) fn provision(store: &mut Store, pod: &Value, node: &str) {
             "apiVersion": "v1", "kind": "PersistentVolume",
             "metadata": {"name": name, "labels": {key: value}},
             "spec": {
-                "capacity": {"storage": pvc.pointer("/spec/resources/requests/storage").cloned().unwrap_or(json!("1Gi"))},
-                "accessModes": pvc.pointer("/spec/accessModes").cloned().unwrap_or(json!(["ReadWriteOnce"])),
+                "capacity": {"storage": pvc.at("/spec/resources/requests/storage").cloned().unwrap_or(json!("1Gi"))},
+                "accessModes": pvc.at("/spec/accessModes").cloned().unwrap_or(json!(["ReadWriteOnce"])),
                 "persistentVolumeReclaimPolicy": "Delete",
                 "storageClassName": pvc["spec"]["storageClassName"],
                 "claimRef": {"kind": "PersistentVolumeClaim", "namespace": ns, "name": pvc_key.1, "uid": pvc["metadata"]["uid"]},
@@ -160,7 +161,7 @@ pub(super) fn nowhere(v: &Volumes) -> Option<&str> {
 
 pub(super) fn filter(v: &Volumes, node: &Value) -> Result<(), String> {
     for pv in &v.bound {
-        let required = pv.pointer("/spec/nodeAffinity/required");
+        let required = pv.at("/spec/nodeAffinity/required");
         if let Some(required) = required.filter(|r| !r.is_null()) {
             // A PV's node affinity reads as a pod's required node affinity.
             let as_pod = json!({"spec": {"affinity": {"nodeAffinity": {

@@ -3,6 +3,7 @@
 //! budgets by the first label value their selector requires (namespace,
 //! `key=value`); those requiring none by namespace, under an empty label.
 
+use crate::objects::path::At;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
@@ -27,7 +28,7 @@ impl BudgetsByLabel {
                 }
             }
         }
-        if add && let Ok(selector) = Selector::from_label_selector(pdb.pointer("/spec/selector")) {
+        if add && let Ok(selector) = Selector::from_label_selector(pdb.at("/spec/selector")) {
             let label = (key.0.clone(), required_label(&selector));
             self.by_label.entry(label).or_default().insert(key.clone());
             self.selectors.insert(key.clone(), selector);

@@ -21,6 +21,7 @@ pub(crate) use pods_by_label::PodsByLabel;
 pub(crate) use pods_by_node::PodsByNode;
 pub(crate) use requested_by_node::{Requested, RequestedByNode};
 
+use crate::objects::path::At;
 use serde_json::Value;
 
 use super::Key;
@@ -60,5 +61,5 @@ impl Indexes {
 
 /// A bound pod's node.
 fn node_of(pod: &Value) -> Option<&str> {
-    pod.pointer("/spec/nodeName").and_then(Value::as_str)
+    pod.at("/spec/nodeName").and_then(Value::as_str)
 }

@@ -1,6 +1,7 @@
 //! Objects of every resource by the uids their ownerReferences name (the
 //! garbage collector's graph, and each controller's owned pods).
 
+use crate::objects::path::At;
 use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
@@ -14,7 +15,7 @@ pub(crate) struct OwnedBy(HashMap<String, BTreeSet<(Resource, Key)>>);
 impl OwnedBy {
     pub(super) fn apply(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
         let Some(owners) = obj
-            .pointer("/metadata/ownerReferences")
+            .at("/metadata/ownerReferences")
             .and_then(Value::as_array)
         else {
             return;

@@ -2,6 +2,7 @@
 //! label's value reads its candidates here instead of scanning the
 //! namespace (the disruption controller, on every pod change).
 
+use crate::objects::path::At;
 use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
@@ -14,7 +15,7 @@ pub(crate) struct PodsByLabel(HashMap<(String, String), BTreeSet<Key>>);
 
 impl PodsByLabel {
     pub(super) fn apply(&mut self, key: &Key, pod: &Value, add: bool) {
-        let Some(labels) = pod.pointer("/metadata/labels").and_then(Value::as_object) else {
+        let Some(labels) = pod.at("/metadata/labels").and_then(Value::as_object) else {
             return;
         };
         for (k, v) in labels {

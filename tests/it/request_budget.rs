@@ -1,0 +1,127 @@
+//! What a pool drain asks of the API server, counted from the sandbox's
+//! request log: every node it drains adds a fixed number of requests
+//! besides its evictions (its pods listed and watched, its cordon, its
+//! conditions and Events), and the run adds a few of its own (the nodes,
+//! the budgets, the DaemonSets). Counted, not timed: the counts do not
+//! depend on the machine.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use kube_sandbox::request_log::Entry;
+
+use crate::pool::pool;
+
+/// The requests a drain of `nodes` blue nodes sends besides its evictions,
+/// by "METHOD path-kind", once the log has them all (a watch is logged
+/// when its connection closes, a moment after the drain exits).
+fn drain_requests(nodes: usize) -> BTreeMap<String, usize> {
+    let zones = ["a", "b"];
+    let names: Vec<String> = (0..nodes).map(|i| format!("n{i}")).collect();
+    let blue: Vec<(&str, &str)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), zones[i % 2]))
+        .collect();
+    // Two pods of one Deployment per blue node, one budget over them all.
+    let c = pool(
+        &blue,
+        2,
+        u32::try_from(2 * (nodes + 2)).unwrap(),
+        "maxUnavailable: 2",
+    )
+    .start(33);
+    c.wait_settled();
+    let before = c.requests().len();
+    let out = c.maintain(&[
+        "drain",
+        "-l",
+        "pool=blue",
+        "--max-parallel",
+        "2",
+        "--ignore-daemonsets",
+        "--timeout",
+        "60s",
+    ]);
+    out.success();
+    let mut seen = 0;
+    let mut entries: Vec<Entry> = Vec::new();
+    for _ in 0..40 {
+        entries = c.requests();
+        if entries.len() == seen {
+            break;
+        }
+        seen = entries.len();
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let mut kinds = BTreeMap::new();
+    for e in entries.iter().skip(before) {
+        let drains = e.user_agent.contains("kubectl-maintain");
+        if !drains || e.path.ends_with("/eviction") {
+            continue;
+        }
+        *kinds.entry(kind(e)).or_default() += 1;
+    }
+    kinds
+}
+
+/// A request's method and what it names: the path with names left out.
+fn kind(e: &Entry) -> String {
+    let parts: Vec<&str> = e.path.split('/').collect();
+    let mut out = Vec::new();
+    let mut it = parts.iter().peekable();
+    while let Some(p) = it.next() {
+        out.push(*p);
+        // A collection is followed by a name: leave it out.
+        if [
+            "namespaces",
+            "nodes",
+            "pods",
+            "events",
+            "daemonsets",
+            "poddisruptionbudgets",
+        ]
+        .contains(p)
+            && it.peek().is_some()
+        {
+            it.next();
+            out.push("*");
+        }
+    }
+    let watch = if e.query.contains("watch=") {
+        " (watch)"
+    } else {
+        ""
+    };
+    format!("{} {}{watch}", e.method, out.join("/"))
+}
+
+#[test]
+fn each_drained_node_adds_eight_requests_besides_its_evictions() {
+    let two = drain_requests(2);
+    let four = drain_requests(4);
+    let total = |k: &BTreeMap<String, usize>| k.values().sum::<usize>();
+    let per_node = (total(&four) - total(&two)) / 2;
+    let per_run = total(&two) - 2 * per_node;
+    let mut growth: Vec<String> = four
+        .iter()
+        .map(|(k, n)| (k, n - two.get(k).copied().unwrap_or(0)))
+        .filter(|(_, d)| *d > 0)
+        .map(|(k, d)| format!("{k}: {}", d as f64 / 2.0))
+        .collect();
+    growth.sort();
+    // Per node: its pods listed and watched, its cordon, its two
+    // conditions (drain started, finished) and its three Events.
+    assert!(
+        per_node <= 8,
+        "each node now adds {per_node} requests besides its evictions (was 8):\n{}",
+        growth.join("\n")
+    );
+    // Per run: the server's version, the selected nodes and a sample of
+    // schedulable ones, every budget listed once and watched (the scenario
+    // has no DaemonSet to look up).
+    assert!(
+        per_run <= 5,
+        "the run adds {per_run} requests of its own (was 5): {two:#?}"
+    );
+}
