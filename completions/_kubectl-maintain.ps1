@@ -498,7 +498,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
             [CompletionResult]::new('--request-log', '--request-log', [CompletionResultType]::ParameterName, 'Log every request as one JSON object per line to this file')
             [CompletionResult]::new('--local-image', '--local-image', [CompletionResultType]::ParameterName, 'Run containers of IMAGE (any tag or digest) as the local program PATH, with their arguments, environment, ServiceAccount token and volumes (needs root; implies --tls). Repeatable')
             [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'Kubernetes version served at /version (major.minor)')
-            [CompletionResult]::new('--watch-history', '--watch-history', [CompletionResultType]::ParameterName, 'Changes a watch can resume from before it gets 410 Expired')
+            [CompletionResult]::new('--watch-history', '--watch-history', [CompletionResultType]::ParameterName, 'Changes of each resource a watch can resume from before it gets 410 Expired')
             [CompletionResult]::new('--fault-500', '--fault-500', [CompletionResultType]::ParameterName, 'Share of resource requests answered 500 (0 to 1)')
             [CompletionResult]::new('--fault-503', '--fault-503', [CompletionResultType]::ParameterName, 'Share of resource requests answered 503 with Retry-After (0 to 1)')
             [CompletionResult]::new('--fault-429', '--fault-429', [CompletionResultType]::ParameterName, 'Share of resource requests answered 429 TooManyRequests (0 to 1)')

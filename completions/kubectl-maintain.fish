@@ -522,7 +522,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbo
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l request-log -d 'Log every request as one JSON object per line to this file' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l local-image -d 'Run containers of IMAGE (any tag or digest) as the local program PATH, with their arguments, environment, ServiceAccount token and volumes (needs root; implies --tls). Repeatable' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l kube-version -d 'Kubernetes version served at /version (major.minor)' -r
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l watch-history -d 'Changes a watch can resume from before it gets 410 Expired' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l watch-history -d 'Changes of each resource a watch can resume from before it gets 410 Expired' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-500 -d 'Share of resource requests answered 500 (0 to 1)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-503 -d 'Share of resource requests answered 503 with Retry-After (0 to 1)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-429 -d 'Share of resource requests answered 429 TooManyRequests (0 to 1)' -r

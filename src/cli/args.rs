@@ -97,7 +97,7 @@ pub struct SandboxArgs {
     /// Kubernetes version served at /version (major.minor)
     #[arg(long, value_name = "VERSION")]
     pub kube_version: Option<String>,
-    /// Changes a watch can resume from before it gets 410 Expired
+    /// Changes of each resource a watch can resume from before it gets 410 Expired
     #[arg(long, value_name = "N")]
     pub watch_history: Option<usize>,
     /// Share of resource requests answered 500 (0 to 1)

@@ -38,7 +38,11 @@ where
     let (listed, ready) = oneshot::channel::<Result<(), Unlisted>>();
     let task = tokio::spawn(async move {
         let mut listed = Some(listed);
-        let stream = watcher(api, watcher::Config::default()).default_backoff();
+        // Kept without managedFields, which no reader of a mirror reads
+        // and which are most of a real object's bytes.
+        let stream = watcher(api, watcher::Config::default())
+            .default_backoff()
+            .modify(|o| o.meta_mut().managed_fields = None);
         let mut stream = reflector::reflector(writer, stream).boxed();
         while let Some(item) = stream.next().await {
             match item {

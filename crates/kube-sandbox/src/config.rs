@@ -28,7 +28,8 @@ pub struct SandboxConfig {
     /// `major.minor` served at /version; its minor picks the kubectl the
     /// dispatcher on our machines runs.
     pub kube_version: String,
-    /// How many changes a watch can resume from before it gets 410 Expired.
+    /// How many changes of each resource a watch can resume from before it
+    /// gets 410 Expired.
     pub watch_history: usize,
     /// Seconds a new pod takes to become Ready, unless its annotation or its
     /// readiness probe says otherwise.

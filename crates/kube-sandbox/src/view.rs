@@ -80,7 +80,7 @@ impl<'a> View<'a> {
     /// (empty after `Sandbox::compact_history`).
     pub fn history(&self, res: Resource) -> Vec<Arc<WatchEvent>> {
         let store = self.store();
-        let floor = store.history_floor();
+        let floor = store.history_floor(res);
         store.events_since(res, floor).unwrap_or_default()
     }
 }

@@ -1,5 +1,9 @@
 //! The sandbox's etcd: every object as JSON bytes (crate::stored), one global
-//! resourceVersion, a bounded history of changes for watches, and indexes
+//! resourceVersion, a bounded history of changes for watches per resource
+//! (kube-apiserver keeps one watch cache per resource, each with its own
+//! capacity: staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go,
+//! up to `defaultUpperBoundCapacity`, 100 * 1024 events; so a burst of
+//! Events or budget writes never expires a pod watch), and indexes
 //! for the lookups a drain and the controllers make often (pods by node,
 //! objects by owner), each a small type in `indexes/`.
 //!
@@ -117,10 +121,19 @@ pub(crate) struct Store {
     rv: u64,
     tables: HashMap<Resource, BTreeMap<Key, Stored>>,
     indexes: Indexes,
-    history: VecDeque<Arc<WatchEvent>>,
+    /// Each resource's changes, oldest first, at most `history_limit`.
+    history: HashMap<Resource, VecDeque<Arc<WatchEvent>>>,
     history_limit: usize,
-    /// Watches may resume from this version or later; older is 410 Expired.
-    floor: u64,
+    /// Watches of a resource may resume from its floor or later; older is
+    /// 410 Expired.
+    floors: HashMap<Resource, u64>,
+    /// Every version before this is too old, whatever the resource
+    /// (`compact`).
+    compacted: u64,
+    /// The version just before the first change recorded: what was loaded
+    /// before it has no watch event, so, as from a watch cache started on
+    /// a list, resuming from an older version is 410 Expired.
+    started: u64,
     changes: Option<mpsc::UnboundedSender<Change>>,
     latest: watch::Sender<u64>,
     pub(crate) ids: IdGen,
@@ -140,9 +153,11 @@ impl Store {
             rv: 1,
             tables: HashMap::new(),
             indexes: Indexes::default(),
-            history: VecDeque::new(),
+            history: HashMap::new(),
             history_limit: history_limit.max(1),
-            floor: 0,
+            floors: HashMap::new(),
+            compacted: 0,
+            started: 0,
             changes: None,
             latest,
             ids: IdGen::from_time(),
@@ -305,39 +320,42 @@ impl Store {
         self.indexes.owned_by.of(res, uid)
     }
 
-    /// Watch events after `rv` for one resource, or `Expired` when the history
-    /// no longer reaches back that far.
+    /// Watch events after `rv` for one resource, or `Expired` when its
+    /// history no longer reaches back that far.
     pub(crate) fn events_since(
         &self,
         res: Resource,
         rv: u64,
     ) -> Result<Vec<Arc<WatchEvent>>, Expired> {
-        if rv < self.floor {
+        let floor = self.history_floor(res);
+        if rv < floor {
             return Err(Expired {
                 requested: rv,
-                oldest: self.floor,
+                oldest: floor,
             });
         }
+        let Some(history) = self.history.get(&res) else {
+            return Ok(Vec::new());
+        };
         // History is ordered by rv: binary-search the start.
-        let start = self.history.partition_point(|e| e.rv <= rv);
-        Ok(self
-            .history
-            .range(start..)
-            .filter(|e| e.resource == res)
-            .cloned()
-            .collect())
+        let start = history.partition_point(|e| e.rv <= rv);
+        Ok(history.range(start..).cloned().collect())
+    }
+
+    /// The oldest resourceVersion a resource's history still reaches back to.
+    pub(crate) fn history_floor(&self, res: Resource) -> u64 {
+        self.floors
+            .get(&res)
+            .copied()
+            .unwrap_or(self.started)
+            .max(self.compacted)
     }
 
     /// Drops all watch history: every resourceVersion before now is too old.
-    /// The oldest resourceVersion the history still reaches back to.
-    pub(crate) fn history_floor(&self) -> u64 {
-        self.floor
-    }
-
     pub(crate) fn compact(&mut self) {
         self.history.clear();
         self.rv += 1;
-        self.floor = self.rv;
+        self.compacted = self.rv;
         let _ = self.latest.send(self.rv);
     }
 
@@ -375,7 +393,11 @@ impl Store {
                 new: n,
             });
         }
-        self.history.push_back(Arc::new(WatchEvent {
+        if self.started == 0 {
+            self.started = rv - 1;
+        }
+        let history = self.history.entry(res).or_default();
+        history.push_back(Arc::new(WatchEvent {
             rv,
             resource: res,
             kind,
@@ -384,10 +406,10 @@ impl Store {
             facts,
             at: std::time::SystemTime::from(crate::clock::now()),
         }));
-        while self.history.len() > self.history_limit {
-            if let Some(dropped) = self.history.pop_front() {
+        while history.len() > self.history_limit {
+            if let Some(dropped) = history.pop_front() {
                 // Resuming from `dropped.rv` still works: what follows it is kept.
-                self.floor = dropped.rv;
+                self.floors.insert(res, dropped.rv);
             }
         }
         let _ = self.latest.send(rv);
@@ -754,6 +776,23 @@ mod tests {
                 .len(),
             1
         );
+    }
+
+    #[test]
+    fn each_resource_keeps_its_own_history() {
+        let mut s = Store::new(2);
+        s.create(Resource::Pods, pod("p0", "n1")).unwrap();
+        let rv = s.resource_version();
+        for i in 0..5 {
+            s.create(
+                Resource::Namespaces,
+                json!({"metadata": {"name": format!("ns{i}")}}),
+            )
+            .unwrap();
+        }
+        // Five namespace writes later, a pod watch still resumes.
+        assert_eq!(s.events_since(Resource::Pods, rv - 1).unwrap().len(), 1);
+        assert!(s.events_since(Resource::Namespaces, rv).is_err());
     }
 
     #[test]
