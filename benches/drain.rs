@@ -264,7 +264,7 @@ fn main() {
             for tool in [Tool::Maintain, Tool::Kubectl] {
                 let dir: PathBuf = work.join(format!("{nodes}-{drained}-{}", tool as u8));
                 std::fs::create_dir_all(&dir).expect("work dir");
-                let (f, bound) = run(tool, (nodes, drained, shutdown), kubectl_role, &dir);
+                let (mut f, bound) = run(tool, (nodes, drained, shutdown), kubectl_role, &dir);
                 let name = if tool == Tool::Maintain {
                     "kubectl maintain"
                 } else {
@@ -300,8 +300,9 @@ fn main() {
                     f.exit,
                 );
                 if let Some(b) = breakdowns.as_mut() {
+                    // The row is printed: only the breakdown reads the log.
                     let title = format!("{name}, {drained} of {nodes} nodes");
-                    b.push((title, f.entries.clone(), f.evicted));
+                    b.push((title, std::mem::take(&mut f.entries), f.evicted));
                 }
                 pair.push(f);
                 if keep {

@@ -15,6 +15,12 @@ use hyper_util::rt::TokioExecutor;
 /// How long one request may take, connection included.
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Whether a URL given for one of these is one they can be reached at:
+/// http or https (`--notify`, `--pushgateway`, `--block-on-alerts`).
+pub(crate) fn reachable(uri: &http::Uri) -> bool {
+    matches!(uri.scheme_str(), Some("http" | "https"))
+}
+
 /// An answer: status and body.
 #[derive(Debug, Clone)]
 pub(crate) struct Answer {

@@ -82,7 +82,7 @@ fn unattended(args: &RollArgs) -> Result<Unattended, Exit> {
         .map_err(Exit::usage)?;
     let url = |flag: &str, u: &str| -> Result<String, Exit> {
         match u.parse::<http::Uri>() {
-            Ok(uri) if matches!(uri.scheme_str(), Some("http" | "https")) => Ok(u.to_string()),
+            Ok(uri) if crate::outbound::reachable(&uri) => Ok(u.to_string()),
             _ => Err(Exit::usage(format!(
                 "--{flag} {u:?}: an http:// or https:// URL"
             ))),

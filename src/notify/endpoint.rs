@@ -44,7 +44,7 @@ impl Endpoint {
         let uri: http::Uri = url
             .parse()
             .map_err(|e| format!("--notify {input:?}: not a URL: {e}"))?;
-        if !matches!(uri.scheme_str(), Some("http" | "https")) {
+        if !crate::outbound::reachable(&uri) {
             return Err(format!(
                 "--notify {input:?}: an http:// or https:// URL (with json+, slack+ or teams+ before it to choose the format)"
             ));

@@ -2,6 +2,7 @@
 //! documents or one `v1` `List` (what `kubectl get ... -o yaml` prints), plus
 //! an optional `kind: Sandbox` document with the sandbox's settings.
 
+use crate::objects::path::At;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -130,7 +131,7 @@ fn classify(obj: &Value) -> Result<Resource, String> {
         format!("{api_version}/{kind} is not served by the sandbox (nodes, pods, namespaces, events, poddisruptionbudgets, deployments, replicasets, statefulsets, daemonsets, jobs, persistentvolumes, persistentvolumeclaims, storageclasses)")
     })?;
     let name = obj
-        .pointer("/metadata/name")
+        .at("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default();
     if name.is_empty() {
@@ -238,7 +239,7 @@ pub(crate) fn populate(
     }
     for (res, mut obj) in objects {
         if res.info().namespaced {
-            if obj.pointer("/metadata/namespace").is_none() {
+            if obj.at("/metadata/namespace").is_none() {
                 obj["metadata"]["namespace"] = json!("default");
             }
             let ns = obj["metadata"]["namespace"].as_str().unwrap_or("default");

@@ -3,6 +3,7 @@
 //! `triggers`, beside their `reconcile`), and has them reconcile it; kubelet
 //! work that takes time waits in one timer queue.
 
+use crate::objects::path::At;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
@@ -179,7 +180,7 @@ impl Sim {
         // volume is a CSI one at all: only then is a pod worth reading).
         let csi = store
             .iter(Resource::PersistentVolumes, None, None)
-            .any(|(_, pv)| pv.pointer("/spec/csi/driver").is_some());
+            .any(|(_, pv)| pv.at("/spec/csi/driver").is_some());
         for (key, f) in store.pod_facts(None) {
             if f.node.is_none() && !f.terminating && !f.terminal {
                 work.unscheduled.insert(key.clone());
@@ -224,7 +225,7 @@ impl Sim {
         let remaining = store
             .get(Resource::Pods, &key)
             .and_then(|p| {
-                p.pointer("/metadata/deletionTimestamp")
+                p.at("/metadata/deletionTimestamp")
                     .and_then(serde_json::Value::as_str)
                     .and_then(crate::clock::seconds_since)
             })

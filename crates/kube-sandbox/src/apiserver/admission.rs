@@ -4,6 +4,7 @@
 //! virt-api's eviction admitter
 //! (kubevirt pkg/virt-api/webhooks/validating-webhook/admitters/pod-eviction-admitter.go).
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use crate::api_error::ApiError;
@@ -27,8 +28,7 @@ pub(crate) fn namespace_lifecycle(
         Resource::Namespaces,
         &(String::new(), namespace.to_string()),
     );
-    if ns.is_none_or(|n| n.pointer("/status/phase").and_then(Value::as_str) != Some("Terminating"))
-    {
+    if ns.is_none_or(|n| n.at("/status/phase").and_then(Value::as_str) != Some("Terminating")) {
         return Ok(());
     }
     let plural = res.info().plural;
@@ -65,11 +65,11 @@ pub(crate) fn on_eviction(store: &mut Store, pod: &Value) {
         return;
     };
     let strategy = obj
-        .pointer("/spec/evictionStrategy")
+        .at("/spec/evictionStrategy")
         .and_then(Value::as_str)
         .unwrap_or("None");
     let marked = obj
-        .pointer("/status/evacuationNodeName")
+        .at("/status/evacuationNodeName")
         .and_then(Value::as_str)
         .is_some_and(|s| !s.is_empty());
     if evacuates(strategy) && !marked {

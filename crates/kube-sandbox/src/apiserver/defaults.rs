@@ -3,6 +3,7 @@
 //! pkg/apis/batch/v1/defaults.go): a field the client left out gets the
 //! value a real cluster would store; nothing given is overwritten.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use crate::resources::Resource;
@@ -34,7 +35,7 @@ fn default_tolerations(pod: &mut Value) {
 
 /// Sets `obj[path]` (a `/`-separated pointer) unless it is there already.
 fn or_default(obj: &mut Value, path: &str, value: Value) {
-    if obj.pointer(path).is_some() {
+    if obj.at(path).is_some() {
         return;
     }
     let mut at = obj;
@@ -117,16 +118,16 @@ fn workload(res: Resource, obj: &mut Value) {
         // stand in for an empty selector and empty object labels.
         Resource::ReplicationControllers => {
             or_default(obj, "/spec/replicas", json!(1));
-            let labels = obj.pointer("/spec/template/metadata/labels").cloned();
+            let labels = obj.at("/spec/template/metadata/labels").cloned();
             if let Some(labels) = labels.filter(|l| l.as_object().is_some_and(|m| !m.is_empty())) {
                 let empty = |v: Option<&Value>| {
                     v.and_then(Value::as_object)
                         .is_none_or(serde_json::Map::is_empty)
                 };
-                if empty(obj.pointer("/spec/selector")) {
+                if empty(obj.at("/spec/selector")) {
                     obj["spec"]["selector"] = labels.clone();
                 }
-                if empty(obj.pointer("/metadata/labels")) {
+                if empty(obj.at("/metadata/labels")) {
                     obj["metadata"]["labels"] = labels;
                 }
             }
@@ -143,7 +144,7 @@ fn workload(res: Resource, obj: &mut Value) {
         }
         Resource::Jobs => {
             // A work queue (parallelism without completions) keeps its nil.
-            if obj.pointer("/spec/parallelism").is_none() {
+            if obj.at("/spec/parallelism").is_none() {
                 or_default(obj, "/spec/completions", json!(1));
             }
             or_default(obj, "/spec/parallelism", json!(1));
@@ -159,9 +160,7 @@ fn workload(res: Resource, obj: &mut Value) {
 /// pkg/registry/batch/job/strategy.go `generateSelector` does: the
 /// `batch.kubernetes.io/` labels and their legacy twins.
 pub(crate) fn job_selector(job: &mut Value) {
-    if job.pointer("/spec/manualSelector") == Some(&json!(true))
-        || job.pointer("/spec/selector").is_some()
-    {
+    if job.at("/spec/manualSelector") == Some(&json!(true)) || job.at("/spec/selector").is_some() {
         return;
     }
     let uid = job["metadata"]["uid"].clone();
@@ -187,16 +186,13 @@ pub(crate) fn prepare_new(res: Resource, mut obj: Value) -> Value {
         if let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) {
             pod_spec(spec);
         }
-        if obj.pointer("/status/phase").is_none() {
+        if obj.at("/status/phase").is_none() {
             obj["status"]["phase"] = json!("Pending");
             obj["status"]["qosClass"] = json!("BestEffort");
         }
         default_tolerations(&mut obj);
-        if obj.pointer("/spec/priority").is_none() {
-            let prio = match obj
-                .pointer("/spec/priorityClassName")
-                .and_then(Value::as_str)
-            {
+        if obj.at("/spec/priority").is_none() {
+            let prio = match obj.at("/spec/priorityClassName").and_then(Value::as_str) {
                 Some("system-node-critical") => 2_000_001_000,
                 Some("system-cluster-critical") => 2_000_000_000,
                 _ => 0,
@@ -205,7 +201,7 @@ pub(crate) fn prepare_new(res: Resource, mut obj: Value) -> Value {
         }
     }
     if res == Resource::Namespaces {
-        if obj.pointer("/status/phase").is_none() {
+        if obj.at("/status/phase").is_none() {
             obj["status"]["phase"] = json!("Active");
         }
         // The namespace strategy's PrepareForCreate: the namespace
@@ -251,9 +247,9 @@ mod tests {
             Resource::Deployments,
             json!({"spec": {"strategy": {"type": "Recreate"}}}),
         );
-        assert!(recreate.pointer("/spec/strategy/rollingUpdate").is_none());
+        assert!(recreate.at("/spec/strategy/rollingUpdate").is_none());
         let queue = prepare_new(Resource::Jobs, json!({"spec": {"parallelism": 3}}));
-        assert!(queue.pointer("/spec/completions").is_none());
+        assert!(queue.at("/spec/completions").is_none());
         let pod = prepare_new(
             Resource::Pods,
             json!({"spec": {"containers": [{"name": "c", "image": "x"}]}}),

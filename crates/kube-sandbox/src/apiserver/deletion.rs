@@ -1,6 +1,7 @@
 //! Deleting objects: a pod's graceful deletion (registry/rest/delete.go and
 //! the pod strategy's CheckGracefulDelete), finalizers, preconditions.
 
+use crate::objects::path::At;
 use std::sync::Arc;
 
 use jiff::SignedDuration;
@@ -26,11 +27,11 @@ impl DeleteOptions {
         DeleteOptions {
             grace_period_seconds: v["gracePeriodSeconds"].as_i64(),
             uid: v
-                .pointer("/preconditions/uid")
+                .at("/preconditions/uid")
                 .and_then(Value::as_str)
                 .map(str::to_string),
             resource_version: v
-                .pointer("/preconditions/resourceVersion")
+                .at("/preconditions/resourceVersion")
                 .and_then(Value::as_str)
                 .map(str::to_string),
             dry_run: v["dryRun"]
@@ -90,7 +91,7 @@ fn has_finalizers(obj: &Value) -> bool {
     ["/metadata/finalizers", "/spec/finalizers"]
         .iter()
         .any(|p| {
-            obj.pointer(p)
+            obj.at(p)
                 .and_then(Value::as_array)
                 .is_some_and(|f| !f.is_empty())
         })
@@ -103,7 +104,7 @@ pub(crate) fn pod_grace(pod: &Value, requested: Option<i64>) -> i64 {
     }
     requested
         .or_else(|| {
-            pod.pointer("/spec/terminationGracePeriodSeconds")
+            pod.at("/spec/terminationGracePeriodSeconds")
                 .and_then(Value::as_i64)
         })
         .unwrap_or(30)

@@ -1,6 +1,7 @@
 //! The pods/eviction subresource, step for step as
 //! kubernetes pkg/registry/core/pod/storage/eviction.go decides.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use crate::api_error::ApiError;
@@ -32,7 +33,7 @@ pub(crate) fn evict(
     query_dry_run: bool,
 ) -> Result<Value, ApiError> {
     let body_name = body
-        .pointer("/metadata/name")
+        .at("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default();
     if body_name != pod_key.1 {
@@ -89,14 +90,14 @@ fn take_disruption(
         .get(Resource::PodDisruptionBudgets, pdb_key)
         .expect("listed PDB");
     let st = |f: &str| {
-        pdb.pointer(&format!("/status/{f}"))
+        pdb.at(&format!("/status/{f}"))
             .and_then(Value::as_i64)
             .unwrap_or(0)
     };
 
     if !pods::is_ready(pod) {
         let always = pdb
-            .pointer("/spec/unhealthyPodEvictionPolicy")
+            .at("/spec/unhealthyPodEvictionPolicy")
             .and_then(Value::as_str)
             == Some("AlwaysAllow");
         let budget_healthy =

@@ -12,6 +12,7 @@
 //! from a loaded dump (`k:{...}`, `v:...`, `.`) are kept as they are.
 //! Writes made inside the sandbox (controllers, kubelets) are not recorded.
 
+use crate::objects::path::At;
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
@@ -65,7 +66,7 @@ pub(crate) fn track(old: Option<&Value>, new: &mut Value, w: &Writer<'_>) {
         "Update"
     };
     let mut entries: Vec<Entry> = old
-        .and_then(|o| o.pointer("/metadata/managedFields"))
+        .and_then(|o| o.at("/metadata/managedFields"))
         .and_then(Value::as_array)
         .map(|list| list.iter().filter_map(parse_entry).collect())
         .unwrap_or_default();

@@ -4,6 +4,7 @@
 //! apply, which the sandbox treats as a merge of the applied configuration
 //! (no field ownership is tracked).
 
+use crate::objects::path::At;
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,13 +222,13 @@ pub(crate) fn json_patch(target: &Value, patch: &Value) -> Result<Value, String>
             "copy" => {
                 let from = op["from"].as_str().ok_or("copy needs from")?;
                 let v = doc
-                    .pointer(from)
+                    .at(from)
                     .cloned()
                     .ok_or_else(|| format!("missing path {from}"))?;
                 add(&mut doc, path, v)?;
             }
             "test" => {
-                if doc.pointer(path) != op.get("value") {
+                if doc.at(path) != op.get("value") {
                     return Err(format!("test operation failed at {path}"));
                 }
             }

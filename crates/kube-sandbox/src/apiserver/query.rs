@@ -1,6 +1,7 @@
 //! Query parameters of list, watch, write and delete requests, and field
 //! selectors with the fields the apiserver supports per resource.
 
+use crate::objects::path::At;
 use serde_json::Value;
 
 use crate::api_error::ApiError;
@@ -254,21 +255,21 @@ pub(crate) fn field_value(res: Resource, obj: &Value, field: &str) -> String {
         "source" if res == Resource::Events => "/source/component".to_string(),
         "spec.unschedulable" => {
             return obj
-                .pointer("/spec/unschedulable")
+                .at("/spec/unschedulable")
                 .and_then(Value::as_bool)
                 .unwrap_or(false)
                 .to_string();
         }
         "spec.hostNetwork" => {
             return obj
-                .pointer("/spec/hostNetwork")
+                .at("/spec/hostNetwork")
                 .and_then(Value::as_bool)
                 .unwrap_or(false)
                 .to_string();
         }
         f => format!("/{}", f.replace('.', "/")),
     };
-    match obj.pointer(&path) {
+    match obj.at(&path) {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => String::new(),
         Some(v) => v.to_string(),

@@ -1,6 +1,7 @@
 //! Answers as HTTP: JSON with the status, `Retry-After` and `Warning`
 //! headers, and a watch's chunked stream; each logged once it is sent.
 
+use crate::objects::path::At;
 use std::convert::Infallible;
 use std::sync::Arc;
 
@@ -82,7 +83,7 @@ pub(super) fn reply(
     match reply {
         Reply::Json { status, body } => {
             let retry = body
-                .pointer("/details/retryAfterSeconds")
+                .at("/details/retryAfterSeconds")
                 .and_then(Value::as_u64)
                 .filter(|_| status == 429 || status >= 500);
             let bytes = serde_json::to_vec(&body).unwrap_or_default();

@@ -5,6 +5,7 @@
 //! replicas seen and the selector as a string (kubernetes
 //! pkg/registry/apps/deployment/storage/storage.go, ScaleREST).
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use crate::api_error::ApiError;
@@ -67,9 +68,9 @@ pub(crate) fn of(obj: &Value) -> Value {
             "resourceVersion": meta["resourceVersion"],
             "creationTimestamp": meta["creationTimestamp"],
         },
-        "spec": {"replicas": obj.pointer("/spec/replicas").cloned().unwrap_or(json!(1))},
+        "spec": {"replicas": obj.at("/spec/replicas").cloned().unwrap_or(json!(1))},
         "status": {
-            "replicas": obj.pointer("/status/replicas").cloned().unwrap_or(json!(0)),
+            "replicas": obj.at("/status/replicas").cloned().unwrap_or(json!(0)),
             "selector": selector_string(&obj["spec"]["selector"]),
         },
     })
@@ -79,7 +80,7 @@ pub(crate) fn of(obj: &Value) -> Value {
 pub(crate) fn apply(res: Resource, obj: &Value, scale: &Value) -> Result<Value, ApiError> {
     let name = obj["metadata"]["name"].as_str().unwrap_or_default();
     let replicas = scale
-        .pointer("/spec/replicas")
+        .at("/spec/replicas")
         .and_then(Value::as_i64)
         .filter(|r| *r >= 0)
         .ok_or_else(|| {
@@ -92,7 +93,7 @@ pub(crate) fn apply(res: Resource, obj: &Value, scale: &Value) -> Result<Value, 
     let mut out = obj.clone();
     out["spec"]["replicas"] = json!(replicas);
     if let Some(rv) = scale
-        .pointer("/metadata/resourceVersion")
+        .at("/metadata/resourceVersion")
         .filter(|v| v.is_string())
     {
         out["metadata"]["resourceVersion"] = rv.clone();

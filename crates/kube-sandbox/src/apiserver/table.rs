@@ -1,6 +1,7 @@
 //! `meta.k8s.io/v1` Table responses: the columns `kubectl get` prints,
 //! following kubernetes pkg/printers/internalversion/printers.go.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use crate::apiserver::query::IncludeObject;
@@ -49,7 +50,7 @@ fn template_cells(res: Resource, o: &Value) -> Vec<Value> {
         return Vec::new();
     }
     let containers = o
-        .pointer("/spec/template/spec/containers")
+        .at("/spec/template/spec/containers")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
@@ -61,7 +62,7 @@ fn template_cells(res: Resource, o: &Value) -> Vec<Value> {
             .join(",")
     };
     let selector = o
-        .pointer("/spec/selector")
+        .at("/spec/selector")
         .map(super::scale::selector_string)
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "<none>".into());
@@ -255,18 +256,18 @@ fn access_modes(modes: Option<&Value>) -> String {
 }
 
 fn age(obj: &Value) -> String {
-    obj.pointer("/metadata/creationTimestamp")
+    obj.at("/metadata/creationTimestamp")
         .and_then(Value::as_str)
         .and_then(seconds_since)
         .map_or_else(|| "<unknown>".to_string(), human_duration)
 }
 
 fn int(obj: &Value, ptr: &str) -> i64 {
-    obj.pointer(ptr).and_then(Value::as_i64).unwrap_or(0)
+    obj.at(ptr).and_then(Value::as_i64).unwrap_or(0)
 }
 
 fn str_or<'a>(obj: &'a Value, ptr: &str, default: &'a str) -> &'a str {
-    obj.pointer(ptr)
+    obj.at(ptr)
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .unwrap_or(default)
@@ -277,7 +278,7 @@ fn str_or<'a>(obj: &'a Value, ptr: &str, default: &'a str) -> &'a str {
 /// is anything else (False or Unknown), `Unknown` only without one.
 fn node_cells(n: &Value) -> Vec<Value> {
     let ready = n
-        .pointer("/status/conditions")
+        .at("/status/conditions")
         .and_then(Value::as_array)
         .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))
         .map_or("Unknown", |c| match c["status"].as_str() {
@@ -285,11 +286,11 @@ fn node_cells(n: &Value) -> Vec<Value> {
             _ => "NotReady",
         });
     let mut status = ready.to_string();
-    if n.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
+    if n.at("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
         status.push_str(",SchedulingDisabled");
     }
     let mut roles: Vec<String> = n
-        .pointer("/metadata/labels")
+        .at("/metadata/labels")
         .and_then(Value::as_object)
         .map(|l| {
             l.iter()
@@ -307,7 +308,7 @@ fn node_cells(n: &Value) -> Vec<Value> {
         .unwrap_or_default();
     roles.sort();
     let addr = |kind: &str| {
-        n.pointer("/status/addresses")
+        n.at("/status/addresses")
             .and_then(Value::as_array)
             .and_then(|a| a.iter().find(|x| x["type"] == kind))
             .and_then(|x| x["address"].as_str())
@@ -338,15 +339,13 @@ fn node_cells(n: &Value) -> Vec<Value> {
 
 fn pod_status_reason(p: &Value) -> String {
     let mut reason = str_or(p, "/status/reason", str_or(p, "/status/phase", "Pending")).to_string();
-    let statuses = p
-        .pointer("/status/containerStatuses")
-        .and_then(Value::as_array);
+    let statuses = p.at("/status/containerStatuses").and_then(Value::as_array);
     let mut restarts = 0;
     for cs in statuses.into_iter().flatten().rev() {
         restarts += cs["restartCount"].as_i64().unwrap_or(0);
-        if let Some(w) = cs.pointer("/state/waiting/reason").and_then(Value::as_str) {
+        if let Some(w) = cs.at("/state/waiting/reason").and_then(Value::as_str) {
             reason = w.to_string();
-        } else if let Some(t) = cs.pointer("/state/terminated") {
+        } else if let Some(t) = cs.at("/state/terminated") {
             reason = t["reason"].as_str().map_or_else(
                 || format!("ExitCode:{}", t["exitCode"].as_i64().unwrap_or(0)),
                 str::to_string,
@@ -355,7 +354,7 @@ fn pod_status_reason(p: &Value) -> String {
     }
     let _ = restarts;
     if pods::is_terminating(p) {
-        if p.pointer("/status/reason").and_then(Value::as_str) == Some("NodeLost") {
+        if p.at("/status/reason").and_then(Value::as_str) == Some("NodeLost") {
             return "Unknown".into();
         }
         return "Terminating".into();
@@ -365,12 +364,10 @@ fn pod_status_reason(p: &Value) -> String {
 
 fn pod_cells(p: &Value) -> Vec<Value> {
     let total = p
-        .pointer("/spec/containers")
+        .at("/spec/containers")
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
-    let statuses = p
-        .pointer("/status/containerStatuses")
-        .and_then(Value::as_array);
+    let statuses = p.at("/status/containerStatuses").and_then(Value::as_array);
     let ready = statuses
         .into_iter()
         .flatten()
@@ -410,8 +407,8 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
         Resource::Pods => pod_cells(o),
         Resource::PodDisruptionBudgets => vec![
             name,
-            json!(int_or_string(o.pointer("/spec/minAvailable"))),
-            json!(int_or_string(o.pointer("/spec/maxUnavailable"))),
+            json!(int_or_string(o.at("/spec/minAvailable"))),
+            json!(int_or_string(o.at("/spec/maxUnavailable"))),
             json!(int(o, "/status/disruptionsAllowed")),
             json!(age(o)),
         ],
@@ -420,9 +417,7 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
             json!(format!(
                 "{}/{}",
                 int(o, "/status/readyReplicas"),
-                o.pointer("/spec/replicas")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(1)
+                o.at("/spec/replicas").and_then(Value::as_i64).unwrap_or(1)
             )),
             json!(int(o, "/status/updatedReplicas")),
             json!(int(o, "/status/availableReplicas")),
@@ -430,11 +425,7 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
         ],
         Resource::ReplicaSets | Resource::ReplicationControllers => vec![
             name,
-            json!(
-                o.pointer("/spec/replicas")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(1)
-            ),
+            json!(o.at("/spec/replicas").and_then(Value::as_i64).unwrap_or(1)),
             json!(int(o, "/status/replicas")),
             json!(int(o, "/status/readyReplicas")),
             json!(age(o)),
@@ -444,15 +435,13 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
             json!(format!(
                 "{}/{}",
                 int(o, "/status/readyReplicas"),
-                o.pointer("/spec/replicas")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(1)
+                o.at("/spec/replicas").and_then(Value::as_i64).unwrap_or(1)
             )),
             json!(age(o)),
         ],
         Resource::DaemonSets => {
             let sel = o
-                .pointer("/spec/template/spec/nodeSelector")
+                .at("/spec/template/spec/nodeSelector")
                 .and_then(Value::as_object)
                 .map(|m| {
                     m.iter()
@@ -475,7 +464,7 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
         }
         Resource::Jobs => {
             let completions = o
-                .pointer("/spec/completions")
+                .at("/spec/completions")
                 .and_then(Value::as_i64)
                 .unwrap_or(1);
             let succeeded = int(o, "/status/succeeded");
@@ -487,7 +476,7 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
                 "Running"
             };
             let duration = o
-                .pointer("/status/startTime")
+                .at("/status/startTime")
                 .and_then(Value::as_str)
                 .and_then(seconds_since)
                 .map_or_else(String::new, human_duration);
@@ -513,9 +502,8 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
         ],
         Resource::PersistentVolumes => {
             let claim = match (
-                o.pointer("/spec/claimRef/namespace")
-                    .and_then(Value::as_str),
-                o.pointer("/spec/claimRef/name").and_then(Value::as_str),
+                o.at("/spec/claimRef/namespace").and_then(Value::as_str),
+                o.at("/spec/claimRef/name").and_then(Value::as_str),
             ) {
                 (Some(ns), Some(n)) => format!("{ns}/{n}"),
                 _ => String::new(),
@@ -523,7 +511,7 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
             vec![
                 name,
                 json!(str_or(o, "/spec/capacity/storage", "")),
-                json!(access_modes(o.pointer("/spec/accessModes"))),
+                json!(access_modes(o.at("/spec/accessModes"))),
                 json!(str_or(o, "/spec/persistentVolumeReclaimPolicy", "Retain")),
                 json!(str_or(o, "/status/phase", "Available")),
                 json!(claim),
@@ -537,7 +525,7 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
             json!(str_or(o, "/status/phase", "Pending")),
             json!(str_or(o, "/spec/volumeName", "")),
             json!(str_or(o, "/status/capacity/storage", "")),
-            json!(access_modes(o.pointer("/status/accessModes"))),
+            json!(access_modes(o.at("/status/accessModes"))),
             json!(str_or(o, "/spec/storageClassName", "")),
             json!(age(o)),
         ],
@@ -549,7 +537,7 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
         Resource::ServiceAccounts => vec![
             name,
             json!(
-                o.pointer("/secrets")
+                o.at("/secrets")
                     .and_then(Value::as_array)
                     .map_or(0, Vec::len)
             ),
@@ -558,10 +546,10 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
         Resource::ConfigMaps => vec![
             name,
             json!(
-                o.pointer("/data")
+                o.at("/data")
                     .and_then(Value::as_object)
                     .map_or(0, serde_json::Map::len)
-                    + o.pointer("/binaryData")
+                    + o.at("/binaryData")
                         .and_then(Value::as_object)
                         .map_or(0, serde_json::Map::len)
             ),
@@ -585,7 +573,7 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
             json!(str_or(o, "/spec/source/persistentVolumeName", "")),
             json!(str_or(o, "/spec/nodeName", "")),
             json!(
-                o.pointer("/status/attached")
+                o.at("/status/attached")
                     .and_then(Value::as_bool)
                     .unwrap_or(false)
             ),
@@ -606,18 +594,18 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
         ],
         Resource::Events => {
             let last = o
-                .pointer("/lastTimestamp")
+                .at("/lastTimestamp")
                 .and_then(Value::as_str)
-                .or_else(|| o.pointer("/eventTime").and_then(Value::as_str))
+                .or_else(|| o.at("/eventTime").and_then(Value::as_str))
                 .and_then(seconds_since)
                 .map_or_else(|| "<unknown>".into(), human_duration);
             let obj = format!(
                 "{}/{}",
-                o.pointer("/involvedObject/kind")
+                o.at("/involvedObject/kind")
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_lowercase(),
-                o.pointer("/involvedObject/name")
+                o.at("/involvedObject/name")
                     .and_then(Value::as_str)
                     .unwrap_or_default()
             );

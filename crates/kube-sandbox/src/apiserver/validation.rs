@@ -10,6 +10,7 @@
 //!   `terminationGracePeriodSeconds` ("pod updates may not change fields
 //!   other than ...").
 
+use crate::objects::path::At;
 use serde_json::Value;
 
 use crate::api_error::ApiError;
@@ -73,7 +74,7 @@ fn culprit(res: Resource, old: Option<&Value>, new: &Value) -> Option<(String, V
     let mut all = Vec::new();
     leaves(new, "", &mut all);
     all.into_iter()
-        .filter(|(p, v)| old.and_then(|o| o.pointer(&pointer(p))) != Some(v))
+        .filter(|(p, v)| old.and_then(|o| o.at(&pointer(p))) != Some(v))
         .find(|(p, _)| {
             let mut probe = new.clone();
             if let Some(slot) = probe.pointer_mut(&pointer(p)) {
@@ -88,7 +89,7 @@ fn reason(serde: &str) -> &str {
 }
 
 fn name_of(obj: &Value) -> &str {
-    obj.pointer("/metadata/name")
+    obj.at("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default()
 }
@@ -136,7 +137,7 @@ pub(crate) fn check(res: Resource, old: Option<&Value>, new: &Value) -> Result<(
     }
     if res == Resource::Pods
         && new
-            .pointer("/spec/containers")
+            .at("/spec/containers")
             .and_then(Value::as_array)
             .is_none_or(Vec::is_empty)
     {
@@ -158,7 +159,7 @@ pub(crate) fn check(res: Resource, old: Option<&Value>, new: &Value) -> Result<(
             | Resource::StatefulSets
             | Resource::DaemonSets
     );
-    if workload && old.pointer("/spec/selector") != new.pointer("/spec/selector") {
+    if workload && old.at("/spec/selector") != new.at("/spec/selector") {
         return Err(ApiError::invalid_field(
             res,
             name,
@@ -166,7 +167,7 @@ pub(crate) fn check(res: Resource, old: Option<&Value>, new: &Value) -> Result<(
             "spec.selector",
             &format!(
                 "Invalid value: {}: field is immutable",
-                new.pointer("/spec/selector").unwrap_or(&Value::Null)
+                new.at("/spec/selector").unwrap_or(&Value::Null)
             ),
         ));
     }

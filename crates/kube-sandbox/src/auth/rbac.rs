@@ -12,6 +12,7 @@
 //! other, so a scenario may bind `cluster-admin` or `view` as a cluster's
 //! administrator would.
 
+use crate::objects::path::At;
 use serde_json::Value;
 
 use super::{Attributes, UserInfo};
@@ -73,9 +74,7 @@ pub(crate) fn authorize(store: &Store, user: &UserInfo, attrs: &Attributes) -> D
 }
 
 fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
+    v.at(pointer).and_then(Value::as_str).unwrap_or_default()
 }
 
 fn strings(v: &Value, field: &str) -> Vec<String> {

@@ -2,6 +2,7 @@
 //! namespace admission), the object a server-side apply creates, and a pod's
 //! eviction, which is a create of its `eviction` subresource.
 
+use crate::objects::path::At;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -25,7 +26,7 @@ pub(in crate::apiserver) fn create(
     let mut body = req.object_body(opts.field_validation)?;
     if let Some(ns) = &t.namespace {
         let given = body
-            .pointer("/metadata/namespace")
+            .at("/metadata/namespace")
             .and_then(Value::as_str)
             .unwrap_or(ns);
         if given != ns {

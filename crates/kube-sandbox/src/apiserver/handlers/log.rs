@@ -6,6 +6,7 @@
 //! containers (kubelet/runtime.rs) write anything; a simulated one's log is
 //! empty.
 
+use crate::objects::path::At;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -103,12 +104,12 @@ pub(in crate::apiserver) fn log(
         .cloned()
         .unwrap_or(Value::Null);
     if !previous
-        && status.pointer("/state/running").is_none()
-        && status.pointer("/state/terminated").is_none()
-        && status.pointer("/lastState/terminated").is_none()
+        && status.at("/state/running").is_none()
+        && status.at("/state/terminated").is_none()
+        && status.at("/lastState/terminated").is_none()
     {
         let reason = status
-            .pointer("/state/waiting/reason")
+            .at("/state/waiting/reason")
             .and_then(Value::as_str)
             .unwrap_or(if pods::phase(&pod) == "Pending" {
                 "ContainerCreating"

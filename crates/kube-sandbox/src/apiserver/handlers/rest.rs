@@ -3,6 +3,7 @@
 //! split, immutable metadata, kind, namespace and name checks, and the write
 //! itself.
 
+use crate::objects::path::At;
 use serde_json::{Value, json};
 
 use crate::api_error::ApiError;
@@ -18,7 +19,7 @@ pub(super) fn split_status(old: &Value, mut new: Value, status_only: bool) -> Va
     if status_only {
         let mut out = old.clone();
         out["status"] = new.get("status").cloned().unwrap_or(Value::Null);
-        if let Some(rv) = new.pointer("/metadata/resourceVersion") {
+        if let Some(rv) = new.at("/metadata/resourceVersion") {
             out["metadata"]["resourceVersion"] = rv.clone();
         }
         out
@@ -93,7 +94,7 @@ pub(super) fn check_namespace(store: &Store, t: &Target) -> Result<(), ApiError>
 
 pub(super) fn validate_name(res: Resource, body: &Value) -> Result<(), ApiError> {
     let name = body
-        .pointer("/metadata/name")
+        .at("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default();
     if name.is_empty() {

@@ -2,6 +2,7 @@
 //! bookmarks, `timeoutSeconds`, and the 410 `Expired` ERROR event when the
 //! version asked for is older than the history kept (apiserver cacher.go).
 
+use crate::objects::path::At;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -79,9 +80,10 @@ fn expired_event(requested: u64, oldest: u64) -> Bytes {
 
 impl WatchRequest {
     fn in_scope(&self, obj: &Value) -> bool {
-        let ns_ok = self.namespace.as_deref().is_none_or(|ns| {
-            obj.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
-        });
+        let ns_ok = self
+            .namespace
+            .as_deref()
+            .is_none_or(|ns| obj.at("/metadata/namespace").and_then(Value::as_str) == Some(ns));
         ns_ok && self.options.matches(self.resource, obj)
     }
 
