@@ -18,6 +18,7 @@
 //!   cargo bench --bench pool -- --kinds      # requests and bytes by kind
 //!   cargo bench --bench pool -- --only 0     # only the first drain (0, 1, 2)
 //!   cargo bench --bench pool -- --keep       # keep each run's request log and report
+//!   BENCH_WRAP="heaptrack -o /tmp/drain" cargo bench --bench pool -- --only 0   # a profiler in front of the drain
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -117,6 +118,16 @@ fn violations(sandbox: &Sandbox, since: std::time::SystemTime) -> (usize, usize)
     (count, budgets.len())
 }
 
+/// The plugin as the drains run it: `BENCH_WRAP` puts a profiler in front
+/// (`BENCH_WRAP="heaptrack -o /tmp/drain"` for where the memory goes).
+fn bin() -> String {
+    let bin = env!("CARGO_BIN_EXE_kubectl-maintain");
+    match std::env::var("BENCH_WRAP") {
+        Ok(wrap) if !wrap.trim().is_empty() => format!("{wrap} {bin}"),
+        _ => bin.to_string(),
+    }
+}
+
 /// Runs `cmd` against a fresh copy of the cluster; its figures.
 fn drain(setup: Setup, work: &Path, cmd: &str) -> (Figures, f64) {
     let Setup {
@@ -143,7 +154,7 @@ fn drain(setup: Setup, work: &Path, cmd: &str) -> (Figures, f64) {
         .env("KUBECONFIG", &kubeconfig)
         .env("HOME", work)
         .env("SELECTOR", format!("{DRAIN_LABEL}=yes"))
-        .env("BIN", env!("CARGO_BIN_EXE_kubectl-maintain"))
+        .env("BIN", bin())
         .env("REPORT", work.join("report.json"))
         .env("PARALLEL", parallel.to_string())
         .output()

@@ -32,7 +32,7 @@ pub(crate) struct DrainContext {
     /// every node of the run (a roll's nodes share it too).
     pub(crate) attachments: Arc<detach::Attachments>,
     /// The budget over each pod to evict, when known before the first
-    /// attempt (drains of several nodes at once, `lookup::budgets_of`).
+    /// attempt (drains of several nodes at once, `lookup::Index`).
     pub(crate) budget_of: Arc<HashMap<PodKey, budgets::Key>>,
     pub(crate) evictor: Evictor,
     /// Evictions in flight across every node.

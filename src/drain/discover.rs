@@ -104,11 +104,13 @@ pub(crate) async fn cluster_view(
     })
 }
 
-/// kubectl GETs the DaemonSet of every DaemonSet pod; one GET per DaemonSet does.
+/// kubectl GETs the DaemonSet of every DaemonSet pod; one GET per DaemonSet
+/// does: those of `pods` not `known` yet are read into it.
 pub(crate) async fn daemonsets(
     client: &kube::Client,
-    pods: &[&Pod],
-) -> Result<DaemonSets, DrainError> {
+    pods: &[Pod],
+    known: &mut DaemonSets,
+) -> Result<(), DrainError> {
     // A finished pod passes kubectl's DaemonSet filter without a lookup
     // (filters.go checks the owner only for pods still running).
     let wanted: BTreeSet<(String, String)> = pods
@@ -121,8 +123,8 @@ pub(crate) async fn daemonsets(
             )),
             _ => None,
         })
+        .filter(|k| !known.contains_key(k))
         .collect();
-    let mut out = HashMap::new();
     for (ns, name) in wanted {
         let api: Api<DaemonSet> = Api::namespaced(client.clone(), &ns);
         let found = match api.get(&name).await {
@@ -130,9 +132,9 @@ pub(crate) async fn daemonsets(
             Err(kube::Error::Api(s)) if s.code == 404 => Err(s.message.clone()),
             Err(e) => return Err(api_error("get", "daemonsets.apps", Some(&ns), e)),
         };
-        out.insert((ns, name), found);
+        known.insert((ns, name), found);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Every namespace's labels (for namespace selectors) and the names of

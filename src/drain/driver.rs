@@ -171,7 +171,11 @@ fn as_stream(watch: PodWatch) -> futures::stream::BoxStream<'static, Change> {
 
 /// What a budget's signal means for this node: its numbers with the
 /// retries granted to it (every node hears of a change; only as many
-/// evictions as it allows are sent, across nodes), or nothing to do.
+/// evictions as it allows are sent, across nodes), or nothing to do: a
+/// drain of many nodes watches every budget of the cluster, and a change
+/// of one that holds none of this node's pods is not this node's (each
+/// running node kept every budget it heard of: 15 MB at 50 nodes at once
+/// on a cluster of 5,000).
 fn budget_input(
     ctx: &DrainContext,
     budgets: &mut NodeBudgets,
@@ -179,6 +183,7 @@ fn budget_input(
     msg: Result<Signal, RecvError>,
 ) -> Option<Input> {
     match msg {
+        Ok(Signal::Changed(key)) if !machine.held_by_budget(&key) => None,
         Ok(Signal::Changed(key)) => {
             let budget = ctx.budgets.get(&key)?;
             let grant = budgets.claim(&key, machine.retry_wanted(&key));

@@ -25,12 +25,13 @@ use super::machine::{NodeMachine, Settings, WaveSpec};
 use super::node_health::NodeDown;
 use super::out_of_service::NodeProof;
 use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
-use super::pod_key::{PodKey, uid};
+use super::packed_pods::PackedPods;
+use super::pod_key::PodKey;
 use super::pod_watch::{self, PodQuery, Snapshot};
 use super::warning::Warning;
 use super::{DrainError, Options, driver, preview};
 use crate::client::Clients;
-use crate::policy::classify::{Disposition, claim_names};
+use crate::policy::classify::Disposition;
 use crate::policy::plan::Plan;
 use crate::publish::Publisher;
 use crate::publish::conditions::Stage;
@@ -42,8 +43,9 @@ pub(crate) struct NodePlan {
     query: PodQuery,
     /// The resourceVersion the pods were listed at.
     resource_version: String,
-    /// Every pod listed, with its fate, decided once.
-    pods: Vec<(Pod, Disposition)>,
+    /// Every pod listed, with its fate, decided once; packed until the
+    /// node's drain starts.
+    pods: PackedPods,
     /// The node's kubelet is down, as found (crate::drain::node_health).
     down: Option<NodeDown>,
     /// `--node-shut-down` takes it out of service, with this proof.
@@ -57,8 +59,14 @@ impl NodePlan {
 
     /// A machine for a preview, which leaves the plan as it is.
     fn machine(&self, settings: Arc<Settings>, was_cordoned: bool) -> NodeMachine {
-        NodeMachine::new(&self.name, settings, self.pods.clone(), was_cordoned, now())
-            .with_health(self.health())
+        NodeMachine::new(
+            &self.name,
+            settings,
+            self.pods.unpack(),
+            was_cordoned,
+            now(),
+        )
+        .with_health(self.health())
     }
 
     /// The node's health as the drain starts: down, and out of service once
@@ -78,12 +86,12 @@ impl NodePlan {
             Disposition::Evict { wave, .. } => Some(*wave),
             _ => None,
         };
-        let first = self.pods.iter().filter_map(|(_, d)| wave_of(d)).min();
-        let first_wave = self
-            .pods
+        let facts = self.pods.facts();
+        let first = facts.iter().filter_map(|f| wave_of(&f.disposition)).min();
+        let first_wave = facts
             .iter()
-            .filter(|(_, d)| first.is_some() && wave_of(d) == first)
-            .map(|(p, _)| PodKey::of(p));
+            .filter(|f| first.is_some() && wave_of(&f.disposition) == first)
+            .map(|f| f.key.clone());
         engine.budgets.join(engine.budget_of.clone(), first_wave)
     }
 
@@ -98,15 +106,17 @@ impl NodePlan {
         // any eviction or watch request.
         let known = self
             .pods
+            .facts()
             .iter()
-            .map(|(p, _)| (PodKey::of(p), uid(p).to_string()))
+            .map(|f| (f.key.clone(), f.uid.clone()))
             .collect();
         // Joined before the first await, so that nodes started together
         // are served in the order they were started.
         let budgets = self.join_budgets(engine);
         let health = self.health();
-        let machine = NodeMachine::new(&self.name, settings, self.pods, was_cordoned, now())
-            .with_health(health);
+        let pods = self.pods.unpack();
+        let machine =
+            NodeMachine::new(&self.name, settings, pods, was_cordoned, now()).with_health(health);
         let (publisher, events) = (&engine.publisher, Some(&engine.events.sink));
         publisher.stage(&self.name, Stage::Started, events).await;
         let out = driver::drain_node(
@@ -146,10 +156,10 @@ pub(crate) struct Prepared {
 async fn health_and_proofs(
     client: &kube::Client,
     options: &Options,
-    listed: &[(Node, String, PodQuery, Snapshot)],
+    listed: &[Node],
 ) -> Result<Vec<(Option<NodeDown>, Option<NodeProof>)>, DrainError> {
     let mut health = Vec::new();
-    for (node, ..) in listed {
+    for node in listed {
         health.push(super::node_health::check(client, node).await);
     }
     let proofs = match &options.node_shut_down {
@@ -157,7 +167,12 @@ async fn health_and_proofs(
             let nodes: Vec<(&str, Option<&NodeDown>)> = listed
                 .iter()
                 .zip(&health)
-                .map(|((_, name, ..), d)| (name.as_str(), d.as_ref()))
+                .map(|(node, d)| {
+                    (
+                        node.metadata.name.as_deref().unwrap_or_default(),
+                        d.as_ref(),
+                    )
+                })
                 .collect();
             let proofs = super::out_of_service::plan(proof, &nodes, can_type())
                 .map_err(DrainError::NoProof)?;
@@ -226,10 +241,6 @@ pub(crate) async fn prepare_sharing(
         crate::policy::guard::check(&options.guards, &view, &nodes).map_err(DrainError::Guard)?;
     }
     let no_room = crate::policy::guard::leaves_no_schedulable_node(&view, &nodes);
-    // Everything the filters need, for every node, before anything changes.
-    let listed = list_pods(main, &options, nodes).await?;
-    let all_pods: Vec<&Pod> = listed.iter().flat_map(|l| l.3.pods.iter()).collect();
-    let daemonsets = discover::daemonsets(main, &all_pods).await?;
     // Namespaces are read only for a plan's namespace selectors, as kubectl
     // drain never lists them; a namespace being deleted is otherwise learnt
     // from the eviction's answer.
@@ -238,35 +249,50 @@ pub(crate) async fn prepare_sharing(
     } else {
         Default::default()
     };
-    let health = health_and_proofs(main, &options, &listed).await?;
-    let classifier = Classifier {
+    let health = health_and_proofs(main, &options, &nodes).await?;
+    // Draining several nodes at once, evictions share each budget's
+    // disruptions from the first attempt: one list of budgets says which
+    // pods each holds (a single drain learns it from refusals, as kubectl).
+    let index = if options.max_parallel > 1 && options.dry_run == DryRun::None {
+        budgets::lookup::Index::of_every_budget(&budgets).await
+    } else {
+        None
+    };
+    let mut classifier = Classifier {
         plan,
         flags: options.flags.clone(),
         namespace_labels,
         terminating_namespaces,
-        daemonsets,
+        daemonsets: HashMap::new(),
     };
+    // Everything the filters need, for every node, before anything changes:
+    // node by node, each node's pods packed once classified, so that a pool
+    // never holds every pod as an object (crate::drain::packed_pods).
     let now = now();
-    let nodes: Vec<NodePlan> = listed
-        .into_iter()
-        .zip(health)
-        .map(
-            |((node, name, query, snapshot), (down, proof)): (
-                (Node, String, PodQuery, Snapshot),
-                _,
-            )| {
-                NodePlan {
-                    pods: classifier.classify(snapshot.pods, now.wall),
-                    resource_version: snapshot.resource_version,
-                    down,
-                    proof,
-                    node,
-                    name,
-                    query,
-                }
-            },
-        )
-        .collect();
+    let mut budget_of = HashMap::new();
+    let mut listed = Vec::new();
+    for (node, (down, proof)) in nodes.into_iter().zip(health) {
+        let (name, query, snapshot) = list_pods(main, &options, &node).await?;
+        discover::daemonsets(main, &snapshot.pods, &mut classifier.daemonsets).await?;
+        let pods = classifier.classify(snapshot.pods, now.wall);
+        if let Some(index) = &index {
+            let to_evict = pods
+                .iter()
+                .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
+                .map(|(p, _)| p);
+            budget_of.extend(index.budgets_of(to_evict, &budgets));
+        }
+        listed.push(NodePlan {
+            pods: PackedPods::pack(pods, options.grace_period),
+            resource_version: snapshot.resource_version,
+            down,
+            proof,
+            node,
+            name,
+            query,
+        });
+    }
+    let nodes = listed;
     short_deadline(&nodes, &options)?;
     let waves: Vec<WaveSpec> = classifier
         .plan
@@ -277,20 +303,6 @@ pub(crate) async fn prepare_sharing(
             timeout: w.timeout,
         })
         .collect();
-    // Draining several nodes at once, evictions share each budget's
-    // disruptions from the first attempt: one list of budgets says which
-    // pods each holds (a single drain learns it from refusals, as kubectl).
-    let budget_of = if options.max_parallel > 1 && options.dry_run == DryRun::None {
-        let to_evict: Vec<&Pod> = nodes
-            .iter()
-            .flat_map(|n| &n.pods)
-            .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
-            .map(|(p, _)| p)
-            .collect();
-        budgets::lookup::budgets_of(&to_evict, &budgets).await
-    } else {
-        HashMap::new()
-    };
     let evictor = Evictor {
         client: clients.evict.clone(),
         grace_period: options.grace_period,
@@ -329,22 +341,17 @@ fn short_deadline(nodes: &[NodePlan], options: &Options) -> Result<(), DrainErro
     }
     let deletable = nodes
         .iter()
-        .flat_map(|n| &n.pods)
-        .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
-        .map(|(p, _)| {
-            let grace = crate::policy::guard::grace_period(p, options.grace_period);
-            (super::pod_key::PodKey::of(p).to_string(), grace)
-        });
+        .flat_map(|n| n.pods.facts())
+        .filter(|f| matches!(f.disposition, Disposition::Evict { .. }))
+        .map(|f| (f.key.to_string(), f.grace));
     crate::policy::guard::short_deadline(options.deadline, options.allow_short_deadline, deletable)
         .map_err(DrainError::Guard)
 }
 
 impl Prepared {
-    /// Every pod listed on the selected nodes.
-    pub(crate) fn pods(&self) -> impl Iterator<Item = &Pod> + Clone {
-        self.nodes
-            .iter()
-            .flat_map(|n| n.pods.iter().map(|(p, _)| p))
+    /// Every pod listed on the selected nodes, as objects again.
+    pub(crate) fn pods(&self) -> Vec<Pod> {
+        self.nodes.iter().flat_map(|n| n.pods.pods()).collect()
     }
 
     /// What the operator should know before anything changes (shown in the
@@ -356,7 +363,8 @@ impl Prepared {
     /// Pods whose PodDisruptionBudget allows no disruption now, with the
     /// budget's name (for the confirmation).
     pub(crate) async fn tight_budgets(&self) -> BTreeMap<PodKey, String> {
-        budgets::lookup::tight_budgets(&self.engine.clients.main, self.pods()).await
+        let pods = self.pods();
+        budgets::lookup::tight_budgets(&self.engine.clients.main, pods.iter()).await
     }
 
     /// Will carrying it out change anything: not a dry run, and not a
@@ -385,8 +393,9 @@ impl Prepared {
     pub(crate) fn refused(&self) -> bool {
         self.nodes.iter().any(|n| {
             n.pods
+                .facts()
                 .iter()
-                .any(|(_, d)| matches!(d, Disposition::Refuse { .. }))
+                .any(|f| matches!(f.disposition, Disposition::Refuse { .. }))
         })
     }
 
@@ -502,12 +511,13 @@ impl Prepared {
             .iter()
             .map(|n| {
                 let mut per = BTreeMap::new();
-                for (p, _) in n
+                for f in n
                     .pods
+                    .facts()
                     .iter()
-                    .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
+                    .filter(|f| matches!(f.disposition, Disposition::Evict { .. }))
                 {
-                    if let Some(b) = engine.budget_of.get(&PodKey::of(p)) {
+                    if let Some(b) = engine.budget_of.get(&f.key) {
                         *per.entry(b.clone()).or_insert(0) += 1;
                     }
                 }
@@ -603,22 +613,22 @@ fn outcome(
 
 /// What the operator should know before anything changes.
 fn warnings(nodes: &[NodePlan], options: &Options, no_room: bool) -> Vec<Warning> {
-    let pods = || nodes.iter().flat_map(|n| &n.pods);
+    let pods = || nodes.iter().flat_map(|n| n.pods.facts());
     let mut warnings = Vec::new();
     let held: Vec<(PodKey, String)> = pods()
-        .filter_map(|(p, d)| crate::policy::classify::marker(d).map(|m| (PodKey::of(p), m)))
+        .filter_map(|f| crate::policy::classify::marker(&f.disposition).map(|m| (f.key.clone(), m)))
         .collect();
     if !held.is_empty() {
         warnings.push(Warning::HeldByMarkers(held));
     }
-    let evicted = || pods().filter(|(_, d)| matches!(d, Disposition::Evict { .. }));
+    let evicted = || pods().filter(|f| matches!(f.disposition, Disposition::Evict { .. }));
     if no_room {
         warnings.push(Warning::LeftPending(
-            evicted().map(|(p, _)| PodKey::of(p)).collect(),
+            evicted().map(|f| f.key.clone()).collect(),
         ));
     }
     // kubectl drain does not wait for volumes: said before anything changes.
-    let claims = evicted().any(|(p, _)| claim_names(p).next().is_some());
+    let claims = evicted().any(|f| f.claims);
     if let (true, Some(limit)) = (claims, options.detach_wait) {
         warnings.push(Warning::WaitsForDetach { limit });
     }
@@ -640,30 +650,27 @@ fn warnings(nodes: &[NodePlan], options: &Options, no_room: bool) -> Vec<Warning
     warnings
 }
 
-/// One snapshot of each node's pods.
+/// The node's pods, slim (crate::drain::slim_pod), with the query that
+/// listed them.
 async fn list_pods(
     client: &kube::Client,
     options: &Options,
-    nodes: Vec<Node>,
-) -> Result<Vec<(Node, String, PodQuery, Snapshot)>, DrainError> {
+    node: &Node,
+) -> Result<(String, PodQuery, Snapshot), DrainError> {
     let pods: Api<Pod> = Api::all(client.clone());
-    let mut listed = Vec::new();
-    for node in nodes {
-        let name = node.metadata.name.clone().unwrap_or_default();
-        let query = PodQuery {
-            node: name.clone(),
-            pod_selector: options.pod_selector.clone(),
-            chunk_size: options.chunk_size,
-        };
-        let mut snapshot = pod_watch::list(&pods, &query)
-            .await
-            .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
-        snapshot.pods = snapshot
-            .pods
-            .into_iter()
-            .map(super::slim_pod::slim)
-            .collect();
-        listed.push((node, name, query, snapshot));
-    }
-    Ok(listed)
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let query = PodQuery {
+        node: name.clone(),
+        pod_selector: options.pod_selector.clone(),
+        chunk_size: options.chunk_size,
+    };
+    let mut snapshot = pod_watch::list(&pods, &query)
+        .await
+        .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
+    snapshot.pods = snapshot
+        .pods
+        .into_iter()
+        .map(super::slim_pod::slim)
+        .collect();
+    Ok((name, query, snapshot))
 }

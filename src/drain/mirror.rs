@@ -21,12 +21,15 @@ pub(crate) struct Unlisted {
     pub(crate) forbidden: bool,
 }
 
-/// Starts following every object `api` lists; `seen` is told each event
+/// Starts following every object `api` lists, kept as `slim` leaves it
+/// (and always without managedFields, which no reader of a mirror reads
+/// and which are most of a real object's bytes); `seen` is told each event
 /// once the store holds it. Returns the watch's task, and once the first
 /// list is in the store, or why that list failed (the watch then stops;
 /// later failures the watcher retries with backoff).
 pub(crate) async fn start<K, F>(
     api: Api<K>,
+    slim: fn(&mut K),
     mut seen: F,
 ) -> (JoinHandle<()>, Result<Store<K>, Unlisted>)
 where
@@ -38,11 +41,12 @@ where
     let (listed, ready) = oneshot::channel::<Result<(), Unlisted>>();
     let task = tokio::spawn(async move {
         let mut listed = Some(listed);
-        // Kept without managedFields, which no reader of a mirror reads
-        // and which are most of a real object's bytes.
         let stream = watcher(api, watcher::Config::default())
             .default_backoff()
-            .modify(|o| o.meta_mut().managed_fields = None);
+            .modify(move |o| {
+                o.meta_mut().managed_fields = None;
+                slim(o);
+            });
         let mut stream = reflector::reflector(writer, stream).boxed();
         while let Some(item) = stream.next().await {
             match item {

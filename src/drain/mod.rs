@@ -27,6 +27,7 @@ pub(crate) mod node_health;
 mod options;
 pub(crate) mod out_of_service;
 pub(crate) mod outcome;
+mod packed_pods;
 pub(crate) mod pod_key;
 pub(crate) mod pod_watch;
 mod preview;

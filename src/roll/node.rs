@@ -223,10 +223,11 @@ impl Run<'_> {
         }
         let evicted: Vec<(String, BTreeMap<String, String>)> = prepared
             .pods()
+            .into_iter()
             .map(|p| {
                 (
-                    p.metadata.namespace.clone().unwrap_or_default(),
-                    p.metadata.labels.clone().unwrap_or_default(),
+                    p.metadata.namespace.unwrap_or_default(),
+                    p.metadata.labels.unwrap_or_default(),
                 )
             })
             .collect();

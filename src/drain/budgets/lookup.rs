@@ -80,40 +80,57 @@ pub(crate) async fn budgets_selecting(client: &kube::Client, key: &PodKey) -> Op
     )
 }
 
-/// The one PodDisruptionBudget over each pod, from the watch of every
-/// budget (`Broker::every_budget`), each noted in the broker with what it
-/// allows now (a pod under several budgets is left out: the eviction API
-/// refuses it anyway). Empty when budgets cannot be listed: evictions then
-/// learn their budget from the API's answer, as kubectl's do.
-pub(crate) async fn budgets_of(pods: &[&Pod], broker: &super::Broker) -> HashMap<PodKey, Key> {
-    let Some(every) = broker.every_budget().await else {
-        return HashMap::new();
-    };
-    let mut by_namespace: HashMap<&str, Vec<(&PodDisruptionBudget, Selector)>> = HashMap::new();
-    for pdb in every.iter().map(|p| &**p) {
-        if let (Some(ns), Some(sel)) = (pdb.metadata.namespace.as_deref(), budget_selector(pdb)) {
-            by_namespace.entry(ns).or_default().push((pdb, sel));
+/// Every budget of the cluster by namespace, with its selector, from the
+/// watch of every budget (`Broker::every_budget`): built once per drain,
+/// asked node by node which budget is over each pod (`budgets_of`).
+pub(crate) struct Index {
+    by_namespace: HashMap<String, Vec<(String, Budget, Selector)>>,
+}
+
+impl Index {
+    /// None when budgets cannot be listed: evictions then learn their
+    /// budget from the API's answer, as kubectl's do.
+    pub(crate) async fn of_every_budget(broker: &super::Broker) -> Option<Index> {
+        let every = broker.every_budget().await?;
+        let mut by_namespace: HashMap<String, Vec<_>> = HashMap::new();
+        for pdb in every.iter().map(|p| &**p) {
+            if let (Some(ns), Some(name), Some(sel)) = (
+                pdb.metadata.namespace.as_ref(),
+                pdb.metadata.name.as_ref(),
+                budget_selector(pdb),
+            ) {
+                let entry = (name.clone(), Budget::from_pdb(pdb), sel);
+                by_namespace.entry(ns.clone()).or_default().push(entry);
+            }
         }
+        Some(Index { by_namespace })
     }
-    let mut out = HashMap::new();
-    for pod in pods {
-        let ns = pod.metadata.namespace.as_deref().unwrap_or_default();
-        let labels = pod.metadata.labels.clone().unwrap_or_default();
-        let over: Vec<&PodDisruptionBudget> = by_namespace
-            .get(ns)
-            .into_iter()
-            .flatten()
-            .filter(|(_, sel)| sel.matches(&labels))
-            .map(|(pdb, _)| *pdb)
-            .collect();
-        if let [pdb] = over[..] {
-            let key = (
-                ns.to_string(),
-                pdb.metadata.name.clone().unwrap_or_default(),
-            );
-            broker.seed(key.clone(), Budget::from_pdb(pdb));
-            out.insert(PodKey::of(pod), key);
+
+    /// The one PodDisruptionBudget over each pod, each noted in the broker
+    /// with what it allowed when listed (a pod under several budgets is
+    /// left out: the eviction API refuses it anyway).
+    pub(crate) fn budgets_of<'a>(
+        &self,
+        pods: impl IntoIterator<Item = &'a Pod>,
+        broker: &super::Broker,
+    ) -> HashMap<PodKey, Key> {
+        let mut out = HashMap::new();
+        for pod in pods {
+            let ns = pod.metadata.namespace.as_deref().unwrap_or_default();
+            let labels = pod.metadata.labels.clone().unwrap_or_default();
+            let over: Vec<&(String, Budget, Selector)> = self
+                .by_namespace
+                .get(ns)
+                .into_iter()
+                .flatten()
+                .filter(|(_, _, sel)| sel.matches(&labels))
+                .collect();
+            if let [(name, budget, _)] = over[..] {
+                let key = (ns.to_string(), name.clone());
+                broker.seed(key.clone(), *budget);
+                out.insert(PodKey::of(pod), key);
+            }
         }
+        out
     }
-    out
 }

@@ -181,7 +181,7 @@ impl Watches {
         let api: Api<PodDisruptionBudget> = Api::all(self.client.clone());
         let (state, changed) = (self.state.clone(), self.changed.clone());
         let tickets = self.tickets.clone();
-        let (task, store) = crate::drain::mirror::start(api, move |event| {
+        let (task, store) = crate::drain::mirror::start(api, super::budget::slim, move |event| {
             if let watcher::Event::Apply(pdb) | watcher::Event::InitApply(pdb) = event {
                 let key = (
                     pdb.metadata.namespace.clone().unwrap_or_default(),

@@ -36,6 +36,11 @@ impl NodeMachine {
             .count()
     }
 
+    /// Does the budget hold one of this node's pods?
+    pub(crate) fn held_by_budget(&self, key: &BudgetKey) -> bool {
+        self.held_by(key).next().is_some()
+    }
+
     pub(super) fn held_by<'a>(
         &'a self,
         key: &'a BudgetKey,
