@@ -78,18 +78,13 @@ impl Attachments {
         client: &kube::Client,
     ) -> Result<Store<VolumeAttachment>, super::mirror::Unlisted> {
         let changed = self.changed.clone();
-        let (task, store) = super::mirror::start(
-            Api::all(client.clone()),
-            |_| {},
-            move |event| {
-                if let watcher::Event::InitDone
-                | watcher::Event::Apply(_)
-                | watcher::Event::Delete(_) = event
-                {
-                    changed.notify_waiters();
-                }
-            },
-        )
+        let (task, store) = super::mirror::start(Api::all(client.clone()), move |event| {
+            if let watcher::Event::InitDone | watcher::Event::Apply(_) | watcher::Event::Delete(_) =
+                event
+            {
+                changed.notify_waiters();
+            }
+        })
         .await;
         *self.task.lock().expect("attachments task") = Some(task);
         store

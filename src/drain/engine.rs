@@ -502,10 +502,8 @@ impl Prepared {
         let Prepared {
             nodes, wave_names, ..
         } = self;
-        let groups = crate::policy::pool::groups(
-            &nodes.iter().map(|n| n.node.clone()).collect::<Vec<_>>(),
-            engine.options.by_zone,
-        );
+        let groups =
+            crate::policy::pool::groups(nodes.iter().map(|n| &n.node), engine.options.by_zone);
         // Each node's pods to evict, per budget (known with --max-parallel > 1).
         let budgets: Vec<BTreeMap<budgets::Key, usize>> = nodes
             .iter()

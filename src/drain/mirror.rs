@@ -1,6 +1,7 @@
-//! One watch of every object of a kind, mirrored in a store that the nodes
-//! of a drain read instead of listing again (kube-runtime's reflector): the
-//! budgets (`budgets::watch`) and the VolumeAttachments (`detach`).
+//! One watch of every object of a kind, mirrored where the nodes of a drain
+//! read it instead of listing again: the VolumeAttachments (`detach`) in
+//! kube-runtime's reflector store (`start`), the budgets in their own
+//! compact set (`follow`, crate::drain::budgets::every).
 
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -21,15 +22,13 @@ pub(crate) struct Unlisted {
     pub(crate) forbidden: bool,
 }
 
-/// Starts following every object `api` lists, kept as `slim` leaves it
-/// (and always without managedFields, which no reader of a mirror reads
-/// and which are most of a real object's bytes); `seen` is told each event
+/// Starts following every object `api` lists, in a store (kube-runtime's
+/// reflector) kept without managedFields, which no reader of a mirror reads
+/// and which are most of a real object's bytes; `seen` is told each event
 /// once the store holds it. Returns the watch's task, and once the first
-/// list is in the store, or why that list failed (the watch then stops;
-/// later failures the watcher retries with backoff).
+/// list is in the store, or why that list failed (see `follow`).
 pub(crate) async fn start<K, F>(
     api: Api<K>,
-    slim: fn(&mut K),
     mut seen: F,
 ) -> (JoinHandle<()>, Result<Store<K>, Unlisted>)
 where
@@ -37,24 +36,41 @@ where
     K::DynamicType: Default + Eq + Hash + Clone + Send + Sync,
     F: FnMut(&watcher::Event<K>) + Send + 'static,
 {
-    let (reader, writer) = reflector::store();
+    let (reader, mut writer) = reflector::store();
+    let (task, listed) = follow(api, move |event| {
+        let event = event.modify(|o| o.meta_mut().managed_fields = None);
+        writer.apply_watcher_event(&event);
+        seen(&event);
+    })
+    .await;
+    (task, listed.map(|()| reader))
+}
+
+/// Follows every object `api` lists: `apply` is given each event of the
+/// watch (kube-runtime's watcher: a first list, then changes, relisting
+/// after a 410). Returns the watch's task, and once the first list was
+/// applied, or why that list failed (after the client's retries; the watch
+/// then stops; later failures the watcher retries with backoff).
+pub(crate) async fn follow<K, F>(
+    api: Api<K>,
+    mut apply: F,
+) -> (JoinHandle<()>, Result<(), Unlisted>)
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    F: FnMut(watcher::Event<K>) + Send + 'static,
+{
     let (listed, ready) = oneshot::channel::<Result<(), Unlisted>>();
     let task = tokio::spawn(async move {
         let mut listed = Some(listed);
-        let stream = watcher(api, watcher::Config::default())
+        let mut stream = watcher(api, watcher::Config::default())
             .default_backoff()
-            .modify(move |o| {
-                o.meta_mut().managed_fields = None;
-                slim(o);
-            });
-        let mut stream = reflector::reflector(writer, stream).boxed();
+            .boxed();
         while let Some(item) = stream.next().await {
             match item {
                 Ok(event) => {
-                    seen(&event);
-                    if matches!(event, watcher::Event::InitDone)
-                        && let Some(l) = listed.take()
-                    {
+                    let done = matches!(event, watcher::Event::InitDone);
+                    apply(event);
+                    if done && let Some(l) = listed.take() {
                         let _ = l.send(Ok(()));
                     }
                 }
@@ -73,15 +89,14 @@ where
             }
         }
     });
-    let store = match ready.await {
-        Ok(Ok(())) => Ok(reader),
-        Ok(Err(e)) => Err(e),
+    let listed = match ready.await {
+        Ok(result) => result,
         Err(_) => Err(Unlisted {
             message: "the watch ended before its first list".into(),
             forbidden: false,
         }),
     };
-    (task, store)
+    (task, listed)
 }
 
 /// The API server's message when a watch (or its list) was forbidden.

@@ -24,12 +24,13 @@ fn zone(n: &Node) -> &str {
 /// before the next starts: one group in the given order, or with
 /// `by_zone` one per zone, zones in the order their first node was named
 /// (nodes without a zone label last, as one group).
-pub fn groups(nodes: &[Node], by_zone: bool) -> Vec<Vec<usize>> {
+pub fn groups<'a>(nodes: impl IntoIterator<Item = &'a Node>, by_zone: bool) -> Vec<Vec<usize>> {
+    let nodes = nodes.into_iter();
     if !by_zone {
-        return vec![(0..nodes.len()).collect()];
+        return vec![(0..nodes.count()).collect()];
     }
     let mut zones: Vec<(&str, Vec<usize>)> = Vec::new();
-    for (i, n) in nodes.iter().enumerate() {
+    for (i, n) in nodes.enumerate() {
         let z = zone(n);
         match zones.iter_mut().find(|(name, _)| *name == z) {
             Some((_, members)) => members.push(i),

@@ -5,7 +5,6 @@
 //! the node up where this run left it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Node;
@@ -24,6 +23,7 @@ use super::stop::{Blocked, Stop};
 use super::wait::{self, Check, Waited, Wake};
 use crate::drain::NodeSelection;
 use crate::drain::api_error::api_error;
+use crate::drain::budgets::{self, every::Listed};
 use crate::drain::events::{Event, emit};
 use crate::drain::node_health::{self, is_ready as ready, ready_condition};
 use crate::drain::outcome::NodeStatus;
@@ -486,15 +486,13 @@ impl Run<'_> {
         let namespaces: BTreeSet<&String> = evicted.iter().map(|(ns, _)| ns).collect();
         let mut out = Vec::new();
         for ns in namespaces {
-            for pdb in self.budgets_in(ns).await? {
-                let touches =
-                    crate::drain::budgets::lookup::budget_selector(&pdb).is_some_and(|sel| {
-                        evicted
-                            .iter()
-                            .any(|(pns, labels)| pns == ns && sel.matches(labels))
-                    });
+            for ((_, name), listed) in self.budgets_in(ns).await? {
+                let touches = listed.selector.is_some_and(|sel| {
+                    evicted
+                        .iter()
+                        .any(|(pns, labels)| pns == ns && sel.matches(labels))
+                });
                 if touches {
-                    let name = pdb.metadata.name.as_deref().unwrap_or_default();
                     out.push(format!("{ns}/{name}"));
                 }
             }
@@ -504,9 +502,8 @@ impl Run<'_> {
 
     /// The namespace's budgets: from the watch of every budget the drains
     /// share, or, where budgets may not be listed cluster-wide, listed.
-    async fn budgets_in(&self, ns: &str) -> Result<Vec<Arc<PodDisruptionBudget>>, Stop> {
-        if let Some(mut every) = self.ctx.budgets.every_budget().await {
-            every.retain(|p| p.metadata.namespace.as_deref() == Some(ns));
+    async fn budgets_in(&self, ns: &str) -> Result<Vec<(budgets::Key, Listed)>, Stop> {
+        if let Some(every) = self.ctx.budgets.every_budget(|k| k.0 == ns).await {
             return Ok(every);
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.ctx.clients.main.clone(), ns);
@@ -515,8 +512,8 @@ impl Run<'_> {
             .await
             .map_err(|e| api_error("list", "poddisruptionbudgets", Some(ns), e))?
             .items
-            .into_iter()
-            .map(Arc::new)
+            .iter()
+            .map(Listed::of)
             .collect())
     }
 
@@ -530,7 +527,7 @@ impl Run<'_> {
         }
         // Woken by the shared watch of every budget where budgets may be
         // listed cluster-wide; otherwise each namespace's are listed.
-        let wake = if self.ctx.budgets.every_budget().await.is_some() {
+        let wake = if self.ctx.budgets.every_budget(|_| false).await.is_some() {
             Wake::Budgets(self.ctx.budgets.subscribe())
         } else {
             Wake::Every(BUDGETS_LISTED_EVERY)
@@ -575,13 +572,11 @@ impl Run<'_> {
     ) -> Result<Vec<String>, Stop> {
         let mut unhealthy = Vec::new();
         for (ns, names) in by_namespace {
-            for pdb in self.budgets_in(ns).await? {
-                let name = pdb.metadata.name.as_deref().unwrap_or_default();
-                let Some(s) = &pdb.status else { continue };
-                if names.contains(name) && s.current_healthy < s.expected_pods {
+            for ((_, name), Listed { budget: b, .. }) in self.budgets_in(ns).await? {
+                if names.contains(name.as_str()) && b.current_healthy < b.expected_pods {
                     unhealthy.push(format!(
                         "PDB {ns}/{name}: {} of {} healthy",
-                        s.current_healthy, s.expected_pods
+                        b.current_healthy, b.expected_pods
                     ));
                 }
             }

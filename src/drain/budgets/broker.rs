@@ -9,10 +9,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use tokio::sync::broadcast;
 
 use super::budget::{Budget, Key};
+use super::every::Listed;
 use super::ledger::{Asked, Ledger, Spent, Ticket};
 use super::watch::{Signal, Watches};
 use crate::drain::events::Sink;
@@ -68,10 +68,13 @@ impl Broker {
         self.watches.ensure(key)
     }
 
-    /// Every budget of the cluster, from one shared watch; None when they
-    /// cannot all be listed.
-    pub(crate) async fn every_budget(&self) -> Option<Vec<Arc<PodDisruptionBudget>>> {
-        self.watches.every_budget().await
+    /// The budgets of the cluster whose key passes `wanted`, from one
+    /// shared watch of every budget; None when they cannot all be listed.
+    pub(crate) async fn every_budget(
+        &self,
+        wanted: impl Fn(&Key) -> bool,
+    ) -> Option<Vec<(Key, Listed)>> {
+        self.watches.every_budget(wanted).await
     }
 
     /// A budget listed before the drain: what it allows now is handed out.

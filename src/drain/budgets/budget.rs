@@ -46,18 +46,3 @@ impl Budget {
         }
     }
 }
-
-/// A budget as the mirror of every budget keeps it: what the drain reads
-/// (name, generation, selector, the status's numbers), not its labels,
-/// annotations (a `last-applied-configuration` is often most of a budget),
-/// owners, conditions or the map of pods being disrupted. A drain of a
-/// pool on a large cluster mirrors tens of thousands.
-pub(crate) fn slim(p: &mut PodDisruptionBudget) {
-    p.metadata.labels = None;
-    p.metadata.annotations = None;
-    p.metadata.owner_references = None;
-    if let Some(status) = p.status.as_mut() {
-        status.conditions = None;
-        status.disrupted_pods = None;
-    }
-}

@@ -91,16 +91,14 @@ impl Index {
     /// None when budgets cannot be listed: evictions then learn their
     /// budget from the API's answer, as kubectl's do.
     pub(crate) async fn of_every_budget(broker: &super::Broker) -> Option<Index> {
-        let every = broker.every_budget().await?;
+        let every = broker.every_budget(|_| true).await?;
         let mut by_namespace: HashMap<String, Vec<_>> = HashMap::new();
-        for pdb in every.iter().map(|p| &**p) {
-            if let (Some(ns), Some(name), Some(sel)) = (
-                pdb.metadata.namespace.as_ref(),
-                pdb.metadata.name.as_ref(),
-                budget_selector(pdb),
-            ) {
-                let entry = (name.clone(), Budget::from_pdb(pdb), sel);
-                by_namespace.entry(ns.clone()).or_default().push(entry);
+        for ((ns, name), listed) in every {
+            if let Some(sel) = listed.selector {
+                by_namespace
+                    .entry(ns)
+                    .or_default()
+                    .push((name, listed.budget, sel));
             }
         }
         Some(Index { by_namespace })

@@ -9,10 +9,12 @@
 //! - `ledger`: the tickets each budget's disruptions are handed out as
 //!   (pure), served in start order by `queue` (pure);
 //! - `watch`: the watches that hand them out anew at each change;
+//! - `every`: every budget of the cluster as its one watch keeps it;
 //! - `lookup`: which budgets select which pods.
 
 mod broker;
 mod budget;
+pub(crate) mod every;
 mod ledger;
 pub(crate) mod lookup;
 mod queue;

@@ -15,11 +15,11 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Api;
-use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::{OnceCell, broadcast};
 
 use super::budget::{Budget, Key, UNWATCHED_RETRY};
+use super::every::{Every, Listed};
 use super::ledger::Ledger;
 use crate::drain::events::{Event, Sink, emit};
 use crate::drain::mirror::forbidden;
@@ -56,7 +56,7 @@ pub(crate) struct Watches {
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     /// Every budget of the cluster, once asked for (`every_budget`); None
     /// inside when they could not be listed.
-    all: Arc<OnceCell<Option<Store<PodDisruptionBudget>>>>,
+    all: Arc<OnceCell<Option<Arc<Mutex<Every>>>>>,
 }
 
 impl Watches {
@@ -122,10 +122,17 @@ impl Watches {
                 Some(Watched::Listed(_)) | None => state.insert(key.clone(), Watched::Starting),
             };
         }
-        if let Some(pdb) = every.and_then(|s| s.get(&ObjectRef::new(&key.1).within(&key.0))) {
+        let listed = every.and_then(|e| e.lock().expect("every budget").get(key).cloned());
+        if let Some(listed) = listed {
             // Followed from now on by the watch of every budget; told now
             // what it allows, as a watch of its own would on starting.
-            saw(&self.state, &self.tickets, &self.changed, key, &pdb);
+            saw(
+                &self.state,
+                &self.tickets,
+                &self.changed,
+                key,
+                listed.budget,
+            );
             return true;
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);
@@ -145,7 +152,7 @@ impl Watches {
                 .boxed();
             while let Some(item) = stream.next().await {
                 match item {
-                    Ok(pdb) => saw(&state, &tickets, &changed, &key, &pdb),
+                    Ok(pdb) => saw(&state, &tickets, &changed, &key, Budget::from_pdb(&pdb)),
                     Err(e) => {
                         if let Some(message) = forbidden(&e) {
                             record(&state, &changed, &key, Watched::Forbidden);
@@ -166,23 +173,30 @@ impl Watches {
         true
     }
 
-    /// Every budget of the cluster, kept current by one watch that the
-    /// drains of all nodes share (started on the first call). It tells the
+    /// The budgets of the cluster whose key passes `wanted`, from the
+    /// compact set (`every`) kept current by one watch of every budget that
+    /// the drains of all nodes share (started on the first call). It tells the
     /// changes of the budgets this drain follows (`seed`, `ensure`) and no
     /// others. None when every budget cannot be listed (a user allowed
     /// only some namespaces): each budget that refuses an eviction is then
     /// watched on its own.
-    pub(crate) async fn every_budget(&self) -> Option<Vec<Arc<PodDisruptionBudget>>> {
-        let store = self.all.get_or_init(|| self.watch_all()).await.as_ref()?;
-        Some(store.state())
+    pub(crate) async fn every_budget(
+        &self,
+        wanted: impl Fn(&Key) -> bool,
+    ) -> Option<Vec<(Key, Listed)>> {
+        let every = self.all.get_or_init(|| self.watch_all()).await.as_ref()?;
+        Some(every.lock().expect("every budget").select(wanted))
     }
 
-    async fn watch_all(&self) -> Option<Store<PodDisruptionBudget>> {
+    async fn watch_all(&self) -> Option<Arc<Mutex<Every>>> {
         let api: Api<PodDisruptionBudget> = Api::all(self.client.clone());
         let (state, changed) = (self.state.clone(), self.changed.clone());
         let tickets = self.tickets.clone();
-        let (task, store) = crate::drain::mirror::start(api, super::budget::slim, move |event| {
-            if let watcher::Event::Apply(pdb) | watcher::Event::InitApply(pdb) = event {
+        let every = Arc::new(Mutex::new(Every::default()));
+        let kept = every.clone();
+        let (task, listed) = crate::drain::mirror::follow(api, move |event| {
+            kept.lock().expect("every budget").apply(&event);
+            if let watcher::Event::Apply(pdb) | watcher::Event::InitApply(pdb) = &event {
                 let key = (
                     pdb.metadata.namespace.clone().unwrap_or_default(),
                     pdb.metadata.name.clone().unwrap_or_default(),
@@ -192,13 +206,13 @@ impl Watches {
                     Some(Watched::Listed(_) | Watched::Seen(_))
                 );
                 if followed {
-                    saw(&state, &tickets, &changed, &key, pdb);
+                    saw(&state, &tickets, &changed, &key, Budget::from_pdb(pdb));
                 }
             }
         })
         .await;
         self.tasks.lock().expect("tasks").push(task);
-        store.ok()
+        listed.ok().map(|()| every)
     }
 }
 
@@ -217,9 +231,8 @@ fn saw(
     tickets: &Mutex<Ledger>,
     changed: &broadcast::Sender<Signal>,
     key: &Key,
-    pdb: &PodDisruptionBudget,
+    budget: Budget,
 ) {
-    let budget = Budget::from_pdb(pdb);
     hand_out(tickets, key, budget);
     record(state, changed, key, Watched::Seen(budget));
 }

@@ -24,7 +24,9 @@ pub(super) enum State {
 }
 
 pub(super) struct Member {
-    pub(super) pod: Pod,
+    /// Boxed: a pod is over 2 KiB inline, and the members' B-tree nodes
+    /// hold eleven members each, most of them empty slots.
+    pub(super) pod: Box<Pod>,
     pub(super) wave: usize,
     pub(super) state: State,
     pub(super) evicted: bool,

@@ -137,7 +137,7 @@ impl NodeMachine {
     fn admit(&mut self, pod: Pod, disposition: Disposition) {
         let key = PodKey::of(&pod);
         let member = |pod, wave, state, warning| Member {
-            pod,
+            pod: Box::new(pod),
             wave,
             state,
             evicted: false,
