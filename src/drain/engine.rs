@@ -26,7 +26,7 @@ use super::node_health::NodeDown;
 use super::out_of_service::NodeProof;
 use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 use super::packed_pods::PackedPods;
-use super::pod_key::PodKey;
+use super::pod_key::{PodKey, uid};
 use super::pod_watch::{self, PodQuery, Snapshot};
 use super::warning::Warning;
 use super::{DrainError, Options, driver, preview};
@@ -104,17 +104,15 @@ impl NodePlan {
     ) -> NodeOutcome {
         // A node kubectl's filters refuse ends at its machine's start, before
         // any eviction or watch request.
-        let known = self
-            .pods
-            .facts()
+        let pods = self.pods.unpack();
+        let known = pods
             .iter()
-            .map(|f| (f.key.clone(), f.uid.clone()))
+            .map(|(p, _)| (PodKey::of(p), uid(p).to_string()))
             .collect();
         // Joined before the first await, so that nodes started together
         // are served in the order they were started.
         let budgets = self.join_budgets(engine);
         let health = self.health();
-        let pods = self.pods.unpack();
         let machine =
             NodeMachine::new(&self.name, settings, pods, was_cordoned, now()).with_health(health);
         let (publisher, events) = (&engine.publisher, Some(&engine.events.sink));
@@ -504,8 +502,10 @@ impl Prepared {
         } = self;
         let groups =
             crate::policy::pool::groups(nodes.iter().map(|n| &n.node), engine.options.by_zone);
-        // Each node's pods to evict, per budget (known with --max-parallel > 1).
-        let budgets: Vec<BTreeMap<budgets::Key, usize>> = nodes
+        // Each node's pods to evict, per budget (known with --max-parallel > 1),
+        // the budgets' keys borrowed from the lookup.
+        let budget_of = engine.budget_of.clone();
+        let budgets: Vec<BTreeMap<&budgets::Key, usize>> = nodes
             .iter()
             .map(|n| {
                 let mut per = BTreeMap::new();
@@ -515,8 +515,8 @@ impl Prepared {
                     .iter()
                     .filter(|f| matches!(f.disposition, Disposition::Evict { .. }))
                 {
-                    if let Some(b) = engine.budget_of.get(&f.key) {
-                        *per.entry(b.clone()).or_insert(0) += 1;
+                    if let Some(b) = budget_of.get(&f.key) {
+                        *per.entry(b).or_insert(0) += 1;
                     }
                 }
                 per
@@ -529,7 +529,7 @@ impl Prepared {
         let max_parallel = engine.options.max_parallel.max(1);
         for mut waiting in groups {
             let mut running = futures::stream::FuturesUnordered::new();
-            let mut busy: BTreeMap<budgets::Key, usize> = BTreeMap::new();
+            let mut busy: BTreeMap<&budgets::Key, usize> = BTreeMap::new();
             loop {
                 // A finished node frees its slot at once, for the waiting
                 // node that shares the fewest budgets with those running.
@@ -540,10 +540,10 @@ impl Prepared {
                         .map(|i| &budgets[*i])
                         .collect();
                     let allowed =
-                        |k: &budgets::Key| engine.budgets.get(k).map_or(1, |b| b.allowed());
+                        |k: &&budgets::Key| engine.budgets.get(k).map_or(1, |b| b.allowed());
                     let i = waiting.remove(crate::policy::pool::next(&candidates, &busy, allowed));
                     for (b, n) in &budgets[i] {
-                        *busy.entry(b.clone()).or_insert(0) += n;
+                        *busy.entry(*b).or_insert(0) += n;
                     }
                     let (n, was) = slots[i].take().expect("each node once");
                     running.push(drain_one(&engine, settings.clone(), &blocked, i, n, was));

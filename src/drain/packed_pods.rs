@@ -1,6 +1,6 @@
 //! A node's pods from their listing to the start of its drain: kept as the
 //! JSON of their slim form (crate::drain::slim_pod), beside the few facts
-//! the drain decides from before any node starts (each pod's key, uid,
+//! the drain decides from before any node starts (each pod's key, its
 //! fate, grace period and whether it names a claim). A pod object is over
 //! 2 KiB in memory however slim (k8s-openapi's PodSpec alone is most of it)
 //! and about 1 KiB as JSON; a pool of 500 nodes held 15,000 of them from
@@ -9,7 +9,7 @@
 
 use k8s_openapi::api::core::v1::Pod;
 
-use super::pod_key::{PodKey, uid};
+use super::pod_key::PodKey;
 use crate::policy::classify::{Disposition, claim_names};
 use crate::policy::guard::grace_period;
 
@@ -17,7 +17,6 @@ use crate::policy::guard::grace_period;
 #[derive(Debug, Clone)]
 pub(crate) struct Fact {
     pub(crate) key: PodKey,
-    pub(crate) uid: String,
     pub(crate) disposition: Disposition,
     /// The grace period it is deleted with (`--grace-period`, else its own).
     pub(crate) grace: i64,
@@ -38,7 +37,6 @@ impl PackedPods {
             .iter()
             .map(|(p, d)| Fact {
                 key: PodKey::of(p),
-                uid: uid(p).to_string(),
                 disposition: d.clone(),
                 grace: grace_period(p, grace_flag),
                 claims: claim_names(p).next().is_some(),
@@ -123,7 +121,6 @@ mod tests {
         assert_eq!(packed.unpack(), pods);
         let facts = packed.facts();
         assert_eq!(facts[0].key, PodKey::new("a", "web-1"));
-        assert_eq!(facts[0].uid, "uid-web-1");
         assert_eq!((facts[0].grace, facts[1].grace), (10, 30));
         assert_eq!(
             facts.iter().map(|f| f.claims).collect::<Vec<_>>(),

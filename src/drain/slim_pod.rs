@@ -1,8 +1,9 @@
 //! What a drain keeps of each pod it listed: everything kubectl's filters,
 //! the guard rails and the node's drain read (metadata, volumes, priority,
-//! grace period, owner, phase), not what none of them does: its containers'
-//! spec and status, its conditions, addresses and scheduling constraints
-//! (tolerations, affinity, node selector, spread), and `managedFields`,
+//! grace period, owner, phase, reason), not what none of them does: its
+//! containers' spec and status, its conditions, addresses, start time, QoS
+//! class, scheduling (tolerations, affinity, node selector, spread,
+//! scheduler), DNS, security context, service account, and `managedFields`,
 //! which are most of a real pod's bytes (a `Container` alone is 2 KiB in
 //! memory before its strings). A pool of hundreds of nodes keeps every pod
 //! it will evict from the start (crate::drain::packed_pods); this keeps the
@@ -22,6 +23,12 @@ pub(crate) fn slim(mut pod: Pod) -> Pod {
         spec.node_selector = None;
         spec.topology_spread_constraints = None;
         spec.readiness_gates = None;
+        spec.scheduler_name = None;
+        spec.dns_policy = None;
+        spec.enable_service_links = None;
+        spec.security_context = None;
+        spec.service_account_name = None;
+        spec.service_account = None;
     }
     if let Some(status) = pod.status.as_mut() {
         status.container_statuses = None;
@@ -30,6 +37,11 @@ pub(crate) fn slim(mut pod: Pod) -> Pod {
         status.conditions = None;
         status.pod_ips = None;
         status.host_ips = None;
+        status.pod_ip = None;
+        status.host_ip = None;
+        status.start_time = None;
+        status.qos_class = None;
+        status.nominated_node_name = None;
     }
     pod
 }
@@ -48,10 +60,12 @@ mod tests {
             "spec": {"nodeName": "n1", "priority": 5, "terminationGracePeriodSeconds": 30,
                 "volumes": [{"name": "scratch", "emptyDir": {}}],
                 "tolerations": [{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"}],
-                "nodeSelector": {"disk": "ssd"},
+                "nodeSelector": {"disk": "ssd"}, "schedulerName": "default-scheduler",
+                "serviceAccountName": "default", "securityContext": {},
                 "containers": [{"name": "main", "image": "web:1", "env": [{"name": "A", "value": "b"}]}]},
             "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
-                "podIPs": [{"ip": "10.0.0.7"}],
+                "podIPs": [{"ip": "10.0.0.7"}], "podIP": "10.0.0.7", "qosClass": "BestEffort",
+                "startTime": "2026-01-01T00:00:00Z", "reason": "Evicted",
                 "containerStatuses": [{"name": "main", "ready": true, "restartCount": 0, "image": "web:1", "imageID": ""}]},
         }))
         .unwrap();
@@ -64,6 +78,10 @@ mod tests {
         let (spec, was) = (slim.spec.unwrap(), pod.spec.unwrap());
         assert!(spec.containers.is_empty());
         assert_eq!((spec.tolerations, spec.node_selector), (None, None));
+        assert_eq!(
+            (spec.scheduler_name, spec.service_account_name),
+            (None, None)
+        );
         assert_eq!(spec.volumes, was.volumes);
         assert_eq!(spec.priority, Some(5));
         assert_eq!(spec.termination_grace_period_seconds, Some(30));
@@ -71,5 +89,7 @@ mod tests {
         assert_eq!(status.container_statuses, None);
         assert_eq!(status.phase.as_deref(), Some("Running"));
         assert_eq!((status.conditions, status.pod_ips), (None, None));
+        assert_eq!((status.pod_ip, status.qos_class), (None, None));
+        assert_eq!(status.reason.as_deref(), Some("Evicted"));
     }
 }
