@@ -190,6 +190,9 @@ fn can_type() -> bool {
 /// Cordons sent at once when a drain starts.
 const CORDONS_AT_ONCE: usize = 32;
 
+/// Nodes whose pods are listed at once before a drain starts.
+const LISTS_AT_ONCE: usize = 8;
+
 /// What drains running at the same time (a roll's nodes) share: the
 /// budget watches, so that they share each budget's disruptions too, the
 /// watch of VolumeAttachments, and what is published for others.
@@ -265,12 +268,18 @@ pub(crate) async fn prepare_sharing(
     };
     // Everything the filters need, for every node, before anything changes:
     // node by node, each node's pods packed once classified, so that a pool
-    // never holds every pod as an object (crate::drain::packed_pods).
+    // never holds every pod as an object (crate::drain::packed_pods); the
+    // lists LISTS_AT_ONCE at a time (one by one, 500 nodes took 0.7 s
+    // before the first cordon), taken in the nodes' order.
     let now = now();
     let mut budget_of = HashMap::new();
     let mut listed = Vec::new();
-    for (node, (down, proof)) in nodes.into_iter().zip(health) {
-        let (name, query, snapshot) = list_pods(main, &options, &node).await?;
+    let opts = &options;
+    let mut lists = futures::stream::iter(nodes.into_iter().zip(health))
+        .map(|(node, health)| async move { (list_pods(main, opts, &node).await, node, health) })
+        .buffered(LISTS_AT_ONCE);
+    while let Some((list, node, (down, proof))) = lists.next().await {
+        let (name, query, snapshot) = list?;
         discover::daemonsets(main, &snapshot.pods, &mut classifier.daemonsets).await?;
         let pods = classifier.classify(snapshot.pods, now.wall);
         if let Some(index) = &index {
@@ -290,6 +299,7 @@ pub(crate) async fn prepare_sharing(
             query,
         });
     }
+    drop(lists);
     let nodes = listed;
     short_deadline(&nodes, &options)?;
     let waves: Vec<WaveSpec> = classifier
