@@ -77,13 +77,17 @@ impl Every {
         self.current.get(key)
     }
 
-    /// The budgets whose key passes `wanted`.
+    /// The budgets whose key passes `wanted`, in key order (what a roll
+    /// says it waits for reads the same from one check to the next).
     pub(crate) fn select(&self, wanted: impl Fn(&Key) -> bool) -> Vec<(Key, Listed)> {
-        self.current
+        let mut out: Vec<(Key, Listed)> = self
+            .current
             .iter()
             .filter(|(k, _)| wanted(k))
             .map(|(k, l)| (k.clone(), l.clone()))
-            .collect()
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
     }
 }
 
@@ -104,9 +108,7 @@ mod tests {
     }
 
     fn names(e: &Every) -> Vec<String> {
-        let mut n: Vec<String> = e.select(|_| true).into_iter().map(|(k, _)| k.1).collect();
-        n.sort();
-        n
+        e.select(|_| true).into_iter().map(|(k, _)| k.1).collect()
     }
 
     #[test]
@@ -139,7 +141,7 @@ mod tests {
         assert_eq!(names(&e), ["old"], "half a relist is never read");
         e.apply(&watcher::Event::InitApply(pdb("b", "db", 1)));
         e.apply(&watcher::Event::InitDone);
-        assert_eq!(names(&e), ["db", "web"]);
+        assert_eq!(names(&e), ["web", "db"], "in key order: a/web, then b/db");
         let only_b = e.select(|k| k.0 == "b");
         assert_eq!(only_b.len(), 1);
     }

@@ -122,17 +122,11 @@ impl Watches {
                 Some(Watched::Listed(_)) | None => state.insert(key.clone(), Watched::Starting),
             };
         }
-        let listed = every.and_then(|e| e.lock().expect("every budget").get(key).cloned());
-        if let Some(listed) = listed {
+        let listed = every.and_then(|e| e.lock().expect("every budget").get(key).map(|l| l.budget));
+        if let Some(budget) = listed {
             // Followed from now on by the watch of every budget; told now
             // what it allows, as a watch of its own would on starting.
-            saw(
-                &self.state,
-                &self.tickets,
-                &self.changed,
-                key,
-                listed.budget,
-            );
+            saw(&self.state, &self.tickets, &self.changed, key, budget);
             return true;
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.client.clone(), &key.0);
