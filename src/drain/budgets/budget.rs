@@ -12,6 +12,14 @@ pub(crate) const UNWATCHED_RETRY: Duration = Duration::from_secs(5);
 /// (namespace, name).
 pub(crate) type Key = (String, String);
 
+/// A budget's key.
+pub(crate) fn key_of(p: &PodDisruptionBudget) -> Key {
+    (
+        p.metadata.namespace.clone().unwrap_or_default(),
+        p.metadata.name.clone().unwrap_or_default(),
+    )
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Budget {
     pub(crate) disruptions_allowed: i32,

@@ -16,7 +16,7 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::runtime::watcher;
 use kube_conventions::selector::Selector;
 
-use super::budget::{Budget, Key};
+use super::budget::{Budget, Key, key_of};
 use super::lookup::budget_selector;
 
 /// What is kept of one budget.
@@ -29,10 +29,7 @@ pub(crate) struct Listed {
 
 impl Listed {
     pub(crate) fn of(pdb: &PodDisruptionBudget) -> (Key, Listed) {
-        let key = (
-            pdb.metadata.namespace.clone().unwrap_or_default(),
-            pdb.metadata.name.clone().unwrap_or_default(),
-        );
+        let key = key_of(pdb);
         let listed = Listed {
             selector: budget_selector(pdb),
             budget: Budget::from_pdb(pdb),
@@ -68,7 +65,7 @@ impl Every {
                 self.current.insert(key, listed);
             }
             watcher::Event::Delete(pdb) => {
-                self.current.remove(&Listed::of(pdb).0);
+                self.current.remove(&key_of(pdb));
             }
         }
     }

@@ -18,7 +18,7 @@ use kube::Api;
 use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::{OnceCell, broadcast};
 
-use super::budget::{Budget, Key, UNWATCHED_RETRY};
+use super::budget::{Budget, Key, UNWATCHED_RETRY, key_of};
 use super::every::{Every, Listed};
 use super::ledger::Ledger;
 use crate::drain::events::{Event, Sink, emit};
@@ -191,10 +191,7 @@ impl Watches {
         let (task, listed) = crate::drain::mirror::follow(api, move |event| {
             kept.lock().expect("every budget").apply(&event);
             if let watcher::Event::Apply(pdb) | watcher::Event::InitApply(pdb) = &event {
-                let key = (
-                    pdb.metadata.namespace.clone().unwrap_or_default(),
-                    pdb.metadata.name.clone().unwrap_or_default(),
-                );
+                let key = key_of(pdb);
                 let followed = matches!(
                     state.lock().expect("pdb state").get(&key),
                     Some(Watched::Listed(_) | Watched::Seen(_))
