@@ -33,6 +33,7 @@ use super::{DrainError, Options, driver, preview};
 use crate::client::Clients;
 use crate::policy::classify::Disposition;
 use crate::policy::plan::Plan;
+use crate::policy::pool::BudgetNow;
 use crate::publish::Publisher;
 use crate::publish::conditions::Stage;
 
@@ -92,15 +93,23 @@ impl NodePlan {
             .iter()
             .filter(|f| first.is_some() && wave_of(&f.disposition) == first)
             .map(|f| f.key.clone());
-        engine.budgets.join(engine.budget_of.clone(), first_wave)
+        let evicted = facts
+            .iter()
+            .filter(|f| wave_of(&f.disposition).is_some())
+            .map(|f| f.key.clone());
+        engine
+            .budgets
+            .join(engine.budget_of.clone(), first_wave, evicted)
     }
 
-    /// Drains the node; its pods move into the machine.
+    /// Drains the node, `budgets` its place with the budget broker
+    /// (`join_budgets`); its pods move into the machine.
     async fn drain(
         self,
         engine: &DrainContext,
         settings: Arc<Settings>,
         was_cordoned: bool,
+        budgets: NodeBudgets,
     ) -> NodeOutcome {
         // A node kubectl's filters refuse ends at its machine's start, before
         // any eviction or watch request.
@@ -109,9 +118,6 @@ impl NodePlan {
             .iter()
             .map(|(p, _)| (PodKey::of(p), uid(p).to_string()))
             .collect();
-        // Joined before the first await, so that nodes started together
-        // are served in the order they were started.
-        let budgets = self.join_budgets(engine);
         let health = self.health();
         let machine =
             NodeMachine::new(&self.name, settings, pods, was_cordoned, now()).with_health(health);
@@ -537,35 +543,52 @@ impl Prepared {
         let blocked = AtomicUsize::new(0);
         let mut results: Vec<(usize, NodeOutcome)> = Vec::new();
         let max_parallel = engine.options.max_parallel.max(1);
+        // Pods of the nodes not started yet, per budget: with those of the
+        // running nodes not sent yet, how long each budget's chain still is.
+        let mut not_started: HashMap<&budgets::Key, usize> = HashMap::new();
+        for (b, n) in budgets.iter().flatten() {
+            *not_started.entry(*b).or_default() += n;
+        }
         for mut waiting in groups {
             let mut running = futures::stream::FuturesUnordered::new();
-            let mut busy: BTreeMap<&budgets::Key, usize> = BTreeMap::new();
             loop {
-                // A finished node frees its slot at once, for the waiting
-                // node that shares the fewest budgets with those running.
+                // A finished node frees its slot at once (crate::policy::pool::next).
                 while running.len() < max_parallel && !waiting.is_empty() {
                     let candidates: Vec<&BTreeMap<_, _>> = waiting
                         .iter()
                         .take(crate::policy::pool::lookahead(max_parallel))
                         .map(|i| &budgets[*i])
                         .collect();
-                    let allowed =
-                        |k: &&budgets::Key| engine.budgets.get(k).map_or(1, |b| b.allowed());
-                    let i = waiting.remove(crate::policy::pool::next(&candidates, &busy, allowed));
+                    let unsent = engine.budgets.unsent_now();
+                    let now = |k: &&budgets::Key| {
+                        let busy = unsent.get(*k).copied().unwrap_or(0);
+                        let chains = max_parallel > 1;
+                        BudgetNow {
+                            busy,
+                            allowed: engine.budgets.get(k).map_or(1, |b| b.allowed()),
+                            left: if chains {
+                                busy + not_started.get(*k).copied().unwrap_or(0)
+                            } else {
+                                0
+                            },
+                        }
+                    };
+                    let i = waiting.remove(crate::policy::pool::next(&candidates, now));
                     for (b, n) in &budgets[i] {
-                        *busy.entry(*b).or_insert(0) += n;
+                        if let Some(left) = not_started.get_mut(b) {
+                            *left = left.saturating_sub(*n);
+                        }
                     }
                     let (n, was) = slots[i].take().expect("each node once");
-                    running.push(drain_one(&engine, settings.clone(), &blocked, i, n, was));
+                    // Joined before the next choice, which counts its pods,
+                    // and in the order started, which serves budgets in it.
+                    let joined = n.join_budgets(&engine);
+                    let settings = settings.clone();
+                    running.push(drain_one(&engine, settings, &blocked, i, n, was, joined));
                 }
                 let Some((i, out)) = running.next().await else {
                     break;
                 };
-                for (b, n) in &budgets[i] {
-                    if let Some(count) = busy.get_mut(b) {
-                        *count = count.saturating_sub(*n);
-                    }
-                }
                 results.push((i, out));
             }
         }
@@ -584,6 +607,7 @@ async fn drain_one(
     i: usize,
     n: NodePlan,
     was: bool,
+    budgets: NodeBudgets,
 ) -> (usize, NodeOutcome) {
     let max = engine.options.max_blocked_nodes;
     let stopped = blocked.load(Ordering::SeqCst);
@@ -594,7 +618,7 @@ async fn drain_one(
         );
         return (i, n.machine(settings, was).not_started(why));
     }
-    let out = n.drain(engine, settings, was).await;
+    let out = n.drain(engine, settings, was, budgets).await;
     if matches!(
         out.status,
         NodeStatus::Refused | NodeStatus::TimedOut | NodeStatus::Failed

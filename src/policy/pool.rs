@@ -52,35 +52,54 @@ pub fn lookahead(max_parallel: usize) -> usize {
     max_parallel.saturating_mul(16).clamp(64, 1024)
 }
 
+/// What the pool knows of a budget when it chooses the next node.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BudgetNow {
+    /// Pods of the nodes being drained whose eviction under it is not sent yet.
+    pub busy: usize,
+    /// Disruptions it allows at once.
+    pub allowed: usize,
+    /// Its pods not sent yet anywhere in the pool (the running nodes' and
+    /// the waiting nodes'); 0 where the order of chains does not matter.
+    pub left: usize,
+}
+
 /// Which waiting node to start next, as its position in `waiting` (each
-/// node's pods to evict, counted per budget): the one whose pods would
-/// wait least on budgets the nodes being drained already use (`busy`:
-/// their pods per budget), given what each budget `allowed` at most at
-/// once. Nodes drained at once then hold each other up least. Ties, and
-/// nodes without known budgets, go in the given order; the caller passes
-/// the first `lookahead` of them.
-pub fn next<K: Ord>(
-    waiting: &[&BTreeMap<K, usize>],
-    busy: &BTreeMap<K, usize>,
-    allowed: impl Fn(&K) -> usize,
-) -> usize {
-    let would_wait = |pods: &BTreeMap<K, usize>| -> usize {
-        pods.iter()
-            .map(|(budget, n)| {
-                let others = busy.get(budget).copied().unwrap_or(0);
-                if others == 0 {
-                    return 0;
-                }
+/// node's pods to evict, counted per budget), given what is known of each
+/// budget `now`:
+/// - the node whose pods would wait least on budgets the running nodes'
+///   pods not yet sent still need: nodes drained at once then hold each
+///   other up least; a node whose neighbour's evictions are all sent may
+///   start, its pods taken as the replacements come;
+/// - then the node on the longest chain: a budget whose pods leave
+///   `allowed` at a time has `left / allowed` rounds to go, each a
+///   replacement's start apart, so the node holding pods of the budget
+///   with most rounds left goes first (the critical path first);
+/// - then the one sharing the fewest pods with busy budgets: a budget
+///   with room for two (a quorum's) would otherwise take two slots for
+///   one group of neighbours while another group has none;
+/// - then the given order (nodes without known budgets keep it); the
+///   caller passes the first `lookahead` of them.
+pub fn next<K: Ord>(waiting: &[&BTreeMap<K, usize>], now: impl Fn(&K) -> BudgetNow) -> usize {
+    let cost = |pods: &BTreeMap<K, usize>| {
+        let (mut wait, mut rounds, mut shared) = (0, 0, 0);
+        for (budget, n) in pods {
+            let b = now(budget);
+            let allowed = b.allowed.max(1);
+            rounds = rounds.max(b.left.div_ceil(allowed));
+            if b.busy > 0 {
                 // Pods of the budget beyond what it lets go at once: the
                 // more are ahead of this node's, the longer they wait.
-                (others + n).saturating_sub(allowed(budget).max(1))
-            })
-            .sum()
+                wait += (b.busy + n).saturating_sub(allowed);
+                shared += n;
+            }
+        }
+        (wait, std::cmp::Reverse(rounds), shared)
     };
     waiting
         .iter()
         .enumerate()
-        .min_by_key(|(pos, pods)| (would_wait(pods), *pos))
+        .min_by_key(|(pos, pods)| (cost(pods), *pos))
         .map_or(0, |(pos, _)| pos)
 }
 
@@ -157,15 +176,45 @@ mod tests {
             per(&[("web", 1), ("db", 1)]),
             per(&[("db", 1)]),
         );
-        let busy: BTreeMap<&str, usize> = [("web", 1)].into_iter().collect();
-        let one = |_: &&str| 1;
-        // "web" allows one at a time and a running node holds one of its
-        // pods: a would wait with both, b with one, c with none.
-        assert_eq!(next(&[&a, &b, &c], &busy, one), 2);
-        assert_eq!(next(&[&a, &b], &busy, one), 1);
-        // A budget with room for all counts for nothing: the given order.
-        assert_eq!(next(&[&a, &b, &c], &busy, |_| 5), 0);
-        assert_eq!(next(&[&a, &c], &BTreeMap::new(), one), 0);
+        let now = |busy: usize, allowed: usize| {
+            move |k: &&str| BudgetNow {
+                busy: if *k == "web" { busy } else { 0 },
+                allowed,
+                left: 0,
+            }
+        };
+        // "web" allows one at a time and a running node has one of its
+        // pods to send: a would wait with both, b with one, c with none.
+        assert_eq!(next(&[&a, &b, &c], now(1, 1)), 2);
+        assert_eq!(next(&[&a, &b], now(1, 1)), 1);
+        // A budget with room for all makes no one wait: the node sharing
+        // the fewest of its pods goes first (a quorum's neighbours one at a
+        // time), then the given order.
+        assert_eq!(next(&[&a, &b, &c], now(1, 5)), 2);
+        assert_eq!(next(&[&a, &b], now(1, 5)), 1);
+        // Nothing busy (the running nodes' evictions all sent): the order.
+        assert_eq!(next(&[&a, &c], now(0, 1)), 0);
+    }
+
+    #[test]
+    fn the_longest_chain_of_a_budget_goes_first() {
+        let per = |b: &[(&'static str, usize)]| b.iter().copied().collect::<BTreeMap<_, _>>();
+        let (web, db) = (per(&[("web", 1)]), per(&[("db", 1)]));
+        // "db" has 8 pods left one at a time, "web" 8 two at a time.
+        let now = |k: &&str| BudgetNow {
+            busy: 0,
+            allowed: if *k == "web" { 2 } else { 1 },
+            left: 8,
+        };
+        assert_eq!(next(&[&web, &db], now), 1);
+        // Waiting comes first: a chain is not served by a node that waits.
+        let db_busy = |k: &&str| BudgetNow {
+            busy: usize::from(*k == "db"),
+            ..now(k)
+        };
+        assert_eq!(next(&[&web, &db], db_busy), 0);
+        // Without the chains' lengths (left 0): the given order.
+        assert_eq!(next(&[&web, &db], |_| BudgetNow::default()), 0);
     }
 
     #[test]

@@ -84,14 +84,16 @@ impl Broker {
 
     /// A node's drain starts: its rank, and its first wave's pods whose
     /// budget is known counted as due on it, so that nodes started together
-    /// are served in the order they started.
+    /// are served in the order they started; every pod it evicts whose
+    /// budget is known counted as unsent until it is sent or gone.
     pub(crate) fn join(
         &self,
         budget_of: Arc<HashMap<PodKey, Key>>,
         first_wave: impl IntoIterator<Item = PodKey>,
+        evicted: impl IntoIterator<Item = PodKey>,
     ) -> NodeBudgets {
         let rank = self.ranks.fetch_add(1, Ordering::SeqCst);
-        let mut due = HashSet::new();
+        let (mut due, mut unsent) = (HashSet::new(), HashSet::new());
         {
             let mut ledger = self.ledger();
             for pod in first_wave {
@@ -100,15 +102,34 @@ impl Broker {
                     due.insert(pod);
                 }
             }
+            for pod in evicted {
+                if let Some(budget) = budget_of.get(&pod) {
+                    ledger.will_send(budget);
+                    unsent.insert(pod);
+                }
+            }
         }
         NodeBudgets {
             broker: self.clone(),
             rank,
             budget_of,
             due,
+            unsent,
             in_flight: HashMap::new(),
             granted: HashMap::new(),
         }
+    }
+
+    /// Pods of the nodes being drained whose eviction under this budget
+    /// has not been sent yet.
+    #[cfg(test)]
+    pub(crate) fn unsent(&self, budget: &Key) -> usize {
+        self.ledger().unsent(budget)
+    }
+
+    /// The same, for every budget at once (one look at the ledger).
+    pub(crate) fn unsent_now(&self) -> HashMap<Key, usize> {
+        self.ledger().unsent_now()
     }
 
     fn ledger(&self) -> MutexGuard<'_, Ledger> {
@@ -125,6 +146,8 @@ pub(crate) struct NodeBudgets {
     budget_of: Arc<HashMap<PodKey, Key>>,
     /// Pods held or about to be tried on their budget, not sent yet.
     due: HashSet<PodKey>,
+    /// Pods to evict under a known budget, of any wave, not sent yet.
+    unsent: HashSet<PodKey>,
     /// The ticket each eviction in flight holds.
     in_flight: HashMap<PodKey, Ticket>,
     /// Tickets a budget's change granted to this node and not used yet.
@@ -178,10 +201,15 @@ impl NodeBudgets {
     /// The pod is no longer due on its budget: deleted at the deadline,
     /// or gone however it went.
     pub(crate) fn not_due(&mut self, pod: &PodKey) {
-        if self.due.remove(pod)
-            && let Some(budget) = self.budget_of.get(pod)
-        {
-            self.broker.ledger().sent(self.rank, budget);
+        let (due, unsent) = (self.due.remove(pod), self.unsent.remove(pod));
+        if let (true, Some(budget)) = (due || unsent, self.budget_of.get(pod)) {
+            let mut ledger = self.broker.ledger();
+            if due {
+                ledger.sent(self.rank, budget);
+            }
+            if unsent {
+                ledger.not_unsent(budget);
+            }
         }
     }
 
@@ -207,6 +235,11 @@ impl Drop for NodeBudgets {
         let unused = self.granted.drain().flat_map(|(_, t)| t);
         ledger.give_back(unused.chain(self.in_flight.drain().map(|(_, t)| t)));
         ledger.forget(self.rank);
+        for pod in self.unsent.drain() {
+            if let Some(budget) = self.budget_of.get(&pod) {
+                ledger.not_unsent(budget);
+            }
+        }
     }
 }
 
@@ -243,7 +276,7 @@ mod tests {
     #[tokio::test]
     async fn a_failed_eviction_gives_its_ticket_back_to_the_next_pod() {
         let (broker, of) = broker(1, &["a", "b"]);
-        let mut node = broker.join(of, [pod("a"), pod("b")]);
+        let mut node = broker.join(of, [pod("a"), pod("b")], []);
         assert_eq!(node.ask(&pod("a"), None), Go::Send);
         assert_eq!(node.ask(&pod("b"), None), Go::Hold(web()));
         // a's eviction was answered 500: nothing was disrupted.
@@ -256,7 +289,7 @@ mod tests {
     #[tokio::test]
     async fn a_granted_retry_that_fails_gives_its_ticket_back() {
         let (broker, of) = broker(0, &["a"]);
-        let mut node = broker.join(of, [pod("a")]);
+        let mut node = broker.join(of, [pod("a")], []);
         assert_eq!(node.ask(&pod("a"), None), Go::Hold(web()));
         broker.ledger().hand_out(&web(), 1);
         assert_eq!(node.claim(&web(), 1), 1);
@@ -269,8 +302,8 @@ mod tests {
     #[tokio::test]
     async fn the_node_that_started_first_is_served_first() {
         let (broker, of) = broker(0, &["a", "b"]);
-        let mut first = broker.join(of.clone(), [pod("a")]);
-        let mut second = broker.join(of, [pod("b")]);
+        let mut first = broker.join(of.clone(), [pod("a")], []);
+        let mut second = broker.join(of, [pod("b")], []);
         broker.ledger().hand_out(&web(), 1);
         assert_eq!(second.ask(&pod("b"), None), Go::Hold(web()));
         assert_eq!(second.claim(&web(), 1), 0, "the first node wants it");
@@ -278,5 +311,22 @@ mod tests {
         // The first node's drain ends without using it: the second's turn.
         drop(first);
         assert_eq!(second.claim(&web(), 1), 1);
+    }
+
+    #[tokio::test]
+    async fn a_pod_is_unsent_until_its_eviction_goes_or_its_node_ends() {
+        let (broker, of) = broker(1, &["a", "b", "c"]);
+        // b is of a later wave: not due yet, but unsent all the same.
+        let mut first = broker.join(of.clone(), [pod("a")], [pod("a"), pod("b")]);
+        let second = broker.join(of, [], [pod("c")]);
+        assert_eq!(broker.unsent(&web()), 3);
+        assert_eq!(first.ask(&pod("a"), None), Go::Send);
+        assert_eq!(broker.unsent(&web()), 2, "a was sent");
+        first.not_due(&pod("a"));
+        assert_eq!(broker.unsent(&web()), 2, "counted once");
+        drop(second);
+        assert_eq!(broker.unsent(&web()), 1, "only b of the first node");
+        first.not_due(&pod("b"));
+        assert_eq!(broker.unsent(&web()), 0);
     }
 }

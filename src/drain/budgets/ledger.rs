@@ -57,6 +57,10 @@ pub(crate) struct Ledger {
     budgets: HashMap<Key, Count>,
     /// Per budget, the pods each node (by rank) still has due on it.
     queue: Queue,
+    /// Per budget, the pods of every node being drained whose eviction
+    /// has not been sent yet, later waves included: what the pool weighs
+    /// when it chooses the next node.
+    unsent: HashMap<Key, usize>,
     issues: u64,
 }
 
@@ -143,6 +147,32 @@ impl Ledger {
     /// The node of this rank is done.
     pub(crate) fn forget(&mut self, rank: usize) {
         self.queue.forget(rank);
+    }
+
+    /// One more pod of a node being drained will be evicted under this budget.
+    pub(crate) fn will_send(&mut self, budget: &Key) {
+        *self.unsent.entry(budget.clone()).or_default() += 1;
+    }
+
+    /// A pod counted by `will_send` was sent, is gone, or its node is done.
+    pub(crate) fn not_unsent(&mut self, budget: &Key) {
+        if let Some(n) = self.unsent.get_mut(budget) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.unsent.remove(budget);
+            }
+        }
+    }
+
+    /// Pods of the nodes being drained still to be sent under this budget.
+    #[cfg(test)]
+    pub(crate) fn unsent(&self, budget: &Key) -> usize {
+        self.unsent.get(budget).copied().unwrap_or(0)
+    }
+
+    /// The same, for every budget with pods still to be sent.
+    pub(crate) fn unsent_now(&self) -> HashMap<Key, usize> {
+        self.unsent.clone()
     }
 }
 
