@@ -309,17 +309,20 @@ pub(crate) fn spawn(
             }
             let _ = idle.send(false);
             let shared = sim.shared.clone();
-            let fired = sim.timers.pop_due(Instant::now());
-            if !fired.is_empty() {
-                let mut store = shared.store();
-                for t in fired {
-                    sim.fire(&mut store, t);
-                }
-            }
             // Reconciling writes again; loop until the store is quiet. The
             // lock is let go between rounds of at most MAX_BATCH changes, so
-            // API requests are answered while the simulation is busy.
+            // API requests are answered while the simulation is busy. Timers
+            // come due in every round: under a steady stream of writes the
+            // store is never quiet, and a kubelet's start or stop must not
+            // wait for it.
             loop {
+                let fired = sim.timers.pop_due(Instant::now());
+                if !fired.is_empty() {
+                    let mut store = shared.store();
+                    for t in fired {
+                        sim.fire(&mut store, t);
+                    }
+                }
                 while batch.len() < MAX_BATCH {
                     match changes.try_recv() {
                         Ok(c) => batch.push(c),
