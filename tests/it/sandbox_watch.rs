@@ -24,6 +24,26 @@ async fn client(c: &Cluster) -> kube::Client {
     kube::Client::try_from(config).expect("client")
 }
 
+/// The stream's next event other than a bookmark: its type and pod.
+async fn next_change(
+    stream: &mut (impl futures::Stream<Item = kube::Result<WatchEvent<Pod>>> + Unpin),
+) -> (&'static str, Pod) {
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(10), stream.try_next())
+            .await
+            .expect("event in time")
+            .expect("no stream error")
+            .expect("stream open");
+        return match event {
+            WatchEvent::Added(p) => ("ADDED", p),
+            WatchEvent::Modified(p) => ("MODIFIED", p),
+            WatchEvent::Deleted(p) => ("DELETED", p),
+            WatchEvent::Bookmark(_) => continue,
+            WatchEvent::Error(e) => panic!("watch error {e:?}"),
+        };
+    }
+}
+
 fn pod(name: &str) -> Pod {
     serde_json::from_value(json!({
         "metadata": {"name": name, "namespace": "default",
@@ -69,18 +89,7 @@ fn watch_sees_added_modified_deleted_in_order() {
         let mut seen = Vec::new();
         let mut last_rv = 0u64;
         while seen.len() < 5 {
-            let event = tokio::time::timeout(Duration::from_secs(10), stream.try_next())
-                .await
-                .expect("event in time")
-                .expect("no stream error")
-                .expect("stream open");
-            let (kind, p) = match event {
-                WatchEvent::Added(p) => ("ADDED", p),
-                WatchEvent::Modified(p) => ("MODIFIED", p),
-                WatchEvent::Deleted(p) => ("DELETED", p),
-                WatchEvent::Bookmark(_) => continue,
-                WatchEvent::Error(e) => panic!("watch error {e:?}"),
-            };
+            let (kind, p) = next_change(&mut stream).await;
             let rv: u64 = p
                 .metadata
                 .resource_version
@@ -221,4 +230,56 @@ fn a_streaming_list_ends_its_initial_events() {
             .contains("sendInitialEvents requires setting resourceVersionMatch"),
         "{bad:?}"
     );
+}
+
+/// A pod watch of one node (`spec.nodeName=n1`, as each node's drain
+/// keeps one) hears of that node's pods only, and, as kube-apiserver's
+/// watch cache feeds such a watch by its trigger, the churn of other nodes
+/// beyond the whole history does not make it too old.
+#[test]
+fn a_node_pod_watch_hears_its_node_only_and_outlives_other_nodes_churn() {
+    let two = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n";
+    let c = Cluster::start_with(two, 33, |cfg| cfg.watch_history = 20);
+    c.runtime().block_on(async {
+        let api: Api<Pod> = Api::namespaced(client(&c).await, "default");
+        let on = |name: &str, node: &str| {
+            let mut p = pod(name);
+            p.spec.as_mut().expect("spec").node_name = Some(node.to_string());
+            p
+        };
+        let rv = api
+            .list(&kube::api::ListParams::default())
+            .await
+            .expect("list")
+            .metadata
+            .resource_version
+            .expect("rv");
+        let params = WatchParams::default()
+            .fields("spec.nodeName=n1")
+            .timeout(30);
+        let mut stream = api.watch(&params, &rv).await.expect("watch").boxed();
+        // More changes on n2 than the history keeps.
+        for i in 0..25 {
+            let p = on(&format!("other{i}"), "n2");
+            api.create(&PostParams::default(), &p)
+                .await
+                .expect("create");
+        }
+        api.create(&PostParams::default(), &on("mine", "n1"))
+            .await
+            .expect("create");
+        api.delete("mine", &DeleteParams::default())
+            .await
+            .expect("delete");
+        let mut seen = Vec::new();
+        while seen.last().is_none_or(|(kind, _)| *kind != "DELETED") {
+            let (kind, p) = next_change(&mut stream).await;
+            seen.push((kind, p.metadata.name.unwrap_or_default()));
+        }
+        assert!(
+            seen.iter().all(|(_, name)| name == "mine"),
+            "only n1's pod: {seen:?}"
+        );
+        assert_eq!(seen.first().map(|(k, _)| *k), Some("ADDED"), "{seen:?}");
+    });
 }

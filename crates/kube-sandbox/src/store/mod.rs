@@ -24,9 +24,11 @@ use crate::stored::Stored;
 use kube_conventions::selector::Selector;
 
 mod indexes;
+mod node_triggers;
 
 use indexes::Indexes;
 pub(crate) use indexes::Requested;
+use node_triggers::NodeTriggers;
 
 /// (namespace, name); the namespace is empty for cluster-scoped objects.
 pub(crate) type Key = (String, String);
@@ -136,6 +138,8 @@ pub(crate) struct Store {
     started: u64,
     changes: Option<mpsc::UnboundedSender<Change>>,
     latest: watch::Sender<u64>,
+    /// Pod watches by their `spec.nodeName` trigger (`NodeTriggers`).
+    node_triggers: NodeTriggers,
     pub(crate) ids: IdGen,
 }
 
@@ -160,6 +164,7 @@ impl Store {
             started: 0,
             changes: None,
             latest,
+            node_triggers: NodeTriggers::default(),
             ids: IdGen::from_time(),
         }
     }
@@ -171,6 +176,42 @@ impl Store {
 
     pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
         self.latest.subscribe()
+    }
+
+    /// Woken only by changes of pods on `node` (before or after the change).
+    pub(crate) fn subscribe_node(&mut self, node: &str) -> watch::Receiver<u64> {
+        self.node_triggers.subscribe(node, self.rv)
+    }
+
+    /// The changes of pods on `node` after `rv`, as `events_since` gives
+    /// them: an event of the node's no longer kept is 410 Expired; others'
+    /// are not this watch's to miss.
+    pub(crate) fn pod_events_on(
+        &self,
+        node: &str,
+        rv: u64,
+    ) -> Result<Vec<Arc<WatchEvent>>, Expired> {
+        let floor = self.history_floor(Resource::Pods);
+        let expired = Expired {
+            requested: rv,
+            oldest: floor,
+        };
+        let history = self.history.get(&Resource::Pods);
+        let mut out = Vec::new();
+        for at in self.node_triggers.touched_after(node, rv) {
+            if at <= floor {
+                return Err(expired);
+            }
+            let event = history.and_then(|h| {
+                let i = h.partition_point(|e| e.rv < at);
+                h.get(i).filter(|e| e.rv == at)
+            });
+            match event {
+                Some(e) => out.push(e.clone()),
+                None => return Err(expired),
+            }
+        }
+        Ok(out)
     }
 
     pub(crate) fn resource_version(&self) -> u64 {
@@ -396,6 +437,7 @@ impl Store {
         if self.started == 0 {
             self.started = rv - 1;
         }
+        let pod_facts = (res == Resource::Pods).then(|| facts.clone());
         let history = self.history.entry(res).or_default();
         history.push_back(Arc::new(WatchEvent {
             rv,
@@ -411,6 +453,11 @@ impl Store {
                 // Resuming from `dropped.rv` still works: what follows it is kept.
                 self.floors.insert(res, dropped.rv);
             }
+        }
+        if let Some(facts) = pod_facts {
+            let floor = self.history_floor(res);
+            let nodes = facts.iter().flatten().filter_map(|f| f.node.as_deref());
+            self.node_triggers.touch(nodes, rv, floor);
         }
         let _ = self.latest.send(rv);
     }

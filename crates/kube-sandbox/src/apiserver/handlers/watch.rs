@@ -15,7 +15,7 @@ use crate::apiserver::request::Request;
 use crate::apiserver::{meta, table};
 use crate::resources::Resource;
 use crate::shared::Shared;
-use crate::store::{EventType, WatchEvent};
+use crate::store::{EventType, Expired, WatchEvent};
 
 pub(crate) struct WatchRequest {
     pub(crate) resource: Resource,
@@ -177,6 +177,14 @@ impl WatchRequest {
         }
     }
 
+    /// A pod watch of one node (`spec.nodeName=X`): woken and fed by that
+    /// node's changes only (store/node_triggers.rs).
+    fn node_trigger(&self) -> Option<&str> {
+        (self.resource == Resource::Pods)
+            .then(|| self.options.node_name())
+            .flatten()
+    }
+
     /// Streams events into `tx` until the timeout, a fault cut, a 410, or the
     /// client going away.
     pub(crate) async fn run(self, shared: Arc<Shared>, tx: mpsc::Sender<Bytes>) {
@@ -185,7 +193,10 @@ impl WatchRequest {
             .timeout_seconds
             .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
         let deadline = tokio::time::Instant::now() + timeout;
-        let mut changes = shared.store().subscribe();
+        let mut changes = match self.node_trigger() {
+            Some(node) => shared.store().subscribe_node(node),
+            None => shared.store().subscribe(),
+        };
         let mut stream = Stream {
             tx,
             sent: 0,
@@ -195,10 +206,13 @@ impl WatchRequest {
             return;
         };
         let mut bookmark_due = false;
+        let mut resumed = true;
         loop {
-            let Some(reached) = self.send_changes(&shared, last_rv, &mut stream).await else {
+            let sent = self.send_changes(&shared, last_rv, resumed, &mut stream);
+            let Some(reached) = sent.await else {
                 return;
             };
+            resumed = false;
             last_rv = last_rv.max(reached);
             let now = tokio::time::Instant::now();
             if (bookmark_due || now >= deadline) && self.options.bookmarks {
@@ -267,21 +281,30 @@ impl WatchRequest {
 
     /// Sends the changes after `last_rv` this watch sees, and answers the
     /// version they reach. `None`: the stream is over (410, a fault cut or
-    /// the client gone).
+    /// the client gone). `resumed`: the first call, from the version the
+    /// watch asked for, which is too old before the history's floor
+    /// whatever the watch selects (as the watch cache answers it).
     async fn send_changes(
         &self,
         shared: &Shared,
         last_rv: u64,
+        resumed: bool,
         stream: &mut Stream,
     ) -> Option<u64> {
         // Events and the version they reach, read under one lock, so that
         // a bookmark never claims a version whose events were not sent.
         let (batch, store_rv) = {
             let store = shared.store();
-            (
-                store.events_since(self.resource, last_rv),
-                store.resource_version(),
-            )
+            let floor = store.history_floor(self.resource);
+            let batch = match self.node_trigger() {
+                Some(_) if resumed && last_rv < floor => Err(Expired {
+                    requested: last_rv,
+                    oldest: floor,
+                }),
+                Some(node) => store.pod_events_on(node, last_rv),
+                None => store.events_since(self.resource, last_rv),
+            };
+            (batch, store.resource_version())
         };
         let events = match batch {
             Ok(events) => events,
