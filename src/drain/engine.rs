@@ -28,12 +28,12 @@ use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 use super::packed_pods::PackedPods;
 use super::pod_key::{PodKey, uid};
 use super::pod_watch::{self, PodQuery, Snapshot};
+use super::pool_budgets::PoolBudgets;
 use super::warning::Warning;
 use super::{DrainError, Options, driver, preview};
 use crate::client::Clients;
 use crate::policy::classify::Disposition;
 use crate::policy::plan::Plan;
-use crate::policy::pool::BudgetNow;
 use crate::publish::Publisher;
 use crate::publish::conditions::Stage;
 
@@ -518,67 +518,29 @@ impl Prepared {
         } = self;
         let groups =
             crate::policy::pool::groups(nodes.iter().map(|n| &n.node), engine.options.by_zone);
-        // Each node's pods to evict, per budget (known with --max-parallel > 1),
-        // the budgets' keys borrowed from the lookup.
+        // Each node's pods to evict, per budget (known with --max-parallel > 1).
         let budget_of = engine.budget_of.clone();
-        let budgets: Vec<BTreeMap<&budgets::Key, usize>> = nodes
-            .iter()
-            .map(|n| {
-                let mut per = BTreeMap::new();
-                for f in n
-                    .pods
-                    .facts()
-                    .iter()
-                    .filter(|f| matches!(f.disposition, Disposition::Evict { .. }))
-                {
-                    if let Some(b) = budget_of.get(&f.key) {
-                        *per.entry(b).or_insert(0) += 1;
-                    }
-                }
-                per
-            })
-            .collect();
+        let mut pool = PoolBudgets::new(nodes.iter().map(|n| {
+            n.pods
+                .facts()
+                .iter()
+                .filter(|f| matches!(f.disposition, Disposition::Evict { .. }))
+                .filter_map(|f| budget_of.get(&f.key))
+        }));
         let mut slots: Vec<Option<(NodePlan, bool)>> =
             nodes.into_iter().zip(was_cordoned).map(Some).collect();
         let blocked = AtomicUsize::new(0);
         let mut results: Vec<(usize, NodeOutcome)> = Vec::new();
         let max_parallel = engine.options.max_parallel.max(1);
-        // Pods of the nodes not started yet, per budget: with those of the
-        // running nodes not sent yet, how long each budget's chain still is.
-        let mut not_started: HashMap<&budgets::Key, usize> = HashMap::new();
-        for (b, n) in budgets.iter().flatten() {
-            *not_started.entry(*b).or_default() += n;
-        }
         for mut waiting in groups {
             let mut running = futures::stream::FuturesUnordered::new();
             loop {
                 // A finished node frees its slot at once (crate::policy::pool::next).
                 while running.len() < max_parallel && !waiting.is_empty() {
-                    let candidates: Vec<&BTreeMap<_, _>> = waiting
-                        .iter()
-                        .take(crate::policy::pool::lookahead(max_parallel))
-                        .map(|i| &budgets[*i])
-                        .collect();
-                    let unsent = engine.budgets.unsent_now();
-                    let now = |k: &&budgets::Key| {
-                        let busy = unsent.get(*k).copied().unwrap_or(0);
-                        let chains = max_parallel > 1;
-                        BudgetNow {
-                            busy,
-                            allowed: engine.budgets.get(k).map_or(1, |b| b.allowed()),
-                            left: if chains {
-                                busy + not_started.get(*k).copied().unwrap_or(0)
-                            } else {
-                                0
-                            },
-                        }
-                    };
-                    let i = waiting.remove(crate::policy::pool::next(&candidates, now));
-                    for (b, n) in &budgets[i] {
-                        if let Some(left) = not_started.get_mut(b) {
-                            *left = left.saturating_sub(*n);
-                        }
-                    }
+                    let ahead = crate::policy::pool::lookahead(max_parallel).min(waiting.len());
+                    let pos = pool.choose(&waiting[..ahead], &engine.budgets, max_parallel > 1);
+                    let i = waiting.remove(pos);
+                    pool.started(i);
                     let (n, was) = slots[i].take().expect("each node once");
                     // Joined before the next choice, which counts its pods,
                     // and in the order started, which serves budgets in it.

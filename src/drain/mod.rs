@@ -30,6 +30,7 @@ pub(crate) mod outcome;
 mod packed_pods;
 pub(crate) mod pod_key;
 pub(crate) mod pod_watch;
+mod pool_budgets;
 mod preview;
 pub(crate) mod retry;
 mod session;

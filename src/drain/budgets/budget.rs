@@ -43,6 +43,15 @@ impl Budget {
         usize::try_from(self.disruptions_allowed).unwrap_or(0)
     }
 
+    /// The disruptions it allows with every pod healthy: how many of its
+    /// pods may be away at once (the disruption controller's expected
+    /// less desired healthy pods), at least one.
+    pub(crate) fn at_once(&self) -> usize {
+        usize::try_from(self.expected_pods - self.desired_healthy)
+            .unwrap_or(0)
+            .max(1)
+    }
+
     pub(crate) fn from_pdb(p: &PodDisruptionBudget) -> Self {
         let s = p.status.clone().unwrap_or_default();
         Budget {
@@ -52,5 +61,24 @@ impl Budget {
             expected_pods: s.expected_pods,
             observed: s.observed_generation.unwrap_or(0) >= p.metadata.generation.unwrap_or(0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_once_is_what_it_allows_with_every_pod_healthy() {
+        let b = |allowed, desired, expected| Budget {
+            disruptions_allowed: allowed,
+            desired_healthy: desired,
+            expected_pods: expected,
+            ..Budget::default()
+        };
+        // A quorum of 8 of 10 with one replica away: 1 now, 2 at once.
+        assert_eq!((b(1, 8, 10).allowed(), b(1, 8, 10).at_once()), (1, 2));
+        // minAvailable equal to the replicas: none ever, counted as one.
+        assert_eq!(b(0, 3, 3).at_once(), 1);
     }
 }

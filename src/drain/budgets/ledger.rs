@@ -171,8 +171,10 @@ impl Ledger {
     }
 
     /// The same, for every budget with pods still to be sent.
-    pub(crate) fn unsent_now(&self) -> HashMap<Key, usize> {
-        self.unsent.clone()
+    pub(crate) fn for_each_unsent(&self, mut f: impl FnMut(&Key, usize)) {
+        for (key, n) in &self.unsent {
+            f(key, *n);
+        }
     }
 }
 
