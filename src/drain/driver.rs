@@ -33,7 +33,7 @@ pub(crate) async fn drain_node(
     let metadata_only = !machine.waits_for_completion();
     let watch = PodWatch::resume(pods, query, resource_version, known, metadata_only);
     let mut changes = as_stream(watch);
-    let mut changed = ctx.budgets.subscribe();
+    let mut changed = budgets.take_signals();
     let mut interrupt = ctx.interrupt.clone();
     let mut inflight = FuturesUnordered::new();
     // A node read again now and then while its pods are awaited.
@@ -111,7 +111,7 @@ pub(crate) async fn drain_node(
                 }
                 change => Input::Pod(change),
             },
-            msg = changed.recv() => match budget_input(ctx, &mut budgets, &machine, msg) {
+            Some(msg) = changed.recv() => match budget_input(ctx, &mut budgets, &machine, Ok(msg)) {
                 Some(input) => input,
                 None => continue,
             },

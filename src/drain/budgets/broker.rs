@@ -9,12 +9,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 
 use super::budget::{Budget, Key};
 use super::every::Listed;
 use super::ledger::{Asked, Ledger, Spent, Ticket};
-use super::watch::{Signal, Watches};
+use super::tell::Signal;
+use super::watch::Watches;
 use crate::drain::events::Sink;
 use crate::drain::pod_key::PodKey;
 
@@ -93,7 +94,7 @@ impl Broker {
         evicted: impl IntoIterator<Item = PodKey>,
     ) -> NodeBudgets {
         let rank = self.ranks.fetch_add(1, Ordering::SeqCst);
-        let (mut due, mut unsent) = (HashSet::new(), HashSet::new());
+        let (mut due, mut unsent, mut budgets) = (HashSet::new(), HashSet::new(), HashSet::new());
         {
             let mut ledger = self.ledger();
             for pod in first_wave {
@@ -105,11 +106,13 @@ impl Broker {
             for pod in evicted {
                 if let Some(budget) = budget_of.get(&pod) {
                     ledger.will_send(budget);
+                    budgets.insert(budget.clone());
                     unsent.insert(pod);
                 }
             }
         }
         NodeBudgets {
+            signals: Some(self.watches.mailbox(rank, budgets)),
             broker: self.clone(),
             rank,
             budget_of,
@@ -127,9 +130,10 @@ impl Broker {
         self.ledger().unsent(budget)
     }
 
-    /// The same, for every budget at once (one look at the ledger).
-    pub(crate) fn unsent_now(&self) -> HashMap<Key, usize> {
-        self.ledger().unsent_now()
+    /// The same, for every budget with pods still to be sent (one look at
+    /// the ledger).
+    pub(crate) fn for_each_unsent(&self, f: impl FnMut(&Key, usize)) {
+        self.ledger().for_each_unsent(f);
     }
 
     fn ledger(&self) -> MutexGuard<'_, Ledger> {
@@ -141,6 +145,8 @@ impl Broker {
 pub(crate) struct NodeBudgets {
     broker: Broker,
     rank: usize,
+    /// The changes of the budgets over its pods (`tell`), until taken.
+    signals: Option<mpsc::UnboundedReceiver<Signal>>,
     /// The budget over each pod to evict, when known before the first
     /// attempt (drains of several nodes at once).
     budget_of: Arc<HashMap<PodKey, Key>>,
@@ -155,6 +161,13 @@ pub(crate) struct NodeBudgets {
 }
 
 impl NodeBudgets {
+    /// The node's mailbox: the changes of the budgets over its pods.
+    pub(crate) fn take_signals(&mut self) -> mpsc::UnboundedReceiver<Signal> {
+        self.signals
+            .take()
+            .unwrap_or_else(|| mpsc::unbounded_channel().1)
+    }
+
     /// May this pod's eviction be sent now? `granted`: the budget whose
     /// change granted this retry to the node (`claim`).
     pub(crate) fn ask(&mut self, pod: &PodKey, granted: Option<&Key>) -> Go {
@@ -231,6 +244,7 @@ impl Drop for NodeBudgets {
     /// The node's drain ended: what it still wanted goes to the others,
     /// and tickets it held unused are given back.
     fn drop(&mut self) {
+        self.broker.watches.close_mailbox(self.rank);
         let mut ledger = self.broker.ledger();
         let unused = self.granted.drain().flat_map(|(_, t)| t);
         ledger.give_back(unused.chain(self.in_flight.drain().map(|(_, t)| t)));

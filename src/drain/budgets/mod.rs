@@ -18,9 +18,10 @@ pub(crate) mod every;
 mod ledger;
 pub(crate) mod lookup;
 mod queue;
+mod tell;
 mod watch;
 
 pub(crate) use broker::{Broker, Go, NodeBudgets};
 pub(crate) use budget::{Budget, Key, UNWATCHED_RETRY};
 pub(crate) use ledger::Spent;
-pub(crate) use watch::Signal;
+pub(crate) use tell::Signal;

@@ -3,8 +3,8 @@
 //! node's drain; or, for drains of several nodes at once, one watch of
 //! every budget (`every_budget`), whose first list also says which budget
 //! is over each pod before the first eviction. Each change of a followed
-//! budget is told to every node's drain (`Signal`) and hands out its
-//! disruptions anew in the ledger. kubectl drain needs no permission on
+//! budget is told to the drains of the nodes whose pods it holds (`tell`)
+//! and hands out its disruptions anew in the ledger. kubectl drain needs no permission on
 //! budgets: where reading one is forbidden, one warning says so and the
 //! drain retries its pods on kubectl's timer instead.
 
@@ -16,11 +16,12 @@ use futures::StreamExt;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Api;
 use kube::runtime::{WatchStreamExt, watcher};
-use tokio::sync::{OnceCell, broadcast};
+use tokio::sync::{OnceCell, broadcast, mpsc};
 
 use super::budget::{Budget, Key, UNWATCHED_RETRY, key_of};
 use super::every::{Every, Listed};
 use super::ledger::Ledger;
+use super::tell::{Signal, Tell};
 use crate::drain::events::{Event, Sink, emit};
 use crate::drain::mirror::forbidden;
 use crate::drain::warning::Warning;
@@ -36,13 +37,6 @@ enum Watched {
     Forbidden,
 }
 
-/// What the watches tell every node's drain.
-#[derive(Debug, Clone)]
-pub(crate) enum Signal {
-    Changed(Key),
-    Forbidden(Key),
-}
-
 #[derive(Clone)]
 pub(crate) struct Watches {
     client: kube::Client,
@@ -52,7 +46,7 @@ pub(crate) struct Watches {
     state: Arc<Mutex<HashMap<Key, Watched>>>,
     /// Where each change hands out the budget's disruptions.
     tickets: Arc<Mutex<Ledger>>,
-    changed: broadcast::Sender<Signal>,
+    changed: Tell,
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     /// Every budget of the cluster, once asked for (`every_budget`); None
     /// inside when they could not be listed.
@@ -61,7 +55,7 @@ pub(crate) struct Watches {
 
 impl Watches {
     pub(crate) fn new(client: kube::Client, events: Sink, tickets: Arc<Mutex<Ledger>>) -> Self {
-        let (changed, _) = broadcast::channel(1024);
+        let changed = Tell::new();
         Watches {
             client,
             events,
@@ -76,6 +70,20 @@ impl Watches {
 
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Signal> {
         self.changed.subscribe()
+    }
+
+    /// A node's mailbox (`tell`): told of the changes of `budgets`, and of
+    /// budgets not known before the drain.
+    pub(crate) fn mailbox(
+        &self,
+        rank: usize,
+        budgets: impl IntoIterator<Item = Key>,
+    ) -> mpsc::UnboundedReceiver<Signal> {
+        self.changed.mailbox(rank, budgets)
+    }
+
+    pub(crate) fn close_mailbox(&self, rank: usize) {
+        self.changed.close(rank);
     }
 
     pub(crate) fn get(&self, key: &Key) -> Option<Budget> {
@@ -220,7 +228,7 @@ fn hand_out(tickets: &Mutex<Ledger>, key: &Key, budget: Budget) {
 fn saw(
     state: &Mutex<HashMap<Key, Watched>>,
     tickets: &Mutex<Ledger>,
-    changed: &broadcast::Sender<Signal>,
+    changed: &Tell,
     key: &Key,
     budget: Budget,
 ) {
@@ -229,17 +237,12 @@ fn saw(
 }
 
 /// Notes what a watch saw of a budget and tells the waiting evictions.
-fn record(
-    state: &Mutex<HashMap<Key, Watched>>,
-    changed: &broadcast::Sender<Signal>,
-    key: &Key,
-    watched: Watched,
-) {
+fn record(state: &Mutex<HashMap<Key, Watched>>, changed: &Tell, key: &Key, watched: Watched) {
     state
         .lock()
         .expect("pdb state")
         .insert(key.clone(), watched);
-    let _ = changed.send(match watched {
+    changed.send(&match watched {
         Watched::Forbidden => Signal::Forbidden(key.clone()),
         _ => Signal::Changed(key.clone()),
     });
