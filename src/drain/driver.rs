@@ -7,7 +7,6 @@ use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
-use tokio::sync::broadcast::error::RecvError;
 
 use super::budgets::{self, Go, NodeBudgets, Signal, Spent};
 use super::context::DrainContext;
@@ -111,7 +110,7 @@ pub(crate) async fn drain_node(
                 }
                 change => Input::Pod(change),
             },
-            Some(msg) = changed.recv() => match budget_input(ctx, &mut budgets, &machine, Ok(msg)) {
+            Some(signal) = changed.recv() => match budget_input(ctx, &mut budgets, &machine, signal) {
                 Some(input) => input,
                 None => continue,
             },
@@ -170,28 +169,26 @@ fn as_stream(watch: PodWatch) -> futures::stream::BoxStream<'static, Change> {
 }
 
 /// What a budget's signal means for this node: its numbers with the
-/// retries granted to it (every node hears of a change; only as many
-/// evictions as it allows are sent, across nodes), or nothing to do: a
-/// drain of many nodes watches every budget of the cluster, and a change
-/// of one that holds none of this node's pods is not this node's (each
-/// running node kept every budget it heard of: 15 MB at 50 nodes at once
-/// on a cluster of 5,000).
+/// retries granted to it (only as many evictions as it allows are sent,
+/// across nodes), or nothing to do: a node hears of the budgets over its
+/// pods and of budgets not known before the drain (budgets::tell), and a
+/// change of one that holds none of this node's pods now is not this
+/// node's (each running node kept every budget it heard of: 15 MB at 50
+/// nodes at once on a cluster of 5,000).
 fn budget_input(
     ctx: &DrainContext,
     budgets: &mut NodeBudgets,
     machine: &NodeMachine,
-    msg: Result<Signal, RecvError>,
+    signal: Signal,
 ) -> Option<Input> {
-    match msg {
-        Ok(Signal::Changed(key)) if !machine.held_by_budget(&key) => None,
-        Ok(Signal::Changed(key)) => {
+    match signal {
+        Signal::Changed(key) if !machine.held_by_budget(&key) => None,
+        Signal::Changed(key) => {
             let budget = ctx.budgets.get(&key)?;
             let grant = budgets.claim(&key, machine.retry_wanted(&key));
             Some(Input::Budget { key, budget, grant })
         }
-        Ok(Signal::Forbidden(key)) => Some(Input::BudgetUnwatched(key)),
-        Err(RecvError::Lagged(_)) => Some(Input::BudgetsLagged),
-        Err(RecvError::Closed) => None,
+        Signal::Forbidden(key) => Some(Input::BudgetUnwatched(key)),
     }
 }
 

@@ -42,8 +42,6 @@ pub(crate) enum Input {
         /// (`retry_wanted` asks for them).
         grant: usize,
     },
-    /// Budget changes were missed: retry every pod a budget holds.
-    BudgetsLagged,
     /// This budget cannot be watched (forbidden): its pods are retried on
     /// kubectl's timer instead.
     BudgetUnwatched(BudgetKey),

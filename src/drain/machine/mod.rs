@@ -311,16 +311,6 @@ impl NodeMachine {
             } => self.on_answer(&key, &uid, answer, evacuation),
             Input::Pod(change) => self.on_change(change),
             Input::Budget { key, budget, grant } => self.on_budget(&key, budget, grant),
-            // Budget changes were missed: every pod a budget holds is retried.
-            Input::BudgetsLagged => self.retry_where(|s| {
-                matches!(
-                    s,
-                    State::Blocked {
-                        budget: Some(_),
-                        ..
-                    }
-                )
-            }),
             Input::BudgetUnwatched(key) => self.on_unwatched(key),
             Input::Surged { key, result } => self.on_surged(&key, result),
             Input::Detached(Ok(())) => self.finish(NodeStatus::Drained, None),

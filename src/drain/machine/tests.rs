@@ -680,7 +680,7 @@ fn the_last_wave_is_told_done_once_while_its_volumes_detach() {
         "{effects:?}"
     );
     effects.extend(m.step(Input::Tick, at(3 * SEC)));
-    effects.extend(m.step(Input::BudgetsLagged, at(4 * SEC)));
+    effects.extend(m.step(Input::Tick, at(4 * SEC)));
     let told = effects
         .iter()
         .filter(|e| matches!(e, Effect::Emit(Event::WaveDone { .. })))
