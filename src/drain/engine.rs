@@ -289,10 +289,7 @@ pub(crate) async fn prepare_sharing(
         discover::daemonsets(main, &snapshot.pods, &mut classifier.daemonsets).await?;
         let pods = classifier.classify(snapshot.pods, now.wall);
         if let Some(index) = &index {
-            let to_evict = pods
-                .iter()
-                .filter(|(_, d)| matches!(d, Disposition::Evict { .. }))
-                .map(|(p, _)| p);
+            let to_evict = pods.iter().filter(|(_, d)| d.evicts()).map(|(p, _)| p);
             budget_of.extend(index.budgets_of(to_evict, &budgets));
         }
         listed.push(NodePlan {
@@ -356,7 +353,7 @@ fn short_deadline(nodes: &[NodePlan], options: &Options) -> Result<(), DrainErro
     let deletable = nodes
         .iter()
         .flat_map(|n| n.pods.facts())
-        .filter(|f| matches!(f.disposition, Disposition::Evict { .. }))
+        .filter(|f| f.disposition.evicts())
         .map(|f| (f.key.to_string(), f.grace));
     crate::policy::guard::short_deadline(options.deadline, options.allow_short_deadline, deletable)
         .map_err(DrainError::Guard)
@@ -524,7 +521,7 @@ impl Prepared {
             n.pods
                 .facts()
                 .iter()
-                .filter(|f| matches!(f.disposition, Disposition::Evict { .. }))
+                .filter(|f| f.disposition.evicts())
                 .filter_map(|f| budget_of.get(&f.key))
         }));
         let mut slots: Vec<Option<(NodePlan, bool)>> =
@@ -615,7 +612,7 @@ fn warnings(nodes: &[NodePlan], options: &Options, no_room: bool) -> Vec<Warning
     if !held.is_empty() {
         warnings.push(Warning::HeldByMarkers(held));
     }
-    let evicted = || pods().filter(|f| matches!(f.disposition, Disposition::Evict { .. }));
+    let evicted = || pods().filter(|f| f.disposition.evicts());
     if no_room {
         warnings.push(Warning::LeftPending(
             evicted().map(|f| f.key.clone()).collect(),

@@ -202,6 +202,13 @@ pub enum Disposition {
     },
 }
 
+impl Disposition {
+    /// The drain evicts the pod (in some wave).
+    pub fn evicts(&self) -> bool {
+        matches!(self, Disposition::Evict { .. })
+    }
+}
+
 /// Whether each DaemonSet named by a pod's controllerRef could be read.
 pub type DaemonSets = HashMap<(String, String), Result<(), String>>;
 

@@ -527,7 +527,7 @@ impl Run<'_> {
         }
         // Woken by the shared watch of every budget where budgets may be
         // listed cluster-wide; otherwise each namespace's are listed.
-        let wake = if self.ctx.budgets.every_budget(|_| false).await.is_some() {
+        let wake = if self.ctx.budgets.sees_every_budget().await {
             Wake::Budgets(self.ctx.budgets.subscribe())
         } else {
             Wake::Every(BUDGETS_LISTED_EVERY)

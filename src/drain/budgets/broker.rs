@@ -78,6 +78,12 @@ impl Broker {
         self.watches.every_budget(wanted).await
     }
 
+    /// Whether one watch follows every budget of the cluster (they may all
+    /// be listed); it is started by the first to ask.
+    pub(crate) async fn sees_every_budget(&self) -> bool {
+        self.watches.every_budget(|_| false).await.is_some()
+    }
+
     /// A budget listed before the drain: what it allows now is handed out.
     pub(crate) fn seed(&self, key: Key, budget: Budget) {
         self.watches.seed(key, budget);

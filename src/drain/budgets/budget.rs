@@ -53,14 +53,22 @@ impl Budget {
     }
 
     pub(crate) fn from_pdb(p: &PodDisruptionBudget) -> Self {
-        let s = p.status.clone().unwrap_or_default();
-        Budget {
-            disruptions_allowed: s.disruptions_allowed,
-            current_healthy: s.current_healthy,
-            desired_healthy: s.desired_healthy,
-            expected_pods: s.expected_pods,
-            observed: s.observed_generation.unwrap_or(0) >= p.metadata.generation.unwrap_or(0),
-        }
+        let status = p.status.as_ref();
+        let observed = status.and_then(|s| s.observed_generation).unwrap_or(0)
+            >= p.metadata.generation.unwrap_or(0);
+        status.map_or(
+            Budget {
+                observed,
+                ..Budget::default()
+            },
+            |s| Budget {
+                disruptions_allowed: s.disruptions_allowed,
+                current_healthy: s.current_healthy,
+                desired_healthy: s.desired_healthy,
+                expected_pods: s.expected_pods,
+                observed,
+            },
+        )
     }
 }
 
