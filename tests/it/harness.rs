@@ -237,6 +237,16 @@ impl Cluster {
         Self::launch(scenario_yaml, minor, tweak, Options::default())
     }
 
+    /// A sandbox served over HTTPS, as a real cluster is (client-go honours
+    /// some settings, such as `--disable-compression`, only then).
+    pub(crate) fn start_over_https(scenario_yaml: &str, minor: u32) -> Self {
+        let options = Options {
+            tls: true,
+            ..Options::default()
+        };
+        Self::launch(scenario_yaml, minor, |_| {}, options)
+    }
+
     /// A sandbox whose kubelets run our image as this very binary (over
     /// HTTPS, as in-cluster clients need).
     pub(crate) fn start_running_our_image(scenario_yaml: &str, minor: u32) -> Self {

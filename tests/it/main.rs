@@ -2,6 +2,7 @@
 //! binary. One test target, so the crate builds once.
 
 mod actions;
+mod compression;
 mod dead_node;
 mod demo;
 mod drain;

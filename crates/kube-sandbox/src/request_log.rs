@@ -38,8 +38,13 @@ pub struct Entry {
     pub auth: String,
     /// Bytes of the request body.
     pub request_bytes: u64,
-    /// Bytes of the response body (for a watch, what was streamed).
+    /// Bytes of the response body as sent (for a watch, what was
+    /// streamed; compressed, when `content_encoding` says so).
     pub response_bytes: u64,
+    /// The answer's `Content-Encoding` (`gzip` for a large answer to a
+    /// client that accepts it), empty when sent as it is.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub content_encoding: String,
     /// Milliseconds from arrival to the end of the response.
     pub duration_ms: u64,
 }

@@ -55,6 +55,18 @@ impl Audit {
     }
 
     pub(super) fn write(&self, shared: &Shared, status: u16, response_bytes: u64) {
+        self.write_encoded(shared, status, response_bytes, None);
+    }
+
+    /// An answer sent with a `Content-Encoding`: `response_bytes` are those
+    /// on the wire.
+    pub(super) fn write_encoded(
+        &self,
+        shared: &Shared,
+        status: u16,
+        response_bytes: u64,
+        encoding: Option<&str>,
+    ) {
         if let Some(log) = &shared.log {
             log.write(&Entry {
                 ts: self.ts.clone(),
@@ -69,6 +81,7 @@ impl Audit {
                 auth: self.auth.clone(),
                 request_bytes: self.request_bytes,
                 response_bytes,
+                content_encoding: encoding.unwrap_or_default().to_string(),
                 duration_ms: self.started.elapsed().as_millis() as u64,
             });
         }

@@ -8,6 +8,7 @@
 mod access_review;
 pub(crate) mod admission;
 mod audit;
+mod compression;
 pub(crate) mod defaults;
 pub(crate) mod deletion;
 mod discovery;
@@ -151,7 +152,8 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     };
     let reply = routes::handle(&shared, &request);
     let warnings = request.warnings.take();
-    response::reply(shared, reply, audit, &warnings)
+    let gzip = compression::accepts_gzip(header_str(&parts, header::ACCEPT_ENCODING));
+    response::reply(shared, reply, audit, &warnings, gzip)
 }
 
 /// Binds the listener (port 0 picks a free one).

@@ -31,10 +31,26 @@ pub(super) fn json_response(
     retry_after: Option<u64>,
     warnings: &[String],
 ) -> Response<Body> {
+    encoded_response(status, (body, None), retry_after, warnings)
+}
+
+/// A JSON answer as `compression::encode` gave it: the body to send and
+/// its `Content-Encoding`.
+fn encoded_response(
+    status: u16,
+    (body, encoding): (Vec<u8>, Option<&'static str>),
+    retry_after: Option<u64>,
+    warnings: &[String],
+) -> Response<Body> {
     let mut r = Response::builder()
         .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         .header(header::CONTENT_TYPE, "application/json")
         .header("Audit-Id", "sandbox");
+    if let Some(encoding) = encoding {
+        r = r
+            .header(header::CONTENT_ENCODING, encoding)
+            .header(header::VARY, "Accept-Encoding");
+    }
     if let Some(s) = retry_after {
         r = r.header(header::RETRY_AFTER, s.to_string());
     }
@@ -73,12 +89,14 @@ pub(super) fn error(shared: &Shared, audit: &Audit, e: &ApiError) -> Response<Bo
     error_response(e)
 }
 
-/// A handler's reply, logged (a watch when its stream ends).
+/// A handler's reply, logged (a watch when its stream ends); `gzip`: the
+/// client accepts it, for answers large enough (`compression`).
 pub(super) fn reply(
     shared: Arc<Shared>,
     reply: Reply,
     audit: Audit,
     warnings: &[String],
+    gzip: bool,
 ) -> Response<Body> {
     match reply {
         Reply::Json { status, body } => {
@@ -87,16 +105,28 @@ pub(super) fn reply(
                 .and_then(Value::as_u64)
                 .filter(|_| status == 429 || status >= 500);
             let bytes = serde_json::to_vec(&body).unwrap_or_default();
-            audit.write(&shared, status, bytes.len() as u64);
-            json_response(status, bytes, retry, warnings)
+            sent(&shared, &audit, status, bytes, retry, warnings, gzip)
         }
-        Reply::Raw { status, body } => {
-            audit.write(&shared, status, body.len() as u64);
-            json_response(status, body, None, warnings)
-        }
+        Reply::Raw { status, body } => sent(&shared, &audit, status, body, None, warnings, gzip),
         Reply::Watch(w) => watch_response(shared, w, audit),
         Reply::Log(l) => log_response(shared, l, audit),
     }
+}
+
+/// A JSON body, compressed when asked for and large enough, logged with
+/// the bytes that go on the wire.
+fn sent(
+    shared: &Shared,
+    audit: &Audit,
+    status: u16,
+    body: Vec<u8>,
+    retry_after: Option<u64>,
+    warnings: &[String],
+    gzip: bool,
+) -> Response<Body> {
+    let encoded = super::compression::encode(body, gzip);
+    audit.write_encoded(shared, status, encoded.0.len() as u64, encoded.1);
+    encoded_response(status, encoded, retry_after, warnings)
 }
 
 /// A container's log as text; followed, a stream that ends with the
