@@ -86,6 +86,9 @@ pub(crate) fn daemon_fits(pod: &Value, node: &Value) -> bool {
 struct Cycle<'a> {
     store: &'a Store,
     pod: &'a Value,
+    nodes_wanted: node_affinity::Wanted<'a>,
+    /// It tolerates a cordoned node's taint (DaemonSet pods do).
+    cordon_tolerated: bool,
     requests: pods::Requests,
     host_ports: Vec<(String, String, i64)>,
     spread: pod_topology_spread::Spread,
@@ -114,6 +117,8 @@ impl<'a> Cycle<'a> {
         Cycle {
             store,
             pod,
+            nodes_wanted: node_affinity::Wanted::of(pod),
+            cordon_tolerated: node_unschedulable::filter(pod, true).is_ok(),
             requests: pods::requests(pod),
             host_ports: node_ports::host_ports(pod),
             spread: pod_topology_spread::prefilter(store, pod),
@@ -133,23 +138,22 @@ impl<'a> Cycle<'a> {
         requested: Option<&Requested>,
     ) -> Vec<String> {
         let one = |r: Result<(), String>| r.err().into_iter().collect::<Vec<_>>();
+        // In kube-scheduler's order, each only if those before pass.
+        if facts.unschedulable && !self.cordon_tolerated {
+            return vec![node_unschedulable::REASON.to_string()];
+        }
         let node = as_scheduled(node, facts);
         let node = node.as_ref();
         // A Ready node without taints has none to tolerate.
-        let taints = if facts.tainted || !facts.ready {
-            taint_toleration::filter(self.pod, node)
-        } else {
-            Ok(())
-        };
-        let first = [
-            node_unschedulable::filter(self.pod, facts.unschedulable),
-            taints,
-            node_affinity::filter(self.pod, node),
-        ]
-        .into_iter()
-        .find(Result::is_err);
-        if let Some(r) = first {
-            return one(r);
+        if facts.tainted || !facts.ready {
+            let taints = taint_toleration::filter(self.pod, node);
+            if taints.is_err() {
+                return one(taints);
+            }
+        }
+        let affinity = self.nodes_wanted.filter(node);
+        if affinity.is_err() {
+            return one(affinity);
         }
         if !self.host_ports.is_empty() {
             let on_node: Vec<_> = self
@@ -193,7 +197,7 @@ impl<'a> Cycle<'a> {
             } else {
                 0
             },
-            -node_affinity::preferred_weight(self.pod, node),
+            -self.nodes_wanted.preferred_weight(node),
             node_resources_fit::allocated_share(&self.requests, &facts.allocatable, requested),
             self.store.pod_count_on_node(name),
         )

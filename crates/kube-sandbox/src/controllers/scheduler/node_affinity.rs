@@ -12,36 +12,84 @@ use serde_json::Value;
 
 pub(super) const REASON: &str = "node(s) didn't match Pod's node affinity/selector";
 
-/// Does the node satisfy the pod's nodeSelector and required node affinity?
-pub(crate) fn matches(pod: &Value, node: &Value) -> bool {
-    if let Some(sel) = pod.at("/spec/nodeSelector").and_then(Value::as_object) {
-        let all = sel
-            .iter()
-            .all(|(k, v)| super::label(node, k).is_some_and(|l| Some(l) == v.as_str()));
-        if !all {
-            return false;
+/// What the pod asks of a node, read once for a scheduling cycle over
+/// hundreds of nodes: its nodeSelector, its required and its preferred
+/// node affinity.
+pub(super) struct Wanted<'a> {
+    selector: Option<&'a serde_json::Map<String, Value>>,
+    required: Option<&'a Value>,
+    preferred: Option<&'a Vec<Value>>,
+}
+
+impl<'a> Wanted<'a> {
+    pub(super) fn of(pod: &'a Value) -> Self {
+        let affinity = pod.at("/spec/affinity/nodeAffinity");
+        Wanted {
+            selector: pod.at("/spec/nodeSelector").and_then(Value::as_object),
+            required: affinity
+                .and_then(|a| a.get("requiredDuringSchedulingIgnoredDuringExecution"))
+                .filter(|v| !v.is_null()),
+            preferred: affinity
+                .and_then(|a| a.get("preferredDuringSchedulingIgnoredDuringExecution"))
+                .and_then(Value::as_array),
         }
     }
-    let Some(required) = pod
-        .at("/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution")
-        .filter(|v| !v.is_null())
-    else {
-        return true;
-    };
-    let labels = labels_of(node);
-    let fields = BTreeMap::from([(
-        "metadata.name".to_string(),
-        node.at("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-    )]);
-    required
-        .get("nodeSelectorTerms")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .any(|term| term_matches(term, &labels, &fields))
+
+    /// Does the node satisfy the nodeSelector and required node affinity?
+    pub(super) fn matches(&self, node: &Value) -> bool {
+        if let Some(sel) = self.selector {
+            let all = sel
+                .iter()
+                .all(|(k, v)| super::label(node, k).is_some_and(|l| Some(l) == v.as_str()));
+            if !all {
+                return false;
+            }
+        }
+        let Some(required) = self.required else {
+            return true;
+        };
+        let labels = labels_of(node);
+        let fields = BTreeMap::from([(
+            "metadata.name".to_string(),
+            node.at("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        )]);
+        required
+            .get("nodeSelectorTerms")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|term| term_matches(term, &labels, &fields))
+    }
+
+    pub(super) fn filter(&self, node: &Value) -> Result<(), String> {
+        if self.matches(node) {
+            Ok(())
+        } else {
+            Err(REASON.into())
+        }
+    }
+
+    /// The weights of the preferred terms the node matches (the score's half).
+    pub(super) fn preferred_weight(&self, node: &Value) -> i64 {
+        let Some(preferred) = self.preferred else {
+            return 0;
+        };
+        let labels = labels_of(node);
+        let fields = BTreeMap::new();
+        preferred
+            .iter()
+            .filter(|p| term_matches(&p["preference"], &labels, &fields))
+            .map(|p| p["weight"].as_i64().unwrap_or(0))
+            .sum()
+    }
+}
+
+/// Does the node satisfy the pod's nodeSelector and required node affinity?
+pub(crate) fn matches(pod: &Value, node: &Value) -> bool {
+    Wanted::of(pod).matches(node)
 }
 
 /// One term: an empty term (no expressions, no fields) matches nothing.
@@ -67,31 +115,6 @@ fn term_matches(
     ok(exprs, labels) && ok(by_field, fields)
 }
 
-pub(super) fn filter(pod: &Value, node: &Value) -> Result<(), String> {
-    if matches(pod, node) {
-        Ok(())
-    } else {
-        Err(REASON.into())
-    }
-}
-
-/// The weights of the preferred terms the node matches (the score's half).
-pub(super) fn preferred_weight(pod: &Value, node: &Value) -> i64 {
-    let Some(preferred) = pod
-        .at("/spec/affinity/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution")
-        .and_then(Value::as_array)
-    else {
-        return 0;
-    };
-    let labels = labels_of(node);
-    let fields = BTreeMap::new();
-    preferred
-        .iter()
-        .filter(|p| term_matches(&p["preference"], &labels, &fields))
-        .map(|p| p["weight"].as_i64().unwrap_or(0))
-        .sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +132,7 @@ mod tests {
             {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}, {"key": "gen", "operator": "Gt", "values": ["4"]}]},
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["c1"]}]},
         ]}}}}});
+        let filter = |pod: &Value, node: &Value| Wanted::of(pod).filter(node);
         assert_eq!(filter(&pod, &zone_a), Ok(()));
         assert_eq!(filter(&pod, &zone_b), Err(REASON.into()));
         assert_eq!(filter(&pod, &node("c1", &json!({}))), Ok(()), "by name");

@@ -7,6 +7,8 @@ use serde_json::{Value, json};
 use super::taint_toleration::tolerated;
 use crate::objects::taints::UNSCHEDULABLE as UNSCHEDULABLE_TAINT;
 
+pub(super) const REASON: &str = "node(s) were unschedulable";
+
 /// `cordoned`: the node's `spec.unschedulable`.
 pub(super) fn filter(pod: &Value, cordoned: bool) -> Result<(), String> {
     if !cordoned {
@@ -14,7 +16,7 @@ pub(super) fn filter(pod: &Value, cordoned: bool) -> Result<(), String> {
     }
     let taint = json!({"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"});
     if !tolerated(pod, &taint) {
-        return Err("node(s) were unschedulable".into());
+        return Err(REASON.into());
     }
     Ok(())
 }
