@@ -87,6 +87,8 @@ pub(super) fn prefilter(store: &Store, pod: &Value) -> Spread {
             )
         })
         .collect();
+    // The pod's node selection, read once for every node weighed.
+    let wanted = node_affinity::Wanted::of(pod);
     for (_, node) in store.iter(Resource::Nodes, None, None) {
         let node = &*node;
         let honours = |c: &Value, policy: &str, default: &str| {
@@ -94,7 +96,7 @@ pub(super) fn prefilter(store: &Store, pod: &Value) -> Spread {
         };
         let eligible = keys.iter().all(|k| label(node, k).is_some())
             && hard.iter().all(|c| {
-                (!honours(c, "nodeAffinityPolicy", "Honor") || node_affinity::matches(pod, node))
+                (!honours(c, "nodeAffinityPolicy", "Honor") || wanted.matches(node))
                     && (!honours(c, "nodeTaintsPolicy", "Ignore")
                         || taint_toleration::filter(pod, node).is_ok())
             });
