@@ -40,7 +40,7 @@ struct Sim {
     /// The first pass over what the scenario loaded is running.
     loading: bool,
     /// Where the scheduler's next search over the nodes starts.
-    next_start_node: usize,
+    next_start_node: Option<String>,
     /// When the simulation started: the pod garbage collector's period
     /// counts from here.
     started: Instant,
@@ -291,7 +291,7 @@ pub(crate) fn spawn(
         timers: TimerQueue::new(),
         pending: BTreeSet::new(),
         loading: true,
-        next_start_node: 0,
+        next_start_node: None,
         started: Instant::now(),
         waiting_attach: BTreeMap::new(),
     };

@@ -70,6 +70,14 @@ impl Stored {
         }
     }
 
+    /// The tree of a kind kept parsed, borrowed.
+    pub(crate) fn kept(&self) -> Option<&Value> {
+        match self {
+            Stored::Kept(v) => Some(v),
+            Stored::Compact { .. } => None,
+        }
+    }
+
     /// The object's JSON, as a response body carries it.
     pub(crate) fn json(&self) -> Cow<'_, [u8]> {
         match self {

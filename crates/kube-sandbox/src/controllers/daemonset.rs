@@ -67,12 +67,16 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     if let Some(list) = tolerations.as_array_mut() {
         list.extend(daemon_tolerations());
     }
-    // The DaemonSet's pods by node, so each node is one lookup.
-    let mut owned: std::collections::HashMap<String, Vec<pods::Facts>> =
-        std::collections::HashMap::new();
-    for (_, p) in super::owned_facts(store, &ds) {
-        if let Some(n) = p.node.as_deref() {
-            owned.entry(n.to_string()).or_default().push(p);
+    // Each node's first live pod of the DaemonSet and whether it is
+    // ready, so each node is one lookup.
+    let uid = ds["metadata"]["uid"].as_str().unwrap_or_default();
+    let mut live: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    for (_, p) in store.owned_pod_facts(uid) {
+        if let Some(n) = p.node.as_deref()
+            && !p.terminating
+            && !p.terminal
+        {
+            live.entry(n.to_string()).or_insert(p.ready);
         }
     }
     let nodes: Vec<(String, bool)> = store
@@ -90,15 +94,13 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         .collect();
     let (mut desired, mut current, mut ready) = (0, 0, 0);
     for (node, fits) in nodes {
-        let on_node: &[pods::Facts] = owned.get(&node).map_or(&[], Vec::as_slice);
         if !fits {
             continue;
         }
         desired += 1;
-        let live = on_node.iter().find(|p| !p.terminating && !p.terminal);
         current += 1;
-        if let Some(p) = live {
-            if p.ready {
+        if let Some(&is_ready) = live.get(&node) {
+            if is_ready {
                 ready += 1;
             }
         } else {

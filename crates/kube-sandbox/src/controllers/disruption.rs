@@ -110,21 +110,6 @@ pub(crate) fn disruptions_allowed(current_healthy: i32, t: Targets) -> i32 {
     }
 }
 
-/// The pods a PDB selects: same namespace, selector match. Terminal pods
-/// are not counted (the controller's pod lister sees them, but they are
-/// neither healthy nor expected for a controller with a scale).
-pub(crate) fn selected_pods(
-    store: &Store,
-    namespace: &str,
-    selector: &Selector,
-) -> Vec<(Key, pods::Facts)> {
-    store
-        .pods_selected(namespace, selector)
-        .into_iter()
-        .map(|(k, f)| (k.clone(), f.clone()))
-        .collect()
-}
-
 /// Why a budget's expected count is not the sum of its controllers' scales.
 enum NoScale {
     /// A pod without a controller, or a controller that is not there: the
@@ -139,15 +124,26 @@ enum NoScale {
 /// Summed `spec.replicas` of the controllers of these pods, each counted
 /// once: Deployment (through its ReplicaSet), ReplicaSet, StatefulSet,
 /// ReplicationController.
-fn controller_scale(store: &Store, pods: &[(Key, pods::Facts)]) -> Result<i32, NoScale> {
+fn controller_scale(store: &Store, pods: &[(&Key, &pods::Facts)]) -> Result<i32, NoScale> {
     let mut seen: BTreeMap<String, i32> = BTreeMap::new();
+    // Pods of one controller resolve to one scale: each controller is
+    // looked up once, in the pods' order.
+    let mut resolved: Vec<(&str, &str)> = Vec::new();
     for (key, pod) in pods {
         let (kind, name) = pod.controller.as_ref().ok_or(NoScale::Missing)?;
+        if resolved.contains(&(&**kind, &**name)) {
+            continue;
+        }
+        resolved.push((kind, name));
+        let namespace = key.0.as_str();
         let name = name.to_string();
         let (res, scale_owner) = match &**kind {
             "ReplicaSet" => {
                 let rs = store
-                    .get(Resource::ReplicaSets, &(key.0.clone(), name.clone()))
+                    .get(
+                        Resource::ReplicaSets,
+                        &(namespace.to_string(), name.clone()),
+                    )
                     .ok_or(NoScale::Missing)?;
                 match pods::controller_of(&rs) {
                     Some(d) if d.kind == "Deployment" => (Resource::Deployments, d.name),
@@ -162,7 +158,7 @@ fn controller_scale(store: &Store, pods: &[(Key, pods::Facts)]) -> Result<i32, N
         let id = format!("{res:?}/{scale_owner}");
         if let std::collections::btree_map::Entry::Vacant(slot) = seen.entry(id) {
             let obj = store
-                .get(res, &(key.0.clone(), scale_owner))
+                .get(res, &(namespace.to_string(), scale_owner))
                 .ok_or(NoScale::Missing)?;
             let replicas = obj
                 .at("/spec/replicas")
@@ -204,7 +200,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
     let Ok(selector) = Selector::from_label_selector(pdb.at("/spec/selector")) else {
         return;
     };
-    let pods = selected_pods(store, &key.0, &selector);
+    let pods = store.pods_selected(&key.0, &selector);
     let min = IntOrPercent::from_json(pdb.at("/spec/minAvailable").unwrap_or(&Value::Null))
         .ok()
         .flatten();

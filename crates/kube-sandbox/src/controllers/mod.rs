@@ -63,20 +63,6 @@ pub(crate) fn owned_pods(store: &Store, owner: &Value) -> Vec<std::sync::Arc<Val
         .collect()
 }
 
-/// What the store knows of the pods whose ownerReferences name `owner`,
-/// without parsing them.
-pub(crate) fn owned_facts(store: &Store, owner: &Value) -> Vec<(Key, crate::objects::pods::Facts)> {
-    let uid = owner["metadata"]["uid"].as_str().unwrap_or_default();
-    store
-        .pods_owned_by(uid)
-        .into_iter()
-        .filter_map(|k| {
-            let f = store.pod_facts_of(&k)?.clone();
-            Some((k, f))
-        })
-        .collect()
-}
-
 /// Reconciles one workload object with its controller.
 pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
     match res {

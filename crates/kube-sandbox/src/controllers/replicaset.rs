@@ -36,51 +36,58 @@ pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
     if pods::is_terminating(&rs) {
         return;
     }
-    let owned = super::owned_facts(store, &rs);
-    let active: Vec<&(Key, pods::Facts)> = owned
-        .iter()
-        .filter(|(_, p)| !p.terminating && !p.terminal)
-        .collect();
     let want = replicas(&rs);
-    let have = active.len() as i64;
+    let uid = rs["metadata"]["uid"].as_str().unwrap_or_default();
+    // What the scale and the status need, read before any write.
+    let (have, ready, victims) = {
+        let mut active: Vec<(&Key, &pods::Facts)> = store
+            .owned_pod_facts(uid)
+            .filter(|(_, p)| !p.terminating && !p.terminal)
+            .collect();
+        let have = active.len() as i64;
+        let ready = active.iter().filter(|(_, p)| p.ready).count();
+        // Scale down: unscheduled and unready pods go first, as the real
+        // controller ranks them.
+        active.sort_by_key(|(_, p)| (p.node.is_some(), p.ready));
+        let excess = usize::try_from(have - want).unwrap_or(0);
+        let victims: Vec<Key> = active
+            .into_iter()
+            .take(excess)
+            .map(|(k, _)| k.clone())
+            .collect();
+        (have, ready, victims)
+    };
     for _ in have..want {
         if let Ok(pod) = store.create(Resource::Pods, pod_from_template(&rs, None)) {
             crate::events::created_pod(store, &rs, &pod, component(res));
         }
     }
-    if have > want {
-        // Scale down: unscheduled and unready pods go first, as the real
-        // controller ranks them.
-        let mut victims = active.clone();
-        victims.sort_by_key(|(_, p)| (p.node.is_some(), p.ready));
-        for (k, _) in victims.into_iter().take((have - want) as usize) {
-            let deleted = crate::apiserver::deletion::delete(
+    for k in &victims {
+        let deleted = crate::apiserver::deletion::delete(
+            store,
+            Resource::Pods,
+            k,
+            &crate::apiserver::deletion::DeleteOptions::default(),
+        );
+        if deleted.is_ok() {
+            let message = format!("Deleted pod: {}", k.1);
+            crate::events::record(
                 store,
-                Resource::Pods,
-                k,
-                &crate::apiserver::deletion::DeleteOptions::default(),
+                &rs,
+                "Normal",
+                "SuccessfulDelete",
+                &message,
+                component(res),
             );
-            if deleted.is_ok() {
-                let message = format!("Deleted pod: {}", k.1);
-                crate::events::record(
-                    store,
-                    &rs,
-                    "Normal",
-                    "SuccessfulDelete",
-                    &message,
-                    component(res),
-                );
-            }
         }
     }
-    let ready = active.iter().filter(|(_, p)| p.ready).count();
     update_status(
         store,
         res,
         key,
         &json!({
-            "replicas": have.min(want).max(active.len() as i64),
-            "fullyLabeledReplicas": active.len(),
+            "replicas": have,
+            "fullyLabeledReplicas": have,
             "readyReplicas": ready,
             "availableReplicas": ready,
             "observedGeneration": rs["metadata"]["generation"],

@@ -11,6 +11,7 @@
 //! one watch event and tells the simulator what changed.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -27,7 +28,7 @@ mod indexes;
 mod node_triggers;
 
 use indexes::Indexes;
-pub(crate) use indexes::Requested;
+pub(crate) use indexes::{NodeInfo, Requested};
 use node_triggers::NodeTriggers;
 
 /// (namespace, name); the namespace is empty for cluster-scoped objects.
@@ -314,9 +315,45 @@ impl Store {
         self.indexes.budgets_by_label.selecting(namespace, object)
     }
 
-    /// What the scheduler reads of one node.
-    pub(crate) fn node_facts(&self, name: &str) -> Option<&nodes::Facts> {
-        self.indexes.node_facts.get(name)
+    /// Every node with what the scheduler knows of it, in name order from
+    /// the first after `after` round to `after` itself: the table of nodes
+    /// and their NodeInfo walked side by side, so a scheduling cycle over
+    /// hundreds of nodes looks none of them up.
+    pub(crate) fn nodes_to_schedule_on<'a>(
+        &'a self,
+        after: Option<&str>,
+    ) -> impl Iterator<Item = (&'a String, &'a Value, &'a nodes::Facts, &'a NodeInfo)> + use<'a>
+    {
+        let after = after.map(|a| (String::new(), a.to_string()));
+        let (rest, head) = match &after {
+            Some(a) => ((Excluded(a), Unbounded), (Unbounded, Included(a))),
+            // `head` is empty: Excluded of the least key there is.
+            None => (
+                (Unbounded, Unbounded),
+                (Unbounded, Excluded(&(String::new(), String::new()))),
+            ),
+        };
+        self.walk_nodes(rest).chain(self.walk_nodes(head))
+    }
+
+    fn walk_nodes<'a>(
+        &'a self,
+        range: (Bound<&Key>, Bound<&Key>),
+    ) -> impl Iterator<Item = (&'a String, &'a Value, &'a nodes::Facts, &'a NodeInfo)> + use<'a>
+    {
+        let names = (range.0.map(|k| k.1.as_str()), range.1.map(|k| k.1.as_str()));
+        let mut infos = self.indexes.node_infos.nodes(names).peekable();
+        let table = self.tables.get(&Resource::Nodes);
+        let docs = table
+            .map(|t| t.range::<Key, _>(range))
+            .into_iter()
+            .flatten();
+        docs.filter_map(move |((_, name), doc)| {
+            while infos.next_if(|(n, _, _)| *n < name).is_some() {}
+            let (_, facts, info) = infos.next_if(|(n, _, _)| *n == name)?;
+            // Nodes are kept parsed (`Stored::Kept`): borrowed, not cloned.
+            Some((name, doc.kept()?, facts, info))
+        })
     }
 
     /// What scans read of one pod.
@@ -336,16 +373,6 @@ impl Store {
         self.indexes.pods_by_node.on(node)
     }
 
-    /// How many pods are bound to a node (no copying).
-    pub(crate) fn pod_count_on_node(&self, node: &str) -> usize {
-        self.indexes.pods_by_node.count(node)
-    }
-
-    /// What the unfinished pods bound to a node request.
-    pub(crate) fn requested_on_node(&self, node: &str) -> Option<&Requested> {
-        self.indexes.requested_by_node.on(node)
-    }
-
     /// Bound pods with required pod anti-affinity terms.
     pub(crate) fn anti_affine_pods(&self) -> impl Iterator<Item = &Key> {
         self.indexes.anti_affine.iter()
@@ -354,6 +381,15 @@ impl Store {
     /// Keys of the pods whose ownerReferences name this uid.
     pub(crate) fn pods_owned_by(&self, uid: &str) -> Vec<Key> {
         self.owned_of(Resource::Pods, uid)
+    }
+
+    /// The facts of the pods whose ownerReferences name this uid, borrowed
+    /// (a controller's reconcile reads them after every change of one).
+    pub(crate) fn owned_pod_facts(&self, uid: &str) -> impl Iterator<Item = (&Key, &pods::Facts)> {
+        self.indexes
+            .owned_by
+            .keys_of(Resource::Pods, uid)
+            .filter_map(|k| self.indexes.pod_facts.entry(k))
     }
 
     /// Objects of one resource whose ownerReferences name `uid`.
@@ -574,13 +610,25 @@ impl Store {
     pub(crate) fn update(
         &mut self,
         res: Resource,
-        mut obj: Value,
+        obj: Value,
         check_rv: bool,
     ) -> Result<Arc<Value>, ApiError> {
         let key = key_of(&obj);
         let Some(old) = self.get(res, &key) else {
             return Err(ApiError::not_found(res, &key.1));
         };
+        self.replace(res, key, old, obj, check_rv)
+    }
+
+    /// `update` of the object now stored as `old`, already read.
+    fn replace(
+        &mut self,
+        res: Resource,
+        key: Key,
+        old: Arc<Value>,
+        mut obj: Value,
+        check_rv: bool,
+    ) -> Result<Arc<Value>, ApiError> {
         let old_rv = old["metadata"]["resourceVersion"]
             .as_str()
             .unwrap_or_default();
@@ -654,7 +702,12 @@ impl Store {
         };
         let mut obj = (*old).clone();
         f(&mut obj);
-        self.update(res, obj, false)
+        let written = key_of(&obj);
+        if written != *key {
+            return self.update(res, obj, false);
+        }
+        // Written back over the version just read: not parsed a second time.
+        self.replace(res, written, old, obj, false)
     }
 
     /// Objects whose ownerReferences name `uid`, of any resource (for garbage collection).

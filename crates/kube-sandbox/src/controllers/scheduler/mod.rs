@@ -44,7 +44,7 @@ use crate::clock::now_rfc3339;
 use crate::objects::taints::NOT_READY;
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
-use crate::store::{Key, Requested, Store};
+use crate::store::{Key, NodeInfo, Requested, Store};
 
 const SCHEDULER: &str = "default-scheduler";
 
@@ -183,13 +183,8 @@ impl<'a> Cycle<'a> {
         .unwrap_or_default()
     }
 
-    fn score(
-        &self,
-        node: &Value,
-        name: &str,
-        facts: &nodes::Facts,
-        requested: Option<&Requested>,
-    ) -> Score {
+    fn score(&self, node: &Value, name: &str, facts: &nodes::Facts, info: &NodeInfo) -> Score {
+        let requested = Some(&info.requested);
         Score(
             self.siblings.get(name).copied().unwrap_or(0),
             if facts.tainted {
@@ -199,36 +194,30 @@ impl<'a> Cycle<'a> {
             },
             -self.nodes_wanted.preferred_weight(node),
             node_resources_fit::allocated_share(&self.requests, &facts.allocatable, requested),
-            self.store.pod_count_on_node(name),
+            info.bound,
         )
     }
 
     /// The best node, or kube-scheduler's message for why none fits. The
-    /// search starts at the `start`th node and moves it past the nodes it
+    /// search starts after the `start` node and moves it to the last node it
     /// looked at.
-    fn place(&self, start: &mut usize) -> Result<String, String> {
+    fn place(&self, start: &mut Option<String>) -> Result<String, String> {
         let all = self.store.len(Resource::Nodes);
         if let Some(why) = volume_binding::nowhere(&self.volumes) {
             return Err(format!("0/{all} nodes are available: {why}."));
         }
-        let nodes = || self.store.docs(Resource::Nodes, None, None);
-        let first = if all == 0 { 0 } else { *start % all };
         let wanted = feasible_nodes_to_find(all);
-        let mut best: Option<(Score, String)> = None;
+        let mut best: Option<(Score, &String)> = None;
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         let (mut total, mut feasible) = (0, 0);
-        for ((_, name), doc) in nodes().skip(first).chain(nodes().take(first)) {
+        let mut last = None;
+        for (name, node, facts, info) in self.store.nodes_to_schedule_on(start.as_deref()) {
             if feasible >= wanted {
                 break;
             }
-            let Some(facts) = self.store.node_facts(name) else {
-                continue;
-            };
-            let node = doc.value();
             total += 1;
-            // Read once for the filter and the score.
-            let requested = self.store.requested_on_node(name);
-            let refused = self.refusals(&node, name, facts, requested);
+            last = Some(name);
+            let refused = self.refusals(node, name, facts, Some(&info.requested));
             if !refused.is_empty() {
                 for r in refused {
                     *reasons.entry(r).or_default() += 1;
@@ -236,14 +225,16 @@ impl<'a> Cycle<'a> {
                 continue;
             }
             feasible += 1;
-            let score = self.score(&node, name, facts, requested);
+            let score = self.score(node, name, facts, info);
             if best.as_ref().is_none_or(|(b, _)| score < *b) {
-                best = Some((score, name.clone()));
+                best = Some((score, name));
             }
         }
-        *start = first + total;
+        if let Some(last) = last {
+            *start = Some(last.clone());
+        }
         match best {
-            Some((_, node)) => Ok(node),
+            Some((_, node)) => Ok(node.clone()),
             None => Err(fit_error(total, &reasons)),
         }
     }
@@ -302,12 +293,18 @@ pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
 /// stays pending.
 #[cfg(test)]
 pub(crate) fn schedule(store: &mut Store, key: &Key, minor: u32) -> bool {
-    schedule_from(store, key, minor, &mut 0)
+    schedule_from(store, key, minor, &mut None)
 }
 
-/// `schedule`, the search starting at the `start`th node (the scheduler's
-/// `nextStartNodeIndex`, which it moves on).
-pub(crate) fn schedule_from(store: &mut Store, key: &Key, minor: u32, start: &mut usize) -> bool {
+/// `schedule`, the search starting after the `start` node (the scheduler's
+/// `nextStartNodeIndex`, which it moves on; a name, not an index, so no
+/// search walks the nodes before it).
+pub(crate) fn schedule_from(
+    store: &mut Store,
+    key: &Key,
+    minor: u32,
+    start: &mut Option<String>,
+) -> bool {
     let Some(pod) = store.get(Resource::Pods, key) else {
         return true;
     };

@@ -59,12 +59,11 @@ pub(super) fn allocated_share(
             .unwrap_or(0);
         Some((taken + wanted.get(name).copied().unwrap_or(0)) as f64 / cap as f64)
     };
-    let shares: Vec<f64> = ["cpu", "memory"].iter().filter_map(|r| share(r)).collect();
-    if shares.is_empty() {
-        0.0
-    } else {
-        shares.iter().sum::<f64>() / shares.len() as f64
-    }
+    let (sum, n) = ["cpu", "memory"]
+        .iter()
+        .filter_map(|r| share(r))
+        .fold((0.0, 0u32), |(sum, n), s| (sum + s, n + 1));
+    if n == 0 { 0.0 } else { sum / f64::from(n) }
 }
 
 #[cfg(test)]

@@ -5,21 +5,19 @@
 
 mod anti_affine;
 mod budgets_by_label;
-mod node_facts;
+mod node_info;
 mod owned_by;
 mod pod_facts;
 mod pods_by_label;
 mod pods_by_node;
-mod requested_by_node;
 
 pub(crate) use anti_affine::AntiAffine;
 pub(crate) use budgets_by_label::BudgetsByLabel;
-pub(crate) use node_facts::NodeFacts;
+pub(crate) use node_info::{NodeInfo, NodeInfos, Requested};
 pub(crate) use owned_by::OwnedBy;
 pub(crate) use pod_facts::PodFacts;
 pub(crate) use pods_by_label::PodsByLabel;
 pub(crate) use pods_by_node::PodsByNode;
-pub(crate) use requested_by_node::{Requested, RequestedByNode};
 
 use crate::objects::path::At;
 use serde_json::Value;
@@ -33,8 +31,7 @@ pub(crate) struct Indexes {
     pub(crate) pods_by_node: PodsByNode,
     pub(crate) pod_facts: PodFacts,
     pub(crate) owned_by: OwnedBy,
-    pub(crate) requested_by_node: RequestedByNode,
-    pub(crate) node_facts: NodeFacts,
+    pub(crate) node_infos: NodeInfos,
     pub(crate) anti_affine: AntiAffine,
     pub(crate) pods_by_label: PodsByLabel,
     pub(crate) budgets_by_label: BudgetsByLabel,
@@ -46,12 +43,12 @@ impl Indexes {
         self.owned_by.apply(res, key, obj, add);
         match res {
             Resource::PodDisruptionBudgets => self.budgets_by_label.apply(key, obj, add),
-            Resource::Nodes => self.node_facts.apply(key, obj, add),
+            Resource::Nodes => self.node_infos.apply_node(key, obj, add),
             Resource::Pods => {
                 self.pods_by_label.apply(key, obj, add);
                 self.pod_facts.apply(key, obj, add);
                 self.pods_by_node.apply(key, obj, add);
-                self.requested_by_node.apply(obj, add);
+                self.node_infos.apply_pod(obj, add);
                 self.anti_affine.apply(key, obj, add);
             }
             _ => {}

@@ -35,13 +35,17 @@ impl OwnedBy {
 
     /// Objects of one resource whose ownerReferences name `uid`.
     pub(crate) fn of(&self, res: Resource, uid: &str) -> Vec<Key> {
+        self.keys_of(res, uid).cloned().collect()
+    }
+
+    /// The same, borrowed.
+    pub(crate) fn keys_of(&self, res: Resource, uid: &str) -> impl Iterator<Item = &Key> {
         self.0
             .get(uid)
             .into_iter()
             .flatten()
-            .filter(|(r, _)| *r == res)
-            .map(|(_, k)| k.clone())
-            .collect()
+            .filter(move |(r, _)| *r == res)
+            .map(|(_, k)| k)
     }
 
     /// Objects of any resource whose ownerReferences name `uid`.

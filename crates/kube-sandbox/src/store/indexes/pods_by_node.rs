@@ -28,9 +28,4 @@ impl PodsByNode {
             .map(|s| s.iter().cloned().collect())
             .unwrap_or_default()
     }
-
-    /// How many pods are bound to a node (no copying).
-    pub(crate) fn count(&self, node: &str) -> usize {
-        self.0.get(node).map_or(0, BTreeSet::len)
-    }
 }
