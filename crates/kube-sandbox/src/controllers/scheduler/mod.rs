@@ -44,7 +44,7 @@ use crate::clock::now_rfc3339;
 use crate::objects::taints::NOT_READY;
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
-use crate::store::{Key, NodeInfo, Requested, Store};
+use crate::store::{Key, NodeInfo, Store};
 
 const SCHEDULER: &str = "default-scheduler";
 
@@ -108,8 +108,8 @@ impl<'a> Cycle<'a> {
         if let Some(owner) = pods::controller_of(pod) {
             // From the pods' facts: parsing each sibling to read its node
             // was most of a scheduling cycle on a cluster of 150,000 pods.
-            for k in store.pods_owned_by(&owner.uid) {
-                if let Some(n) = store.pod_facts_of(&k).and_then(|f| f.node.as_deref()) {
+            for (_, f) in store.owned_pod_facts(&owner.uid) {
+                if let Some(n) = f.node.as_deref() {
                     *siblings.entry(n.to_string()).or_default() += 1;
                 }
             }
@@ -135,7 +135,7 @@ impl<'a> Cycle<'a> {
         node: &Value,
         name: &str,
         facts: &nodes::Facts,
-        requested: Option<&Requested>,
+        info: &NodeInfo,
     ) -> Vec<String> {
         let one = |r: Result<(), String>| r.err().into_iter().collect::<Vec<_>>();
         // In kube-scheduler's order, each only if those before pass.
@@ -168,7 +168,8 @@ impl<'a> Cycle<'a> {
                 return one(r);
             }
         }
-        let short = node_resources_fit::shortages(&self.requests, &facts.allocatable, requested);
+        let short =
+            node_resources_fit::shortages(&self.requests, &facts.allocatable, &info.requested);
         if !short.is_empty() {
             return short;
         }
@@ -184,7 +185,6 @@ impl<'a> Cycle<'a> {
     }
 
     fn score(&self, node: &Value, name: &str, facts: &nodes::Facts, info: &NodeInfo) -> Score {
-        let requested = Some(&info.requested);
         Score(
             self.siblings.get(name).copied().unwrap_or(0),
             if facts.tainted {
@@ -193,7 +193,11 @@ impl<'a> Cycle<'a> {
                 0
             },
             -self.nodes_wanted.preferred_weight(node),
-            node_resources_fit::allocated_share(&self.requests, &facts.allocatable, requested),
+            node_resources_fit::allocated_share(
+                &self.requests,
+                &facts.allocatable,
+                &info.requested,
+            ),
             info.bound,
         )
     }
@@ -217,7 +221,7 @@ impl<'a> Cycle<'a> {
             }
             total += 1;
             last = Some(name);
-            let refused = self.refusals(node, name, facts, Some(&info.requested));
+            let refused = self.refusals(node, name, facts, info);
             if !refused.is_empty() {
                 for r in refused {
                     *reasons.entry(r).or_default() += 1;
@@ -444,7 +448,7 @@ mod tests {
         let pod = json!({"metadata": {"namespace": "d"}, "spec": {}});
         let cycle = Cycle::new(&store, &pod, 33);
         assert_eq!(
-            cycle.refusals(&n, "n1", &nodes::Facts::of(&n), None),
+            cycle.refusals(&n, "n1", &nodes::Facts::of(&n), &NodeInfo::default()),
             ["node(s) had untolerated taint {node.kubernetes.io/not-ready: }"]
         );
     }

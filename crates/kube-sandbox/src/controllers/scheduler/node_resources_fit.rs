@@ -13,10 +13,10 @@ use crate::store::Requested;
 pub(super) fn shortages(
     wanted: &Requests,
     allocatable: &Requests,
-    used: Option<&Requested>,
+    used: &Requested,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let pods = used.map_or(0, |u| u.pods);
+    let pods = used.pods;
     if let Some(&max) = allocatable.get("pods")
         && (pods + 1) * 1000 > max
     {
@@ -33,10 +33,7 @@ pub(super) fn shortages(
             out.push(format!("Insufficient {name}"));
             continue;
         };
-        let taken = used
-            .and_then(|u| u.resources.get(name))
-            .copied()
-            .unwrap_or(0);
+        let taken = used.resources.get(name).copied().unwrap_or(0);
         if taken + want > cap {
             out.push(format!("Insufficient {name}"));
         }
@@ -46,17 +43,10 @@ pub(super) fn shortages(
 
 /// How much of the node's cpu and memory would be requested, 0 to 1 each,
 /// averaged (the LeastAllocated score's input: lower is better).
-pub(super) fn allocated_share(
-    wanted: &Requests,
-    allocatable: &Requests,
-    used: Option<&Requested>,
-) -> f64 {
+pub(super) fn allocated_share(wanted: &Requests, allocatable: &Requests, used: &Requested) -> f64 {
     let share = |name: &str| {
         let cap = *allocatable.get(name).filter(|c| **c > 0)?;
-        let taken = used
-            .and_then(|u| u.resources.get(name))
-            .copied()
-            .unwrap_or(0);
+        let taken = used.resources.get(name).copied().unwrap_or(0);
         Some((taken + wanted.get(name).copied().unwrap_or(0)) as f64 / cap as f64)
     };
     let (sum, n) = ["cpu", "memory"]
@@ -87,15 +77,12 @@ mod tests {
                 ("nvidia.com/gpu".to_string(), gpu),
             ])
         };
-        assert!(shortages(&want(500, 0), &node, Some(&used)).is_empty());
+        assert!(shortages(&want(500, 0), &node, &used).is_empty());
         assert_eq!(
-            shortages(&want(600, 1), &node, Some(&used)),
+            shortages(&want(600, 1), &node, &used),
             ["Insufficient cpu", "Insufficient nvidia.com/gpu"]
         );
         let full = Requested { pods: 3, ..used };
-        assert_eq!(
-            shortages(&want(0, 0), &node, Some(&full)),
-            ["Too many pods"]
-        );
+        assert_eq!(shortages(&want(0, 0), &node, &full), ["Too many pods"]);
     }
 }
