@@ -163,6 +163,14 @@ fn log_response(shared: Arc<Shared>, l: LogRequest, audit: Audit) -> Response<Bo
 }
 
 /// A body of what arrives on `rx`, logged with its size once it ends.
+///
+/// What is waiting goes out as one chunk: kube-apiserver's watch server
+/// flushes only once no event is left in its channel (`len(ch) == 0` in
+/// `WatchServer.HandleHTTP`, staging/src/k8s.io/apiserver/pkg/endpoints/
+/// handlers/watch.go), so a busy watch carries many events a chunk. One
+/// chunk an event held a busy watch back at the pace of its client's body
+/// channel, which takes one chunk at a time: the watch of every budget fell
+/// two seconds behind a 5,000-node pool drain.
 fn streamed(shared: Arc<Shared>, audit: Audit, rx: mpsc::Receiver<Bytes>) -> Body {
     let log = WatchAudit {
         shared,
@@ -170,11 +178,24 @@ fn streamed(shared: Arc<Shared>, audit: Audit, rx: mpsc::Receiver<Bytes>) -> Bod
         streamed: 0,
     };
     let stream = futures::stream::unfold((rx, log), |(mut rx, mut log)| async move {
-        let b = rx.recv().await?;
+        let b = ready_chunk(rx.recv().await?, &mut rx);
         log.streamed += b.len() as u64;
         Some((Ok::<_, Infallible>(Frame::data(b)), (rx, log)))
     });
     BodyExt::boxed(StreamBody::new(stream))
+}
+
+/// `first` and whatever else is waiting on `rx`, as one chunk.
+fn ready_chunk(first: Bytes, rx: &mut mpsc::Receiver<Bytes>) -> Bytes {
+    let Ok(second) = rx.try_recv() else {
+        return first;
+    };
+    let mut chunk = bytes::BytesMut::from(first);
+    chunk.extend_from_slice(&second);
+    while let Ok(more) = rx.try_recv() {
+        chunk.extend_from_slice(&more);
+    }
+    chunk.freeze()
 }
 
 fn watch_response(shared: Arc<Shared>, w: WatchRequest, audit: Audit) -> Response<Body> {
@@ -186,4 +207,22 @@ fn watch_response(shared: Arc<Shared>, w: WatchRequest, audit: Audit) -> Respons
         .header(header::CACHE_CONTROL, "no-cache, private")
         .body(streamed(shared, audit, rx))
         .expect("valid response")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_waits_goes_out_as_one_chunk() {
+        let (tx, mut rx) = mpsc::channel::<Bytes>(4);
+        for line in ["a\n", "b\n", "c\n"] {
+            tx.try_send(Bytes::from(line)).unwrap();
+        }
+        let first = rx.try_recv().unwrap();
+        assert_eq!(&ready_chunk(first, &mut rx)[..], b"a\nb\nc\n");
+        tx.try_send(Bytes::from("d\n")).unwrap();
+        let first = rx.try_recv().unwrap();
+        assert_eq!(&ready_chunk(first, &mut rx)[..], b"d\n");
+    }
 }
