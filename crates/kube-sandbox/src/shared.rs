@@ -8,6 +8,11 @@ use crate::config::{Deny, Faults, Rule, SandboxConfig};
 use crate::request_log::RequestLog;
 use crate::store::Store;
 
+/// The store, locked. The lock is parking_lot's for its fair hand-over
+/// (the simulation gives it to whoever waits after each round); it is
+/// not poisoned by a panic, and the data is the last consistent write.
+pub(crate) type StoreGuard<'a> = parking_lot::MutexGuard<'a, Store>;
+
 /// What tests change while the sandbox serves.
 struct Chaos {
     faults: Faults,
@@ -16,7 +21,7 @@ struct Chaos {
 }
 
 pub(crate) struct Shared {
-    store: Mutex<Store>,
+    store: parking_lot::Mutex<Store>,
     /// Settings fixed at start; faults and refusals live in `chaos`.
     pub(crate) config: SandboxConfig,
     chaos: Mutex<Chaos>,
@@ -44,7 +49,7 @@ impl Shared {
             role: config.role.clone(),
         });
         Shared {
-            store: Mutex::new(store),
+            store: parking_lot::Mutex::new(store),
             chaos,
             config,
             log,
@@ -58,12 +63,22 @@ impl Shared {
     }
 
     /// The store, locked. Never held across an `.await`.
-    pub(crate) fn store(&self) -> MutexGuard<'_, Store> {
-        // A panic while holding the lock poisons it; the data is still the
-        // last consistent write, so keep serving.
-        self.store
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    pub(crate) fn store(&self) -> StoreGuard<'_> {
+        if let Some(store) = self.store.try_lock() {
+            return store;
+        }
+        // A worker of a multi-threaded runtime about to wait (for a round
+        // of the simulation, on its own thread) first hands its other
+        // tasks to another thread: with both workers of two cores waiting
+        // here, nothing wrote the watches' answers out, and the watch of
+        // every budget fell seconds behind a 5,000-node pool drain.
+        let multi_threaded = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi_threaded {
+            tokio::task::block_in_place(|| self.store.lock())
+        } else {
+            self.store.lock()
+        }
     }
 
     fn chaos(&self) -> MutexGuard<'_, Chaos> {

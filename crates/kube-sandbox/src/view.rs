@@ -4,13 +4,12 @@
 //! snapshots (`Arc`s of the stored objects), so a view may be kept while
 //! the sandbox serves.
 
-use std::sync::{Arc, MutexGuard};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::resources::Resource;
 use crate::shared::Shared;
-use crate::store::Store;
 pub use crate::store::{EventType, WatchEvent};
 
 /// Reads the sandbox's objects and history; see the module.
@@ -23,7 +22,7 @@ impl<'a> View<'a> {
         View { shared }
     }
 
-    fn store(&self) -> MutexGuard<'a, Store> {
+    fn store(&self) -> crate::shared::StoreGuard<'a> {
         self.shared.store()
     }
 
