@@ -2,14 +2,16 @@
 //! the kinds read all the time. A parsed tree (`serde_json::Value`) takes
 //! about ten times the memory of its JSON, which for 150,000 pods is
 //! gigabytes: pods and events keep only their bytes, parsed again when read,
-//! and the tree a write made is remembered weakly, so while anyone still
-//! holds it (the simulation handling the change, a watch sending it) a read
-//! shares it instead of parsing. Scans over many pods read the store's
-//! `pods::Facts` instead.
+//! and the tree a write made or a read parsed is remembered weakly, so
+//! while anyone still holds it (the simulation handling the change, a
+//! kubelet's step reading, deleting and removing a pod, a watch sending it)
+//! a read shares it instead of parsing. Scans over many pods read the
+//! store's `pods::Facts` instead.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Weak};
 
+use parking_lot::Mutex;
 use serde_json::Value;
 
 use crate::resources::Resource;
@@ -18,15 +20,26 @@ use crate::resources::Resource;
 pub(crate) enum Stored {
     /// A kind read all the time: its tree, serialised when sent.
     Kept(Arc<Value>),
-    /// One of the many: its JSON, and its tree while still in use.
-    Compact {
-        json: Arc<[u8]>,
-        parsed: Weak<Value>,
-    },
+    /// One of the many: its JSON, and its tree while still in use. Clones
+    /// (the table's, the watch history's, the simulation's) share both.
+    Compact(Arc<Doc>),
 }
 
-fn serialise(v: &Value) -> Vec<u8> {
-    serde_json::to_vec(v).expect("a JSON value serialises")
+#[derive(Debug)]
+pub(crate) struct Doc {
+    json: Box<[u8]>,
+    tree: Mutex<Weak<Value>>,
+}
+
+impl Doc {
+    fn of(tree: &Arc<Value>) -> Arc<Doc> {
+        Arc::new(Doc {
+            json: serde_json::to_vec(&**tree)
+                .expect("a JSON value serialises")
+                .into(),
+            tree: Mutex::new(Arc::downgrade(tree)),
+        })
+    }
 }
 
 /// The kinds kept as bytes alone: the many.
@@ -37,10 +50,7 @@ fn compact(res: Resource) -> bool {
 impl Stored {
     pub(crate) fn new(res: Resource, value: &Arc<Value>) -> Self {
         if compact(res) {
-            Stored::Compact {
-                json: serialise(value).into(),
-                parsed: Arc::downgrade(value),
-            }
+            Stored::Compact(Doc::of(value))
         } else {
             Stored::Kept(value.clone())
         }
@@ -52,21 +62,25 @@ impl Stored {
     /// 40,000 old trees alive until they are handled.
     pub(crate) fn compacted(&self) -> Self {
         match self {
-            Stored::Kept(v) => Stored::Compact {
-                json: serialise(v).into(),
-                parsed: Arc::downgrade(v),
-            },
-            compact @ Stored::Compact { .. } => compact.clone(),
+            Stored::Kept(v) => Stored::Compact(Doc::of(v)),
+            compact @ Stored::Compact(_) => compact.clone(),
         }
     }
 
-    /// The object, shared if its tree is kept or still in use, else parsed.
+    /// The object, shared if its tree is kept or still in use, else parsed
+    /// (and remembered for the next read while the reader holds it).
     pub(crate) fn value(&self) -> Arc<Value> {
         match self {
             Stored::Kept(v) => v.clone(),
-            Stored::Compact { json, parsed } => parsed.upgrade().unwrap_or_else(|| {
-                Arc::new(serde_json::from_slice(json).expect("stored JSON parses"))
-            }),
+            Stored::Compact(doc) => {
+                let mut tree = doc.tree.lock();
+                if let Some(v) = tree.upgrade() {
+                    return v;
+                }
+                let v = Arc::new(serde_json::from_slice(&doc.json).expect("stored JSON parses"));
+                *tree = Arc::downgrade(&v);
+                v
+            }
         }
     }
 
@@ -74,15 +88,17 @@ impl Stored {
     pub(crate) fn kept(&self) -> Option<&Value> {
         match self {
             Stored::Kept(v) => Some(v),
-            Stored::Compact { .. } => None,
+            Stored::Compact(_) => None,
         }
     }
 
     /// The object's JSON, as a response body carries it.
     pub(crate) fn json(&self) -> Cow<'_, [u8]> {
         match self {
-            Stored::Kept(v) => Cow::Owned(serialise(v)),
-            Stored::Compact { json, .. } => Cow::Borrowed(json),
+            Stored::Kept(v) => {
+                Cow::Owned(serde_json::to_vec(&**v).expect("a JSON value serialises"))
+            }
+            Stored::Compact(doc) => Cow::Borrowed(&doc.json),
         }
     }
 }
@@ -109,5 +125,18 @@ mod tests {
             br#"{"metadata":{"name":"a"},"spec":{"n":1.5}}"#
         );
         assert_eq!(doc.json(), kept.json());
+    }
+
+    #[test]
+    fn a_parsed_tree_is_shared_by_every_copy_while_held() {
+        let doc = Stored::new(
+            Resource::Pods,
+            &Arc::new(json!({"metadata": {"name": "a"}})),
+        );
+        let copy = doc.compacted();
+        let read = doc.value();
+        assert!(Arc::ptr_eq(&copy.value(), &read));
+        drop(read);
+        assert_eq!(copy.value()["metadata"]["name"], "a");
     }
 }

@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
@@ -112,12 +113,48 @@ impl WatchEvent {
 }
 
 /// What the simulator hears about every write.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Change {
     pub(crate) resource: Resource,
     /// What the change replaced or deleted, as its JSON (`Stored::compacted`).
     pub(crate) old: Option<Stored>,
     pub(crate) new: Option<Arc<Value>>,
+    /// The tree of `old`, held while the change waits to be handled so
+    /// that the simulation does not parse it again (`Held`).
+    _held: Option<Held>,
+}
+
+/// At most this many replaced or deleted trees are held for the
+/// simulation at once (`Held`): a few rounds' worth. A queue longer than
+/// that (a reconcile rewriting thousands of workloads) holds only JSON.
+const HELD_TREES: usize = 2048;
+
+/// A replaced or deleted object's tree, kept alive while its change waits
+/// in the simulation's queue; counted, so that no more than `HELD_TREES`
+/// are.
+#[derive(Debug)]
+struct Held {
+    _tree: Arc<Value>,
+    count: Arc<AtomicUsize>,
+}
+
+impl Held {
+    fn new(tree: &Arc<Value>, count: &Arc<AtomicUsize>) -> Option<Held> {
+        if count.fetch_add(1, Ordering::Relaxed) >= HELD_TREES {
+            count.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        Some(Held {
+            _tree: tree.clone(),
+            count: count.clone(),
+        })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 pub(crate) struct Store {
@@ -138,6 +175,8 @@ pub(crate) struct Store {
     /// a list, resuming from an older version is 410 Expired.
     started: u64,
     changes: Option<mpsc::UnboundedSender<Change>>,
+    /// How many trees the queued changes hold (`Held`).
+    held: Arc<AtomicUsize>,
     latest: watch::Sender<u64>,
     /// Pod watches by their `spec.nodeName` trigger (`NodeTriggers`).
     node_triggers: NodeTriggers,
@@ -164,6 +203,7 @@ impl Store {
             compacted: 0,
             started: 0,
             changes: None,
+            held: Arc::new(AtomicUsize::new(0)),
             latest,
             node_triggers: NodeTriggers::default(),
             ids: IdGen::from_time(),
@@ -448,7 +488,7 @@ impl Store {
         res: Resource,
         kind: EventType,
         object: (&Arc<Value>, Stored),
-        old: Option<(Arc<Value>, Stored)>,
+        old: Option<(&Arc<Value>, &Stored)>,
         facts: [Option<Arc<pods::Facts>>; 2],
     ) {
         let rv = self.rv;
@@ -467,14 +507,19 @@ impl Store {
         // behind them.
         let told = res != Resource::Events || kind == EventType::Deleted;
         if let Some(tx) = self.changes.as_ref().filter(|_| told) {
-            let (o, n) = match kind {
-                EventType::Deleted => (Some(object_doc.clone()), None),
-                _ => (old_doc.clone(), Some(object.0.clone())),
+            let (o, n, tree) = match kind {
+                EventType::Deleted => (Some(object_doc.clone()), None, Some(object.0)),
+                _ => (
+                    old_doc.clone(),
+                    Some(object.0.clone()),
+                    old.map(|(tree, _)| tree),
+                ),
             };
             let _ = tx.send(Change {
                 resource: res,
                 old: o,
                 new: n,
+                _held: tree.and_then(|t| Held::new(t, &self.held)),
             });
         }
         if self.started == 0 {
@@ -677,7 +722,7 @@ impl Store {
             res,
             EventType::Modified,
             (&obj, doc),
-            Some((old, old_doc)),
+            Some((&old, &old_doc)),
             facts,
         );
         Ok(obj)
