@@ -1,7 +1,11 @@
 //! What scans read of each pod, by key (namespace first, so a namespace's
 //! pods are a range), parsed once per write and shared with watch events.
+//! One pod's facts are looked up by hash: the controllers look up each of
+//! their pods after every change of one, and a search of a tree of 150,000
+//! keys (most of them alike for their first dozen bytes) was a sixth of the
+//! simulation's time during a 5,000-node pool drain.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -10,14 +14,20 @@ use crate::objects::pods;
 use crate::store::Key;
 
 #[derive(Default)]
-pub(crate) struct PodFacts(BTreeMap<Key, Arc<pods::Facts>>);
+pub(crate) struct PodFacts {
+    ordered: BTreeMap<Key, Arc<pods::Facts>>,
+    by_key: HashMap<Key, Arc<pods::Facts>>,
+}
 
 impl PodFacts {
     pub(super) fn apply(&mut self, key: &Key, pod: &Value, add: bool) {
         if add {
-            self.0.insert(key.clone(), Arc::new(pods::Facts::of(pod)));
+            let facts = Arc::new(pods::Facts::of(pod));
+            self.by_key.insert(key.clone(), facts.clone());
+            self.ordered.insert(key.clone(), facts);
         } else {
-            self.0.remove(key);
+            self.by_key.remove(key);
+            self.ordered.remove(key);
         }
     }
 
@@ -27,7 +37,7 @@ impl PodFacts {
         namespace: Option<&'a str>,
     ) -> impl Iterator<Item = (&'a Key, &'a pods::Facts)> + 'a {
         let start = (namespace.unwrap_or_default().to_string(), String::new());
-        self.0
+        self.ordered
             .range(start..)
             .take_while(move |(k, _)| namespace.is_none_or(|ns| k.0 == ns))
             .map(|(k, f)| (k, &**f))
@@ -35,11 +45,11 @@ impl PodFacts {
 
     /// One pod's facts, with the key as stored.
     pub(crate) fn entry(&self, key: &Key) -> Option<(&Key, &pods::Facts)> {
-        self.0.get_key_value(key).map(|(k, f)| (k, &**f))
+        self.by_key.get_key_value(key).map(|(k, f)| (k, &**f))
     }
 
     /// One pod's facts, shared.
     pub(crate) fn shared(&self, key: &Key) -> Option<Arc<pods::Facts>> {
-        self.0.get(key).cloned()
+        self.by_key.get(key).cloned()
     }
 }
