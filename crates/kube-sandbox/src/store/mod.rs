@@ -978,4 +978,27 @@ mod tests {
             .collect();
         assert_eq!(heard, [(Resource::Pods, true), (Resource::Events, false)]);
     }
+
+    #[test]
+    fn queued_changes_hold_at_most_so_many_replaced_trees() {
+        let mut s = Store::new(10);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        s.set_change_listener(tx);
+        s.create(Resource::Pods, pod("a", "n1")).unwrap();
+        let key = ("default".to_string(), "a".to_string());
+        for i in 0..HELD_TREES + 10 {
+            s.modify(Resource::Pods, &key, |p| {
+                p["metadata"]["labels"] = json!({"i": i.to_string()});
+            })
+            .unwrap();
+        }
+        let queued: Vec<Change> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+        assert_eq!(queued.len(), HELD_TREES + 11);
+        assert_eq!(s.held.load(Ordering::Relaxed), HELD_TREES);
+        // The first modification's old version is the tree it replaced.
+        let first = queued[1].old.as_ref().unwrap().value();
+        assert_eq!(first["metadata"].get("labels"), None);
+        drop(queued);
+        assert_eq!(s.held.load(Ordering::Relaxed), 0);
+    }
 }
