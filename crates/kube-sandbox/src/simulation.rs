@@ -5,10 +5,9 @@
 
 use crate::objects::path::At;
 use std::collections::{BTreeMap, BTreeSet};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
-
-use std::panic::AssertUnwindSafe;
 
 use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{mpsc, watch};
