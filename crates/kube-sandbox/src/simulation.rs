@@ -76,7 +76,7 @@ impl Sim {
             new,
         };
         controllers::triggers(&changed, work);
-        daemonset::triggers(&changed, work);
+        daemonset::triggers(store, &changed, work);
         disruption::triggers(store, &changed, work);
         scheduler::triggers(&changed, work);
         attach_detach::triggers(&changed, work);
