@@ -276,16 +276,16 @@ pub(crate) async fn prepare_sharing(
     // node by node, each node's pods packed once classified, so that a pool
     // never holds every pod as an object (crate::drain::packed_pods); the
     // lists LISTS_AT_ONCE at a time (one by one, 500 nodes took 0.7 s
-    // before the first cordon), taken in the nodes' order.
+    // before the first cordon), taken in the nodes' order; each list read
+    // and decoded in a task of its own, beside this one's classifying (the
+    // lists of 500 nodes of 5,000 took 0.3 s decoded here, 0.18 s so).
     let now = now();
     let mut budget_of = HashMap::new();
     let mut listed = Vec::new();
-    let opts = &options;
-    let mut lists = futures::stream::iter(nodes.into_iter().zip(health))
-        .map(|(node, health)| async move { (list_pods(main, opts, &node).await, node, health) })
-        .buffered(LISTS_AT_ONCE);
+    let mut lists = listed_in_order(main, &options, nodes.into_iter().zip(health));
     while let Some((list, node, (down, proof))) = lists.next().await {
-        let (name, query, snapshot) = list?;
+        let (query, snapshot) = list?;
+        let name = query.node.clone();
         discover::daemonsets(main, &snapshot.pods, &mut classifier.daemonsets).await?;
         let pods = classifier.classify(snapshot.pods, now.wall);
         if let Some(index) = &index {
@@ -641,20 +641,43 @@ fn warnings(nodes: &[NodePlan], options: &Options, no_room: bool) -> Vec<Warning
     warnings
 }
 
+/// Each node's pods, LISTS_AT_ONCE lists at a time, in the nodes' order,
+/// with what came with the node.
+fn listed_in_order<T>(
+    client: &kube::Client,
+    options: &Options,
+    nodes: impl Iterator<Item = (Node, T)>,
+) -> impl futures::Stream<Item = (Result<(PodQuery, Snapshot), DrainError>, Node, T)> {
+    futures::stream::iter(nodes)
+        .map(|(node, with)| {
+            let list = tokio::spawn(list_pods(client.clone(), pod_query(options, &node)));
+            // A panic in the task is this one's.
+            async move {
+                let list = list
+                    .await
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
+                (list, node, with)
+            }
+        })
+        .buffered(LISTS_AT_ONCE)
+}
+
+/// What lists a node's pods.
+fn pod_query(options: &Options, node: &Node) -> PodQuery {
+    PodQuery {
+        node: node.metadata.name.clone().unwrap_or_default(),
+        pod_selector: options.pod_selector.clone(),
+        chunk_size: options.chunk_size,
+    }
+}
+
 /// The node's pods, slim (crate::drain::slim_pod), with the query that
 /// listed them.
 async fn list_pods(
-    client: &kube::Client,
-    options: &Options,
-    node: &Node,
-) -> Result<(String, PodQuery, Snapshot), DrainError> {
-    let pods: Api<Pod> = Api::all(client.clone());
-    let name = node.metadata.name.clone().unwrap_or_default();
-    let query = PodQuery {
-        node: name.clone(),
-        pod_selector: options.pod_selector.clone(),
-        chunk_size: options.chunk_size,
-    };
+    client: kube::Client,
+    query: PodQuery,
+) -> Result<(PodQuery, Snapshot), DrainError> {
+    let pods: Api<Pod> = Api::all(client);
     let mut snapshot = pod_watch::list(&pods, &query)
         .await
         .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
@@ -663,5 +686,5 @@ async fn list_pods(
         .into_iter()
         .map(super::slim_pod::slim)
         .collect();
-    Ok((name, query, snapshot))
+    Ok((query, snapshot))
 }
