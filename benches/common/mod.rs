@@ -24,7 +24,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// it goes back to the OS (10 ms by default). The sandbox serving 150,000
 /// pods frees and allocates hundreds of MB a second, and every page handed
 /// back faults in zeroed again: a 5,000-node pool drain measured 20.4-20.9 s
-/// with the default, 18.3-18.6 s with pages kept (perf: the kernel's
+/// with the default, 18.2-18.6 s with pages kept (perf: the kernel's
 /// `clear_page_rep` was 6 % of the simulation thread and 8 % of the API
 /// workers). mimalloc reads it from the environment at start only.
 pub(crate) const PURGE_DELAY: &str = "MIMALLOC_PURGE_DELAY";
