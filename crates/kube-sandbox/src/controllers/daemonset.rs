@@ -149,36 +149,40 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
 mod tests {
     use super::*;
 
-    fn node(taints: &Value) -> Value {
-        json!({"metadata": {"name": "n1", "labels": {"pool": "a"}}, "spec": {"taints": taints}})
+    fn node(pool: &str, taints: &Value) -> Value {
+        json!({"metadata": {"name": "n1", "labels": {"pool": pool}}, "spec": {"taints": taints}})
     }
 
-    /// Which DaemonSets a node's change from `old` to `new` taints owes a look.
+    /// Which DaemonSets a node's change from `old` to `new` owes a look.
     fn owed(old: &Value, new: &Value) -> Vec<String> {
         let mut store = Store::new(100);
-        let ds = |name: &str, tolerations: Value| {
+        let ds = |name: &str, pod_spec: Value| {
+            let mut spec = json!({"containers": [{"name": "c", "image": "i"}]});
+            for (k, v) in pod_spec.as_object().unwrap() {
+                spec[k] = v.clone();
+            }
             json!({"metadata": {"name": name, "namespace": "kube-system", "uid": name},
                    "spec": {"selector": {"matchLabels": {"app": name}},
-                            "template": {"metadata": {"labels": {"app": name}},
-                                         "spec": {"containers": [{"name": "c", "image": "i"}],
-                                                  "tolerations": tolerations}}}})
+                            "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}})
         };
-        store
-            .load(Resource::DaemonSets, ds("agent", json!([])))
-            .unwrap();
-        store
-            .load(
-                Resource::DaemonSets,
-                ds("gpu-driver", json!([{"key": "gpu", "operator": "Exists"}])),
-            )
-            .unwrap();
+        for (name, pod_spec) in [
+            ("agent", json!({})),
+            (
+                "gpu-driver",
+                json!({"tolerations": [{"key": "gpu", "operator": "Exists"}]}),
+            ),
+            ("pool-b-agent", json!({"nodeSelector": {"pool": "b"}})),
+        ] {
+            store
+                .load(Resource::DaemonSets, ds(name, pod_spec))
+                .unwrap();
+        }
         let mut work = Work::default();
-        let (old, new) = (node(old), node(new));
         let changed = Changed {
             resource: Resource::Nodes,
             key: (String::new(), "n1".into()),
-            old: Some(&old),
-            new: Some(&new),
+            old: Some(old),
+            new: Some(new),
         };
         triggers(&store, &changed, &mut work);
         assert!(!work.all_daemonsets);
@@ -187,14 +191,18 @@ mod tests {
 
     #[test]
     fn a_node_change_owes_a_look_only_to_the_daemonsets_it_admits_or_refuses_anew() {
+        let none = json!([]);
         let cordon = json!([{"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"}]);
         let gpu = json!([{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]);
         // Every daemon pod tolerates the cordon's taint.
-        assert!(owed(&json!([]), &cordon).is_empty());
-        // Only the DaemonSet that does not tolerate the new taint.
-        assert_eq!(owed(&json!([]), &gpu), ["agent"]);
-        assert_eq!(owed(&gpu, &json!([])), ["agent"]);
+        assert!(owed(&node("a", &none), &node("a", &cordon)).is_empty());
+        // Only the DaemonSets that do not tolerate the new taint, or no
+        // longer meet it (the one selecting pool b never ran here).
+        assert_eq!(owed(&node("a", &none), &node("a", &gpu)), ["agent"]);
+        assert_eq!(owed(&node("a", &gpu), &node("a", &none)), ["agent"]);
+        // A label that a DaemonSet's nodeSelector now selects.
+        assert_eq!(owed(&node("a", &none), &node("b", &none)), ["pool-b-agent"]);
         // Nothing that matters to a DaemonSet changed.
-        assert!(owed(&gpu, &gpu).is_empty());
+        assert!(owed(&node("a", &gpu), &node("a", &gpu)).is_empty());
     }
 }
