@@ -52,10 +52,8 @@ pub(crate) fn triggers(store: &Store, c: &Changed<'_>, work: &mut Work) {
         work.all_daemonsets = true;
         return;
     };
-    let field = |n: &Value, f: &str| n.at(f).cloned();
-    if field(old, "/metadata/labels") == field(new, "/metadata/labels")
-        && field(old, "/spec/taints") == field(new, "/spec/taints")
-    {
+    let same = |f: &str| old.at(f) == new.at(f);
+    if same("/metadata/labels") && same("/spec/taints") {
         return;
     }
     for (key, ds) in store.iter(Resource::DaemonSets, None, None) {
