@@ -184,6 +184,14 @@ pub(crate) fn has_required_anti_affinity(pod: &Value) -> bool {
 /// started before it if that is more, plus the pod's overhead.
 pub type Requests = std::collections::BTreeMap<String, i64>;
 
+/// Whether two versions of a pod request the same: what `requests` reads
+/// is equal.
+pub(crate) fn same_requests(a: &Value, b: &Value) -> bool {
+    ["containers", "initContainers", "overhead"]
+        .iter()
+        .all(|f| a.get("spec").and_then(|s| s.get(f)) == b.get("spec").and_then(|s| s.get(f)))
+}
+
 /// What the pod requests, as the scheduler counts it.
 pub fn requests(pod: &Value) -> Requests {
     fn of(container: &Value) -> Requests {
@@ -201,19 +209,20 @@ pub fn requests(pod: &Value) -> Requests {
         }
     }
     let list = |field: &str| {
-        pod.at(&format!("/spec/{field}"))
+        pod.get("spec")
+            .and_then(|s| s.get(field))
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
+            .into_iter()
+            .flatten()
     };
     let mut total = Requests::new();
     for c in list("containers") {
-        add(&mut total, &of(&c));
+        add(&mut total, &of(c));
     }
     let mut sidecars = Requests::new();
     let mut init_peak = Requests::new();
     for c in list("initContainers") {
-        let r = of(&c);
+        let r = of(c);
         if c["restartPolicy"] == "Always" {
             add(&mut sidecars, &r);
             add(&mut total, &r);

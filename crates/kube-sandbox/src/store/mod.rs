@@ -705,10 +705,9 @@ impl Store {
             return Ok(old);
         }
         let old_facts = self.shared_facts(res, &key);
-        self.index(res, &key, &old, false);
         let rv = self.next_rv();
         obj["metadata"]["resourceVersion"] = json!(rv.to_string());
-        self.index(res, &key, &obj, true);
+        self.indexes.replace(res, &key, &old, &obj);
         let facts = [self.shared_facts(res, &key), old_facts];
         let obj = Arc::new(obj);
         let doc = Stored::new(res, &obj);

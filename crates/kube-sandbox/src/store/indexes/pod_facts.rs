@@ -23,6 +23,14 @@ impl PodFacts {
     pub(super) fn apply(&mut self, key: &Key, pod: &Value, add: bool) {
         if add {
             let facts = Arc::new(pods::Facts::of(pod));
+            // A pod written again keeps its entries (and their keys).
+            if let Some(f) = self.by_key.get_mut(key) {
+                *f = facts.clone();
+                if let Some(f) = self.ordered.get_mut(key) {
+                    *f = facts;
+                }
+                return;
+            }
             self.by_key.insert(key.clone(), facts.clone());
             self.ordered.insert(key.clone(), facts);
         } else {
