@@ -10,7 +10,8 @@
 //! All writes go through here so that each bumps the resourceVersion, records
 //! one watch event and tells the simulator what changed.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -14,7 +14,8 @@
 //! node's never makes it too old to resume (cacher.go's watchers are not
 //! expired by events they do not see).
 
-use std::collections::{HashMap, VecDeque};
+use foldhash::HashMap;
+use std::collections::VecDeque;
 
 use tokio::sync::watch;
 

@@ -35,7 +35,8 @@ mod taint_toleration;
 mod volume_binding;
 
 use crate::objects::path::At;
-use std::collections::{BTreeMap, HashMap};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
@@ -95,7 +96,7 @@ struct Cycle<'a> {
     affinity: inter_pod_affinity::State,
     volumes: volume_binding::Volumes,
     /// Replicas of the pod's owner on each node.
-    siblings: HashMap<String, usize>,
+    siblings: HashMap<&'a str, usize>,
 }
 
 /// Lower is better; compared in order.
@@ -110,7 +111,7 @@ impl<'a> Cycle<'a> {
             // was most of a scheduling cycle on a cluster of 150,000 pods.
             for (_, f) in store.owned_pod_facts(&owner.uid) {
                 if let Some(n) = f.node.as_deref() {
-                    *siblings.entry(n.to_string()).or_default() += 1;
+                    *siblings.entry(n).or_default() += 1;
                 }
             }
         }

@@ -4,7 +4,8 @@
 //! `key=value`); those requiring none by namespace, under an empty label.
 
 use crate::objects::path::At;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 

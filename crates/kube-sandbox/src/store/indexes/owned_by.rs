@@ -2,7 +2,8 @@
 //! garbage collector's graph, and each controller's owned pods).
 
 use crate::objects::path::At;
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 

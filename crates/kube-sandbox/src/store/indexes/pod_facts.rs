@@ -5,7 +5,8 @@
 //! 150,000 keys (most of them alike for their first dozen bytes) were about
 //! a twentieth of the simulation's samples during a 5,000-node pool drain.
 
-use std::collections::{BTreeMap, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;

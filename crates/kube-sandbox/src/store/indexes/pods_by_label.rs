@@ -3,7 +3,8 @@
 //! namespace (the disruption controller, on every pod change).
 
 use crate::objects::path::At;
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 

@@ -1,6 +1,7 @@
 //! Pods by the node they are bound to.
 
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 
