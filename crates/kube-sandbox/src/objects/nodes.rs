@@ -63,7 +63,7 @@ impl Facts {
             };
             for (name, q) in list {
                 if let Some(m) = milli_of(q) {
-                    allocatable.insert(name.clone(), m);
+                    allocatable.insert(pods::ResourceName::from(name.as_str()), m);
                 }
             }
         }
@@ -90,8 +90,8 @@ mod tests {
             "status": {"capacity": {"cpu": "4", "pods": "110"}, "allocatable": {"cpu": "3500m"},
                 "conditions": [{"type": "Ready", "status": "False"}]}});
         let f = Facts::of(&node);
-        assert_eq!(f.allocatable["cpu"], 3500);
-        assert_eq!(f.allocatable["pods"], 110_000);
+        assert_eq!(f.allocatable[&pods::ResourceName::Cpu], 3500);
+        assert_eq!(f.allocatable[&pods::ResourceName::Pods], 110_000);
         assert!(f.unschedulable && !f.ready);
         let bare = Facts::of(&json!({"metadata": {"name": "n"}}));
         assert!(bare.ready && !bare.unschedulable && bare.allocatable.is_empty());

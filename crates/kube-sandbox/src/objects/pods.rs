@@ -182,7 +182,50 @@ pub(crate) fn has_required_anti_affinity(pod: &Value) -> bool {
 /// PodRequests): the app containers and restartable init containers
 /// (sidecars) together, or the largest init container with the sidecars
 /// started before it if that is more, plus the pod's overhead.
-pub type Requests = std::collections::BTreeMap<String, i64>;
+pub type Requests = std::collections::BTreeMap<ResourceName, i64>;
+
+/// A resource's name in `Requests`; the scheduler's own resources without
+/// their string, as it compares them for each node it looks at (comparing
+/// strings was a twentieth of the simulation's samples on 5,000 nodes).
+/// Ordered as kube-scheduler checks them (noderesources/fit.go
+/// `fitsRequest`): cpu, memory, ephemeral storage, then extended resources.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ResourceName {
+    /// `cpu`.
+    Cpu,
+    /// `memory`.
+    Memory,
+    /// `ephemeral-storage`.
+    EphemeralStorage,
+    /// `pods`, a node's room for pods.
+    Pods,
+    /// Any other: an extended resource, `hugepages-2Mi`.
+    Other(Box<str>),
+}
+
+impl From<&str> for ResourceName {
+    fn from(name: &str) -> Self {
+        match name {
+            "cpu" => ResourceName::Cpu,
+            "memory" => ResourceName::Memory,
+            "ephemeral-storage" => ResourceName::EphemeralStorage,
+            "pods" => ResourceName::Pods,
+            other => ResourceName::Other(other.into()),
+        }
+    }
+}
+
+impl std::fmt::Display for ResourceName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ResourceName::Cpu => "cpu",
+            ResourceName::Memory => "memory",
+            ResourceName::EphemeralStorage => "ephemeral-storage",
+            ResourceName::Pods => "pods",
+            ResourceName::Other(name) => name,
+        })
+    }
+}
 
 /// Whether two versions of a pod request the same: what `requests` reads
 /// is equal.
@@ -200,7 +243,12 @@ pub fn requests(pod: &Value) -> Requests {
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
-            .filter_map(|(k, v)| Some((k.clone(), kube_conventions::quantity::milli_of(v)?)))
+            .filter_map(|(k, v)| {
+                Some((
+                    ResourceName::from(k.as_str()),
+                    kube_conventions::quantity::milli_of(v)?,
+                ))
+            })
             .collect()
     }
     fn add(into: &mut Requests, more: &Requests) {
@@ -242,7 +290,7 @@ pub fn requests(pod: &Value) -> Requests {
     if let Some(overhead) = pod.at("/spec/overhead").and_then(Value::as_object) {
         for (k, v) in overhead {
             if let Some(m) = kube_conventions::quantity::milli_of(v) {
-                *total.entry(k.clone()).or_default() += m;
+                *total.entry(ResourceName::from(k.as_str())).or_default() += m;
             }
         }
     }

@@ -5,7 +5,7 @@
 //! Every shortage is a reason of its own: "Insufficient cpu", "Too many
 //! pods"; the scheduler counts each.
 
-use crate::objects::pods::Requests;
+use crate::objects::pods::{Requests, ResourceName};
 use crate::store::Requested;
 
 /// Every reason the pod does not fit (empty when it fits) on a node with
@@ -17,7 +17,7 @@ pub(super) fn shortages(
 ) -> Vec<String> {
     let mut out = Vec::new();
     let pods = used.pods;
-    if let Some(&max) = allocatable.get("pods")
+    if let Some(&max) = allocatable.get(&ResourceName::Pods)
         && (pods + 1) * 1000 > max
     {
         out.push("Too many pods".to_string());
@@ -27,7 +27,10 @@ pub(super) fn shortages(
             // cpu and memory unknown: the node reports nothing (a
             // hand-written scenario); an extended resource it does not
             // have is missing.
-            if matches!(name.as_str(), "cpu" | "memory" | "ephemeral-storage") {
+            if matches!(
+                name,
+                ResourceName::Cpu | ResourceName::Memory | ResourceName::EphemeralStorage
+            ) {
                 continue;
             }
             out.push(format!("Insufficient {name}"));
@@ -44,14 +47,14 @@ pub(super) fn shortages(
 /// How much of the node's cpu and memory would be requested, 0 to 1 each,
 /// averaged (the LeastAllocated score's input: lower is better).
 pub(super) fn allocated_share(wanted: &Requests, allocatable: &Requests, used: &Requested) -> f64 {
-    let share = |name: &str| {
+    let share = |name: &ResourceName| {
         let cap = *allocatable.get(name).filter(|c| **c > 0)?;
         let taken = used.resources.get(name).copied().unwrap_or(0);
         Some((taken + wanted.get(name).copied().unwrap_or(0)) as f64 / cap as f64)
     };
-    let (sum, n) = ["cpu", "memory"]
+    let (sum, n) = [ResourceName::Cpu, ResourceName::Memory]
         .iter()
-        .filter_map(|r| share(r))
+        .filter_map(share)
         .fold((0.0, 0u32), |(sum, n), s| (sum + s, n + 1));
     if n == 0 { 0.0 } else { sum / f64::from(n) }
 }
@@ -72,10 +75,7 @@ mod tests {
             resources: Requests::from([("cpu".into(), 1500), ("memory".into(), 1_073_741_824_000)]),
         };
         let want = |cpu: i64, gpu: i64| {
-            Requests::from([
-                ("cpu".to_string(), cpu),
-                ("nvidia.com/gpu".to_string(), gpu),
-            ])
+            Requests::from([("cpu".into(), cpu), ("nvidia.com/gpu".into(), gpu)])
         };
         assert!(shortages(&want(500, 0), &node, &used).is_empty());
         assert_eq!(

@@ -126,7 +126,7 @@ mod tests {
             (2, 1),
             "a finished pod requests nothing"
         );
-        assert_eq!(info.requested.resources["cpu"], 500);
+        assert_eq!(info.requested.resources[&pods::ResourceName::Cpu], 500);
         infos.apply_node(&key("n1"), &node, false);
         assert_eq!(infos.nodes((Bound::Unbounded, Bound::Unbounded)).count(), 0);
         assert!(infos.0.contains_key("n1"), "its pods still name it");
