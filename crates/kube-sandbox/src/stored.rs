@@ -9,6 +9,7 @@
 //! store's `pods::Facts` instead.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
@@ -100,6 +101,35 @@ impl Stored {
             }
             Stored::Compact(doc) => Cow::Borrowed(&doc.json),
         }
+    }
+}
+
+/// A tree kept alive, so that a read of its version while it is held
+/// shares it instead of parsing the JSON again (`Stored::value`); counted,
+/// so that no more than a limit are held at once.
+#[derive(Debug)]
+pub(crate) struct Held {
+    _tree: Arc<Value>,
+    count: Arc<AtomicUsize>,
+}
+
+impl Held {
+    /// Holds `tree` unless `count` trees are held already.
+    pub(crate) fn new(tree: &Arc<Value>, count: &Arc<AtomicUsize>, limit: usize) -> Option<Held> {
+        if count.fetch_add(1, Ordering::Relaxed) >= limit {
+            count.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        Some(Held {
+            _tree: tree.clone(),
+            count: count.clone(),
+        })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -5,6 +5,7 @@
 //! back as timers, which the simulation loop fires.
 
 use crate::objects::path::At;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -33,12 +34,31 @@ pub(crate) struct Knobs {
 /// What the kubelets owe after a batch of changes.
 #[derive(Default)]
 pub(crate) struct Owed {
-    /// Timers to set, each after its delay.
-    pub(crate) later: Vec<(Duration, Timer)>,
+    /// Timers to set.
+    pub(crate) later: Vec<Later>,
     /// Nodes asked to reboot, and for how long they stay down.
     pub(crate) reboots: Vec<(String, Duration)>,
     /// Nodes whose stopped kubelet runs again and posts Ready.
     pub(crate) revived: Vec<String>,
+}
+
+/// A timer owed, after its delay; with the tree of the pod whose change
+/// owed it, which the simulation keeps alive until the timer fires, so
+/// that the kubelet's step reads it without parsing the pod again.
+pub(crate) struct Later {
+    pub(crate) delay: Duration,
+    pub(crate) timer: Timer,
+    pub(crate) tree: Option<Arc<Value>>,
+}
+
+impl Owed {
+    fn after(&mut self, delay: Duration, timer: Timer) {
+        self.later.push(Later {
+            delay,
+            timer,
+            tree: None,
+        });
+    }
 }
 
 pub(crate) fn triggers(store: &Store, c: &Changed<'_>, knobs: &Knobs, owed: &mut Owed) {
@@ -62,9 +82,7 @@ pub(crate) fn triggers(store: &Store, c: &Changed<'_>, knobs: &Knobs, owed: &mut
             }
             let node = c.key.1.clone();
             match outage::turn(c.old, c.new) {
-                Some(Turn::Stopped) => owed
-                    .later
-                    .push((knobs.node_monitor_grace, Timer::Silent { node })),
+                Some(Turn::Stopped) => owed.after(knobs.node_monitor_grace, Timer::Silent { node }),
                 // Back within the grace period: nothing else changes, so
                 // the kubelet's catching up starts here.
                 Some(Turn::Started) if up(c.new) => back(store, &node, false, knobs, owed),
@@ -84,8 +102,7 @@ pub(crate) fn triggers(store: &Store, c: &Changed<'_>, knobs: &Knobs, owed: &mut
                 && kubevirt::evacuation_started(c.old, new)
             {
                 let (key, uid) = (c.key.clone(), uid(new));
-                owed.later
-                    .push((kubevirt::migration_delay(new), Timer::Evacuate { key, uid }));
+                owed.after(kubevirt::migration_delay(new), Timer::Evacuate { key, uid });
             }
         }
         _ => {}
@@ -112,12 +129,12 @@ pub(crate) fn pod_timers(old: Option<&Value>, new: &Value, knobs: &Knobs, owed: 
         let ready = super::ready_delay(new, knobs.ready_seconds);
         let delay = ready.unwrap_or(Duration::from_millis(100));
         let (key, uid, ready) = (key.clone(), uid.clone(), ready.is_some());
-        owed.later.push((delay, Timer::Start { key, uid, ready }));
+        owed.after(delay, Timer::Start { key, uid, ready });
     }
     let started = old.is_some_and(|o| pods::phase(o) != "Running") && pods::phase(new) == "Running";
     if started && let Some(d) = super::completion_delay(new) {
         let (key, uid) = (key.clone(), uid.clone());
-        owed.later.push((d, Timer::Complete { key, uid }));
+        owed.after(d, Timer::Complete { key, uid });
     }
     let grace = |p: &Value| p["metadata"]["deletionGracePeriodSeconds"].as_i64();
     let newly_terminating = pods::is_terminating(new)
@@ -125,12 +142,12 @@ pub(crate) fn pod_timers(old: Option<&Value>, new: &Value, knobs: &Knobs, owed: 
     if newly_terminating {
         if old.is_none_or(|o| !pods::is_terminating(o)) && pods::node_name(new).is_some() {
             let (key, uid) = (key.clone(), uid.clone());
-            owed.later.push((Duration::ZERO, Timer::Kill { key, uid }));
+            owed.after(Duration::ZERO, Timer::Kill { key, uid });
         }
-        owed.later.push((
+        owed.after(
             super::shutdown_delay(new, knobs.shutdown_seconds),
             Timer::Stop { key, uid },
-        ));
+        );
     }
 }
 
@@ -145,7 +162,7 @@ fn back(store: &Store, node: &str, rebooted: bool, knobs: &Knobs, owed: &mut Owe
         let uid = uid(&pod);
         if pods::is_terminating(&pod) {
             let delay = super::shutdown_delay(&pod, knobs.shutdown_seconds);
-            owed.later.push((delay, Timer::Stop { key, uid }));
+            owed.after(delay, Timer::Stop { key, uid });
             continue;
         }
         let start = super::needs_start(&pod);
@@ -160,7 +177,7 @@ fn back(store: &Store, node: &str, rebooted: bool, knobs: &Knobs, owed: &mut Owe
         } else {
             Timer::Restart { key, uid, ready }
         };
-        owed.later.push((delay, timer));
+        owed.after(delay, timer);
     }
 }
 
@@ -179,7 +196,7 @@ fn attached(store: &Store, va: &Value, knobs: &Knobs, owed: &mut Owed) {
             let ready = super::ready_delay(&pod, knobs.ready_seconds);
             let delay = ready.unwrap_or(Duration::from_millis(100));
             let (uid, ready) = (uid(&pod), ready.is_some());
-            owed.later.push((delay, Timer::Start { key, uid, ready }));
+            owed.after(delay, Timer::Start { key, uid, ready });
         }
     }
 }

@@ -14,7 +14,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
@@ -23,7 +23,7 @@ use crate::api_error::ApiError;
 use crate::clock::{IdGen, now_rfc3339};
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
-use crate::stored::Stored;
+use crate::stored::{Held, Stored};
 use kube_conventions::selector::Selector;
 
 mod indexes;
@@ -129,34 +129,6 @@ pub(crate) struct Change {
 /// simulation at once (`Held`): a few rounds' worth. A queue longer than
 /// that (a reconcile rewriting thousands of workloads) holds only JSON.
 const HELD_TREES: usize = 2048;
-
-/// A replaced or deleted object's tree, kept alive while its change waits
-/// in the simulation's queue; counted, so that no more than `HELD_TREES`
-/// are.
-#[derive(Debug)]
-struct Held {
-    _tree: Arc<Value>,
-    count: Arc<AtomicUsize>,
-}
-
-impl Held {
-    fn new(tree: &Arc<Value>, count: &Arc<AtomicUsize>) -> Option<Held> {
-        if count.fetch_add(1, Ordering::Relaxed) >= HELD_TREES {
-            count.fetch_sub(1, Ordering::Relaxed);
-            return None;
-        }
-        Some(Held {
-            _tree: tree.clone(),
-            count: count.clone(),
-        })
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        self.count.fetch_sub(1, Ordering::Relaxed);
-    }
-}
 
 pub(crate) struct Store {
     rv: u64,
@@ -520,7 +492,7 @@ impl Store {
                 resource: res,
                 old: o,
                 new: n,
-                _held: tree.and_then(|t| Held::new(t, &self.held)),
+                _held: tree.and_then(|t| Held::new(t, &self.held, HELD_TREES)),
             });
         }
         if self.started == 0 {
@@ -792,6 +764,7 @@ fn drop_empty_metadata(obj: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::Ordering;
 
     fn pod(name: &str, node: &str) -> Value {
         json!({"metadata": {"name": name, "namespace": "default"}, "spec": {"nodeName": node}})
