@@ -113,6 +113,27 @@ pub(crate) enum Cause {
     },
 }
 
+impl Cause {
+    /// Its `kind` as the report's JSON names it (a metric's label).
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Cause::Pdb { .. } => "pdb",
+            Cause::VmEvacuation { .. } => "vmEvacuation",
+            Cause::MultiplePdbs { .. } => "multiplePdbs",
+            Cause::Refused { .. } => "refused",
+            Cause::WaitingForCompletion { .. } => "waitingForCompletion",
+            Cause::WaitingForEarlierWave { .. } => "waitingForEarlierWave",
+            Cause::Terminating { .. } => "terminating",
+            Cause::Finalizers { .. } => "finalizers",
+            Cause::NamespaceTerminating { .. } => "namespaceTerminating",
+            Cause::ApiError { .. } => "apiError",
+            Cause::Forbidden { .. } => "forbidden",
+            Cause::NotStarted => "notStarted",
+            Cause::NodeNotReady { .. } => "nodeNotReady",
+        }
+    }
+}
+
 /// What still held a pod that `--deadline` deleted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Forced {
@@ -158,6 +179,23 @@ pub(crate) enum PodResult {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         stuck: Vec<Stuck>,
     },
+}
+
+impl PodResult {
+    /// Its `state` as the report's JSON names it (a metric's label).
+    pub(crate) fn state(&self) -> &'static str {
+        match self {
+            PodResult::Evicted => "evicted",
+            PodResult::Forced { .. } => "forced",
+            PodResult::Completed => "completed",
+            PodResult::GoneByItself => "goneByItself",
+            PodResult::Skipped { .. } => "skipped",
+            PodResult::WouldEvict => "wouldEvict",
+            PodResult::WouldBlock { .. } => "wouldBlock",
+            PodResult::Remaining { .. } => "remaining",
+            PodResult::Lost { .. } => "lost",
+        }
+    }
 }
 
 /// What a pod counted as gone on a dead node still holds.
@@ -325,4 +363,80 @@ pub(crate) struct Recovery {
     /// Where its successor runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) on: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_and_a_result_name_themselves_as_the_report_does() {
+        let text = String::new;
+        let causes = [
+            Cause::Pdb {
+                name: text(),
+                disruptions_allowed: None,
+                current_healthy: None,
+                desired_healthy: None,
+                expected_pods: None,
+                message: text(),
+            },
+            Cause::VmEvacuation {
+                vmi: text(),
+                strategy: text(),
+                from_node: text(),
+            },
+            Cause::MultiplePdbs { message: text() },
+            Cause::Refused {
+                refusal: Refusal::Unmanaged,
+                message: text(),
+            },
+            Cause::WaitingForCompletion {
+                reason: WaitReason::DrainLabel,
+            },
+            Cause::WaitingForEarlierWave { wave: text() },
+            Cause::Terminating {
+                seconds: 0,
+                grace_period_seconds: None,
+            },
+            Cause::Finalizers { finalizers: vec![] },
+            Cause::NamespaceTerminating { namespace: text() },
+            Cause::ApiError { message: text() },
+            Cause::Forbidden { message: text() },
+            Cause::NotStarted,
+            Cause::NodeNotReady {
+                node: text(),
+                ready: text(),
+                since: None,
+            },
+        ];
+        for c in &causes {
+            assert_eq!(serde_json::to_value(c).unwrap()["kind"], c.kind());
+        }
+        let results = [
+            PodResult::Evicted,
+            PodResult::Forced {
+                why: Forced::NotEvictedYet,
+            },
+            PodResult::Completed,
+            PodResult::GoneByItself,
+            PodResult::Skipped {
+                reason: SkipReason::DrainLabel,
+            },
+            PodResult::WouldEvict,
+            PodResult::WouldBlock {
+                cause: Cause::NotStarted,
+            },
+            PodResult::Remaining {
+                cause: Cause::NotStarted,
+            },
+            PodResult::Lost {
+                seconds: 0,
+                stuck: vec![],
+            },
+        ];
+        for r in &results {
+            assert_eq!(serde_json::to_value(r).unwrap()["state"], r.state());
+        }
+    }
 }

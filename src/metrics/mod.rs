@@ -253,10 +253,7 @@ impl Metrics {
             Event::Blocked {
                 node, pod, cause, ..
             } => {
-                let kind = serde_json::to_value(cause)
-                    .ok()
-                    .and_then(|v| v["kind"].as_str().map(str::to_string))
-                    .unwrap_or_default();
+                let kind = cause.kind().to_string();
                 let key = (node.clone(), pod.to_string());
                 if let Some(old) = seen.blocked.insert(key, kind.clone()) {
                     self.blocked_pods
@@ -319,16 +316,15 @@ impl Metrics {
         }
         self.drain_seconds.observe(elapsed.as_secs_f64());
         for p in &outcome.pods {
-            let state = serde_json::to_value(&p.result)
-                .ok()
-                .and_then(|v| v["state"].as_str().map(str::to_string))
-                .unwrap_or_default();
+            let state = p.result.state();
             if matches!(
-                state.as_str(),
+                state,
                 "evicted" | "forced" | "completed" | "goneByItself" | "lost"
             ) {
                 self.pods_drained
-                    .get_or_create(&Reason { reason: state })
+                    .get_or_create(&Reason {
+                        reason: state.to_string(),
+                    })
                     .inc();
             }
         }
