@@ -128,7 +128,7 @@ pub(crate) struct Ctx {
     /// Where `kubectl maintain abort` asks a Job's roll to stop.
     pub(crate) abort: abort::AbortWatch,
     /// Nodes of this roll holding kured's lock (it is taken by the first).
-    kured_users: tokio::sync::Mutex<usize>,
+    kured_users: tokio::sync::Mutex<KuredUsers>,
     pool: Mutex<Pool>,
     /// What the roll waited on besides pods, for the report.
     pub(crate) holds: holds::HoldLog,
@@ -232,11 +232,18 @@ impl Ctx {
     /// Holds kured's lock for one more node, waiting while kured holds it.
     async fn hold_kured(&self, node: &str) -> Result<(), DrainError> {
         let mut users = self.kured_users.lock().await;
-        if *users == 0 {
+        if users.nodes == 0 {
             let mut said = false;
             loop {
                 match self.kured.take().await? {
-                    kured::Taking::Taken | kured::Taking::Absent => break,
+                    kured::Taking::Taken => {
+                        users.taken = true;
+                        break;
+                    }
+                    kured::Taking::Absent => {
+                        users.taken = false;
+                        break;
+                    }
                     kured::Taking::HeldBy(by) => {
                         if !said {
                             said = true;
@@ -257,14 +264,17 @@ impl Ctx {
                 }
             }
         }
-        *users += 1;
+        users.nodes += 1;
         Ok(())
     }
 
     async fn release_kured(&self) {
         let mut users = self.kured_users.lock().await;
-        *users = users.saturating_sub(1);
-        if *users == 0
+        users.nodes = users.nodes.saturating_sub(1);
+        // No kured DaemonSet when the lock was taken: nothing to give back
+        // (one GET a node saved; the next node's take looks again).
+        if users.nodes == 0
+            && std::mem::take(&mut users.taken)
             && let Err(e) = self.kured.give_back().await
         {
             let warning = Warning::KuredLockNotReturned {
@@ -273,6 +283,14 @@ impl Ctx {
             emit(&self.events, Event::Warning(warning));
         }
     }
+}
+
+/// The roll's nodes holding kured's lock, and whether it was taken
+/// (kured's DaemonSet was there when the first of them asked).
+#[derive(Default)]
+struct KuredUsers {
+    nodes: usize,
+    taken: bool,
 }
 
 /// The nodes of the roll in the order they are taken, and where each is
@@ -450,7 +468,7 @@ async fn take_nodes(
         interrupt: interrupt.clone(),
         roll: options.identity.clone(),
         started,
-        kured_users: tokio::sync::Mutex::new(0),
+        kured_users: tokio::sync::Mutex::default(),
         pool: Mutex::new(Pool {
             total,
             ..Pool::default()

@@ -752,3 +752,76 @@ fn an_alertmanager_alert_holds_the_roll_until_it_resolves() {
         out.stderr
     );
 }
+
+/// kured's DaemonSet (its reboot lock is an annotation on it).
+fn kured() -> Value {
+    serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "kured", "namespace": "kube-system"},
+        "spec": {"selector": {"matchLabels": {"name": "kured"}},
+            "template": {"metadata": {"labels": {"name": "kured"}},
+                "spec": {"containers": [{"name": "kured", "image": "kured"}]}}},
+    })
+}
+
+#[test]
+fn a_roll_holds_kureds_lock_while_a_node_is_out_and_gives_it_back_only_if_it_took_it() {
+    const LOCK: &str = "weave.works/kured-node-lock";
+    let dir = TempDir::new("kured");
+    let seen = dir.path().join("seen");
+    // The action writes what kured's lock says while the node is out.
+    let exec = format!(
+        "{} get ds -n kube-system kured -o jsonpath='{{.metadata.annotations.weave\\.works/kured-node-lock}}' >> {}; echo >> {}",
+        crate::harness::kubectl_path().display(),
+        seen.display(),
+        seen.display()
+    );
+    let gets_and_puts = |c: &Cluster| {
+        let ds = |e: &&kube_sandbox::request_log::Entry| {
+            e.user_agent.contains("kubectl-maintain") && e.path.contains("/daemonsets/kured")
+        };
+        let entries = c.requests();
+        let get = entries
+            .iter()
+            .filter(ds)
+            .filter(|e| e.method == "GET")
+            .count();
+        let put = entries
+            .iter()
+            .filter(ds)
+            .filter(|e| e.method == "PUT")
+            .count();
+        (get, put)
+    };
+    let args = ["roll", "n1", "n2", "--ignore-daemonsets", "--exec", &exec];
+
+    let c = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment("web", 2)
+        .object(kured())
+        .start(33);
+    c.wait_settled();
+    c.maintain(&args).success();
+    let held = std::fs::read_to_string(&seen).unwrap();
+    assert_eq!(held.lines().count(), 2, "{held}");
+    assert!(
+        held.lines().all(|l| l.contains("nodeID")),
+        "the lock is held while each node is out: {held}"
+    );
+    let ds = c.get(Resource::DaemonSets, "kube-system", "kured").unwrap();
+    assert!(
+        ds["metadata"]["annotations"][LOCK].is_null(),
+        "given back: {ds}"
+    );
+    // Per node, one at a time: taken (read, written) and given back (read,
+    // written); and the drain reads it once, as the owner of the node's
+    // kured pod (kubectl's DaemonSet filter).
+    assert_eq!(gets_and_puts(&c), (6, 4));
+
+    // Without kured, each node looks for it once: nothing to give back.
+    let c = two_nodes();
+    std::fs::remove_file(&seen).unwrap();
+    c.maintain(&args).success();
+    assert_eq!(gets_and_puts(&c), (2, 0));
+}
