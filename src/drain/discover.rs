@@ -94,7 +94,7 @@ pub(crate) async fn cluster_view(
         Err(e) => return Err(e),
     };
     let all = match guards.max_unavailable {
-        Some(_) => Some(list(ListParams::default()).await?.items),
+        Some(_) => Some(every_node(&api).await?),
         None => None,
     };
     Ok(crate::policy::guard::ClusterView {
@@ -102,6 +102,29 @@ pub(crate) async fn cluster_view(
         sample_complete,
         all,
     })
+}
+
+/// Every node of the cluster for `--max-unavailable`, 500 a page (kubectl's
+/// default `--chunk-size`), each kept with only what the guard weighs
+/// (`availability_only`): 5,000 whole nodes were 17 MiB of a drain's peak.
+async fn every_node(api: &Api<Node>) -> Result<Vec<Node>, DrainError> {
+    let mut out = Vec::new();
+    let mut params = ListParams::default().limit(500);
+    loop {
+        let page = api
+            .list(&params)
+            .await
+            .map_err(|e| api_error("list", "nodes", None, e))?;
+        out.extend(
+            page.items
+                .into_iter()
+                .map(crate::policy::guard::availability_only),
+        );
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(out),
+        }
+    }
 }
 
 /// kubectl GETs the DaemonSet of every DaemonSet pod; one GET per DaemonSet

@@ -93,6 +93,28 @@ pub fn unavailable(n: &Node) -> bool {
     crate::policy::maintenance::unschedulable(n) || !crate::drain::node_health::is_ready(n)
 }
 
+/// A node with only what `unavailable` and `check` read of it: its name,
+/// whether it is cordoned, its Ready condition. `--max-unavailable` weighs
+/// every node of the cluster, so the drain keeps each this small.
+pub fn availability_only(n: Node) -> Node {
+    use k8s_openapi::api::core::v1::{NodeSpec, NodeStatus};
+    let ready = crate::drain::node_health::ready_condition(&n).cloned();
+    Node {
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            name: n.metadata.name,
+            ..Default::default()
+        },
+        spec: Some(NodeSpec {
+            unschedulable: n.spec.and_then(|s| s.unschedulable),
+            ..Default::default()
+        }),
+        status: Some(NodeStatus {
+            conditions: ready.map(|c| vec![c]),
+            ..Default::default()
+        }),
+    }
+}
+
 /// Would no node be left for the evicted pods: none schedulable (not
 /// cordoned, Ready, without a NoSchedule or NoExecute taint) outside the
 /// selection? With more nodes than the view's sample shows, some are taken
@@ -328,5 +350,43 @@ mod tests {
             err.contains("3 of 4 nodes would be unavailable") && err.contains("allows 2"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_node_kept_for_availability_alone_weighs_as_the_whole_node() {
+        let with_ready = |name: &str, cordoned: bool, ready: &str| {
+            let mut n = node(name, false, cordoned);
+            n.status = serde_json::from_value(json!({
+                "conditions": [
+                    {"type": "MemoryPressure", "status": "False"},
+                    {"type": "Ready", "status": ready},
+                ],
+                "images": [{"names": ["registry/app:1"], "sizeBytes": 1}],
+            }))
+            .unwrap();
+            n
+        };
+        let all = vec![
+            node("never-reported", false, false),
+            with_ready("ready", false, "True"),
+            with_ready("not-ready", false, "False"),
+            with_ready("unknown", false, "Unknown"),
+            with_ready("cordoned", true, "True"),
+        ];
+        let slim: Vec<Node> = all.iter().cloned().map(availability_only).collect();
+        for (whole, kept) in all.iter().zip(&slim) {
+            assert_eq!(unavailable(whole), unavailable(kept), "{whole:?}");
+            assert!(kept.status.as_ref().unwrap().images.is_none());
+        }
+        for count in 0..5 {
+            let g = Guards {
+                max_unavailable: Some(MaxUnavailable::Count(count)),
+            };
+            assert_eq!(
+                check(&g, &ClusterView::of(&all), &all[1..2]).is_ok(),
+                check(&g, &ClusterView::of(&slim), &slim[1..2]).is_ok(),
+                "{count}"
+            );
+        }
     }
 }
