@@ -17,6 +17,7 @@ use crate::cli::ClusterArgs;
 use retry::{Retried, RetryPolicy};
 
 pub(crate) mod metadata_answers;
+pub(crate) mod pages;
 pub(crate) mod retry;
 
 /// A global flag whose value kubectl would refuse: input that cannot run

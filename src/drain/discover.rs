@@ -109,23 +109,16 @@ pub(crate) async fn cluster_view(
 /// (`availability_only`): a real node, with its images and conditions, is
 /// tens of KiB, and a large cluster's were read and kept whole at once.
 async fn every_node(api: &Api<Node>) -> Result<Vec<Node>, DrainError> {
-    let mut out = Vec::new();
-    let mut params = ListParams::default().limit(500);
-    loop {
-        let page = api
-            .list(&params)
-            .await
-            .map_err(|e| api_error("list", "nodes", None, e))?;
-        out.extend(
-            page.items
-                .into_iter()
-                .map(crate::policy::guard::availability_only),
-        );
-        match page.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => params = params.continue_token(&token),
-            None => return Ok(out),
-        }
-    }
+    let fetch = |params: ListParams| async move {
+        let page = api.list(&params).await?;
+        let kept = page.items.into_iter();
+        let kept = kept.map(crate::policy::guard::availability_only).collect();
+        Ok((kept, page.metadata))
+    };
+    crate::client::pages::all_pages(ListParams::default().limit(500), fetch)
+        .await
+        .map(|(nodes, _)| nodes)
+        .map_err(|e| api_error("list", "nodes", None, e))
 }
 
 /// kubectl GETs the DaemonSet of every DaemonSet pod; one GET per DaemonSet

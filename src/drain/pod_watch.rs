@@ -97,27 +97,16 @@ async fn list_metadata(api: &Api<Pod>, query: &PodQuery) -> Result<Snapshot, kub
     .await
 }
 
-async fn list_pages<F, Fut>(query: &PodQuery, mut fetch: F) -> Result<Snapshot, kube::Error>
+async fn list_pages<F, Fut>(query: &PodQuery, fetch: F) -> Result<Snapshot, kube::Error>
 where
     F: FnMut(ListParams) -> Fut,
     Fut: Future<Output = Result<(Vec<Pod>, ListMeta), kube::Error>>,
 {
-    let mut params = query.list_params();
-    let mut pods = Vec::new();
-    loop {
-        let (items, meta) = fetch(params.clone()).await?;
-        let resource_version = meta.resource_version.clone().unwrap_or_default();
-        pods.extend(items);
-        match meta.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => params = params.continue_token(&token),
-            None => {
-                return Ok(Snapshot {
-                    pods,
-                    resource_version,
-                });
-            }
-        }
-    }
+    let (pods, last) = crate::client::pages::all_pages(query.list_params(), fetch).await?;
+    Ok(Snapshot {
+        pods,
+        resource_version: last.resource_version.unwrap_or_default(),
+    })
 }
 
 /// A metadata-only event as a pod with metadata alone (no spec, no status).
