@@ -316,14 +316,19 @@ impl Metrics {
         }
         self.drain_seconds.observe(elapsed.as_secs_f64());
         for p in &outcome.pods {
-            let state = p.result.state();
+            use crate::drain::outcome::PodResult;
+            // The pods the drain took off the node.
             if matches!(
-                state,
-                "evicted" | "forced" | "completed" | "goneByItself" | "lost"
+                p.result,
+                PodResult::Evicted
+                    | PodResult::Forced { .. }
+                    | PodResult::Completed
+                    | PodResult::GoneByItself
+                    | PodResult::Lost { .. }
             ) {
                 self.pods_drained
                     .get_or_create(&Reason {
-                        reason: state.to_string(),
+                        reason: p.result.state().to_string(),
                     })
                     .inc();
             }
