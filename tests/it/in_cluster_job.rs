@@ -269,13 +269,7 @@ fn rich_pool() -> String {
             "metadata": {"name": "kubevirt-disruption-budget-vm1", "namespace": "vms"},
             "spec": {"minAvailable": 1, "selector": {"matchLabels": {"kubevirt.io/created-by": VMI_UID}}},
         }))
-        .object(serde_json::json!({
-            "apiVersion": "apps/v1", "kind": "DaemonSet",
-            "metadata": {"name": "kured", "namespace": "kube-system"},
-            "spec": {"selector": {"matchLabels": {"name": "kured"}},
-                "template": {"metadata": {"labels": {"name": "kured"}},
-                    "spec": {"containers": [{"name": "kured", "image": "kured"}]}}},
-        }))
+        .object(crate::scenario::kured())
         .yaml()
 }
 

@@ -177,6 +177,17 @@ pub(crate) fn completes_after(pod: &mut Value, seconds: f64) {
     pod["spec"]["restartPolicy"] = json!("Never");
 }
 
+/// kured's DaemonSet (its reboot lock is an annotation on it).
+pub(crate) fn kured() -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "kured", "namespace": "kube-system"},
+        "spec": {"selector": {"matchLabels": {"name": "kured"}},
+            "template": {"metadata": {"labels": {"name": "kured"}},
+                "spec": {"containers": [{"name": "kured", "image": "kured"}]}}},
+    })
+}
+
 /// A Deployment's pod template.
 pub(crate) fn template(deployment: &mut Value) -> &mut Value {
     &mut deployment["spec"]["template"]

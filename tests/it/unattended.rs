@@ -753,17 +753,6 @@ fn an_alertmanager_alert_holds_the_roll_until_it_resolves() {
     );
 }
 
-/// kured's DaemonSet (its reboot lock is an annotation on it).
-fn kured() -> Value {
-    serde_json::json!({
-        "apiVersion": "apps/v1", "kind": "DaemonSet",
-        "metadata": {"name": "kured", "namespace": "kube-system"},
-        "spec": {"selector": {"matchLabels": {"name": "kured"}},
-            "template": {"metadata": {"labels": {"name": "kured"}},
-                "spec": {"containers": [{"name": "kured", "image": "kured"}]}}},
-    })
-}
-
 #[test]
 fn a_roll_holds_kureds_lock_while_a_node_is_out_and_gives_it_back_only_if_it_took_it() {
     const LOCK: &str = "weave.works/kured-node-lock";
@@ -799,7 +788,7 @@ fn a_roll_holds_kureds_lock_while_a_node_is_out_and_gives_it_back_only_if_it_too
         .node("n1")
         .node("n2")
         .deployment("web", 2)
-        .object(kured())
+        .object(crate::scenario::kured())
         .start(33);
     c.wait_settled();
     c.maintain(&args).success();
