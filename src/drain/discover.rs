@@ -14,6 +14,7 @@ use super::events::{Event, Sink, emit};
 use super::warning::Warning;
 use super::{DrainError, NodeSelection};
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
+use crate::policy::guard::Availability;
 use crate::policy::plan::Plan;
 
 pub(crate) async fn resolve_nodes(
@@ -105,14 +106,13 @@ pub(crate) async fn cluster_view(
 }
 
 /// Every node of the cluster for `--max-unavailable`, 500 a page (kubectl's
-/// default `--chunk-size`), each kept with only what the guard weighs
-/// (`availability_only`): a real node, with its images and conditions, is
-/// tens of KiB, and a large cluster's were read and kept whole at once.
-async fn every_node(api: &Api<Node>) -> Result<Vec<Node>, DrainError> {
+/// default `--chunk-size`), each kept as what the guard weighs of it
+/// (`Availability`): a real node, with its images and conditions, is tens
+/// of KiB, and a large cluster's were read and kept whole at once.
+async fn every_node(api: &Api<Node>) -> Result<Vec<Availability>, DrainError> {
     let fetch = |params: ListParams| async move {
         let page = api.list(&params).await?;
-        let kept = page.items.into_iter();
-        let kept = kept.map(crate::policy::guard::availability_only).collect();
+        let kept = page.items.iter().map(Availability::of).collect();
         Ok((kept, page.metadata))
     };
     crate::client::pages::all_pages(ListParams::default().limit(500), fetch)
