@@ -5,6 +5,7 @@
 //! the node up where this run left it.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Node;
@@ -140,7 +141,7 @@ impl Run<'_> {
             let began = Instant::now();
             let started_ms = self.ctx.started.elapsed().as_millis() as u64;
             let boot_id = if phase == Phase::Action {
-                Some(boot_id(&self.get().await?))
+                Some(boot_id(self.seen().await?.as_ref()))
             } else {
                 None
             };
@@ -185,6 +186,18 @@ impl Run<'_> {
         self.ctx.say(&self.node, phase, detail);
     }
 
+    /// The node as the roll's watch of every node last saw it, read from
+    /// the API only when the watch has not seen it: what the action reads
+    /// (the boot ID before it, the addresses `--exec` is given) changes only
+    /// with a reboot, which the roll waits for on the same watch.
+    async fn seen(&self) -> Result<Arc<Node>, Stop> {
+        match self.ctx.nodes.get(&self.node) {
+            Some(node) => Ok(node),
+            None => self.get().await.map(Arc::new),
+        }
+    }
+
+    /// The node as the API has it now (the uncordon's patch is made from it).
     async fn get(&self) -> Result<Node, Stop> {
         let api: Api<Node> = Api::all(self.ctx.clients.main.clone());
         Ok(api
@@ -366,7 +379,7 @@ impl Run<'_> {
     }
 
     async fn exec(&self, command: &str) -> Result<(), Stop> {
-        let node = self.get().await?;
+        let node = self.seen().await?;
         let mut env = addresses(&node);
         env.push(("NODE".into(), self.node.clone()));
         let running = action::start(command, &env).map_err(|e| {
