@@ -53,8 +53,9 @@ pub struct ClusterView {
 
 /// What `--max-unavailable` weighs of a node: its name and whether it is
 /// unavailable. The guard weighs every node of the cluster; a whole `Node`
-/// kept for each is about 1.5 KiB before its strings (5,000 of them took
-/// 15-20 MiB at the drain's peak, the list growing), this a few dozen bytes.
+/// kept for each is about 1.5 KiB before its strings (the list of 5,000
+/// grew to room for 8,192, 12 MiB: the drain within `--max-unavailable`
+/// peaked 5-13 MiB higher, in turn), this a few dozen bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Availability {
     pub name: String,
@@ -92,8 +93,9 @@ pub struct Guards {
     pub max_unavailable: Option<MaxUnavailable>,
 }
 
-fn is_selected(selected: &[Node], n: &Node) -> bool {
-    selected.iter().any(|s| name(s) == name(n))
+/// Is the node named `node` among the selected?
+fn is_selected(selected: &[Node], node: &str) -> bool {
+    selected.iter().any(|s| name(s) == node)
 }
 
 fn name(n: &Node) -> &str {
@@ -117,7 +119,7 @@ pub fn unavailable(n: &Node) -> bool {
 /// selection? With more nodes than the view's sample shows, some are taken
 /// to be usable.
 pub fn leaves_no_schedulable_node(view: &ClusterView, selected: &[Node]) -> bool {
-    let chosen = |n: &Node| is_selected(selected, n);
+    let chosen = |n: &Node| is_selected(selected, name(n));
     let hard_tainted = |n: &Node| {
         n.spec
             .as_ref()
@@ -207,8 +209,10 @@ pub fn short_deadline(
 pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), Refusal> {
     if let (Some(max), Some(all)) = (g.max_unavailable, &view.all) {
         let allowed = max.of(all.len());
-        let chosen = |a: &Availability| selected.iter().any(|s| name(s) == a.name);
-        let out = all.iter().filter(|a| chosen(a) || a.unavailable).count();
+        let out = all
+            .iter()
+            .filter(|a| is_selected(selected, &a.name) || a.unavailable)
+            .count();
         if out > allowed {
             return Err(Refusal::MaxUnavailable {
                 out,
@@ -223,7 +227,7 @@ pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), Re
 /// etcd keeps quorum with at most floor((n-1)/2) of n control-plane nodes
 /// out. For actions that take nodes down (a drain does not).
 pub fn quorum(control_planes: &[Node], selected: &[Node]) -> Result<(), Refusal> {
-    let chosen = |n: &Node| is_selected(selected, n);
+    let chosen = |n: &Node| is_selected(selected, name(n));
     let out_after = |n: &&Node| chosen(n) || unavailable(n);
     let cp = control_planes;
     let out = cp.iter().filter(out_after).count();

@@ -155,10 +155,10 @@ fn each_rolled_node_adds_30_requests_besides_its_evictions() {
     // written 9 times); the node read twice (by its drain, and before its
     // uncordon: the action's boot ID and addresses come from the roll's
     // watch of every node) and a sample of schedulable nodes listed once;
-    // kured's DaemonSet looked for once (and, were it
-    // there, read again to give its lock back); 4 more condition patches,
-    // its uncordon. Counted, not timed: stable over runs, as the writes
-    // follow the roll's steps, not a clock.
+    // kured's DaemonSet looked for once (and, were it there, read again to
+    // give its lock back); 4 more condition patches, its uncordon. Counted,
+    // not timed: stable over runs, as the writes follow the roll's steps,
+    // not a clock.
     assert!(
         per_node <= 30,
         "each rolled node now adds {per_node} requests besides its evictions (was 30):\n{growth}"
