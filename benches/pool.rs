@@ -9,8 +9,8 @@
 //! and the ratio to it, requests and bytes per evicted pod, pods evicted that
 //! were themselves replacements, and budget violations (a budget's healthy
 //! pods below what it requires, in any status the sandbox's disruption
-//! controller wrote during the run). For the roll: wall time and each
-//! node's time out of service.
+//! controller wrote during the run). For the roll: wall time, each node's
+//! time out of service, and the rolling process's peak memory and CPU.
 //!
 //! The benchmark's own process, which hosts the sandbox, keeps the pages its
 //! allocator frees (common::keep_freed_pages); what it measures runs as
@@ -22,7 +22,7 @@
 //!   cargo bench --bench pool -- --kinds      # requests and bytes by kind
 //!   cargo bench --bench pool -- --only 0     # only the first drain (0, 1, 2)
 //!   cargo bench --bench pool -- --keep       # keep each run's request log and report
-//!   BENCH_WRAP="heaptrack -o /tmp/drain" cargo bench --bench pool -- --only 0   # a profiler in front of the drain
+//!   BENCH_WRAP="heaptrack -o /tmp/drain" cargo bench --bench pool -- --only 0   # a profiler in front of the drain (and the roll)
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -228,7 +228,9 @@ fn roll(setup: Setup, rolled: usize, work: &Path) {
     sandbox.write_kubeconfig(&kubeconfig).expect("kubeconfig");
     let selector = format!("{DRAIN_LABEL}=yes");
     let started = Instant::now();
-    let out = common::as_shipped(&mut Command::new(env!("CARGO_BIN_EXE_kubectl-maintain")))
+    let out = common::as_shipped(&mut Command::new("/usr/bin/time"))
+        .arg("-v")
+        .args(bin().split_whitespace())
         .args(["roll", "-l", &selector, "--ignore-daemonsets"])
         .args(["--delete-emptydir-data", "--max-parallel", &parallel.to_string()])
         .args([
@@ -257,13 +259,17 @@ fn roll(setup: Setup, rolled: usize, work: &Path) {
         .collect();
     out_of_service.sort_by(f64::total_cmp);
     let mean = out_of_service.iter().sum::<f64>() / out_of_service.len().max(1) as f64;
+    let stderr = String::from_utf8_lossy(&out.stderr);
     println!(
         "roll of {rolled} of {nodes} nodes, {parallel} at a time, 5 s reboots: {:.1} s wall, {done}/{rolled} done, exit {}; \
-         out of service per node: min {:.1} s, mean {mean:.1} s, max {:.1} s",
+         out of service per node: min {:.1} s, mean {mean:.1} s, max {:.1} s; \
+         peak memory {} MiB, CPU {:.2} of the wall",
         wall.as_secs_f64(),
         out.status.code().unwrap_or(-1),
         out_of_service.first().copied().unwrap_or(0.0),
         out_of_service.last().copied().unwrap_or(0.0),
+        common::peak_rss(&stderr) / 1024,
+        common::cpu_seconds(&stderr) / wall.as_secs_f64(),
     );
     sandbox.stop();
     drop(sandbox);
