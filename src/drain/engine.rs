@@ -260,11 +260,9 @@ pub(crate) async fn prepare_sharing(
     // Draining several nodes at once, evictions share each budget's
     // disruptions from the first attempt: one list of budgets says which
     // pods each holds (a single drain learns it from refusals, as kubectl).
-    let index = if options.max_parallel > 1 && options.dry_run == DryRun::None {
-        budgets::lookup::Index::of_every_budget(&budgets).await
-    } else {
-        None
-    };
+    let shares_budgets = options.max_parallel > 1
+        && options.dry_run == DryRun::None
+        && budgets.sees_every_budget().await;
     let mut classifier = Classifier {
         plan,
         flags: options.flags.clone(),
@@ -288,9 +286,9 @@ pub(crate) async fn prepare_sharing(
         let name = query.node.clone();
         discover::daemonsets(main, &snapshot.pods, &mut classifier.daemonsets).await?;
         let pods = classifier.classify(snapshot.pods, now.wall);
-        if let Some(index) = &index {
+        if shares_budgets {
             let to_evict = pods.iter().filter(|(_, d)| d.evicts()).map(|(p, _)| p);
-            budget_of.extend(index.budgets_of(to_evict, &budgets));
+            budget_of.extend(budgets.budgets_of(to_evict).await.unwrap_or_default());
         }
         listed.push(NodePlan {
             pods: PackedPods::pack(pods, options.grace_period),

@@ -516,7 +516,7 @@ impl Run<'_> {
     /// The namespace's budgets: from the watch of every budget the drains
     /// share, or, where budgets may not be listed cluster-wide, listed.
     async fn budgets_in(&self, ns: &str) -> Result<Vec<(budgets::Key, Listed)>, Stop> {
-        if let Some(every) = self.ctx.budgets.every_budget(|k| k.0 == ns).await {
+        if let Some(every) = self.ctx.budgets.every_budget_in(ns).await {
             return Ok(every);
         }
         let api: Api<PodDisruptionBudget> = Api::namespaced(self.ctx.clients.main.clone(), ns);

@@ -5,10 +5,11 @@
 //! holds a `NodeBudgets`, which gives back what it did not use when the
 //! node's drain ends.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use k8s_openapi::api::core::v1::Pod;
 use tokio::sync::{broadcast, mpsc};
 
 use super::budget::{Budget, Key};
@@ -69,19 +70,48 @@ impl Broker {
         self.watches.ensure(key)
     }
 
-    /// The budgets of the cluster whose key passes `wanted`, from one
-    /// shared watch of every budget; None when they cannot all be listed.
-    pub(crate) async fn every_budget(
-        &self,
-        wanted: impl Fn(&Key) -> bool,
-    ) -> Option<Vec<(Key, Listed)>> {
-        self.watches.every_budget(wanted).await
-    }
-
     /// Whether one watch follows every budget of the cluster (they may all
     /// be listed); it is started by the first to ask.
     pub(crate) async fn sees_every_budget(&self) -> bool {
-        self.watches.every_budget(|_| false).await.is_some()
+        self.watches.every().await.is_some()
+    }
+
+    /// The namespace's budgets, from the watch of every budget; None when
+    /// they cannot all be listed.
+    pub(crate) async fn every_budget_in(&self, ns: &str) -> Option<Vec<(Key, Listed)>> {
+        let every = self.watches.every().await?;
+        let budgets = every.lock().expect("every budget").in_namespace(ns);
+        Some(budgets)
+    }
+
+    /// The one budget over each pod that has one, from the watch of every
+    /// budget, each noted with what it allows now (`seed`): drains of
+    /// several nodes at once share each budget's disruptions from the
+    /// first attempt. None when budgets cannot all be listed: evictions
+    /// then learn their budget from the API's answer, as kubectl's do.
+    pub(crate) async fn budgets_of<'a>(
+        &self,
+        pods: impl IntoIterator<Item = &'a Pod>,
+    ) -> Option<HashMap<PodKey, Key>> {
+        let every = self.watches.every().await?;
+        let no_labels = BTreeMap::new();
+        let found: Vec<(PodKey, Key, Budget)> = {
+            let every = every.lock().expect("every budget");
+            pods.into_iter()
+                .filter_map(|pod| {
+                    let ns = pod.metadata.namespace.as_deref().unwrap_or_default();
+                    let labels = pod.metadata.labels.as_ref().unwrap_or(&no_labels);
+                    let (key, budget) = every.one_over(ns, labels)?;
+                    Some((PodKey::of(pod), key, budget))
+                })
+                .collect()
+        };
+        let mut out = HashMap::new();
+        for (pod, key, budget) in found {
+            self.seed(key.clone(), budget);
+            out.insert(pod, key);
+        }
+        Some(out)
     }
 
     /// A budget listed before the drain: what it allows now is handed out.

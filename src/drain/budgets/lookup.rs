@@ -1,9 +1,10 @@
 //! Which PodDisruptionBudgets select which pods, as policy/v1 reads a
 //! budget's selector: for the confirmation, for the eviction API's refusal
-//! of a pod under several budgets, and for drains of several nodes at once,
-//! which learn each pod's budget before its first eviction.
+//! of a pod under several budgets, and for the watch of every budget
+//! (`every`), which says each pod's budget to drains of several nodes at
+//! once before their first eviction.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
@@ -11,7 +12,6 @@ use kube::Api;
 use kube::api::ListParams;
 use kube_conventions::selector::Selector;
 
-use super::budget::{Budget, Key};
 use crate::drain::pod_key::PodKey;
 
 /// Pods (`namespace/name`) whose PDB allows no disruption now, with the PDB.
@@ -78,57 +78,4 @@ pub(crate) async fn budgets_selecting(client: &kube::Client, key: &PodKey) -> Op
             .filter_map(|pdb| pdb.metadata.name.clone())
             .collect(),
     )
-}
-
-/// Every budget of the cluster by namespace, with its selector, from the
-/// watch of every budget (`Broker::every_budget`): built once per drain,
-/// asked node by node which budget is over each pod (`budgets_of`).
-pub(crate) struct Index {
-    by_namespace: HashMap<String, Vec<(String, Budget, Selector)>>,
-}
-
-impl Index {
-    /// None when budgets cannot be listed: evictions then learn their
-    /// budget from the API's answer, as kubectl's do.
-    pub(crate) async fn of_every_budget(broker: &super::Broker) -> Option<Index> {
-        let every = broker.every_budget(|_| true).await?;
-        let mut by_namespace: HashMap<String, Vec<_>> = HashMap::new();
-        for ((ns, name), listed) in every {
-            if let Some(sel) = listed.selector {
-                by_namespace
-                    .entry(ns)
-                    .or_default()
-                    .push((name, listed.budget, sel));
-            }
-        }
-        Some(Index { by_namespace })
-    }
-
-    /// The one PodDisruptionBudget over each pod, each noted in the broker
-    /// with what it allowed when listed (a pod under several budgets is
-    /// left out: the eviction API refuses it anyway).
-    pub(crate) fn budgets_of<'a>(
-        &self,
-        pods: impl IntoIterator<Item = &'a Pod>,
-        broker: &super::Broker,
-    ) -> HashMap<PodKey, Key> {
-        let mut out = HashMap::new();
-        for pod in pods {
-            let ns = pod.metadata.namespace.as_deref().unwrap_or_default();
-            let labels = pod.metadata.labels.clone().unwrap_or_default();
-            let over: Vec<&(String, Budget, Selector)> = self
-                .by_namespace
-                .get(ns)
-                .into_iter()
-                .flatten()
-                .filter(|(_, _, sel)| sel.matches(&labels))
-                .collect();
-            if let [(name, budget, _)] = over[..] {
-                let key = (ns.to_string(), name.clone());
-                broker.seed(key.clone(), *budget);
-                out.insert(PodKey::of(pod), key);
-            }
-        }
-        out
-    }
 }

@@ -1,8 +1,8 @@
 //! Watches on the PodDisruptionBudgets the drain follows: one per budget
 //! that refused an eviction (field-selected by name), shared by every
 //! node's drain; or, for drains of several nodes at once, one watch of
-//! every budget (`every_budget`), whose first list also says which budget
-//! is over each pod before the first eviction. Each change of a followed
+//! every budget (`every`), whose first list also says which budget is over
+//! each pod before the first eviction. Each change of a followed
 //! budget is told to the drains of the nodes whose pods it holds (`tell`)
 //! and hands out its disruptions anew in the ledger. kubectl drain needs no permission on
 //! budgets: where reading one is forbidden, one warning says so and the
@@ -19,7 +19,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::{OnceCell, broadcast, mpsc};
 
 use super::budget::{Budget, Key, UNWATCHED_RETRY, key_of};
-use super::every::{Every, Listed};
+use super::every::Every;
 use super::ledger::Ledger;
 use super::tell::{Signal, Tell};
 use crate::drain::events::{Event, Sink, emit};
@@ -48,7 +48,7 @@ pub(crate) struct Watches {
     tickets: Arc<Mutex<Ledger>>,
     changed: Tell,
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
-    /// Every budget of the cluster, once asked for (`every_budget`); None
+    /// Every budget of the cluster, once asked for (`every`); None
     /// inside when they could not be listed.
     all: Arc<OnceCell<Option<Arc<Mutex<Every>>>>>,
 }
@@ -175,19 +175,15 @@ impl Watches {
         true
     }
 
-    /// The budgets of the cluster whose key passes `wanted`, from the
-    /// compact set (`every`) kept current by one watch of every budget that
-    /// the drains of all nodes share (started on the first call). It tells the
-    /// changes of the budgets this drain follows (`seed`, `ensure`) and no
-    /// others. None when every budget cannot be listed (a user allowed
-    /// only some namespaces): each budget that refuses an eviction is then
-    /// watched on its own.
-    pub(crate) async fn every_budget(
-        &self,
-        wanted: impl Fn(&Key) -> bool,
-    ) -> Option<Vec<(Key, Listed)>> {
-        let every = self.all.get_or_init(|| self.watch_all()).await.as_ref()?;
-        Some(every.lock().expect("every budget").select(wanted))
+    /// Every budget of the cluster, as the compact set (`every`) kept
+    /// current by one watch of every budget that the drains of all nodes
+    /// share (started on the first call). It tells the changes of the
+    /// budgets this drain follows (`seed`, `ensure`) and no others. None
+    /// when every budget cannot be listed (a user allowed only some
+    /// namespaces): each budget that refuses an eviction is then watched
+    /// on its own.
+    pub(crate) async fn every(&self) -> Option<Arc<Mutex<Every>>> {
+        self.all.get_or_init(|| self.watch_all()).await.clone()
     }
 
     async fn watch_all(&self) -> Option<Arc<Mutex<Every>>> {
