@@ -72,7 +72,8 @@ impl Availability {
 }
 
 impl ClusterView {
-    /// The view of a cluster whose nodes are all known (tests, small clusters).
+    /// The view of a cluster whose nodes are all known.
+    #[cfg(test)]
     pub fn of(all: &[Node]) -> Self {
         ClusterView {
             schedulable_sample: all
@@ -119,6 +120,16 @@ pub fn unavailable(n: &Node) -> bool {
 /// selection? With more nodes than the view's sample shows, some are taken
 /// to be usable.
 pub fn leaves_no_schedulable_node(view: &ClusterView, selected: &[Node]) -> bool {
+    none_usable_outside(&view.schedulable_sample, selected) && view.sample_complete
+}
+
+/// Is none of `nodes` outside the selection schedulable (not cordoned,
+/// Ready, without a NoSchedule or NoExecute taint)? Borrowed, for a roll
+/// that weighs every node it watches at each choice.
+pub fn none_usable_outside<'a>(
+    nodes: impl IntoIterator<Item = &'a Node>,
+    selected: &[Node],
+) -> bool {
     let chosen = |n: &Node| is_selected(selected, name(n));
     let hard_tainted = |n: &Node| {
         n.spec
@@ -129,11 +140,9 @@ pub fn leaves_no_schedulable_node(view: &ClusterView, selected: &[Node]) -> bool
                     .any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
             })
     };
-    let usable = view
-        .schedulable_sample
-        .iter()
-        .any(|n| !chosen(n) && !unavailable(n) && !hard_tainted(n));
-    !usable && view.sample_complete
+    !nodes
+        .into_iter()
+        .any(|n| !chosen(n) && !unavailable(n) && !hard_tainted(n))
 }
 
 /// Why a guard rail refuses to take the selected nodes out.
