@@ -41,7 +41,10 @@ struct Seen {
 
 impl Seen {
     fn replace(&self, nodes: Vec<Node>) {
-        let nodes = nodes.into_iter().map(|n| (name(&n), Arc::new(n))).collect();
+        let nodes = nodes
+            .into_iter()
+            .map(|n| (name(&n), Arc::new(slim(n))))
+            .collect();
         *self.nodes.lock().expect("nodes") = nodes;
         self.changed.notify_waiters();
     }
@@ -51,7 +54,7 @@ impl Seen {
         self.nodes
             .lock()
             .expect("nodes")
-            .insert(name, Arc::new(node));
+            .insert(name, Arc::new(slim(node)));
         self.changed.notify_waiters();
     }
 
@@ -63,6 +66,27 @@ impl Seen {
 
 fn name(node: &Node) -> String {
     node.metadata.name.clone().unwrap_or_default()
+}
+
+/// A node as the roll keeps it: what it reads of every node (labels and
+/// annotations, cordon and taints, conditions, boot ID, addresses), without
+/// what a real node carries most of: its images (dozens, each with its
+/// names), its volumes, capacity and managedFields. The uncordon, which
+/// reads managedFields, GETs its node.
+fn slim(mut node: Node) -> Node {
+    node.metadata.managed_fields = None;
+    if let Some(status) = node.status.as_mut() {
+        status.images = None;
+        status.volumes_attached = None;
+        status.volumes_in_use = None;
+        status.capacity = None;
+        status.allocatable = None;
+        status.config = None;
+        status.daemon_endpoints = None;
+        status.runtime_handlers = None;
+        status.features = None;
+    }
+    node
 }
 
 impl Nodes {
@@ -157,5 +181,47 @@ async fn follow(
         if let Ok(list) = api.list(&ListParams::default()).await {
             seen.replace(list.items);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roll::node::{boot_id, now_of};
+    use serde_json::json;
+
+    #[test]
+    fn a_kept_node_has_what_the_roll_reads_and_not_its_images() {
+        let node: Node = serde_json::from_value(json!({
+            "metadata": {"name": "n1", "labels": {"node-role.kubernetes.io/control-plane": ""},
+                "annotations": {"a": "b"},
+                "managedFields": [{"manager": "kubelet", "operation": "Update"}]},
+            "spec": {"unschedulable": true, "taints": [{"key": "k", "effect": "NoSchedule"}]},
+            "status": {
+                "conditions": [{"type": "Ready", "status": "False",
+                    "lastTransitionTime": "2026-11-27T10:00:00Z"}],
+                "nodeInfo": {"bootID": "b1", "architecture": "amd64", "containerRuntimeVersion": "",
+                    "kernelVersion": "", "kubeProxyVersion": "", "kubeletVersion": "",
+                    "machineID": "", "operatingSystem": "linux", "osImage": "", "systemUUID": ""},
+                "addresses": [{"type": "InternalIP", "address": "10.0.0.1"}],
+                "images": [{"names": ["registry.example/app:1"], "sizeBytes": 1}],
+                "capacity": {"cpu": "4"}, "allocatable": {"cpu": "4"},
+                "volumesInUse": ["v"]
+            }
+        }))
+        .unwrap();
+        let kept = slim(node.clone());
+        assert_eq!(kept.metadata.labels, node.metadata.labels);
+        assert_eq!(kept.metadata.annotations, node.metadata.annotations);
+        assert_eq!(kept.spec, node.spec);
+        assert_eq!(boot_id(&kept), "b1");
+        let (now, then) = (now_of(&kept), now_of(&node));
+        assert_eq!(now.down_since_ms, then.down_since_ms);
+        assert!(now.down_since_ms.is_some(), "not Ready since 10:00");
+        let (status, was) = (kept.status.unwrap(), node.status.unwrap());
+        assert_eq!(status.addresses, was.addresses);
+        assert_eq!(status.conditions, was.conditions);
+        assert!(status.images.is_none() && status.capacity.is_none());
+        assert!(status.volumes_in_use.is_none() && kept.metadata.managed_fields.is_none());
     }
 }
