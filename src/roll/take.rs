@@ -20,7 +20,7 @@ use super::phase::{self, Phase};
 use super::{Ctx, RollOptions, node};
 use crate::drain::DrainError;
 use crate::drain::events::{Event, emit};
-use crate::policy::guard;
+use crate::policy::guard::{self, MaxUnavailable};
 use crate::policy::pool;
 
 /// How often a lock another holder has is tried again.
@@ -83,9 +83,29 @@ impl std::fmt::Display for HoldBack {
     }
 }
 
+/// What the choice of the next node weighs of the roll's options.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    max_parallel: usize,
+    max_unavailable: Option<MaxUnavailable>,
+    allow_quorum_loss: bool,
+    allow_no_schedulable_nodes: bool,
+}
+
+impl Limits {
+    fn of(o: &RollOptions) -> Self {
+        Limits {
+            max_parallel: o.drain.max_parallel,
+            max_unavailable: o.max_unavailable,
+            allow_quorum_loss: o.allow_quorum_loss,
+            allow_no_schedulable_nodes: o.allow_no_schedulable_nodes,
+        }
+    }
+}
+
 /// Why the next node cannot start yet (or, with nothing in progress, at all).
 fn hold_back(
-    options: &RollOptions,
+    options: Limits,
     all: &[Arc<Node>],
     in_progress: &BTreeSet<String>,
     candidate: &str,
@@ -123,7 +143,7 @@ fn hold_back(
         .count();
     let room = |max_unavailable| {
         pool::room(
-            options.drain.max_parallel,
+            options.max_parallel,
             in_progress.len(),
             max_unavailable,
             all.len(),
@@ -134,7 +154,7 @@ fn hold_back(
     if room(None) == 0 {
         return Some(HoldBack::NoFreeSlot {
             in_progress: in_progress.len(),
-            max_parallel: options.drain.max_parallel,
+            max_parallel: options.max_parallel,
         });
     }
     (room(options.max_unavailable) == 0).then(|| HoldBack::MaxUnavailable {
@@ -273,7 +293,7 @@ impl<'a> Taking<'a> {
         let all = ctx.nodes.all();
         while self.stopped.is_none() && !*interrupt.borrow() && tried < pending.len() {
             let node = pending.front().cloned().expect("a pending node");
-            if let Some(hold) = hold_back(self.options, &all, &in_progress, &node) {
+            if let Some(hold) = hold_back(Limits::of(self.options), &all, &in_progress, &node) {
                 self.held_back(&node, hold, in_progress.is_empty());
                 break;
             }
@@ -460,5 +480,77 @@ mod tests {
             tolerated: 1,
         };
         assert!(!HoldBack::Quorum(quorum).ends_by_itself());
+    }
+
+    fn node(name: &str, control_plane: bool, cordoned: bool) -> Arc<Node> {
+        let labels = if control_plane {
+            serde_json::json!({"node-role.kubernetes.io/control-plane": ""})
+        } else {
+            serde_json::json!({})
+        };
+        let taints = if control_plane {
+            serde_json::json!([{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}])
+        } else {
+            serde_json::json!([])
+        };
+        Arc::new(
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": name, "labels": labels},
+                "spec": {"unschedulable": cordoned, "taints": taints},
+                "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+            }))
+            .unwrap(),
+        )
+    }
+
+    #[test]
+    fn the_next_node_is_held_by_quorum_the_last_schedulable_node_and_the_slots() {
+        let limits = Limits {
+            max_parallel: 2,
+            max_unavailable: None,
+            allow_quorum_loss: false,
+            allow_no_schedulable_nodes: false,
+        };
+        let running = |names: &[&str]| -> BTreeSet<String> {
+            names.iter().map(ToString::to_string).collect()
+        };
+        let mut all = vec![
+            node("cp1", true, false),
+            node("cp2", true, false),
+            node("cp3", true, false),
+            node("w1", false, false),
+            node("w2", false, false),
+            node("w3", false, false),
+        ];
+        assert_eq!(hold_back(limits, &all, &running(&[]), "w1"), None);
+        // A second control plane out of three loses etcd's quorum.
+        let quorum = hold_back(limits, &all, &running(&["cp1"]), "cp2");
+        assert!(matches!(quorum, Some(HoldBack::Quorum(_))), "{quorum:?}");
+        let allowed = Limits {
+            allow_quorum_loss: true,
+            ..limits
+        };
+        assert_eq!(hold_back(allowed, &all, &running(&["cp1"]), "cp2"), None);
+        // w1 out, w2 and w3 cordoned: only tainted control planes are left.
+        all[4] = node("w2", false, true);
+        all[5] = node("w3", false, true);
+        assert_eq!(
+            hold_back(limits, &all, &running(&[]), "w1"),
+            Some(HoldBack::NoSchedulableNode)
+        );
+        let allowed = Limits {
+            allow_no_schedulable_nodes: true,
+            ..limits
+        };
+        assert_eq!(hold_back(allowed, &all, &running(&[]), "w1"), None);
+        // w3 schedulable again, every slot taken.
+        all[5] = node("w3", false, false);
+        assert_eq!(
+            hold_back(limits, &all, &running(&["cp1", "w2"]), "w1"),
+            Some(HoldBack::NoFreeSlot {
+                in_progress: 2,
+                max_parallel: 2
+            })
+        );
     }
 }
