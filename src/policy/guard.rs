@@ -120,17 +120,19 @@ pub fn unavailable(n: &Node) -> bool {
 /// selection? With more nodes than the view's sample shows, some are taken
 /// to be usable.
 pub fn leaves_no_schedulable_node(view: &ClusterView, selected: &[Node]) -> bool {
-    none_usable_outside(&view.schedulable_sample, selected) && view.sample_complete
+    none_usable_outside(&view.schedulable_sample, |n| is_selected(selected, n))
+        && view.sample_complete
 }
 
-/// Is none of `nodes` outside the selection schedulable (not cordoned,
-/// Ready, without a NoSchedule or NoExecute taint)? Borrowed, for a roll
-/// that weighs every node it watches at each choice.
+/// Is none of `nodes` outside the selection (the names `chosen` takes)
+/// schedulable: not cordoned, Ready, without a NoSchedule or NoExecute
+/// taint? Borrowed, for a roll that weighs every node it watches at each
+/// choice.
 pub fn none_usable_outside<'a>(
     nodes: impl IntoIterator<Item = &'a Node>,
-    selected: &[Node],
+    chosen: impl Fn(&str) -> bool,
 ) -> bool {
-    let chosen = |n: &Node| is_selected(selected, name(n));
+    let chosen = |n: &Node| chosen(name(n));
     let hard_tainted = |n: &Node| {
         n.spec
             .as_ref()
@@ -234,16 +236,21 @@ pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), Re
 }
 
 /// etcd keeps quorum with at most floor((n-1)/2) of n control-plane nodes
-/// out. For actions that take nodes down (a drain does not).
-pub fn quorum(control_planes: &[Node], selected: &[Node]) -> Result<(), Refusal> {
-    let chosen = |n: &Node| is_selected(selected, name(n));
+/// out, those `chosen` takes by name among them. For actions that take
+/// nodes down (a drain does not).
+pub fn quorum<'a>(
+    control_planes: impl IntoIterator<Item = &'a Node>,
+    chosen: impl Fn(&str) -> bool,
+) -> Result<(), Refusal> {
+    let chosen = |n: &Node| chosen(name(n));
     let out_after = |n: &&Node| chosen(n) || unavailable(n);
-    let cp = control_planes;
-    let out = cp.iter().filter(out_after).count();
+    let cp: Vec<&Node> = control_planes.into_iter().collect();
+    let out = cp.iter().copied().filter(out_after).count();
     let tolerated = cp.len().saturating_sub(1) / 2;
-    if out > tolerated && cp.iter().any(chosen) {
+    if out > tolerated && cp.iter().copied().any(chosen) {
         let names = cp
             .iter()
+            .copied()
             .filter(out_after)
             .map(|n| name(n).to_string())
             .collect();
@@ -328,15 +335,17 @@ mod tests {
         ];
         let cps = &all[..3];
         // One of three may be out; cp1 already is.
-        assert!(quorum(cps, &all[3..]).is_ok());
-        let err = quorum(cps, &all[1..2]).unwrap_err().to_string();
+        assert!(quorum(cps, |n| is_selected(&all[3..], n)).is_ok());
+        let err = quorum(cps, |n| is_selected(&all[1..2], n))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("2 of 3 control-plane nodes"), "{err}");
         // Five control planes tolerate two.
         let five: Vec<Node> = (0..5)
             .map(|i| node(&format!("cp{i}"), true, false))
             .collect();
-        assert!(quorum(&five, &five[..2]).is_ok());
-        assert!(quorum(&five, &five[..3]).is_err());
+        assert!(quorum(&five, |n| is_selected(&five[..2], n)).is_ok());
+        assert!(quorum(&five, |n| is_selected(&five[..3], n)).is_err());
         // A drain's guard rails never refuse a control-plane node.
         assert!(check(&Guards::default(), &ClusterView::of(&all), &all[1..3]).is_ok());
     }

@@ -110,28 +110,17 @@ fn hold_back(
     in_progress: &BTreeSet<String>,
     candidate: &str,
 ) -> Option<HoldBack> {
-    // Only the few nodes weighed by name are cloned (the guard rails take
-    // `Node`s); every node is borrowed: a roll of a 5,000-node cluster
-    // copied them all at each choice (12 MB at its peak).
-    let named = |pick: &dyn Fn(&Node) -> bool| -> Vec<Node> {
-        all.iter()
-            .filter(|n| pick(n))
-            .map(|n| Node::clone(n))
-            .collect()
-    };
-    let picked = named(&|n| {
-        let name = n.metadata.name.as_deref().unwrap_or_default();
-        name == candidate || in_progress.contains(name)
-    });
+    // Every node borrowed: a roll of a 5,000-node cluster copied them all
+    // at each choice (12 MB at its peak).
+    let chosen = |name: &str| name == candidate || in_progress.contains(name);
+    let nodes = || all.iter().map(|n| &**n);
     if !options.allow_quorum_loss {
-        let cps = named(&guard::is_control_plane);
-        if let Err(e) = guard::quorum(&cps, &picked) {
+        let cps = nodes().filter(|n| guard::is_control_plane(n));
+        if let Err(e) = guard::quorum(cps, chosen) {
             return Some(HoldBack::Quorum(e));
         }
     }
-    if !options.allow_no_schedulable_nodes
-        && guard::none_usable_outside(all.iter().map(|n| &**n), &picked)
-    {
+    if !options.allow_no_schedulable_nodes && guard::none_usable_outside(nodes(), chosen) {
         return Some(HoldBack::NoSchedulableNode);
     }
     let unavailable = all
