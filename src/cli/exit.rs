@@ -98,12 +98,28 @@ pub fn report(result: anyhow::Result<u8>) -> ExitCode {
         Err(err) => {
             let code = match err.downcast_ref::<Exit>() {
                 Some(e) => e.code,
-                None if err.is::<crate::client::BadFlag>() => USAGE,
+                None if err.is::<crate::client::BadFlag>()
+                    || err.is::<crate::client::kubeconfig::ConfigError>()
+                    || err.is::<crate::client::proxy::BadProxy>() =>
+                {
+                    USAGE
+                }
                 None => FAILURE,
             };
             let words = words(&err);
-            // kubectl prints the server's refusal as it is, without "error: ".
-            if words.starts_with("Error from server") {
+            // kubectl prints the server's refusal, a connection it could
+            // not make and a context it could not find as they are,
+            // without "error: ".
+            if [
+                "Error from server",
+                "The connection to the server",
+                "Unable to connect to the server",
+                "Error in configuration",
+            ]
+            .iter()
+            .any(|p| words.starts_with(p))
+                || words.contains("\nUnable to connect to the server")
+            {
                 eprintln!("{words}");
             } else {
                 eprintln!("error: {words}");
@@ -120,6 +136,11 @@ fn words(err: &anyhow::Error) -> String {
     let mut parts = Vec::new();
     for cause in err.chain() {
         if let Some(e) = cause.downcast_ref::<kube::Error>() {
+            // No answer at all: kubectl's line alone, as kubectl says it
+            // whatever the request was.
+            if !matches!(e, kube::Error::Api(_)) {
+                return crate::drain::api_error::words(e);
+            }
             // Its own causes are in those words already.
             parts.push(crate::drain::api_error::words(e));
             break;

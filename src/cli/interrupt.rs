@@ -24,6 +24,9 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
         };
         if asked().await {
             eprintln!("interrupted: stopping new evictions (Ctrl-C again to quit at once)");
+            // A request retrying against a server that does not answer
+            // fails now instead of after its retry window.
+            crate::client::retry::stop();
             let _ = tx.send(true);
             if asked().await {
                 crate::roll::action::end_all();

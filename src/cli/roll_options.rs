@@ -80,13 +80,8 @@ fn unattended(args: &RollArgs) -> Result<Unattended, Exit> {
         .map(|u| crate::notify::endpoint::Endpoint::parse(u))
         .collect::<Result<Vec<_>, _>>()
         .map_err(Exit::usage)?;
-    let url = |flag: &str, u: &str| -> Result<String, Exit> {
-        match u.parse::<http::Uri>() {
-            Ok(uri) if crate::outbound::reachable(&uri) => Ok(u.to_string()),
-            _ => Err(Exit::usage(format!(
-                "--{flag} {u:?}: an http:// or https:// URL"
-            ))),
-        }
+    let url = |flag: &str, u: &str| {
+        crate::outbound::Url::parse(&format!("--{flag}"), u).map_err(Exit::usage)
     };
     let filter = args
         .alert_filter

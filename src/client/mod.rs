@@ -1,13 +1,11 @@
 //! Kubernetes clients from a kubeconfig, as kubectl would pick it
-//! (`--kubeconfig`, `KUBECONFIG`, `~/.kube/config`; `--context`).
+//! (kubeconfig.rs), through the proxy kubectl would use (proxy.rs), with
+//! one retry policy (retry.rs) that knows which failures are final
+//! (failure.rs).
 
 use std::time::Duration;
 
 use anyhow::Context as _;
-use kube::config::{
-    AuthInfo, Cluster, Context, KubeConfigOptions, Kubeconfig, NamedAuthInfo, NamedCluster,
-    NamedContext,
-};
 
 use tokio::sync::broadcast;
 use tower::buffer::BufferLayer;
@@ -16,8 +14,11 @@ use tower::retry::RetryLayer;
 use crate::cli::ClusterArgs;
 use retry::{Retried, RetryPolicy};
 
+pub(crate) mod failure;
+pub(crate) mod kubeconfig;
 pub(crate) mod metadata_answers;
 pub(crate) mod pages;
+pub(crate) mod proxy;
 pub(crate) mod retry;
 
 /// A global flag whose value kubectl would refuse: input that cannot run
@@ -32,6 +33,10 @@ pub(crate) struct BadFlag(String);
 pub(crate) struct Target {
     pub(crate) url: String,
     pub(crate) window: Duration,
+    /// The chosen user's credential plugin.
+    pub(crate) exec: Option<kubeconfig::ExecPlugin>,
+    /// The proxy requests go through: scheme, host and port.
+    pub(crate) proxy: Option<String>,
 }
 
 static TARGET: std::sync::OnceLock<Target> = std::sync::OnceLock::new();
@@ -66,122 +71,6 @@ impl Clients {
     }
 }
 
-/// The kubeconfig as kubectl reads it: `--kubeconfig`, else every file of
-/// `KUBECONFIG` merged, else `~/.kube/config`; none at all is fine when
-/// `--server` says where the cluster is, and in a pod, whose
-/// ServiceAccount is then used (`None`).
-fn kubeconfig(args: &ClusterArgs) -> anyhow::Result<Option<Kubeconfig>> {
-    match &args.kubeconfig {
-        Some(path) => Kubeconfig::read_from(path)
-            .map(Some)
-            .with_context(|| format!("reading kubeconfig {}", path.display())),
-        None => match Kubeconfig::read() {
-            Ok(kc) => Ok(Some(kc)),
-            Err(_) if args.server.is_some() => Ok(Some(Kubeconfig::default())),
-            Err(_) if in_pod() => Ok(None),
-            Err(e) => Err(e).context("reading the kubeconfig (KUBECONFIG or ~/.kube/config)"),
-        },
-    }
-}
-
-/// kubectl's global flags over the kubeconfig, as clientcmd's overrides
-/// apply them: to the cluster and user the chosen context names.
-fn apply_overrides(kc: &mut Kubeconfig, args: &ClusterArgs) -> KubeConfigOptions {
-    const OVERRIDE: &str = "kubectl-maintain-flags";
-    let context_name = args
-        .context
-        .clone()
-        .or_else(|| kc.current_context.clone())
-        .unwrap_or_else(|| OVERRIDE.to_string());
-    if !kc.contexts.iter().any(|c| c.name == context_name) {
-        kc.contexts.push(NamedContext {
-            name: context_name.clone(),
-            context: Some(Context {
-                cluster: OVERRIDE.into(),
-                user: Some(OVERRIDE.into()),
-                ..Context::default()
-            }),
-            other: std::collections::BTreeMap::default(),
-        });
-    }
-    let context = kc
-        .contexts
-        .iter()
-        .find(|c| c.name == context_name)
-        .and_then(|c| c.context.clone())
-        .unwrap_or_default();
-    let cluster_name = args.cluster.clone().unwrap_or(context.cluster);
-    let user_name = args
-        .user
-        .clone()
-        .or(context.user)
-        .unwrap_or_else(|| OVERRIDE.to_string());
-    if !kc.clusters.iter().any(|c| c.name == cluster_name) {
-        kc.clusters.push(NamedCluster {
-            name: cluster_name.clone(),
-            cluster: Some(Cluster::default()),
-            other: std::collections::BTreeMap::default(),
-        });
-    }
-    if !kc.auth_infos.iter().any(|a| a.name == user_name) {
-        kc.auth_infos.push(NamedAuthInfo {
-            name: user_name.clone(),
-            auth_info: Some(AuthInfo::default()),
-            other: std::collections::BTreeMap::default(),
-        });
-    }
-    if let Some(cluster) = kc
-        .clusters
-        .iter_mut()
-        .find(|c| c.name == cluster_name)
-        .map(|c| c.cluster.get_or_insert_with(Cluster::default))
-    {
-        if let Some(server) = &args.server {
-            cluster.server = Some(server.clone());
-        }
-        if let Some(ca) = &args.certificate_authority {
-            cluster.certificate_authority = Some(ca.clone());
-            cluster.certificate_authority_data = None;
-        }
-        if args.insecure_skip_tls_verify {
-            cluster.insecure_skip_tls_verify = Some(true);
-        }
-        if let Some(name) = &args.tls_server_name {
-            cluster.tls_server_name = Some(name.clone());
-        }
-    }
-    if let Some(user) = kc
-        .auth_infos
-        .iter_mut()
-        .find(|a| a.name == user_name)
-        .map(|a| a.auth_info.get_or_insert_with(AuthInfo::default))
-    {
-        if let Some(token) = &args.token {
-            user.token = Some(token.clone().into());
-            user.token_file = None;
-        }
-        if let Some(cert) = &args.client_certificate {
-            user.client_certificate = Some(cert.clone());
-            user.client_certificate_data = None;
-        }
-        if let Some(key) = &args.client_key {
-            user.client_key = Some(key.clone());
-            user.client_key_data = None;
-        }
-        if let Some(name) = &args.username {
-            user.username = Some(name.clone());
-        }
-        if let Some(password) = &args.password {
-            user.password = Some(password.clone().into());
-        }
-    }
-    KubeConfigOptions {
-        context: Some(context_name),
-        cluster: Some(cluster_name),
-        user: Some(user_name),
-    }
-}
-
 /// Impersonation as kubectl sends it: `--as`, `--as-group`, `--as-uid`.
 fn impersonation(args: &ClusterArgs) -> anyhow::Result<Vec<(http::HeaderName, http::HeaderValue)>> {
     let header = |name: &'static str, value: &str| -> anyhow::Result<_> {
@@ -213,18 +102,38 @@ fn in_pod() -> bool {
         && std::path::Path::new("/var/run/secrets/kubernetes.io/serviceaccount/token").exists()
 }
 
-/// The kubeconfig with the flags applied (or the pod's ServiceAccount);
-/// `timeout` is `--request-timeout`.
-async fn config(args: &ClusterArgs, timeout: Option<Duration>) -> anyhow::Result<kube::Config> {
-    let mut config = match kubeconfig(args)? {
-        None => kube::Config::incluster().context("loading the pod's ServiceAccount")?,
-        Some(mut kc) => {
-            let options = apply_overrides(&mut kc, args);
-            kube::Config::from_custom_kubeconfig(kc, &options)
+/// The kubeconfig with the flags applied (or the pod's ServiceAccount),
+/// through the proxy kubectl would use; `timeout` is `--request-timeout`.
+/// Also the chosen user's credential plugin, for kubectl's words when it
+/// fails.
+async fn config(
+    args: &ClusterArgs,
+    timeout: Option<Duration>,
+) -> anyhow::Result<(kube::Config, Option<kubeconfig::ExecPlugin>)> {
+    let loaded = kubeconfig::load(args.kubeconfig.as_deref())?;
+    let (mut config, exec, cluster_proxy) = match loaded {
+        None if args.server.is_none() && in_pod() => (
+            kube::Config::incluster().context("loading the pod's ServiceAccount")?,
+            None,
+            None,
+        ),
+        loaded => {
+            let chosen = kubeconfig::choose(loaded.unwrap_or_default(), args)?;
+            let config = kube::Config::from_custom_kubeconfig(chosen.kubeconfig, &chosen.options)
                 .await
-                .context("loading the kubeconfig")?
+                .map_err(|e| {
+                    anyhow::Error::new(kubeconfig::ConfigError::Unusable(e.to_string()))
+                })?;
+            (config, chosen.exec, chosen.proxy_url)
         }
     };
+    // kube reads HTTPS_PROXY for every server and matches NO_PROXY against
+    // the proxy; kubectl's rules instead (proxy.rs).
+    config.proxy_url = proxy::for_target(
+        &config.cluster_url,
+        cluster_proxy.as_deref(),
+        &proxy::environment,
+    )?;
     config.headers.extend(impersonation(args)?);
     if args.disable_compression {
         config.disable_compression = true;
@@ -233,7 +142,7 @@ async fn config(args: &ClusterArgs, timeout: Option<Duration>) -> anyhow::Result
         config.read_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
     }
-    Ok(config)
+    Ok((config, exec))
 }
 
 /// `--request-timeout`, when given and not zero.
@@ -269,17 +178,19 @@ pub(crate) async fn connect(args: &ClusterArgs) -> anyhow::Result<Clients> {
     check_ignored(args)?;
     // kubectl's bound on a single request bounds its retries too.
     let timeout = request_timeout(args)?;
-    from_config(config(args, timeout).await?, timeout)
+    let (config, exec) = config(args, timeout).await?;
+    from_config(config, timeout, exec)
 }
 
 /// Clients for a kubeconfig held in memory (the demo's sandbox).
 #[cfg(feature = "sandbox")]
 pub(crate) async fn from_kubeconfig_yaml(yaml: &str) -> anyhow::Result<Clients> {
-    let kc = Kubeconfig::from_yaml(yaml).context("parsing the kubeconfig")?;
-    let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
-        .await
-        .context("loading the kubeconfig")?;
-    from_config(config, None)
+    let kc = kube::config::Kubeconfig::from_yaml(yaml).context("parsing the kubeconfig")?;
+    let config =
+        kube::Config::from_custom_kubeconfig(kc, &kube::config::KubeConfigOptions::default())
+            .await
+            .context("loading the kubeconfig")?;
+    from_config(config, None, None)
 }
 
 /// `kubectl-maintain/v0.1.0 (linux/amd64)`, the shape of kubectl's own
@@ -303,18 +214,25 @@ pub(crate) fn user_agent() -> String {
 fn from_config(
     mut config: kube::Config,
     retry_window: Option<Duration>,
+    exec: Option<kubeconfig::ExecPlugin>,
 ) -> anyhow::Result<Clients> {
     let _ = TARGET.set(Target {
         url: config.cluster_url.to_string(),
         window: retry_window.unwrap_or(retry::WINDOW),
+        exec,
+        proxy: config
+            .proxy_url
+            .as_ref()
+            .map(|p| crate::outbound::Url::shown_of(&p.to_string())),
     });
     let agent = http::HeaderValue::from_str(&user_agent()).expect("an ASCII User-Agent");
     config.headers.push((http::header::USER_AGENT, agent));
     // kube's own retry (429, 503 and 504, for up to 15 tries) gives way to ours.
     config.default_retry = false;
     let (retries, _) = broadcast::channel(256);
-    let main = kube::client::ClientBuilder::try_from(config.clone())
-        .context("building the Kubernetes client")?
+    // A credential plugin runs here first: its failure is said in
+    // kubectl's words (crate::drain::api_error), with no context of ours.
+    let main = kube::client::ClientBuilder::try_from(config.clone())?
         // The retry layer sends a request again through a clone of the
         // service below it; a buffer makes the boxed stack cloneable.
         .with_layer(&BufferLayer::new(1024))
@@ -325,7 +243,7 @@ fn from_config(
         .build();
     Ok(Clients {
         main,
-        evict: kube::Client::try_from(config).context("building the Kubernetes client")?,
+        evict: kube::Client::try_from(config)?,
         retries,
     })
 }

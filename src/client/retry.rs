@@ -4,13 +4,22 @@
 //! Each answer is classified once ([`classify`]): a server error (5xx),
 //! throttling (429 from API Priority and Fairness) or no answer at all is
 //! retried with exponential backoff and jitter, honouring `Retry-After`,
-//! for up to [`WINDOW`]; anything else is final and goes to the caller. A
+//! for up to [`WINDOW`]; anything else is final and goes to the caller.
+//! No answer is read for its cause (crate::client::failure): a certificate
+//! or a credential plugin is final at once, a refused or unresolvable
+//! server is final within [`FIRST_CONTACT`] until the run has changed
+//! something (a write has succeeded), and after Ctrl-C or SIGTERM nothing
+//! is retried and no backoff is waited out ([`stop`]). A
 //! pod's eviction is never retried here: its 429 is a budget's refusal,
 //! and the drain's own loop (crate::drain::machine) owns evictions and
 //! their budget tickets. client-go retries a 5xx or 429 only when the
 //! server sends `Retry-After` (k8s.io/client-go rest/request.go, `checkWait`),
 //! and not at all without it; kubectl drain then fails the node.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use http::{Method, Request, Response};
@@ -27,6 +36,9 @@ pub(crate) const WINDOW: Duration = Duration::from_secs(300);
 /// The first backoff; each retry doubles it, up to `MAX_DELAY`.
 const FIRST_DELAY: Duration = Duration::from_millis(200);
 const MAX_DELAY: Duration = Duration::from_secs(10);
+/// How long a refused or unresolvable server is tried before anything has
+/// changed: a blip is ridden out, a wrong address fails within seconds.
+pub(crate) const FIRST_CONTACT: Duration = Duration::from_secs(1);
 /// The longest `Retry-After` honoured as it is.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
@@ -97,6 +109,8 @@ pub(crate) struct RetryPolicy {
     first_failure: Option<Instant>,
     rng: HasherRng,
     told: broadcast::Sender<Retried>,
+    /// Whether any write of this client's has succeeded.
+    changed: Arc<AtomicBool>,
 }
 
 impl RetryPolicy {
@@ -109,8 +123,27 @@ impl RetryPolicy {
             first_failure: None,
             rng: HasherRng::new(),
             told,
+            changed: Arc::default(),
         }
     }
+}
+
+/// Set at the first Ctrl-C or SIGTERM: retries end.
+static STOPPED: AtomicBool = AtomicBool::new(false);
+static STOP: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Ends every retry and every backoff under way (Ctrl-C, SIGTERM): each
+/// request then fails with the error it last had.
+pub(crate) fn stop() {
+    STOPPED.store(true, Ordering::SeqCst);
+    STOP.notify_waiters();
+}
+
+/// Whether a request that got no answer for `cause` is final, given that
+/// the client has (or has not) changed anything yet and that another try
+/// would be sent `next` after the first failure.
+pub(crate) fn give_up(cause: &super::failure::NoAnswer, changed: bool, next: Duration) -> bool {
+    cause.is_final() || (!changed && cause.is_first_contact_final() && next > FIRST_CONTACT)
 }
 
 fn retry_after<B>(response: &Response<B>) -> Option<Duration> {
@@ -126,36 +159,69 @@ fn retry_after<B>(response: &Response<B>) -> Option<Duration> {
 }
 
 impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
-    type Future = tokio::time::Sleep;
+    type Future = Pin<Box<dyn Future<Output = ()> + Send>>;
 
     fn retry(
         &mut self,
         req: &mut Request<Body>,
         result: &mut Result<Response<Res>, BoxError>,
     ) -> Option<Self::Future> {
+        let now = Instant::now();
+        let changed = self.changed.load(Ordering::Relaxed);
+        let mut quiet = false;
         let (answer, asked) = match result {
-            Ok(response) => (
-                Answer::Status(response.status().as_u16()),
-                retry_after(response),
-            ),
-            Err(_) => (Answer::NoAnswer, None),
+            Ok(response) => {
+                if response.status().is_success()
+                    && !matches!(*req.method(), Method::GET | Method::HEAD)
+                {
+                    self.changed.store(true, Ordering::Relaxed);
+                }
+                (
+                    Answer::Status(response.status().as_u16()),
+                    retry_after(response),
+                )
+            }
+            Err(e) => {
+                let cause = super::failure::of(e.as_ref());
+                let wait = delay(self.attempt + 1, None, 1.0);
+                let next = self.first_failure.map_or(Duration::ZERO, |f| now - f) + wait;
+                if give_up(&cause, changed, next) {
+                    return None;
+                }
+                // A first contact's short tries are not told: they end in
+                // kubectl's error or in an answer within FIRST_CONTACT.
+                quiet = !changed && cause.is_first_contact_final();
+                (Answer::NoAnswer, None)
+            }
         };
-        if classify(req.method(), req.uri().path(), answer) != Class::Retryable {
+        if STOPPED.load(Ordering::SeqCst)
+            || classify(req.method(), req.uri().path(), answer) != Class::Retryable
+        {
             return None;
         }
-        let now = Instant::now();
         let first = *self.first_failure.get_or_insert(now);
         self.attempt += 1;
         let wait = delay(self.attempt, asked, self.rng.next_f64());
         if now + wait > first + self.window {
             return None;
         }
+        if quiet {
+            return Some(Box::pin(tokio::time::sleep(wait)));
+        }
         let _ = self.told.send(Retried {
             method: req.method().clone(),
             path: req.uri().path().to_string(),
             answer,
         });
-        Some(tokio::time::sleep(wait))
+        Some(Box::pin(async move {
+            let stopped = STOP.notified();
+            if !STOPPED.load(Ordering::SeqCst) {
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = stopped => {}
+                }
+            }
+        }))
     }
 
     fn clone_request(&mut self, req: &Request<Body>) -> Option<Request<Body>> {

@@ -25,6 +25,19 @@ pub(crate) fn api_error(
     }
 }
 
+/// A request that failed for good, with the request named, except where
+/// the server could not be reached at all or would not be trusted: that
+/// is kubectl's line alone, as kubectl prints it whatever the request.
+pub(crate) fn failed(request: &str, e: &kube::Error) -> String {
+    let unreachable =
+        !matches!(e, kube::Error::Api(_)) && crate::client::failure::of(e).is_first_contact_final();
+    if unreachable {
+        words(e)
+    } else {
+        format!("{request} failed: {}", words(e))
+    }
+}
+
 /// A failed request's error in one line: the server's status and message
 /// (never kube's debug structure), which server, and what to check.
 pub(crate) fn words(e: &kube::Error) -> String {
@@ -49,21 +62,15 @@ pub(crate) fn words(e: &kube::Error) -> String {
             };
             format!("{server} answered {}{reason}: {}{check}", s.code, s.message)
         }
-        other => format!(
-            "no answer from {server}: {}; check that the API server is reachable (kubectl cluster-info)",
-            root_cause(other)
-        ),
+        // No answer: kubectl's words for its cause (crate::client::failure).
+        other => {
+            let target = crate::client::target();
+            crate::client::failure::words(
+                &crate::client::failure::of(other),
+                target.map_or("the server", |t| t.url.as_str()),
+                target.and_then(|t| t.exec.as_ref()),
+                target.and_then(|t| t.proxy.as_deref()),
+            )
+        }
     }
-}
-
-/// The innermost reason of an error without an answer (a refused
-/// connection, a certificate, a name that does not resolve), in its words.
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut last = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        last = s.to_string();
-        source = s.source();
-    }
-    last
 }

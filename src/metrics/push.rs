@@ -12,10 +12,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::Metrics;
 use crate::drain::events::{Event, Sink, emit};
 use crate::drain::warning::Warning;
-use crate::outbound::Http;
+use crate::outbound::{Http, Url};
 
 pub(crate) struct Pusher {
-    url: String,
+    url: Url,
     http: Http,
     warnings: Sink,
     warned: AtomicBool,
@@ -24,12 +24,12 @@ pub(crate) struct Pusher {
 }
 
 impl Pusher {
-    pub(crate) fn new(gateway: &str, run: &str, warnings: Sink) -> Pusher {
+    pub(crate) fn new(gateway: &Url, run: &str, warnings: Sink) -> Pusher {
         Pusher {
-            url: format!(
+            url: gateway.with_path(&format!(
                 "{}/metrics/job/kubectl-maintain/run/{run}",
-                gateway.trim_end_matches('/')
-            ),
+                gateway.path()
+            )),
             http: Http::new(),
             warnings,
             warned: AtomicBool::new(false),

@@ -5,6 +5,8 @@
 //! *.powerplatform.com, the retired connectors on *.webhook.office.com);
 //! anything else gets the generic JSON body (docs/notifications.md).
 
+use crate::outbound::Url;
+
 /// A notification's body format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Format {
@@ -19,7 +21,7 @@ pub(crate) enum Format {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Endpoint {
     /// Where it is POSTed (the prefix taken off).
-    pub(crate) url: String,
+    pub(crate) url: Url,
     pub(crate) format: Format,
 }
 
@@ -33,7 +35,8 @@ impl Endpoint {
                     "teams" => Format::Teams,
                     other => {
                         return Err(format!(
-                            "--notify {input:?}: {other:?} is not a format (json+, slack+ or teams+ before http(s)://)"
+                            "--notify {}: {other:?} is not a format (json+, slack+ or teams+ before http(s)://)",
+                            Url::shown_of(rest)
                         ));
                     }
                 };
@@ -41,15 +44,10 @@ impl Endpoint {
             }
             _ => (None, input),
         };
-        let uri: http::Uri = url
-            .parse()
-            .map_err(|e| format!("--notify {input:?}: not a URL: {e}"))?;
-        if !crate::outbound::reachable(&uri) {
-            return Err(format!(
-                "--notify {input:?}: an http:// or https:// URL (with json+, slack+ or teams+ before it to choose the format)"
-            ));
-        }
-        let host = uri.host().unwrap_or_default().to_ascii_lowercase();
+        let url = Url::parse("--notify", url).map_err(|e| {
+            format!("{e} (with json+, slack+ or teams+ before it to choose the format)")
+        })?;
+        let host = url.uri().host().unwrap_or_default().to_ascii_lowercase();
         let format = format.unwrap_or(if host == "hooks.slack.com" {
             Format::Slack
         } else if host.ends_with(".webhook.office.com")
@@ -60,24 +58,13 @@ impl Endpoint {
         } else {
             Format::Json
         });
-        Ok(Endpoint {
-            url: url.to_string(),
-            format,
-        })
+        Ok(Endpoint { url, format })
     }
 
     /// The URL as messages show it: scheme, host and port only (a webhook's
     /// path is its secret).
     pub(crate) fn shown(&self) -> String {
-        match self.url.parse::<http::Uri>() {
-            Ok(u) => format!(
-                "{}://{}{}/…",
-                u.scheme_str().unwrap_or("http"),
-                u.host().unwrap_or_default(),
-                u.port().map(|p| format!(":{p}")).unwrap_or_default()
-            ),
-            Err(_) => "(a notification URL)".into(),
-        }
+        format!("{}/…", self.url.shown())
     }
 }
 
@@ -103,7 +90,7 @@ mod tests {
         assert_eq!(
             Endpoint::parse("json+https://hooks.slack.com/x").unwrap(),
             Endpoint {
-                url: "https://hooks.slack.com/x".into(),
+                url: Url::parse("--notify", "https://hooks.slack.com/x").unwrap(),
                 format: Format::Json
             }
         );

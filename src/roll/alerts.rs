@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::outbound::Http;
+use crate::outbound::{Http, Url};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Api {
@@ -22,7 +22,7 @@ enum Api {
 }
 
 pub(crate) struct Alerts {
-    base: String,
+    base: Url,
     filter: Option<Regex>,
     http: Http,
     api: Mutex<Option<Api>>,
@@ -62,31 +62,31 @@ fn firing_in(api: Api, body: &Value) -> Result<Vec<String>, String> {
 }
 
 impl Alerts {
-    pub(crate) fn new(url: &str, filter: Option<Regex>) -> Alerts {
-        let base = url.trim_end_matches('/');
-        let (base, api) = if let Some(b) = base.strip_suffix("/api/v2/alerts") {
+    pub(crate) fn new(url: &Url, filter: Option<Regex>) -> Alerts {
+        let path = url.path();
+        let (path, api) = if let Some(b) = path.strip_suffix("/api/v2/alerts") {
             (b, Some(Api::Alertmanager))
-        } else if let Some(b) = base.strip_suffix("/api/v1/alerts") {
+        } else if let Some(b) = path.strip_suffix("/api/v1/alerts") {
             (b, Some(Api::Prometheus))
         } else {
-            (base, None)
+            (path, None)
         };
         Alerts {
-            base: base.to_string(),
+            base: url.with_path(if path.is_empty() { "/" } else { path }),
             filter,
             http: Http::new(),
             api: Mutex::new(api),
         }
     }
 
-    fn url(&self, api: Api) -> String {
-        match api {
-            Api::Alertmanager => format!(
-                "{}/api/v2/alerts?active=true&silenced=false&inhibited=false",
-                self.base
-            ),
-            Api::Prometheus => format!("{}/api/v1/alerts", self.base),
-        }
+    fn url(&self, api: Api) -> Url {
+        let base = self.base.path();
+        self.base.with_path(&match api {
+            Api::Alertmanager => {
+                format!("{base}/api/v2/alerts?active=true&silenced=false&inhibited=false")
+            }
+            Api::Prometheus => format!("{base}/api/v1/alerts"),
+        })
     }
 
     /// The matching alerts firing now, or why they cannot be known.
@@ -143,10 +143,17 @@ mod tests {
 
     #[test]
     fn a_given_api_path_is_kept() {
-        let a = Alerts::new("http://am:9093/api/v2/alerts", None);
+        let url = |u: &str| Url::parse("--block-on-alerts", u).unwrap();
+        let a = Alerts::new(&url("http://u:pw@am:9093/api/v2/alerts"), None);
         assert_eq!(*a.api.lock().unwrap(), Some(Api::Alertmanager));
-        assert_eq!(a.url(Api::Prometheus), "http://am:9093/api/v1/alerts");
-        let p = Alerts::new("http://prom:9090/", None);
+        let prometheus = a.url(Api::Prometheus);
+        assert_eq!(prometheus.uri().to_string(), "http://am:9093/api/v1/alerts");
+        assert!(prometheus.authorization().is_some(), "the login is kept");
+        let p = Alerts::new(&url("http://prom:9090/"), None);
         assert_eq!(*p.api.lock().unwrap(), None);
+        assert_eq!(
+            p.url(Api::Alertmanager).uri().to_string(),
+            "http://prom:9090/api/v2/alerts?active=true&silenced=false&inhibited=false"
+        );
     }
 }

@@ -70,9 +70,9 @@ pub(crate) struct Action {
 pub(crate) struct Unattended {
     pub(crate) notify: crate::notify::NotifyOptions,
     pub(crate) metrics_addr: Option<String>,
-    pub(crate) pushgateway: Option<String>,
+    pub(crate) pushgateway: Option<crate::outbound::Url>,
     /// `--block-on-alerts` and `--alert-filter`.
-    pub(crate) alerts: Option<(String, Option<regex::Regex>)>,
+    pub(crate) alerts: Option<(crate::outbound::Url, Option<regex::Regex>)>,
     pub(crate) alerts_every: Duration,
     pub(crate) windows: Vec<crate::policy::window::Window>,
     pub(crate) announce: Option<Duration>,

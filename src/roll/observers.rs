@@ -45,7 +45,7 @@ impl Observers {
             notifier: Notifier::start(&unattended.notify, run, warnings),
             pusher: unattended
                 .pushgateway
-                .as_deref()
+                .as_ref()
                 .map(|url| Arc::new(Pusher::new(url, run, warnings.clone()))),
             _server: listener.map(|l| serve::start(l, metrics.clone())),
             metrics,

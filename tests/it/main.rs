@@ -3,6 +3,7 @@
 
 mod actions;
 mod compression;
+mod connecting;
 mod dead_node;
 mod demo;
 mod drain;

@@ -24,6 +24,8 @@ use crate::scenario::Scenario;
 struct Got {
     path: String,
     body: Value,
+    /// Its `Authorization` header.
+    authorization: Option<String>,
 }
 
 /// A local webhook receiver: answers 500 to the first `fail_first`
@@ -47,6 +49,7 @@ fn receiver(fail_first: usize) -> (u16, Arc<Mutex<Vec<Got>>>) {
                 .unwrap_or_default()
                 .to_string();
             let mut length = 0;
+            let mut authorization = None;
             loop {
                 let mut h = String::new();
                 reader.read_line(&mut h).unwrap();
@@ -56,6 +59,9 @@ fn receiver(fail_first: usize) -> (u16, Arc<Mutex<Vec<Got>>>) {
                 if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
                     length = v.trim().parse().unwrap();
                 }
+                if h.to_ascii_lowercase().starts_with("authorization:") {
+                    authorization = Some(h["authorization:".len()..].trim().to_string());
+                }
             }
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
@@ -64,6 +70,7 @@ fn receiver(fail_first: usize) -> (u16, Arc<Mutex<Vec<Got>>>) {
                 g.push(Got {
                     path,
                     body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+                    authorization,
                 });
                 g.len()
             };
@@ -487,6 +494,60 @@ fn two_nodes() -> Cluster {
         .start(33);
     c.wait_settled();
     c
+}
+
+/// A webhook's login and path are credentials: its requests go through the
+/// proxy HTTP_PROXY names with the login as a Basic header, and neither
+/// is printed, in lines, the report or the bodies.
+#[test]
+fn a_webhook_goes_through_the_proxy_with_its_login_and_is_never_shown() {
+    let c = two_nodes();
+    let proxy = crate::connecting::Proxy::start(c.dir.path());
+    let host = crate::connecting::hostname();
+    let (port, got) = receiver(0);
+    let hook = format!("http://hook-user:hook-PASS-31@{host}:{port}/hook/SECRET-PATH-9f");
+    let out = c.maintain_env(
+        &[
+            "roll",
+            "n1",
+            "--ignore-daemonsets",
+            "--notify",
+            &hook,
+            "-o",
+            "json",
+        ],
+        &[("HTTP_PROXY", &proxy.url())],
+    );
+    out.success();
+    assert!(proxy.tunnels_to(&host) > 0, "through the proxy");
+    let got = got.lock().unwrap().clone();
+    assert!(!got.is_empty());
+    for g in &got {
+        assert_eq!(g.path, "/hook/SECRET-PATH-9f");
+        // base64("hook-user:hook-PASS-31")
+        assert_eq!(
+            g.authorization.as_deref(),
+            Some("Basic aG9vay11c2VyOmhvb2stUEFTUy0zMQ==")
+        );
+        let body = g.body.to_string();
+        assert!(
+            !body.contains("hook-PASS-31") && !body.contains("SECRET-PATH"),
+            "{body}"
+        );
+    }
+    for s in ["hook-PASS-31", "SECRET-PATH-9f", "hook-user"] {
+        assert!(
+            !out.stdout.contains(s) && !out.stderr.contains(s),
+            "{s}: {out:?}"
+        );
+    }
+    // A refused URL is named without its login or path.
+    let bad = c.maintain(&["roll", "n1", "--notify", "ftp://u:ftp-PASS-5@h/p-SECRET"]);
+    bad.code(2);
+    assert!(
+        !bad.stderr.contains("ftp-PASS-5") && !bad.stderr.contains("p-SECRET"),
+        "{bad:?}"
+    );
 }
 
 fn annotation(c: &Cluster, node: &str, key: &str) -> Option<String> {

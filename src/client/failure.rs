@@ -1,0 +1,336 @@
+//! Why a request got no answer, read once from the error's causes, and
+//! what that means: a certificate, a handshake or a credential plugin
+//! that failed will fail the same way on every try, so they are final at
+//! once; a refused connection or a name that does not resolve is final
+//! too while nothing has been changed (kubectl fails at once: there is
+//! nothing to finish), and retried once the drain has changed something
+//! it must see through. The words are kubectl's (k8s.io/kubectl
+//! pkg/cmd/util/helpers.go, `StandardErrorMessage`: "The connection to
+//! the server … was refused", "Unable to connect to the server: …"; and
+//! client-go plugin/pkg/client/auth/exec/exec.go for credential plugins),
+//! never the plugin's arguments, environment or output.
+
+use std::error::Error;
+
+use super::kubeconfig::ExecPlugin;
+
+/// The cause of a request that got no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NoAnswer {
+    /// The server (or the proxy) refused the connection.
+    Refused,
+    /// The server's name does not resolve.
+    Unresolved,
+    /// No connection could be made in time (a firewall that drops, a
+    /// host that is down).
+    ConnectTimeout,
+    /// The TLS handshake failed: an unknown CA, a name the certificate
+    /// does not hold, an expired certificate.
+    Tls(String),
+    /// The credential plugin (or another credential source) failed.
+    Credentials(Credentials),
+    /// The proxy would not open a tunnel.
+    Proxy(String),
+    /// Anything else: a reset, a timeout, a closed connection.
+    Other(String),
+}
+
+/// How a credential source failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Credentials {
+    /// The plugin ran and exited with this code; what it wrote to stderr.
+    Exited { code: Option<i32>, stderr: String },
+    /// The plugin is not installed.
+    NotFound,
+    /// The plugin's output was not a credential.
+    BadOutput,
+    /// Any other failure of the credentials, kind only.
+    Other(&'static str),
+}
+
+impl NoAnswer {
+    /// Fails the same way on every try.
+    pub(crate) fn is_final(&self) -> bool {
+        matches!(self, NoAnswer::Tls(_) | NoAnswer::Credentials(_))
+    }
+
+    /// Fails at once while nothing has been changed yet.
+    pub(crate) fn is_first_contact_final(&self) -> bool {
+        self.is_final()
+            || matches!(
+                self,
+                NoAnswer::Refused
+                    | NoAnswer::Unresolved
+                    | NoAnswer::ConnectTimeout
+                    | NoAnswer::Proxy(_)
+            )
+    }
+}
+
+/// Reads the cause from an error and its sources.
+pub(crate) fn of(e: &(dyn Error + 'static)) -> NoAnswer {
+    let mut cause: Option<&(dyn Error + 'static)> = Some(e);
+    let mut proxy = false;
+    let mut connecting = false;
+    while let Some(c) = cause {
+        if c.downcast_ref::<hyper_util::client::legacy::Error>()
+            .is_some_and(hyper_util::client::legacy::Error::is_connect)
+        {
+            connecting = true;
+        }
+        if let Some(auth) = c.downcast_ref::<kube::client::AuthError>() {
+            return NoAnswer::Credentials(credentials(auth));
+        }
+        if let Some(kube::Error::Auth(auth)) = c.downcast_ref::<kube::Error>() {
+            return NoAnswer::Credentials(credentials(auth));
+        }
+        let words = c.to_string();
+        if words.starts_with("tunnel error") || words.starts_with("SOCKS error") {
+            proxy = true;
+            if !words.ends_with("failed to create underlying connection") {
+                return NoAnswer::Proxy(words);
+            }
+        }
+        if words.contains("invalid peer certificate")
+            || words.contains("certificate not valid for name")
+            || words.contains("received fatal alert")
+        {
+            return NoAnswer::Tls(tls_words(&words));
+        }
+        if words.contains("dns error") || words.contains("failed to lookup address") {
+            return NoAnswer::Unresolved;
+        }
+        if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused if proxy => {
+                    return NoAnswer::Proxy("connection refused".into());
+                }
+                std::io::ErrorKind::ConnectionRefused => return NoAnswer::Refused,
+                std::io::ErrorKind::TimedOut if connecting => return NoAnswer::ConnectTimeout,
+                _ => {}
+            }
+        }
+        cause = c.source();
+    }
+    NoAnswer::Other(innermost(e))
+}
+
+fn credentials(e: &kube::client::AuthError) -> Credentials {
+    use kube::client::AuthError as A;
+    match e {
+        A::AuthExecRun { out, .. } => Credentials::Exited {
+            code: out.status.code(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
+        },
+        A::AuthExecStart(io) if io.kind() == std::io::ErrorKind::NotFound => Credentials::NotFound,
+        A::AuthExecStart(_) => Credentials::Other("the plugin could not be started"),
+        A::AuthExecParse(_) | A::ExecPluginFailed => Credentials::BadOutput,
+        A::ReadTokenFile(..) => Credentials::Other("the token file could not be read"),
+        A::MissingCommand => Credentials::Other("the exec plugin names no command"),
+        _ => Credentials::Other("the credentials could not be obtained"),
+    }
+}
+
+/// rustls's words for a certificate, as Go's x509 says them.
+fn tls_words(words: &str) -> String {
+    let x509 = if words.contains("UnknownIssuer") {
+        "x509: certificate signed by unknown authority"
+    } else if let Some(names) = not_valid_for(words) {
+        return format!("tls: failed to verify certificate: x509: {names}");
+    } else if words.contains("NotValidForName") {
+        "x509: certificate is not valid for the server's name (check --tls-server-name and the server URL)"
+    } else if words.contains("Expired") {
+        "x509: certificate has expired or is not yet valid"
+    } else {
+        return format!("tls: {}", innermost_words(words));
+    };
+    format!("tls: failed to verify certificate: {x509}")
+}
+
+/// rustls's `certificate not valid for name "x"; certificate is only
+/// valid for DnsName("a") or IpAddress(1.2.3.4)` as Go says it:
+/// `certificate is valid for a, 1.2.3.4, not x`.
+fn not_valid_for(words: &str) -> Option<String> {
+    let rest = words.split("certificate not valid for name \"").nth(1)?;
+    let (name, rest) = rest.split_once('"')?;
+    let valid: Vec<String> = rest
+        .split_once("only valid for ")
+        .map(|(_, list)| list)
+        .unwrap_or_default()
+        .split([',', ' '])
+        .filter(|w| !w.is_empty() && *w != "or")
+        .map(|w| {
+            let inner = w.split_once('(').map_or(w, |(_, v)| v);
+            inner.trim_end_matches(')').trim_matches('"').to_string()
+        })
+        .collect();
+    Some(if valid.is_empty() {
+        format!("certificate is not valid for {name}")
+    } else {
+        format!("certificate is valid for {}, not {name}", valid.join(", "))
+    })
+}
+
+fn innermost_words(words: &str) -> &str {
+    words.rsplit(": ").next().unwrap_or(words)
+}
+
+fn innermost(e: &(dyn Error + 'static)) -> String {
+    let mut last = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        last = s.to_string();
+        source = s.source();
+    }
+    last
+}
+
+/// What kubectl says of it, for the server at `server` (a URL); `exec`,
+/// the chosen user's credential plugin; `proxy`, the proxy requests go
+/// through (shown without credentials).
+pub(crate) fn words(
+    cause: &NoAnswer,
+    server: &str,
+    exec: Option<&ExecPlugin>,
+    proxy: Option<&str>,
+) -> String {
+    let unable = "Unable to connect to the server";
+    match cause {
+        NoAnswer::Refused => format!(
+            "The connection to the server {} was refused - did you specify the right host or port?",
+            host_port(server)
+        ),
+        NoAnswer::Unresolved => {
+            let host = host_port(server);
+            let host = host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h);
+            format!("{unable}: dial tcp: lookup {host}: no such host")
+        }
+        NoAnswer::ConnectTimeout => {
+            format!("{unable}: dial tcp {}: i/o timeout", host_port(server))
+        }
+        NoAnswer::Proxy(w) => format!(
+            "{unable}: proxyconnect {}: {w} (the proxy comes from the kubeconfig's proxy-url, else HTTPS_PROXY or HTTP_PROXY; NO_PROXY names what goes direct)",
+            proxy.unwrap_or("(proxy)")
+        ),
+        NoAnswer::Tls(w) | NoAnswer::Other(w) => format!("{unable}: {w}"),
+        NoAnswer::Credentials(c) => {
+            let command = exec.map_or("(none)", |e| e.command.as_str());
+            match c {
+                Credentials::Exited { code, stderr } => {
+                    let code = code.map_or_else(|| "a signal".into(), |c| format!("exit code {c}"));
+                    let line = format!(
+                        "{unable}: getting credentials: exec: executable {command} failed with {code}"
+                    );
+                    if stderr.is_empty() {
+                        line
+                    } else {
+                        format!("{stderr}\n{line}")
+                    }
+                }
+                Credentials::NotFound => {
+                    let hint = exec
+                        .and_then(|e| e.install_hint.as_deref())
+                        .map(|h| format!("\n\n{h}"))
+                        .unwrap_or_default();
+                    format!(
+                        "{unable}: getting credentials: exec: executable {command} not found\n\n\
+                         It looks like you are trying to use a client-go credential plugin that is not installed.\n\n\
+                         To learn more about this feature, consult the documentation available at:\n      \
+                         https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins{hint}"
+                    )
+                }
+                Credentials::BadOutput => format!(
+                    "{unable}: getting credentials: decoding stdout: the output of {command} is not an ExecCredential with a status"
+                ),
+                Credentials::Other(what) => format!("{unable}: getting credentials: {what}"),
+            }
+        }
+    }
+}
+
+/// `host:port` as kubectl names a server: the URL's authority.
+fn host_port(server: &str) -> String {
+    match server.parse::<http::Uri>() {
+        Ok(u) => u.authority().map_or_else(
+            || server.to_string(),
+            |a| {
+                a.as_str()
+                    .rsplit('@')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            },
+        ),
+        Err(_) => server.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refused_unresolved_and_certificates_are_told_in_kubectls_words() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(of(&refused), NoAnswer::Refused);
+        assert_eq!(
+            words(&NoAnswer::Refused, "https://127.0.0.1:1/", None, None),
+            "The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?"
+        );
+        let dns = std::io::Error::other("dns error: failed to lookup address information");
+        assert_eq!(of(&dns), NoAnswer::Unresolved);
+        assert_eq!(
+            words(
+                &NoAnswer::Unresolved,
+                "https://api.invalid:6443",
+                None,
+                None
+            ),
+            "Unable to connect to the server: dial tcp: lookup api.invalid: no such host"
+        );
+        let ca = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "invalid peer certificate: UnknownIssuer",
+        );
+        let cause = of(&ca);
+        assert!(cause.is_final());
+        assert_eq!(
+            words(&cause, "https://a:6443", None, None),
+            "Unable to connect to the server: tls: failed to verify certificate: x509: certificate signed by unknown authority"
+        );
+        let sni = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            r#"certificate not valid for name "wrong.example"; certificate is only valid for IpAddress(127.0.0.1), DnsName("localhost") or DnsName("kubernetes")"#,
+        );
+        assert_eq!(
+            words(&of(&sni), "https://a", None, None),
+            "Unable to connect to the server: tls: failed to verify certificate: x509: certificate is valid for 127.0.0.1, localhost, kubernetes, not wrong.example"
+        );
+        assert!(!NoAnswer::Refused.is_final() && NoAnswer::Refused.is_first_contact_final());
+        assert!(!NoAnswer::Other("reset".into()).is_first_contact_final());
+    }
+
+    #[test]
+    fn a_failed_plugin_is_named_with_its_stderr_and_never_its_arguments() {
+        let exec = ExecPlugin {
+            command: "/usr/bin/get-token".into(),
+            install_hint: Some("brew install get-token".into()),
+        };
+        let exited = NoAnswer::Credentials(Credentials::Exited {
+            code: Some(1),
+            stderr: "idp unreachable".into(),
+        });
+        assert_eq!(
+            words(&exited, "https://a", Some(&exec), None),
+            "idp unreachable\nUnable to connect to the server: getting credentials: exec: executable /usr/bin/get-token failed with exit code 1"
+        );
+        let missing = words(
+            &NoAnswer::Credentials(Credentials::NotFound),
+            "https://a",
+            Some(&exec),
+            None,
+        );
+        assert!(missing.contains("executable /usr/bin/get-token not found"));
+        assert!(missing.ends_with("\n\nbrew install get-token"));
+    }
+}
