@@ -311,12 +311,12 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lock-namespace -d 'Namespace of the per-node Leases that lock nodes against a second run' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lease-duration -d 'How long a lock lasts unless renewed (it is renewed every third of it)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l kured-daemonset -d 'kured\'s DaemonSet, whose reboot lock the roll honours and holds during each action' -r
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l notify -d 'Tell this webhook when the roll starts, a node starts, is done or is blocked, the roll holds, finishes or fails (repeatable); Slack and Teams webhooks by their host, or json+URL, slack+URL, teams+URL (docs/notifications.md)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l notify -d 'Tell this webhook when the roll starts, a node starts, is done or is blocked, the roll holds, finishes or fails (repeatable); Slack and Teams webhooks by their host, or json+URL, slack+URL, teams+URL (docs/notifications.md); env:NAME or file:PATH read the URL from there, off the command line' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l notify-after -d 'How long a node or the roll must be held before it is told as blocked or held' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l notify-template -d 'A notification\'s text, as kured\'s message templates (%s is the node; also {node}, {run}, {reason}, {summary}); KIND is run.started, node.started, node.done, node.blocked, run.held, run.finished or run.failed (repeatable)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l metrics-addr -d 'Serve Prometheus metrics on /metrics at this address (HOST:PORT, or :PORT) while the roll runs (docs/metrics.md)' -r
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l pushgateway -d 'Push the metrics to this Prometheus Pushgateway at each node\'s end and at the roll\'s end' -r
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l block-on-alerts -d 'Take no next node while an alert fires: a Prometheus or Alertmanager URL' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l pushgateway -d 'Push the metrics to this Prometheus Pushgateway at each node\'s end and at the roll\'s end (env:NAME or file:PATH read the URL from there)' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l block-on-alerts -d 'Take no next node while an alert fires: a Prometheus or Alertmanager URL (env:NAME or file:PATH read it from there)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l alert-filter -d 'With --block-on-alerts, only alerts whose NAME{label="value",...} matches this regular expression hold the roll' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l alert-check-interval -d 'With --block-on-alerts, how often firing alerts are asked again' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l window -d 'Start nodes only inside this maintenance window, such as "Sat,Sun 02:00-06:00 Europe/Berlin" (repeatable; a node in progress finishes)' -r
@@ -517,7 +517,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand comple
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l scenario -d 'Scenario file: Kubernetes objects as YAML (several documents or a v1 List)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l synthetic-nodes -d 'Generate a synthetic cluster of this many nodes instead of reading a scenario' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l pods-per-node -d 'Pods per node of the synthetic cluster (its DaemonSet pod included)' -r
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l listen -d 'Address to listen on; port 0 picks a free port' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l listen -d 'Address to listen on, a loopback one unless --expose; port 0 picks a free port' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l kubeconfig-out -d 'Write a kubeconfig pointing at the sandbox here once it is ready' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l request-log -d 'Log every request as one JSON object per line to this file' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l local-image -d 'Run containers of IMAGE (any tag or digest) as the local program PATH, with their arguments, environment, ServiceAccount token and volumes (needs root; implies --tls). Repeatable' -r
@@ -529,6 +529,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbo
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l latency-ms -d 'Milliseconds added before every resource request is answered' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l watch-cut-after -d 'Close every watch stream after this many events' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-seed -d 'Seed for the fault dice, to repeat a run' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l expose -d 'Serve on a --listen address that is not loopback: anyone who reaches it may do anything to the simulated cluster'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l tls -d 'Serve HTTPS with a CA made at start; the kubeconfig carries the CA'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s V -l version -d 'Print version'

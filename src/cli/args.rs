@@ -77,9 +77,12 @@ pub struct SandboxArgs {
         requires = "synthetic_nodes"
     )]
     pub pods_per_node: usize,
-    /// Address to listen on; port 0 picks a free port
+    /// Address to listen on, a loopback one unless --expose; port 0 picks a free port
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
     pub listen: SocketAddr,
+    /// Serve on a --listen address that is not loopback: anyone who reaches it may do anything to the simulated cluster
+    #[arg(long)]
+    pub expose: bool,
     /// Write a kubeconfig pointing at the sandbox here once it is ready
     #[arg(long, value_name = "FILE")]
     pub kubeconfig_out: Option<PathBuf>,
@@ -480,7 +483,7 @@ pub struct RollArgs {
     /// Start the roll over, ignoring what an earlier run of the same command recorded
     #[arg(long)]
     pub fresh: bool,
-    /// Tell this webhook when the roll starts, a node starts, is done or is blocked, the roll holds, finishes or fails (repeatable); Slack and Teams webhooks by their host, or json+URL, slack+URL, teams+URL (docs/notifications.md)
+    /// Tell this webhook when the roll starts, a node starts, is done or is blocked, the roll holds, finishes or fails (repeatable); Slack and Teams webhooks by their host, or json+URL, slack+URL, teams+URL (docs/notifications.md); env:NAME or file:PATH read the URL from there, off the command line
     #[arg(long, value_name = "URL")]
     pub notify: Vec<String>,
     /// How long a node or the roll must be held before it is told as blocked or held
@@ -492,10 +495,10 @@ pub struct RollArgs {
     /// Serve Prometheus metrics on /metrics at this address (HOST:PORT, or :PORT) while the roll runs (docs/metrics.md)
     #[arg(long, value_name = "ADDR")]
     pub metrics_addr: Option<String>,
-    /// Push the metrics to this Prometheus Pushgateway at each node's end and at the roll's end
+    /// Push the metrics to this Prometheus Pushgateway at each node's end and at the roll's end (env:NAME or file:PATH read the URL from there)
     #[arg(long, value_name = "URL")]
     pub pushgateway: Option<String>,
-    /// Take no next node while an alert fires: a Prometheus or Alertmanager URL
+    /// Take no next node while an alert fires: a Prometheus or Alertmanager URL (env:NAME or file:PATH read it from there)
     #[arg(long, value_name = "URL")]
     pub block_on_alerts: Option<String>,
     /// With --block-on-alerts, only alerts whose NAME{label="value",...} matches this regular expression hold the roll

@@ -74,14 +74,17 @@ fn unattended(args: &RollArgs) -> Result<Unattended, Exit> {
     for t in &args.notify_template {
         templates.set(t).map_err(Exit::usage)?;
     }
+    let resolve = |flag: &str, u: &str| crate::outbound::resolve(flag, u).map_err(Exit::usage);
     let endpoints = args
         .notify
         .iter()
-        .map(|u| crate::notify::endpoint::Endpoint::parse(u))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Exit::usage)?;
+        .map(|u| {
+            crate::notify::endpoint::Endpoint::parse(&resolve("--notify", u)?).map_err(Exit::usage)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let url = |flag: &str, u: &str| {
-        crate::outbound::Url::parse(&format!("--{flag}"), u).map_err(Exit::usage)
+        let flag = format!("--{flag}");
+        crate::outbound::Url::parse(&flag, &resolve(&flag, u)?).map_err(Exit::usage)
     };
     let filter = args
         .alert_filter

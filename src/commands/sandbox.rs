@@ -7,6 +7,12 @@ use crate::cli::exit::{self, Exit};
 use kube_sandbox::{Options, Sandbox, SandboxConfig, generate, scenario};
 
 fn apply_flags(config: &mut SandboxConfig, args: &SandboxArgs) -> Result<(), Exit> {
+    if !args.listen.ip().is_loopback() && !args.expose {
+        return Err(Exit::usage(format!(
+            "--listen {}: not a loopback address; the sandbox's own user may do anything to its cluster, so it serves beyond this machine only with --expose",
+            args.listen
+        )));
+    }
     if let Some(v) = &args.kube_version {
         let ok = v
             .split_once('.')

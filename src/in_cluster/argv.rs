@@ -3,7 +3,11 @@
 //! in-cluster flags themselves), with the plan file read from the Job's
 //! ConfigMap, and `--yes` (no terminal in a pod). Which flags take a value
 //! is clap's definition of the command (`takes_value`), so that a value is
-//! never read as a flag. Pure.
+//! never read as a flag. The values of the flags that may hold credentials
+//! (`--notify`, `--pushgateway`, `--block-on-alerts`: a webhook's path, a
+//! URL's login) are not in the arguments: each becomes `env:NAME`, and its
+//! value goes to the run's Secret, which the Job's environment reads
+//! (`secretKeyRef`). Pure.
 
 /// Flags dropped with their value: the submitter's connection and identity
 /// (the pod talks to the API as its ServiceAccount), and the in-cluster
@@ -40,6 +44,65 @@ const ALONE: &[&str] = &[
     "--yes",
     "-y",
 ];
+
+/// Flags whose values may be credentials.
+const SECRET_VALUED: &[&str] = &["--notify", "--pushgateway", "--block-on-alerts"];
+
+/// A value kept out of the Job's arguments: its key in the run's Secret,
+/// the environment variable the Job reads it from, and the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SecretValue {
+    pub(crate) key: String,
+    pub(crate) env: String,
+    pub(crate) value: String,
+}
+
+/// The Job's command line and what it reads from its Secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ForJob {
+    pub(crate) args: Vec<String>,
+    pub(crate) secrets: Vec<SecretValue>,
+}
+
+/// Takes the credential-bearing values out of `args` (what `for_job`
+/// made), `resolve` reading `env:`/`file:` values on the submitter's side.
+pub(crate) fn without_secrets(
+    args: Vec<String>,
+    resolve: impl Fn(&str, &str) -> Result<String, String>,
+) -> Result<ForJob, String> {
+    let mut out = Vec::new();
+    let mut secrets = Vec::new();
+    let mut it = args.into_iter();
+    let keep = |flag: &str, value: &str, secrets: &mut Vec<SecretValue>| {
+        let n = secrets.len();
+        let key = format!("{}-{n}", flag.trim_start_matches('-'));
+        let env = format!("KUBECTL_MAINTAIN_SECRET_{n}");
+        secrets.push(SecretValue {
+            key,
+            env: env.clone(),
+            value: resolve(flag, value)?,
+        });
+        Ok::<_, String>(format!("{flag}=env:{env}"))
+    };
+    while let Some(a) = it.next() {
+        if a == "--" {
+            out.push(a);
+            out.extend(it.by_ref());
+            break;
+        }
+        match a.split_once('=') {
+            Some((flag, value)) if SECRET_VALUED.contains(&flag) => {
+                out.push(keep(flag, value, &mut secrets)?);
+            }
+            None if SECRET_VALUED.contains(&a.as_str()) => match it.next() {
+                Some(value) => out.push(keep(&a, &value, &mut secrets)?),
+                None => out.push(a),
+            },
+            _ => out.push(a),
+        }
+    }
+    Ok(ForJob { args: out, secrets })
+}
 
 /// Where the Job finds the plan file.
 pub(crate) const PLAN_PATH: &str = "/etc/kubectl-maintain/plan.yaml";
@@ -115,6 +178,46 @@ mod tests {
             args(&format!(
                 "roll -l pool=blue --plan={PLAN_PATH} --surge --timeout 10m --yes"
             ))
+        );
+    }
+
+    #[test]
+    fn credentials_leave_the_arguments_for_the_secret() {
+        let typed = args(
+            "roll -l a=b --notify https://hooks.slack.com/x/SECRET --timeout 5m \
+             --pushgateway=http://u:PW@pgw:9091 --notify file:/etc/hook -- --notify x",
+        );
+        let resolve = |_: &str, v: &str| {
+            Ok(match v.strip_prefix("file:") {
+                Some(_) => "https://from-the-file/SECRET2".to_string(),
+                None => v.to_string(),
+            })
+        };
+        let job = without_secrets(typed, resolve).unwrap();
+        assert_eq!(
+            job.args,
+            args(
+                "roll -l a=b --notify=env:KUBECTL_MAINTAIN_SECRET_0 --timeout 5m \
+                 --pushgateway=env:KUBECTL_MAINTAIN_SECRET_1 --notify=env:KUBECTL_MAINTAIN_SECRET_2 -- --notify x"
+            )
+        );
+        let values: Vec<(&str, &str)> = job
+            .secrets
+            .iter()
+            .map(|s| (s.key.as_str(), s.value.as_str()))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                ("notify-0", "https://hooks.slack.com/x/SECRET"),
+                ("pushgateway-1", "http://u:PW@pgw:9091"),
+                ("notify-2", "https://from-the-file/SECRET2"),
+            ]
+        );
+        let line = job.args.join(" ");
+        assert!(
+            !line.contains("x/SECRET") && !line.contains(":PW@"),
+            "{line}"
         );
     }
 

@@ -1,7 +1,10 @@
 //! The permissions a run in the cluster gets: exactly the verbs and
 //! resources the requests of this run's flags make, each with why, so that
-//! the ClusterRole the Job runs under holds nothing more. Pure: the flags in,
-//! the rules out; crate::in_cluster::render writes them as a ClusterRole.
+//! the roles the Job runs under hold nothing more: what is read or written
+//! in one namespace only (the heartbeat leases in kube-node-lease, the
+//! roll's locks in `--lock-namespace`, kured's DaemonSet, its own Job) is a
+//! Role there, the rest a ClusterRole. Pure: the flags in, the rules out;
+//! crate::in_cluster::render writes them.
 //!
 //! The requests behind each rule, by module: the node list, cordon and
 //! conditions (drain/discover.rs, drain/cordon.rs, publish/conditions.rs),
@@ -21,6 +24,8 @@ pub(crate) struct Rule {
     pub(crate) verbs: Vec<&'static str>,
     /// Only these objects, when the run names them.
     pub(crate) resource_names: Vec<String>,
+    /// Only in this namespace (a Role), or everywhere (a ClusterRole).
+    pub(crate) namespace: Option<String>,
     pub(crate) why: &'static str,
 }
 
@@ -40,8 +45,11 @@ pub(crate) struct Needs {
     pub(crate) waits_for_detach: bool,
     /// The plan selects pods by namespace labels.
     pub(crate) namespace_selectors: bool,
-    /// The name of a roll's `--kured-daemonset`, when set.
-    pub(crate) kured: Option<String>,
+    /// A roll's `--kured-daemonset` (namespace, name), when that
+    /// DaemonSet exists.
+    pub(crate) kured: Option<(String, String)>,
+    /// A roll's `--lock-namespace`.
+    pub(crate) lock_namespace: Option<String>,
 }
 
 fn rule(
@@ -55,15 +63,25 @@ fn rule(
         resources: resources.to_vec(),
         verbs: verbs.to_vec(),
         resource_names: Vec::new(),
+        namespace: None,
         why,
+    }
+}
+
+/// The rule in one namespace only.
+fn within(namespace: &str, r: Rule) -> Rule {
+    Rule {
+        namespace: Some(namespace.to_string()),
+        ..r
     }
 }
 
 /// A roll reads its own Job before it takes each node: `kubectl maintain
 /// abort` asks it there to stop after the node in progress.
-pub(crate) fn own_job(name: &str) -> Rule {
+pub(crate) fn own_job(namespace: &str, name: &str) -> Rule {
     Rule {
         resource_names: vec![name.to_string()],
+        namespace: Some(namespace.to_string()),
         ..rule(
             "batch",
             &["jobs"],
@@ -107,11 +125,14 @@ fn every_run() -> Vec<Rule> {
             &["get", "list", "watch"],
             "read the budgets that refuse an eviction, and wait for them",
         ),
-        rule(
-            "coordination.k8s.io",
-            &["leases"],
-            &["get"],
-            "read a not-Ready node's heartbeat lease in kube-node-lease",
+        within(
+            "kube-node-lease",
+            rule(
+                "coordination.k8s.io",
+                &["leases"],
+                &["get"],
+                "read a not-Ready node's heartbeat lease",
+            ),
         ),
         rule(
             "",
@@ -197,20 +218,26 @@ fn by_flags(n: &Needs) -> Vec<Rule> {
             "--surge: not past a HorizontalPodAutoscaler's maximum",
         ));
     }
-    if n.roll {
-        out.push(rule(
-            "coordination.k8s.io",
-            &["leases"],
-            &["create", "update"],
-            "the roll's lock and record, one Lease per node (--lock-namespace)",
+    if let Some(ns) = &n.lock_namespace {
+        out.push(within(
+            ns,
+            rule(
+                "coordination.k8s.io",
+                &["leases"],
+                &["get", "create", "update"],
+                "the roll's lock and record, one Lease per node (--lock-namespace)",
+            ),
         ));
     }
-    if let Some(name) = &n.kured {
-        let mut r = rule(
-            "apps",
-            &["daemonsets"],
-            &["update"],
-            "hold kured's reboot lock (--kured-daemonset)",
+    if let Some((ns, name)) = &n.kured {
+        let mut r = within(
+            ns,
+            rule(
+                "apps",
+                &["daemonsets"],
+                &["update"],
+                "hold kured's reboot lock (--kured-daemonset), which exists",
+            ),
         );
         r.resource_names = vec![name.clone()];
         out.push(r);
@@ -237,6 +264,7 @@ mod tests {
         });
         let roll = rules(&Needs {
             roll: true,
+            lock_namespace: Some("kube-system".into()),
             surge: true,
             node_conditions: true,
             waits_for_detach: true,
@@ -248,6 +276,28 @@ mod tests {
         assert!(allows(&roll, "coordination.k8s.io", "leases", "create"));
         assert!(allows(&roll, "apps", "deployments", "patch"));
         assert!(drain.len() < roll.len());
+        // The locks in their namespace only, the heartbeats in theirs.
+        let lock = roll
+            .iter()
+            .find(|r| r.resources == ["leases"] && r.verbs.contains(&"create"))
+            .unwrap();
+        assert_eq!(lock.namespace.as_deref(), Some("kube-system"));
+        assert!(
+            roll.iter()
+                .filter(|r| r.resources.contains(&"leases"))
+                .all(|r| r.namespace.is_some())
+        );
+        // kured's rule only when its DaemonSet exists, on it alone.
+        assert!(!allows(&roll, "apps", "daemonsets", "update"));
+        let kured = rules(&Needs {
+            kured: Some(("kube-system".into(), "kured".into())),
+            ..Needs::default()
+        });
+        let r = kured.iter().find(|r| r.verbs == ["update"]).unwrap();
+        assert_eq!(
+            (r.namespace.as_deref(), r.resource_names.as_slice()),
+            (Some("kube-system"), ["kured".to_string()].as_slice())
+        );
         // Nothing a drain has is missing from the roll.
         for r in &drain {
             assert!(roll.contains(r), "{r:?}");

@@ -1,8 +1,16 @@
 //! The objects a run in the cluster is made of, as plain Kubernetes YAML:
 //! its ServiceAccount, a ClusterRole of exactly the rules its flags need
-//! (crate::in_cluster::rbac) and the binding, a ConfigMap with its arguments
-//! and plan, and the `batch/v1` Job that runs this binary's image with them.
-//! Pure: `--render` prints them, `--in-cluster` applies them.
+//! (crate::in_cluster::rbac) and a Role for each namespace it alone works
+//! in, with their bindings, a ConfigMap with its arguments
+//! and plan, a Secret with the values of its credential-bearing flags
+//! (crate::in_cluster::argv), and the `batch/v1` Job that runs this
+//! binary's image with them. Pure: `--render` prints them (the Secret's
+//! values not shown: `for_review`), `--in-cluster` applies them.
+//!
+//! The pod passes Pod Security's `restricted` profile
+//! (k8s.io/pod-security-admission policy/check_*.go): non-root, no
+//! privilege escalation, every capability dropped, `seccompProfile:
+//! RuntimeDefault`.
 //!
 //! The Job restarts its pod on failure (`restartPolicy: OnFailure`) and the
 //! Job controller makes a new pod when its pod is evicted (its node's turn
@@ -13,6 +21,7 @@
 use kube_conventions::selector::{Op, Selector};
 use serde_json::{Value, json};
 
+use super::argv::SecretValue;
 use super::rbac::Rule;
 
 /// Label on every object of a run, with its name.
@@ -57,6 +66,8 @@ pub(crate) struct Submission {
     pub(crate) targets: Targets,
     /// SelfSubjectReview's username, when known.
     pub(crate) submitter: Option<String>,
+    /// What the Job reads from the run's Secret.
+    pub(crate) secrets: Vec<SecretValue>,
 }
 
 impl Submission {
@@ -79,21 +90,62 @@ impl Submission {
 
 /// The objects in the order they are applied.
 pub(crate) fn objects(s: &Submission) -> Vec<Value> {
-    vec![
-        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": s.meta(true)}),
-        cluster_role(s),
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-            "metadata": s.meta(false),
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": s.name},
-            "subjects": [{"kind": "ServiceAccount", "name": s.name, "namespace": s.namespace}]}),
-        config_map(s),
-        job(s),
-    ]
+    let mut all =
+        vec![json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": s.meta(true)})];
+    let mut namespaces: Vec<Option<&str>> = vec![None];
+    for r in &s.rules {
+        if !namespaces.contains(&r.namespace.as_deref()) {
+            namespaces.push(r.namespace.as_deref());
+        }
+    }
+    for ns in namespaces {
+        all.extend(role(s, ns));
+    }
+    all.push(config_map(s));
+    if !s.secrets.is_empty() {
+        let data: serde_json::Map<String, Value> = s
+            .secrets
+            .iter()
+            .map(|v| (v.key.clone(), json!(v.value)))
+            .collect();
+        all.push(
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": s.meta(true),
+            "type": "Opaque", "stringData": data}),
+        );
+    }
+    all.push(job(s));
+    all
 }
 
-fn cluster_role(s: &Submission) -> Value {
-    let rules: Vec<Value> = s
+/// What `--render` shows: the objects with the Secret's values replaced by
+/// where they come from. Applying them needs the Secret made by hand.
+pub(crate) fn for_review(objects: &[Value]) -> Vec<Value> {
+    objects
+        .iter()
+        .map(|o| {
+            let mut o = o.clone();
+            if o["kind"] == "Secret"
+                && let Some(data) = o["stringData"].as_object_mut()
+            {
+                for (key, value) in data.iter_mut() {
+                    let flag = key.rsplit_once('-').map_or(key.as_str(), |(f, _)| f);
+                    *value = json!(format!("(not shown: the value given to --{flag})"));
+                }
+            }
+            o
+        })
+        .collect()
+}
+
+/// The rules of one namespace as a Role and its RoleBinding, or those of
+/// none as the ClusterRole and its ClusterRoleBinding.
+fn role(s: &Submission, namespace: Option<&str>) -> [Value; 2] {
+    let mine: Vec<&Rule> = s
         .rules
+        .iter()
+        .filter(|r| r.namespace.as_deref() == namespace)
+        .collect();
+    let rules: Vec<Value> = mine
         .iter()
         .map(|r| {
             let mut v =
@@ -104,17 +156,30 @@ fn cluster_role(s: &Submission) -> Value {
             v
         })
         .collect();
+    let (kind, binding) = match namespace {
+        Some(_) => ("Role", "RoleBinding"),
+        None => ("ClusterRole", "ClusterRoleBinding"),
+    };
     let mut meta = s.meta(false);
+    if let Some(ns) = namespace {
+        meta["namespace"] = json!(ns);
+    }
+    let mut role_meta = meta.clone();
     // Why each rule is there, in order, for whoever reviews the role.
-    let why: Vec<String> = s
-        .rules
+    let why: Vec<String> = mine
         .iter()
         .enumerate()
         .map(|(i, r)| format!("{}: {}", i + 1, r.why))
         .collect();
-    meta["annotations"] = json!({"kubectl-maintain.io/rules": why.join("\n")});
-    json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-        "metadata": meta, "rules": rules})
+    role_meta["annotations"] = json!({"kubectl-maintain.io/rules": why.join("\n")});
+    [
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+            "metadata": role_meta, "rules": rules}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": binding,
+            "metadata": meta,
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": s.name},
+            "subjects": [{"kind": "ServiceAccount", "name": s.name, "namespace": s.namespace}]}),
+    ]
 }
 
 fn config_map(s: &Submission) -> Value {
@@ -137,6 +202,7 @@ fn job(s: &Submission) -> Value {
         .collect();
     let mut pod = json!({
         "serviceAccountName": s.name,
+        "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
         "restartPolicy": "OnFailure",
         "priorityClassName": "system-cluster-critical",
         "containers": [{
@@ -144,11 +210,7 @@ fn job(s: &Submission) -> Value {
             "image": s.image,
             "args": s.args,
             // Which run it is: a roll reads its Job for `abort`.
-            "env": [
-                {"name": JOB_ENV, "value": s.name},
-                {"name": NAMESPACE_ENV,
-                 "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
-            ],
+            "env": env(s),
             "securityContext": {
                 "runAsNonRoot": true,
                 "runAsUser": 65_532,
@@ -182,6 +244,21 @@ fn job(s: &Submission) -> Value {
         spec["activeDeadlineSeconds"] = json!(d);
     }
     json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec})
+}
+
+/// Which run it is (a roll reads its Job for `abort`), and the values of
+/// its credential-bearing flags from its Secret.
+fn env(s: &Submission) -> Value {
+    let mut env = vec![
+        json!({"name": JOB_ENV, "value": s.name}),
+        json!({"name": NAMESPACE_ENV,
+            "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}),
+    ];
+    env.extend(s.secrets.iter().map(|v| {
+        json!({"name": v.env,
+            "valueFrom": {"secretKeyRef": {"name": s.name, "key": v.key}}})
+    }));
+    json!(env)
 }
 
 /// Preferred node affinity for the nodes the run does not take: a node
@@ -249,6 +326,7 @@ mod tests {
             taints: vec![("maintenance".into(), "NoExecute".into())],
             targets,
             submitter: Some("alice".into()),
+            secrets: Vec::new(),
         }
     }
 
@@ -265,11 +343,19 @@ mod tests {
                 "ServiceAccount",
                 "ClusterRole",
                 "ClusterRoleBinding",
+                "Role",
+                "RoleBinding",
                 "ConfigMap",
                 "Job"
             ]
         );
-        let job = &objects[4];
+        // The heartbeat leases are read in kube-node-lease alone.
+        assert_eq!(objects[3]["metadata"]["namespace"], "kube-node-lease");
+        assert_eq!(objects[3]["rules"][0]["resources"], json!(["leases"]));
+        assert_eq!(objects[4]["roleRef"]["kind"], "Role");
+        assert_eq!(objects[4]["subjects"][0]["namespace"], "kube-system");
+        assert!(!objects[1]["rules"].to_string().contains("leases"));
+        let job = &objects[6];
         let pod = &job["spec"]["template"]["spec"];
         assert_eq!(pod["restartPolicy"], "OnFailure");
         assert_eq!(pod["priorityClassName"], "system-cluster-critical");
@@ -283,10 +369,49 @@ mod tests {
             away[0]["preference"]["matchExpressions"][0],
             json!({"key": "pool", "operator": "NotIn", "values": ["blue"]})
         );
-        assert_eq!(objects[3]["data"]["plan.yaml"], "kind: DrainPlan\n");
+        assert_eq!(objects[5]["data"]["plan.yaml"], "kind: DrainPlan\n");
         let c = &pod["containers"][0];
         assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], true);
         assert_eq!(c["args"][0], "roll");
+    }
+
+    #[test]
+    fn credentials_are_in_the_secret_read_by_reference_and_not_shown_in_review() {
+        let mut s = submission(Targets::Named(vec!["n1".into()]));
+        s.secrets = vec![SecretValue {
+            key: "notify-0".into(),
+            env: "KUBECTL_MAINTAIN_SECRET_0".into(),
+            value: "https://hooks.slack.com/services/T/B/SECRET".into(),
+        }];
+        let all = objects(&s);
+        let secret = all.iter().find(|o| o["kind"] == "Secret").unwrap();
+        assert_eq!(
+            secret["stringData"]["notify-0"],
+            "https://hooks.slack.com/services/T/B/SECRET"
+        );
+        let job = all.last().unwrap();
+        let env = &job["spec"]["template"]["spec"]["containers"][0]["env"];
+        assert!(
+            env.as_array()
+                .unwrap()
+                .contains(&json!({"name": "KUBECTL_MAINTAIN_SECRET_0",
+                "valueFrom": {"secretKeyRef": {"name": s.name, "key": "notify-0"}}})),
+            "{env}"
+        );
+        let shown = yaml(&for_review(&all)).unwrap();
+        assert!(
+            !shown.contains("SECRET\n") && !shown.contains("services/T/B"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("not shown: the value given to --notify"),
+            "{shown}"
+        );
+        // Pod Security restricted: RuntimeDefault seccomp.
+        assert_eq!(
+            job["spec"]["template"]["spec"]["securityContext"]["seccompProfile"]["type"],
+            "RuntimeDefault"
+        );
     }
 
     #[test]

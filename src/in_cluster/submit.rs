@@ -29,7 +29,9 @@ fn default_image() -> String {
     }
 }
 
-fn needs(run: &Run<'_>, plan: &Plan) -> Needs {
+/// What the run asks of the API; kured's lock only where `kured` (its
+/// DaemonSet as `namespace/name`) exists.
+fn needs(run: &Run<'_>, plan: &Plan, kured_exists: bool) -> Needs {
     let d = run.drain();
     Needs {
         roll: matches!(run, Run::Roll(_)),
@@ -40,15 +42,34 @@ fn needs(run: &Run<'_>, plan: &Plan) -> Needs {
         waits_for_detach: !d.skip_wait_for_detach,
         namespace_selectors: plan.uses_namespace_selectors(),
         kured: match run {
-            Run::Roll(r) => Some(
-                r.kured_daemonset
-                    .split_once('/')
-                    .map_or(r.kured_daemonset.as_str(), |(_, n)| n)
-                    .to_string(),
-            ),
+            Run::Roll(r) if kured_exists => Some(kured_of(r)),
+            _ => None,
+        },
+        lock_namespace: match run {
+            Run::Roll(r) => Some(r.lock_namespace.clone()),
             Run::Drain(_) => None,
         },
     }
+}
+
+/// `--kured-daemonset` as (namespace, name); kube-system when no namespace
+/// is given.
+fn kured_of(r: &crate::cli::RollArgs) -> (String, String) {
+    match r.kured_daemonset.split_once('/') {
+        Some((ns, name)) => (ns.to_string(), name.to_string()),
+        None => ("kube-system".to_string(), r.kured_daemonset.clone()),
+    }
+}
+
+/// Whether kured's DaemonSet is there to hold its lock; `--render` asks
+/// nothing and counts it in.
+async fn kured_exists(client: &kube::Client, run: &Run<'_>) -> bool {
+    let Run::Roll(r) = run else {
+        return false;
+    };
+    let (ns, name) = kured_of(r);
+    let api: Api<k8s_openapi::api::apps::v1::DaemonSet> = Api::namespaced(client.clone(), &ns);
+    !matches!(api.get_opt(&name).await, Ok(None))
 }
 
 /// The submission for these flags, as validated into `plan` and `options`;
@@ -57,29 +78,34 @@ fn submission(
     run: &Run<'_>,
     (plan, options): &(Plan, Options),
     typed: &[String],
+    kured_exists: bool,
 ) -> anyhow::Result<Submission> {
     let d = run.drain();
     let args = argv::for_job(typed, takes_value(run.verb()));
     let id = kube_conventions::fnv1a(args.join("\0").as_bytes());
+    let job = argv::without_secrets(args, crate::outbound::resolve)
+        .map_err(crate::cli::exit::Exit::usage)?;
     let plan_text = d
         .plan
         .as_ref()
         .map(|p| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display())))
         .transpose()?;
     let name = format!("kubectl-maintain-{}-{:08x}", run.verb(), id as u32);
-    let mut rules = rbac::rules(&needs(run, plan));
+    let namespace = d
+        .cluster
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "kube-system".into());
+    let mut rules = rbac::rules(&needs(run, plan, kured_exists));
     if let Run::Roll(_) = run {
-        rules.push(rbac::own_job(&name));
+        rules.push(rbac::own_job(&namespace, &name));
     }
     Ok(Submission {
         name,
-        namespace: d
-            .cluster
-            .namespace
-            .clone()
-            .unwrap_or_else(|| "kube-system".into()),
+        namespace,
         image: d.image.clone().unwrap_or_else(default_image),
-        args,
+        args: job.args,
+        secrets: job.secrets,
         plan: plan_text,
         rules,
         // --timeout bounds each node, as kubectl's does: it bounds the
@@ -105,17 +131,22 @@ fn submission(
 pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
     let validated = validate(&run)?;
     let typed: Vec<String> = std::env::args().skip(1).collect();
-    let mut s = submission(&run, &validated, &typed)?;
     let d = run.drain();
     if d.render {
-        print!("{}", render::yaml(&render::objects(&s))?);
+        let s = submission(&run, &validated, &typed, true)?;
+        print!(
+            "{}",
+            render::yaml(&render::for_review(&render::objects(&s)))?
+        );
         return Ok(exit::OK);
     }
     let clients = client::connect(&d.cluster).await?;
     let client = &clients.main;
     if d.cleanup {
-        return cleanup(client, &s).await;
+        // Every object a run of these flags may have made.
+        return cleanup(client, &submission(&run, &validated, &typed, true)?).await;
     }
+    let mut s = submission(&run, &validated, &typed, kured_exists(client, &run).await)?;
     s.submitter = whoami(client).await;
     for object in render::objects(&s) {
         apply(client, &object).await?;

@@ -16,7 +16,7 @@ use hyper_util::client::legacy::connect::proxy::{SocksV5, Tunnel};
 use hyper_util::rt::TokioExecutor;
 
 mod url;
-pub(crate) use url::Url;
+pub(crate) use url::{Url, resolve};
 
 /// How long one request may take, connection included.
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);

@@ -5,7 +5,9 @@
 //! out at once and sent as an `Authorization: Basic` header, as Go's
 //! net/http does for a URL's userinfo; what is ever shown, in lines,
 //! reports, notifications, errors and metrics, is the scheme, host and
-//! port alone.
+//! port alone. Rather than on the command line, where `ps` and shell
+//! history keep it, a URL can be given as `env:NAME` (the variable's value)
+//! or `file:PATH` (the file's first line): `resolve`.
 
 use std::fmt;
 
@@ -92,6 +94,30 @@ impl Url {
     }
 }
 
+/// The URL a flag's value stands for: `env:NAME` is the variable's value,
+/// `file:PATH` the file's first line, anything else itself. An error names
+/// the variable or the file, never a value.
+pub(crate) fn resolve(flag: &str, input: &str) -> Result<String, String> {
+    if let Some(name) = input.strip_prefix("env:") {
+        return std::env::var(name)
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| v.trim().to_string())
+            .ok_or_else(|| format!("{flag} env:{name}: the variable {name} is not set"));
+    }
+    if let Some(path) = input.strip_prefix("file:") {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{flag} file:{path}: cannot be read: {e}"))?;
+        return text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| format!("{flag} file:{path}: the file is empty"));
+    }
+    Ok(input.to_string())
+}
+
 /// `Basic base64(user:password)`, the userinfo percent-decoded first.
 fn basic(userinfo: &str) -> http::HeaderValue {
     let decoded: Vec<u8> = percent_encoding::percent_decode_str(userinfo).collect();
@@ -139,6 +165,31 @@ mod tests {
             plain.with_path("/metrics/job/j").uri().to_string(),
             "https://pgw.example/metrics/job/j"
         );
+    }
+
+    #[test]
+    fn a_url_can_come_from_a_file_and_its_errors_name_only_the_file() {
+        let dir = std::env::temp_dir().join(format!("url-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("hook");
+        std::fs::write(&file, "\n  https://hooks.slack.com/services/T/B/x  \n").unwrap();
+        let given = format!("file:{}", file.display());
+        assert_eq!(
+            resolve("--notify", &given).unwrap(),
+            "https://hooks.slack.com/services/T/B/x"
+        );
+        assert_eq!(resolve("--notify", "https://a/b").unwrap(), "https://a/b");
+        let e = resolve("--notify", "file:/nonexistent/hook").unwrap_err();
+        assert!(
+            e.starts_with("--notify file:/nonexistent/hook: cannot be read"),
+            "{e}"
+        );
+        let e = resolve("--pushgateway", "env:KUBECTL_MAINTAIN_TEST_UNSET_9c1").unwrap_err();
+        assert_eq!(
+            e,
+            "--pushgateway env:KUBECTL_MAINTAIN_TEST_UNSET_9c1: the variable KUBECTL_MAINTAIN_TEST_UNSET_9c1 is not set"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -27,6 +27,14 @@ fn job_pods(c: &Cluster, name: &str) -> Vec<std::sync::Arc<Value>> {
         .collect()
 }
 
+/// `kubectl auth can-i VERB WHAT --as SA`: "yes" or "no".
+fn can_i(c: &Cluster, sa: &str, verb: &str, what: &[&str]) -> String {
+    c.kubectl(&[&["auth", "can-i", verb][..], what, &["--as", sa]].concat())
+        .stdout
+        .trim()
+        .to_string()
+}
+
 /// Every pool node rolled: its lease says the roll finished, and it is back in service.
 fn every_node_rolled(c: &Cluster) {
     for node in POOL {
@@ -63,12 +71,7 @@ fn a_roll_run_as_the_jobs_pod_survives_its_own_eviction_and_finishes() {
     let status = c.maintain_spawn(&["status", "-w"]);
     let sa = format!("system:serviceaccount:kube-system:{name}");
     // The rendered RBAC, and no more: the token is the ServiceAccount's.
-    let can = |verb: &str, what: &[&str]| {
-        c.kubectl(&[&["auth", "can-i", verb][..], what, &["--as", &sa]].concat())
-            .stdout
-            .trim()
-            .to_string()
-    };
+    let can = |verb: &str, what: &[&str]| can_i(&c, &sa, verb, what);
     assert_eq!(can("patch", &["nodes"]), "yes");
     assert_eq!(can("create", &["pods", "--subresource=eviction"]), "yes");
     assert_eq!(can("create", &["pods"]), "no");
@@ -287,9 +290,8 @@ fn without(rule: &Value) -> Option<(i32, &'static str)> {
         }
         () if has("daemonsets") => (1, r#"cannot update resource "daemonsets""#),
         () if has("poddisruptionbudgets") => (0, r#"cannot list resource "poddisruptionbudgets""#),
-        () if has("leases") && verbs.contains("create") => {
-            (1, r#"cannot create resource "leases""#)
-        }
+        // The roll's lock is read before it is made.
+        () if has("leases") && verbs.contains("create") => (1, r#"cannot get resource "leases""#),
         () if has("leases") => (1, r#"cannot get resource "leases""#),
         () if has("events") => (0, r#"cannot create resource "events""#),
         () if has("pods/eviction") => (3, r#"cannot create resource "pods/eviction""#),
@@ -306,34 +308,60 @@ fn without(rule: &Value) -> Option<(i32, &'static str)> {
     })
 }
 
-/// Each rule of a roll's rendered ClusterRole, removed in turn: the roll,
-/// run as its ServiceAccount (impersonated: RBAC decides as for its
-/// token), names the verb and resource refused, and stops or goes on as
-/// documented. It never hangs.
+/// The run's roles: its ClusterRole, then its Role in each namespace.
+fn roles_of(c: &Cluster, name: &str) -> Vec<(Resource, String, Value)> {
+    let mut all = vec![(
+        Resource::ClusterRoles,
+        String::new(),
+        (*c.get(Resource::ClusterRoles, "", name).expect("the role")).clone(),
+    )];
+    for ns in ["kube-node-lease", "kube-system"] {
+        if let Some(role) = c.get(Resource::Roles, ns, name) {
+            all.push((Resource::Roles, ns.to_string(), (*role).clone()));
+        }
+    }
+    all
+}
+
+/// Each rule of a roll's rendered roles (its ClusterRole and its Roles),
+/// removed in turn: the roll, run as its ServiceAccount (impersonated:
+/// RBAC decides as for its token), names the verb and resource refused,
+/// and stops or goes on as documented. It never hangs.
 #[test]
 fn each_rule_of_the_rendered_role_is_needed() {
-    let rules = {
+    let (name, rules) = {
         let c = Cluster::start(&rich_pool(), 33);
         let out = c.maintain(&ROLL);
         out.success();
         let name = run_name(&out.stderr);
-        let role = c.get(Resource::ClusterRoles, "", &name).expect("the role");
-        (name, role["rules"].as_array().expect("rules").clone())
+        let rules: Vec<(Resource, String, usize, Value)> = roles_of(&c, &name)
+            .into_iter()
+            .flat_map(|(kind, ns, role)| {
+                let rules = role["rules"].as_array().expect("rules").clone();
+                rules
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(i, r)| (kind, ns.clone(), i, r))
+            })
+            .collect();
+        (name, rules)
     };
-    let (name, rules) = rules;
     let sa = format!("system:serviceaccount:kube-system:{name}");
     let job_env = [
         ("KUBECTL_MAINTAIN_JOB", name.as_str()),
         ("KUBECTL_MAINTAIN_NAMESPACE", "kube-system"),
     ];
     let mut exercised = 0;
-    for i in 0..rules.len() {
+    for (kind, ns, i, _) in &rules {
         let c = Cluster::start(&rich_pool(), 33);
         c.wait_settled();
         c.maintain(&ROLL).success();
-        let mut role = (*c.get(Resource::ClusterRoles, "", &name).expect("role")).clone();
-        let removed = role["rules"].as_array_mut().expect("rules").remove(i);
+        let mut role = (*c.get(*kind, ns, &name).expect("role")).clone();
+        let removed = role["rules"].as_array_mut().expect("rules").remove(*i);
         role["metadata"] = serde_json::json!({"name": name});
+        if !ns.is_empty() {
+            role["metadata"]["namespace"] = serde_json::json!(ns);
+        }
         let file = c.dir.path().join("role.json");
         std::fs::write(&file, role.to_string()).expect("role written");
         c.kubectl(&["apply", "-f", file.to_str().expect("utf-8")])
@@ -350,7 +378,14 @@ fn each_rule_of_the_rendered_role_is_needed() {
             ],
             &job_env,
         );
-        if let Some((code, refusal)) = without(&removed) {
+        // The heartbeat Role is read only for a node that is not Ready,
+        // which this pool has none of: the roll goes on without it.
+        let expected = if ns == "kube-node-lease" {
+            None
+        } else {
+            without(&removed)
+        };
+        if let Some((code, refusal)) = expected {
             exercised += 1;
             assert_eq!(run.code, code, "without {removed}: {run:?}");
             let said = format!("User \"{sa}\" {refusal}");
@@ -363,5 +398,81 @@ fn each_rule_of_the_rendered_role_is_needed() {
             );
         }
     }
-    assert_eq!(exercised, rules.len(), "{rules:?}");
+    let heartbeats = rules.iter().filter(|r| r.1 == "kube-node-lease").count();
+    assert_eq!(heartbeats, 1, "{rules:?}");
+    assert_eq!(exercised + heartbeats, rules.len(), "{rules:?}");
+}
+
+/// A webhook's URL is a credential: it reaches the Job's pod through the
+/// run's Secret (`secretKeyRef`), and is in no argument, ConfigMap, Event
+/// or line; the roll's locks are writable in `--lock-namespace` alone.
+#[test]
+fn a_webhook_reaches_the_job_through_its_secret_and_nowhere_else() {
+    let c = Cluster::start_running_our_image(&four_nodes().yaml(), 33);
+    c.wait_settled();
+    let (port, got) = crate::unattended::receiver(0);
+    let hook = format!("http://127.0.0.1:{port}/hook/SECRET-PATH-77");
+    let mut roll = ROLL.to_vec();
+    roll.extend(["--notify", &hook]);
+    let out = c.maintain(&roll);
+    out.success();
+    let name = run_name(&out.stderr);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !got
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|g| g.path == "/hook/SECRET-PATH-77")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no notification from the Job: {:?}",
+            job_pods(&c, &name)
+                .iter()
+                .map(|p| {
+                    let pod = p["metadata"]["name"].as_str().unwrap_or_default();
+                    (
+                        p["status"].to_string(),
+                        c.kubectl(&["logs", "-n", "kube-system", pod]),
+                    )
+                })
+                .collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let secret = c
+        .get(Resource::Secrets, "kube-system", &name)
+        .expect("the run's Secret");
+    let stored = secret["data"]["notify-0"].as_str().unwrap();
+    assert_eq!(
+        base64::Engine::decode(&base64::engine::general_purpose::STANDARD, stored).unwrap(),
+        hook.as_bytes()
+    );
+    assert!(secret.get("stringData").is_none(), "{secret}");
+    let job = c.get(Resource::Jobs, "kube-system", &name).unwrap();
+    let config = c.get(Resource::ConfigMaps, "kube-system", &name).unwrap();
+    let events = c.kubectl(&["-n", "kube-system", "get", "events", "-o", "json"]);
+    for (what, text) in [
+        ("the Job", job.to_string()),
+        ("the ConfigMap", config.to_string()),
+        ("the Events", events.stdout.clone()),
+        (
+            "the submission's lines",
+            format!("{}{}", out.stdout, out.stderr),
+        ),
+    ] {
+        assert!(!text.contains("SECRET-PATH"), "{what}: {text}");
+    }
+    assert!(
+        job.to_string()
+            .contains("--notify=env:KUBECTL_MAINTAIN_SECRET_0")
+    );
+    let sa = format!("system:serviceaccount:kube-system:{name}");
+    let can = |verb: &str, what: &[&str]| can_i(&c, &sa, verb, what);
+    assert_eq!(can("create", &["leases", "-n", "kube-system"]), "yes");
+    assert_eq!(can("create", &["leases", "-n", "default"]), "no");
+    assert_eq!(can("get", &["leases", "-n", "kube-node-lease"]), "yes");
+    assert_eq!(can("get", &["secrets", "-n", "kube-system"]), "no");
+    // kured is not installed: no rule for its DaemonSet.
+    assert_eq!(can("update", &["daemonsets", "-n", "kube-system"]), "no");
 }

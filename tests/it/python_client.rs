@@ -114,6 +114,7 @@ fn the_python_client_reads_everything_and_watches_across_a_410() {
             "metadata": {"name": "runner", "namespace": "shop"}}))
         .object(json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": "settings", "namespace": "shop"}, "data": {"a": "1"}}))
+        .object(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "creds", "namespace": "shop"}, "stringData": {"a": "1"}}))
         .object(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
             "metadata": {"name": "reader", "namespace": "shop"},
             "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}))

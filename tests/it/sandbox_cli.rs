@@ -51,11 +51,36 @@ fn serves_until_terminated_and_writes_a_kubeconfig() {
     let version: serde_json::Value =
         serde_json::from_slice(&out.stdout).expect("kubectl version json");
     assert_eq!(version["serverVersion"]["minor"], "27");
+    // Its credential is its owner's alone.
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&kubeconfig).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
     let status = child.wait().unwrap();
     assert!(status.success(), "exits 0 on SIGTERM: {status:?}");
+}
+
+#[test]
+fn an_address_beyond_loopback_is_refused_unless_exposed() {
+    let dir = TempDir::new("cli");
+    let scenario = dir.path().join("s.yaml");
+    std::fs::write(&scenario, ONE_NODE).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-maintain"))
+        .args(["sandbox", "--scenario", scenario.to_str().unwrap()])
+        .args(["--listen", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--listen 0.0.0.0:0: not a loopback address")
+            && stderr.contains("--expose"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing served");
 }
 
 #[test]

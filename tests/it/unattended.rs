@@ -21,8 +21,8 @@ use crate::scenario::Scenario;
 
 /// One request the receiver got: path, body, when.
 #[derive(Debug, Clone)]
-struct Got {
-    path: String,
+pub(crate) struct Got {
+    pub(crate) path: String,
     body: Value,
     /// Its `Authorization` header.
     authorization: Option<String>,
@@ -30,7 +30,7 @@ struct Got {
 
 /// A local webhook receiver: answers 500 to the first `fail_first`
 /// requests, then 200.
-fn receiver(fail_first: usize) -> (u16, Arc<Mutex<Vec<Got>>>) {
+pub(crate) fn receiver(fail_first: usize) -> (u16, Arc<Mutex<Vec<Got>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let got = Arc::new(Mutex::new(Vec::new()));

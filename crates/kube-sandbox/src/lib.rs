@@ -281,11 +281,26 @@ impl Sandbox {
     }
 
     /// Writes `kubeconfig()` to a file.
+    /// Writes `kubeconfig()` to a file readable by its owner alone (0600,
+    /// as kubectl writes kubeconfigs): it holds the sandbox's credential.
     pub fn write_kubeconfig(&self, path: &Path) -> Result<(), SandboxError> {
-        std::fs::write(path, self.kubeconfig()).map_err(|source| SandboxError::Write {
+        use std::io::Write as _;
+        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+        let error = |source| SandboxError::Write {
             path: path.to_path_buf(),
             source,
-        })
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(error)?;
+        // A file that was there keeps its mode on open: narrow it too.
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map_err(error)?;
+        file.write_all(self.kubeconfig().as_bytes()).map_err(error)
     }
 
     /// Waits until the simulation has nothing left to reconcile (timers

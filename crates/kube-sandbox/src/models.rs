@@ -41,6 +41,7 @@ pub(crate) fn with_model<F: WithModel>(res: Resource, f: F) -> Option<F::Out> {
         Resource::VolumeAttachments => f.with::<storage::VolumeAttachment>(),
         Resource::ServiceAccounts => f.with::<core::ServiceAccount>(),
         Resource::ConfigMaps => f.with::<core::ConfigMap>(),
+        Resource::Secrets => f.with::<core::Secret>(),
         Resource::Roles => f.with::<rbac::Role>(),
         Resource::RoleBindings => f.with::<rbac::RoleBinding>(),
         Resource::ClusterRoles => f.with::<rbac::ClusterRole>(),

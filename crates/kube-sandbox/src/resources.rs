@@ -44,6 +44,8 @@ pub enum Resource {
     ServiceAccounts,
     /// core/v1 ConfigMap.
     ConfigMaps,
+    /// core/v1 Secret.
+    Secrets,
     /// rbac.authorization.k8s.io/v1 Role.
     Roles,
     /// rbac.authorization.k8s.io/v1 RoleBinding.
@@ -89,7 +91,7 @@ const VERBS: &[&str] = &[
 
 impl Resource {
     /// Every resource served.
-    pub const ALL: [Resource; 23] = [
+    pub const ALL: [Resource; 24] = [
         Resource::Namespaces,
         Resource::Nodes,
         Resource::Pods,
@@ -109,6 +111,7 @@ impl Resource {
         Resource::VolumeAttachments,
         Resource::ServiceAccounts,
         Resource::ConfigMaps,
+        Resource::Secrets,
         Resource::Roles,
         Resource::RoleBindings,
         Resource::ClusterRoles,
@@ -281,6 +284,9 @@ impl Resource {
                 &[],
                 &[]
             ),
+            Resource::Secrets => {
+                info!("", "v1", "secrets", "secret", "Secret", true, &[], &[], &[])
+            }
             Resource::Roles => info!(
                 "rbac.authorization.k8s.io",
                 "v1",
@@ -429,6 +435,7 @@ impl Resource {
             self,
             Resource::ServiceAccounts
                 | Resource::ConfigMaps
+                | Resource::Secrets
                 | Resource::Roles
                 | Resource::RoleBindings
                 | Resource::ClusterRoles

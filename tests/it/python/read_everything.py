@@ -45,6 +45,7 @@ typed = {
     "serviceaccounts": (core.list_service_account_for_all_namespaces,
                         lambda ns, n: core.read_namespaced_service_account(n, ns)),
     "configmaps": (core.list_config_map_for_all_namespaces, lambda ns, n: core.read_namespaced_config_map(n, ns)),
+    "secrets": (core.list_secret_for_all_namespaces, lambda ns, n: core.read_namespaced_secret(n, ns)),
     "roles": (rbac.list_role_for_all_namespaces, lambda ns, n: rbac.read_namespaced_role(n, ns)),
     "rolebindings": (rbac.list_role_binding_for_all_namespaces,
                      lambda ns, n: rbac.read_namespaced_role_binding(n, ns)),

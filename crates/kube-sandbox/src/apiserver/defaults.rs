@@ -179,9 +179,28 @@ pub(crate) fn job_selector(job: &mut Value) {
     job["spec"]["selector"] = json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}});
 }
 
+/// A Secret as it is stored, on every write (k8s.io/kubernetes
+/// pkg/apis/core/v1/conversion.go `Convert_v1_Secret_To_core_Secret`:
+/// `stringData` overwrites `data`, base64-encoded, and is never stored;
+/// defaults.go `SetDefaults_Secret`: type `Opaque`).
+pub(crate) fn secret(res: Resource, obj: &mut Value) {
+    use base64::Engine as _;
+    if res != Resource::Secrets {
+        return;
+    }
+    if let Some(Value::Object(strings)) = obj.as_object_mut().and_then(|o| o.remove("stringData")) {
+        for (key, value) in strings {
+            let text = value.as_str().unwrap_or_default();
+            obj["data"][key] = json!(base64::engine::general_purpose::STANDARD.encode(text));
+        }
+    }
+    or_default(obj, "/type", json!("Opaque"));
+}
+
 /// Defaulting on create, as the apiserver's defaulters do.
 pub(crate) fn prepare_new(res: Resource, mut obj: Value) -> Value {
     workload(res, &mut obj);
+    secret(res, &mut obj);
     if res == Resource::Pods {
         if let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) {
             pod_spec(spec);

@@ -203,6 +203,12 @@ fn own_columns(res: Resource) -> Vec<Col> {
             col("Data", "integer", 0),
             col("Age", "string", 0),
         ],
+        Resource::Secrets => vec![
+            col("Name", "string", 0),
+            col("Type", "string", 0),
+            col("Data", "string", 0),
+            col("Age", "string", 0),
+        ],
         Resource::Roles | Resource::ClusterRoles => {
             vec![col("Name", "string", 0), col("Created At", "date", 0)]
         }
@@ -552,6 +558,19 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
                     + o.at("/binaryData")
                         .and_then(Value::as_object)
                         .map_or(0, serde_json::Map::len)
+            ),
+            json!(age(o)),
+        ],
+        // kubectl's printer (pkg/printers/internalversion printSecret):
+        // the number of keys, never a value.
+        Resource::Secrets => vec![
+            name,
+            json!(str_or(o, "/type", "")),
+            json!(
+                o.at("/data")
+                    .and_then(Value::as_object)
+                    .map_or(0, serde_json::Map::len)
+                    .to_string()
             ),
             json!(age(o)),
         ],

@@ -408,7 +408,12 @@ fn mounts(
 }
 
 /// The container's environment: its own, and the service's address.
-fn environment(shared: &Shared, pod: &Value, container: &Value) -> Vec<(String, String)> {
+fn environment(
+    shared: &Shared,
+    store: &Store,
+    pod: &Value,
+    container: &Value,
+) -> Vec<(String, String)> {
     let mut env = vec![
         (
             "PATH".to_string(),
@@ -441,11 +446,27 @@ fn environment(shared: &Shared, pod: &Value, container: &Value) -> Vec<(String, 
                     .unwrap_or_default()
                     .to_string()
             }
-            (None, None) => String::new(),
+            (None, None) => secret_key(store, pod, e).unwrap_or_default(),
         };
         env.push((name, value));
     }
     env
+}
+
+/// An environment variable's `valueFrom.secretKeyRef`: the key of a Secret
+/// in the pod's namespace, decoded, as the kubelet reads it
+/// (pkg/kubelet/kubelet_pods.go `makeEnvironmentVariables`).
+fn secret_key(store: &Store, pod: &Value, env: &Value) -> Option<String> {
+    use base64::Engine as _;
+    let name = env.at("/valueFrom/secretKeyRef/name")?.as_str()?;
+    let key = env.at("/valueFrom/secretKeyRef/key")?.as_str()?;
+    let ns = pod.at("/metadata/namespace")?.as_str()?;
+    let secret = store.get(Resource::Secrets, &(ns.to_string(), name.to_string()))?;
+    let data = secret.at(&format!("/data/{key}"))?.as_str()?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// The script the private mount and UTS namespaces run: the pod's name as
@@ -514,7 +535,7 @@ fn launch(
         .arg(&program)
         .args(&argv)
         .env_clear()
-        .envs(environment(shared, pod, container))
+        .envs(environment(shared, store, pod, container))
         .current_dir("/")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -68,6 +68,7 @@ pub(super) fn write(
     dry_run: bool,
     check_rv: bool,
 ) -> Result<Reply, ApiError> {
+    crate::apiserver::defaults::secret(t.resource, &mut new);
     if let Some(old) = store.get(t.resource, &t.key()) {
         keep_immutable(t.resource, &old, &mut new);
         crate::apiserver::validation::check(t.resource, Some(&old), &new)?;
