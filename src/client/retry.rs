@@ -266,6 +266,26 @@ mod tests {
     }
 
     #[test]
+    fn a_first_contact_gives_up_within_a_second_and_a_changed_run_keeps_trying() {
+        use crate::client::failure::NoAnswer;
+        let ms = Duration::from_millis;
+        // A certificate: final at once, changed or not.
+        let tls = NoAnswer::Tls("x509".into());
+        assert!(give_up(&tls, false, ms(200)) && give_up(&tls, true, ms(200)));
+        // Refused: tried for FIRST_CONTACT, then final; after a write, kept.
+        assert!(!give_up(&NoAnswer::Refused, false, ms(900)));
+        assert!(give_up(&NoAnswer::Refused, false, ms(1100)));
+        assert!(!give_up(&NoAnswer::Refused, true, Duration::from_secs(60)));
+        assert!(give_up(&NoAnswer::ConnectTimeout, false, ms(1100)));
+        // A reset connection is retried whether or not anything changed.
+        assert!(!give_up(
+            &NoAnswer::Other("reset".into()),
+            false,
+            Duration::from_secs(60)
+        ));
+    }
+
+    #[test]
     fn backoff_doubles_with_jitter_up_to_a_cap_and_honours_retry_after() {
         assert_eq!(delay(1, None, 1.0), Duration::from_millis(200));
         assert_eq!(delay(1, None, 0.0), Duration::from_millis(100));
