@@ -136,9 +136,9 @@ fn words(err: &anyhow::Error) -> String {
     let mut parts = Vec::new();
     for cause in err.chain() {
         if let Some(e) = cause.downcast_ref::<kube::Error>() {
-            // No answer at all: kubectl's line alone, as kubectl says it
-            // whatever the request was.
-            if !matches!(e, kube::Error::Api(_)) {
+            // Unreachable or untrusted: kubectl's line alone, as kubectl
+            // says it whatever the request was.
+            if crate::drain::api_error::said_alone(e) {
                 return crate::drain::api_error::words(e);
             }
             // Its own causes are in those words already.

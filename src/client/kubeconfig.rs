@@ -153,6 +153,7 @@ pub(crate) fn choose(mut kc: Kubeconfig, args: &ClusterArgs) -> Result<Chosen, C
         .iter()
         .find(|c| c.name == context_name)
         .map(|c| c.context.clone().unwrap_or_default());
+    let context_exists = found.is_some();
     let context = match found {
         Some(c) => c,
         None if required => return Err(ConfigError::NoContext(context_name)),
@@ -174,8 +175,7 @@ pub(crate) fn choose(mut kc: Kubeconfig, args: &ClusterArgs) -> Result<Chosen, C
         None => context.cluster.clone(),
     };
     // ConfirmUsable: a current context the file names must exist too.
-    if !context_name.is_empty() && !required && !kc.contexts.iter().any(|c| c.name == context_name)
-    {
+    if !context_name.is_empty() && !context_exists {
         return Err(ConfigError::NoCurrentContext(context_name));
     }
     let name = |n: String| if n.is_empty() { FLAGS.to_string() } else { n };

@@ -168,7 +168,7 @@ impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
     ) -> Option<Self::Future> {
         let now = Instant::now();
         let changed = self.changed.load(Ordering::Relaxed);
-        let mut quiet = false;
+        let mut cause = None;
         let (answer, asked) = match result {
             Ok(response) => {
                 if response.status().is_success()
@@ -182,15 +182,7 @@ impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
                 )
             }
             Err(e) => {
-                let cause = super::failure::of(e.as_ref());
-                let wait = delay(self.attempt + 1, None, 1.0);
-                let next = self.first_failure.map_or(Duration::ZERO, |f| now - f) + wait;
-                if give_up(&cause, changed, next) {
-                    return None;
-                }
-                // A first contact's short tries are not told: they end in
-                // kubectl's error or in an answer within FIRST_CONTACT.
-                quiet = !changed && cause.is_first_contact_final();
+                cause = Some(super::failure::of(e.as_ref()));
                 (Answer::NoAnswer, None)
             }
         };
@@ -202,17 +194,23 @@ impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
         let first = *self.first_failure.get_or_insert(now);
         self.attempt += 1;
         let wait = delay(self.attempt, asked, self.rng.next_f64());
-        if now + wait > first + self.window {
+        if now + wait > first + self.window
+            || cause
+                .as_ref()
+                .is_some_and(|c| give_up(c, changed, now + wait - first))
+        {
             return None;
         }
-        if quiet {
-            return Some(Box::pin(tokio::time::sleep(wait)));
+        // A first contact's short tries are not told: they end in kubectl's
+        // error or in an answer within FIRST_CONTACT.
+        let quiet = !changed && cause.is_some_and(|c| c.is_first_contact_final());
+        if !quiet {
+            let _ = self.told.send(Retried {
+                method: req.method().clone(),
+                path: req.uri().path().to_string(),
+                answer,
+            });
         }
-        let _ = self.told.send(Retried {
-            method: req.method().clone(),
-            path: req.uri().path().to_string(),
-            answer,
-        });
         Some(Box::pin(async move {
             let stopped = STOP.notified();
             if !STOPPED.load(Ordering::SeqCst) {

@@ -25,13 +25,16 @@ pub(crate) fn api_error(
     }
 }
 
+/// Whether the server could not be reached at all or would not be
+/// trusted: kubectl then prints its line alone, whatever the request.
+pub(crate) fn said_alone(e: &kube::Error) -> bool {
+    !matches!(e, kube::Error::Api(_)) && crate::client::failure::of(e).is_first_contact_final()
+}
+
 /// A request that failed for good, with the request named, except where
-/// the server could not be reached at all or would not be trusted: that
-/// is kubectl's line alone, as kubectl prints it whatever the request.
+/// it is said alone (`said_alone`).
 pub(crate) fn failed(request: &str, e: &kube::Error) -> String {
-    let unreachable =
-        !matches!(e, kube::Error::Api(_)) && crate::client::failure::of(e).is_first_contact_final();
-    if unreachable {
+    if said_alone(e) {
         words(e)
     } else {
         format!("{request} failed: {}", words(e))

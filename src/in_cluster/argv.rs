@@ -48,13 +48,26 @@ const ALONE: &[&str] = &[
 /// Flags whose values may be credentials.
 const SECRET_VALUED: &[&str] = &["--notify", "--pushgateway", "--block-on-alerts"];
 
-/// A value kept out of the Job's arguments: its key in the run's Secret,
-/// the environment variable the Job reads it from, and the value.
+/// A value kept out of the Job's arguments: the flag it was given to, the
+/// how-manieth such value it is, and the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SecretValue {
-    pub(crate) key: String,
-    pub(crate) env: String,
+    /// `--notify`.
+    pub(crate) flag: String,
+    pub(crate) n: usize,
     pub(crate) value: String,
+}
+
+impl SecretValue {
+    /// Its key in the run's Secret: `notify-0`.
+    pub(crate) fn key(&self) -> String {
+        format!("{}-{}", self.flag.trim_start_matches('-'), self.n)
+    }
+
+    /// The environment variable the Job reads it from.
+    pub(crate) fn env(&self) -> String {
+        format!("KUBECTL_MAINTAIN_SECRET_{}", self.n)
+    }
 }
 
 /// The Job's command line and what it reads from its Secret.
@@ -74,15 +87,14 @@ pub(crate) fn without_secrets(
     let mut secrets = Vec::new();
     let mut it = args.into_iter();
     let keep = |flag: &str, value: &str, secrets: &mut Vec<SecretValue>| {
-        let n = secrets.len();
-        let key = format!("{}-{n}", flag.trim_start_matches('-'));
-        let env = format!("KUBECTL_MAINTAIN_SECRET_{n}");
-        secrets.push(SecretValue {
-            key,
-            env: env.clone(),
+        let secret = SecretValue {
+            flag: flag.to_string(),
+            n: secrets.len(),
             value: resolve(flag, value)?,
-        });
-        Ok::<_, String>(format!("{flag}=env:{env}"))
+        };
+        let arg = format!("{flag}=env:{}", secret.env());
+        secrets.push(secret);
+        Ok::<_, String>(arg)
     };
     while let Some(a) = it.next() {
         if a == "--" {
@@ -201,17 +213,17 @@ mod tests {
                  --pushgateway=env:KUBECTL_MAINTAIN_SECRET_1 --notify=env:KUBECTL_MAINTAIN_SECRET_2 -- --notify x"
             )
         );
-        let values: Vec<(&str, &str)> = job
+        let values: Vec<(String, &str)> = job
             .secrets
             .iter()
-            .map(|s| (s.key.as_str(), s.value.as_str()))
+            .map(|s| (s.key(), s.value.as_str()))
             .collect();
         assert_eq!(
             values,
             [
-                ("notify-0", "https://hooks.slack.com/x/SECRET"),
-                ("pushgateway-1", "http://u:PW@pgw:9091"),
-                ("notify-2", "https://from-the-file/SECRET2"),
+                ("notify-0".to_string(), "https://hooks.slack.com/x/SECRET"),
+                ("pushgateway-1".to_string(), "http://u:PW@pgw:9091"),
+                ("notify-2".to_string(), "https://from-the-file/SECRET2"),
             ]
         );
         let line = job.args.join(" ");

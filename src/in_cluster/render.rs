@@ -106,7 +106,7 @@ pub(crate) fn objects(s: &Submission) -> Vec<Value> {
         let data: serde_json::Map<String, Value> = s
             .secrets
             .iter()
-            .map(|v| (v.key.clone(), json!(v.value)))
+            .map(|v| (v.key(), json!(v.value)))
             .collect();
         all.push(
             json!({"apiVersion": "v1", "kind": "Secret", "metadata": s.meta(true),
@@ -117,24 +117,16 @@ pub(crate) fn objects(s: &Submission) -> Vec<Value> {
     all
 }
 
-/// What `--render` shows: the objects with the Secret's values replaced by
-/// where they come from. Applying them needs the Secret made by hand.
-pub(crate) fn for_review(objects: &[Value]) -> Vec<Value> {
-    objects
-        .iter()
-        .map(|o| {
-            let mut o = o.clone();
-            if o["kind"] == "Secret"
-                && let Some(data) = o["stringData"].as_object_mut()
-            {
-                for (key, value) in data.iter_mut() {
-                    let flag = key.rsplit_once('-').map_or(key.as_str(), |(f, _)| f);
-                    *value = json!(format!("(not shown: the value given to --{flag})"));
-                }
-            }
-            o
-        })
-        .collect()
+impl Submission {
+    /// What `--render` shows: the Secret's values replaced by where they
+    /// come from. Applying it needs the Secret made by hand.
+    pub(crate) fn for_review(&self) -> Submission {
+        let mut shown = self.clone();
+        for v in &mut shown.secrets {
+            v.value = format!("(not shown: the value given to {})", v.flag);
+        }
+        shown
+    }
 }
 
 /// The rules of one namespace as a Role and its RoleBinding, or those of
@@ -255,8 +247,8 @@ fn env(s: &Submission) -> Value {
             "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}),
     ];
     env.extend(s.secrets.iter().map(|v| {
-        json!({"name": v.env,
-            "valueFrom": {"secretKeyRef": {"name": s.name, "key": v.key}}})
+        json!({"name": v.env(),
+            "valueFrom": {"secretKeyRef": {"name": s.name, "key": v.key()}}})
     }));
     json!(env)
 }
@@ -379,8 +371,8 @@ mod tests {
     fn credentials_are_in_the_secret_read_by_reference_and_not_shown_in_review() {
         let mut s = submission(Targets::Named(vec!["n1".into()]));
         s.secrets = vec![SecretValue {
-            key: "notify-0".into(),
-            env: "KUBECTL_MAINTAIN_SECRET_0".into(),
+            flag: "--notify".into(),
+            n: 0,
             value: "https://hooks.slack.com/services/T/B/SECRET".into(),
         }];
         let all = objects(&s);
@@ -398,7 +390,7 @@ mod tests {
                 "valueFrom": {"secretKeyRef": {"name": s.name, "key": "notify-0"}}})),
             "{env}"
         );
-        let shown = yaml(&for_review(&all)).unwrap();
+        let shown = yaml(&objects(&s.for_review())).unwrap();
         assert!(
             !shown.contains("SECRET\n") && !shown.contains("services/T/B"),
             "{shown}"

@@ -134,10 +134,7 @@ pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
     let d = run.drain();
     if d.render {
         let s = submission(&run, &validated, &typed, true)?;
-        print!(
-            "{}",
-            render::yaml(&render::for_review(&render::objects(&s)))?
-        );
+        print!("{}", render::yaml(&render::objects(&s.for_review()))?);
         return Ok(exit::OK);
     }
     let clients = client::connect(&d.cluster).await?;

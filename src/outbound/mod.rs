@@ -55,13 +55,6 @@ fn https<C>(connector: C) -> hyper_rustls::HttpsConnector<C> {
         .wrap_connector(connector)
 }
 
-/// The proxy's login as kube-rs sends it to the API server's proxy.
-fn proxy_login(proxy: &http::Uri) -> Option<(String, String)> {
-    let userinfo = proxy.authority()?.as_str().rsplit_once('@')?.0;
-    let (user, pass) = userinfo.split_once(':').unwrap_or((userinfo, ""));
-    Some((user.to_string(), pass.to_string()))
-}
-
 impl Http {
     pub(crate) fn new() -> Http {
         Http {
@@ -105,22 +98,18 @@ impl Http {
                 None => exchange(&self.direct, request).await,
                 Some(proxy) if proxy.scheme_str() == Some("socks5") => {
                     let mut socks = SocksV5::new(proxy.clone(), HttpConnector::new());
-                    if let Some((user, pass)) = proxy_login(&proxy) {
-                        socks = socks.with_auth(user, pass);
+                    if let Some((user, password)) = url::login(&proxy) {
+                        socks = socks.with_auth(user, password);
                     }
                     let client = Client::builder(TokioExecutor::new()).build(https(socks));
                     exchange(&client, request).await
                 }
                 Some(proxy) => {
                     let mut tunnel = Tunnel::new(proxy.clone(), https(HttpConnector::new()));
-                    if let Some((user, pass)) = proxy_login(&proxy) {
-                        let value = base64::Engine::encode(
-                            &base64::engine::general_purpose::STANDARD,
-                            format!("{user}:{pass}"),
-                        );
-                        if let Ok(h) = http::HeaderValue::from_str(&format!("Basic {value}")) {
-                            tunnel = tunnel.with_auth(h);
-                        }
+                    // Percent-decoded, as kube-rs decodes the API server's
+                    // proxy login.
+                    if let Some((user, password)) = url::login(&proxy) {
+                        tunnel = tunnel.with_auth(url::basic(&user, &password));
                     }
                     let client = Client::builder(TokioExecutor::new()).build(https(tunnel));
                     exchange(&client, request).await

@@ -36,11 +36,12 @@ impl Url {
         if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
             return Err(refuse());
         }
+        let auth = login(&uri).map(|(user, password)| basic(&user, &password));
         let authority = uri.authority().map(|a| a.as_str().to_string());
-        let (auth, host_port) = match authority.as_deref().and_then(|a| a.rsplit_once('@')) {
-            Some((userinfo, host_port)) => (Some(basic(userinfo)), host_port.to_string()),
-            None => (None, authority.unwrap_or_default()),
-        };
+        let host_port = authority
+            .as_deref()
+            .map(|a| a.rsplit_once('@').map_or(a, |(_, h)| h).to_string())
+            .unwrap_or_default();
         let mut parts = uri.into_parts();
         parts.authority = Some(host_port.parse().map_err(|_| refuse())?);
         let uri = http::Uri::from_parts(parts).map_err(|_| refuse())?;
@@ -118,10 +119,22 @@ pub(crate) fn resolve(flag: &str, input: &str) -> Result<String, String> {
     Ok(input.to_string())
 }
 
-/// `Basic base64(user:password)`, the userinfo percent-decoded first.
-fn basic(userinfo: &str) -> http::HeaderValue {
-    let decoded: Vec<u8> = percent_encoding::percent_decode_str(userinfo).collect();
-    let encoded = base64::engine::general_purpose::STANDARD.encode(decoded);
+/// A URL's login, its userinfo percent-decoded: (user, password); the
+/// password empty when there is none. An endpoint's and a proxy's alike.
+pub(crate) fn login(uri: &http::Uri) -> Option<(String, String)> {
+    let userinfo = uri.authority()?.as_str().rsplit_once('@')?.0;
+    let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    Some((decode(user), decode(password)))
+}
+
+/// `Basic base64(user:password)`, a sensitive header value.
+pub(crate) fn basic(user: &str, password: &str) -> http::HeaderValue {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
     let mut value = http::HeaderValue::from_str(&format!("Basic {encoded}"))
         .expect("base64 is a valid header value");
     value.set_sensitive(true);
