@@ -1413,7 +1413,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__sandbox)
-            opts="-h -V --scenario --synthetic-nodes --pods-per-node --listen --expose --kubeconfig-out --request-log --tls --local-image --kube-version --watch-history --fault-500 --fault-503 --fault-429 --latency-ms --watch-cut-after --fault-seed --help --version"
+            opts="-h -V --scenario --synthetic-nodes --pods-per-node --listen --expose --kubeconfig-out --request-log --local-image --kube-version --watch-history --fault-500 --fault-503 --fault-429 --latency-ms --watch-cut-after --fault-seed --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -518,9 +518,9 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbo
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l synthetic-nodes -d 'Generate a synthetic cluster of this many nodes instead of reading a scenario' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l pods-per-node -d 'Pods per node of the synthetic cluster (its DaemonSet pod included)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l listen -d 'Address to listen on, a loopback one unless --expose; port 0 picks a free port' -r
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l kubeconfig-out -d 'Write a kubeconfig pointing at the sandbox here once it is ready' -r -F
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l kubeconfig-out -d 'Write the sandbox\'s kubeconfig (its CA and its owner\'s token, minted at each start) here, readable by you alone; without it, one is written in a private directory removed at exit' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l request-log -d 'Log every request as one JSON object per line to this file' -r -F
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l local-image -d 'Run containers of IMAGE (any tag or digest) as the local program PATH, with their arguments, environment, ServiceAccount token and volumes (needs root; implies --tls). Repeatable' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l local-image -d 'Run containers of IMAGE (any tag or digest) as the local program PATH, with their arguments, environment, ServiceAccount token and volumes, as nobody unless the pod sets runAsUser (needs root). Repeatable' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l kube-version -d 'Kubernetes version served at /version (major.minor)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l watch-history -d 'Changes of each resource a watch can resume from before it gets 410 Expired' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-500 -d 'Share of resource requests answered 500 (0 to 1)' -r
@@ -529,8 +529,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbo
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l latency-ms -d 'Milliseconds added before every resource request is answered' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l watch-cut-after -d 'Close every watch stream after this many events' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l fault-seed -d 'Seed for the fault dice, to repeat a run' -r
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l expose -d 'Serve on a --listen address that is not loopback: anyone who reaches it may do anything to the simulated cluster'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l tls -d 'Serve HTTPS with a CA made at start; the kubeconfig carries the CA'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -l expose -d 'Serve on a --listen address that is not loopback: anyone who reaches it and holds its kubeconfig may do anything to the simulated cluster'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s h -l help -d 'Print help'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand sandbox" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand help; and not __fish_seen_subcommand_from drain plan roll uncordon status logs abort demo completion sandbox help" -f -a "drain" -d 'Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)'

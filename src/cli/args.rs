@@ -80,21 +80,18 @@ pub struct SandboxArgs {
     /// Address to listen on, a loopback one unless --expose; port 0 picks a free port
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
     pub listen: SocketAddr,
-    /// Serve on a --listen address that is not loopback: anyone who reaches it may do anything to the simulated cluster
+    /// Serve on a --listen address that is not loopback: anyone who reaches it and holds its kubeconfig may do anything to the simulated cluster
     #[arg(long)]
     pub expose: bool,
-    /// Write a kubeconfig pointing at the sandbox here once it is ready
+    /// Write the sandbox's kubeconfig (its CA and its owner's token, minted at each start) here, readable by you alone; without it, one is written in a private directory removed at exit
     #[arg(long, value_name = "FILE")]
     pub kubeconfig_out: Option<PathBuf>,
     /// Log every request as one JSON object per line to this file
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<PathBuf>,
-    /// Serve HTTPS with a CA made at start; the kubeconfig carries the CA
-    #[arg(long)]
-    pub tls: bool,
     /// Run containers of IMAGE (any tag or digest) as the local program
     /// PATH, with their arguments, environment, ServiceAccount token and
-    /// volumes (needs root; implies --tls). Repeatable
+    /// volumes, as nobody unless the pod sets runAsUser (needs root). Repeatable
     #[arg(long, value_name = "IMAGE=PATH", value_parser = parse_local_image)]
     pub local_image: Vec<(String, PathBuf)>,
     /// Kubernetes version served at /version (major.minor)

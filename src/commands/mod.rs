@@ -21,7 +21,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Sandbox(args) => sandbox::run(args).await,
         #[cfg(feature = "sandbox")]
         Command::Demo(args) => demo::run(args).await,
-        Command::Roll(args) => Box::pin(roll::run(*args)).await,
+        Command::Roll(args) => {
+            let cluster = args.drain.cluster.clone();
+            let code = Box::pin(roll::run(*args)).await?;
+            crate::in_cluster::retire(&cluster, code).await;
+            Ok(code)
+        }
         Command::Uncordon(args) => uncordon::run(args).await,
         Command::Status(args) => status::run(args).await,
         Command::Logs(args) => logs::run(args).await,
@@ -30,7 +35,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
             print!("{}", crate::cli::completion::script(shell));
             Ok(crate::cli::exit::OK)
         }
-        Command::Drain(args) => drain::run(args, false).await,
+        Command::Drain(args) => {
+            let cluster = args.cluster.clone();
+            let code = drain::run(args, false).await?;
+            crate::in_cluster::retire(&cluster, code).await;
+            Ok(code)
+        }
         Command::Plan(args) => drain::run(args, true).await,
     }
 }

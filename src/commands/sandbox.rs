@@ -82,23 +82,35 @@ pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
             listen: args.listen,
             config,
             request_log: args.request_log.clone(),
-            tls: args.tls,
             local_images: args.local_image.clone(),
         },
     )
     .await
     .context("starting the sandbox")?;
-    if let Some(path) = &args.kubeconfig_out {
-        sandbox.write_kubeconfig(path)?;
-    }
-    let kubeconfig = args
-        .kubeconfig_out
-        .as_ref()
-        .map(|p| format!(" (kubeconfig: {})", p.display()))
-        .unwrap_or_default();
-    println!("sandbox listening on {}{kubeconfig}", sandbox.url());
+    // Its owner's token is new at each start: without a file of the
+    // operator's, the kubeconfig goes where no one else can read it, and
+    // goes with the sandbox.
+    let private = match &args.kubeconfig_out {
+        Some(_) => None,
+        None => Some(
+            kube_sandbox::PrivateDir::create("kubectl-maintain-sandbox")
+                .context("making a private directory for the kubeconfig")?,
+        ),
+    };
+    let kubeconfig = match (&args.kubeconfig_out, &private) {
+        (Some(path), _) => path.clone(),
+        (None, Some(dir)) => dir.path().join("kubeconfig"),
+        (None, None) => unreachable!("a private directory without --kubeconfig-out"),
+    };
+    sandbox.write_kubeconfig(&kubeconfig)?;
+    println!(
+        "sandbox listening on {} (kubeconfig: {})",
+        sandbox.url(),
+        kubeconfig.display()
+    );
     wait_for_signal().await;
     sandbox.stop();
+    drop(private);
     Ok(exit::OK)
 }
 

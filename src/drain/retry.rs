@@ -1,7 +1,7 @@
 //! Retries on screen. The client retries every request itself
-//! (crate::client::retry); a run tells its listeners of each kind of
-//! request being retried, once per request kind and answer, so a flaky API
-//! server is visible without flooding a CI log.
+//! (crate::client::retry); a run tells its listeners of each retry as it
+//! is made: the first failed try at once, then at least every 10 s (the
+//! backoff's longest wait) while the request is retried.
 
 use tokio::sync::broadcast::error::RecvError;
 

@@ -10,6 +10,7 @@ mod argv;
 pub(crate) mod logs;
 mod rbac;
 mod render;
+mod retire;
 pub(crate) mod run;
 mod submit;
 pub(crate) mod watch;
@@ -21,6 +22,7 @@ use crate::cli::{Cli, DrainArgs, RollArgs, drain_options, roll_options};
 use crate::drain::Options;
 use crate::policy::plan::Plan;
 
+pub(crate) use retire::retire;
 pub(crate) use submit::{submit, whoami};
 
 /// What kind of run is handed over.

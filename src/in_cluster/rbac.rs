@@ -39,6 +39,10 @@ pub(crate) struct Needs {
     /// `--disable-eviction` alone: no eviction is ever asked.
     pub(crate) no_evictions: bool,
     pub(crate) surge: bool,
+    /// `--surge`'s Deployments (namespace, name): those whose pods were on
+    /// the run's nodes when it was submitted. `None` when unknown
+    /// (`--render` asks the cluster nothing): any Deployment.
+    pub(crate) surge_deployments: Option<Vec<(String, String)>>,
     /// `--node-conditions` (the default).
     pub(crate) node_conditions: bool,
     /// Not `--skip-wait-for-detach`.
@@ -87,6 +91,71 @@ pub(crate) fn own_job(namespace: &str, name: &str) -> Rule {
             &["jobs"],
             &["get"],
             "read its own Job before each node, where `kubectl maintain abort` asks it to stop",
+        )
+    }
+}
+
+/// `--surge`: a Deployment is read and patched only when it is one of
+/// `deployments`, each as a Role in its namespace naming it; the list
+/// (to find a surge a dead run left) and the ReplicaSets and autoscalers
+/// read on the way stay cluster-wide, read-only.
+fn surge(deployments: Option<&[(String, String)]>) -> Vec<Rule> {
+    let change = || {
+        rule(
+            "apps",
+            &["deployments"],
+            &["get", "patch"],
+            "--surge: scale a Deployment up by one, and back",
+        )
+    };
+    let mut out = vec![
+        rule(
+            "apps",
+            &["deployments"],
+            &["list"],
+            "--surge: find a surge a run that died left, to undo it",
+        ),
+        rule(
+            "apps",
+            &["replicasets"],
+            &["get"],
+            "--surge: find a pod's Deployment",
+        ),
+        rule(
+            "autoscaling",
+            &["horizontalpodautoscalers"],
+            &["get"],
+            "--surge: not past a HorizontalPodAutoscaler's maximum",
+        ),
+    ];
+    let Some(deployments) = deployments else {
+        out.push(change());
+        return out;
+    };
+    let mut by_namespace = std::collections::BTreeMap::<&str, Vec<String>>::new();
+    for (ns, name) in deployments {
+        by_namespace.entry(ns).or_default().push(name.clone());
+    }
+    for (ns, mut names) in by_namespace {
+        names.sort();
+        names.dedup();
+        let mut r = within(ns, change());
+        r.resource_names = names;
+        out.push(r);
+    }
+    out
+}
+
+/// A run that ends well deletes its own ClusterRole; the garbage
+/// collector then removes what it owns (crate::in_cluster::retire).
+pub(crate) fn own_cluster_role(name: &str) -> Rule {
+    Rule {
+        resource_names: vec![name.to_string()],
+        ..rule(
+            "rbac.authorization.k8s.io",
+            &["clusterroles"],
+            &["delete"],
+            "delete its own ClusterRole when it ends, and with it its bindings",
         )
     }
 }
@@ -199,24 +268,7 @@ fn by_flags(n: &Needs) -> Vec<Rule> {
         ));
     }
     if n.surge {
-        out.push(rule(
-            "apps",
-            &["deployments"],
-            &["get", "list", "patch"],
-            "--surge: scale a Deployment up by one, and back",
-        ));
-        out.push(rule(
-            "apps",
-            &["replicasets"],
-            &["get"],
-            "--surge: find a pod's Deployment",
-        ));
-        out.push(rule(
-            "autoscaling",
-            &["horizontalpodautoscalers"],
-            &["get"],
-            "--surge: not past a HorizontalPodAutoscaler's maximum",
-        ));
+        out.extend(surge(n.surge_deployments.as_deref()));
     }
     if let Some(ns) = &n.lock_namespace {
         out.push(within(
@@ -298,6 +350,37 @@ mod tests {
             (r.namespace.as_deref(), r.resource_names.as_slice()),
             (Some("kube-system"), ["kured".to_string()].as_slice())
         );
+        // --surge patches the Deployments found, in their namespaces only.
+        let found = rules(&Needs {
+            surge: true,
+            surge_deployments: Some(vec![
+                ("shop".into(), "web".into()),
+                ("shop".into(), "api".into()),
+                ("db".into(), "pg".into()),
+            ]),
+            ..Needs::default()
+        });
+        let patches: Vec<(Option<&str>, &[String])> = found
+            .iter()
+            .filter(|r| r.resources == ["deployments"] && r.verbs.contains(&"patch"))
+            .map(|r| (r.namespace.as_deref(), r.resource_names.as_slice()))
+            .collect();
+        assert_eq!(
+            patches,
+            [
+                (Some("db"), ["pg".to_string()].as_slice()),
+                (
+                    Some("shop"),
+                    ["api".to_string(), "web".to_string()].as_slice()
+                ),
+            ]
+        );
+        let none = rules(&Needs {
+            surge: true,
+            surge_deployments: Some(Vec::new()),
+            ..Needs::default()
+        });
+        assert!(!allows(&none, "apps", "deployments", "patch"));
         // Nothing a drain has is missing from the roll.
         for r in &drain {
             assert!(roll.contains(r), "{r:?}");

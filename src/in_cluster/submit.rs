@@ -29,20 +29,109 @@ fn default_image() -> String {
     }
 }
 
-/// What the run asks of the API; kured's lock only where `kured` (its
-/// DaemonSet as `namespace/name`) exists.
-fn needs(run: &Run<'_>, plan: &Plan, kured_exists: bool) -> Needs {
+/// What the cluster says about the run before it is submitted; `--render`
+/// asks nothing and assumes the broadest.
+#[derive(Debug, Clone, Default)]
+struct Found {
+    /// kured's DaemonSet exists (`--kured-daemonset`).
+    kured: bool,
+    /// `--surge`'s Deployments: those of the pods on the run's nodes.
+    surge_deployments: Option<Vec<(String, String)>>,
+}
+
+impl Found {
+    fn assumed() -> Found {
+        Found {
+            kured: true,
+            surge_deployments: None,
+        }
+    }
+
+    async fn ask(client: &kube::Client, run: &Run<'_>) -> anyhow::Result<Found> {
+        let surge_deployments = if run.drain().surge {
+            Some(surge_deployments(client, run.drain()).await?)
+        } else {
+            None
+        };
+        Ok(Found {
+            kured: kured_exists(client, run).await,
+            surge_deployments,
+        })
+    }
+}
+
+/// The Deployments (namespace, name) whose pods are on the nodes the run
+/// takes now, through their ReplicaSets: what `--surge` may scale.
+async fn surge_deployments(
+    client: &kube::Client,
+    d: &crate::cli::DrainArgs,
+) -> anyhow::Result<Vec<(String, String)>> {
+    use k8s_openapi::api::apps::v1::ReplicaSet;
+    use k8s_openapi::api::core::v1::{Node, Pod};
+    use kube::api::ListParams;
+    let nodes: Vec<String> = match &d.selector {
+        Some(selector) => Api::<Node>::all(client.clone())
+            .list(&ListParams::default().labels(selector))
+            .await
+            .map_err(|e| api_error("list", "nodes", None, e))?
+            .items
+            .into_iter()
+            .filter_map(|n| n.metadata.name)
+            .collect(),
+        None => d.nodes.clone(),
+    };
+    let mut replica_sets = std::collections::BTreeSet::new();
+    for node in &nodes {
+        let on_node = ListParams::default().fields(&format!("spec.nodeName={node}"));
+        let pods = Api::<Pod>::all(client.clone())
+            .list(&on_node)
+            .await
+            .map_err(|e| api_error("list", "pods", None, e))?;
+        for pod in pods.items {
+            let ns = pod.metadata.namespace.unwrap_or_default();
+            for owner in pod.metadata.owner_references.unwrap_or_default() {
+                if owner.kind == "ReplicaSet" {
+                    replica_sets.insert((ns.clone(), owner.name));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (ns, name) in replica_sets {
+        let api: Api<ReplicaSet> = Api::namespaced(client.clone(), &ns);
+        let Some(rs) = api
+            .get_opt(&name)
+            .await
+            .map_err(|e| api_error("get", "replicasets.apps", Some(&ns), e))?
+        else {
+            continue;
+        };
+        for owner in rs.metadata.owner_references.unwrap_or_default() {
+            if owner.kind == "Deployment" {
+                out.push((ns.clone(), owner.name));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// What the run asks of the API; kured's lock only where its DaemonSet
+/// exists, `--surge` on the Deployments found.
+fn needs(run: &Run<'_>, plan: &Plan, found: &Found) -> Needs {
     let d = run.drain();
     Needs {
         roll: matches!(run, Run::Roll(_)),
         deletes_pods: d.disable_eviction || d.deadline.is_some(),
         no_evictions: d.disable_eviction,
         surge: d.surge,
+        surge_deployments: found.surge_deployments.clone(),
         node_conditions: d.node_conditions,
         waits_for_detach: !d.skip_wait_for_detach,
         namespace_selectors: plan.uses_namespace_selectors(),
         kured: match run {
-            Run::Roll(r) if kured_exists => Some(kured_of(r)),
+            Run::Roll(r) if found.kured => Some(kured_of(r)),
             _ => None,
         },
         lock_namespace: match run {
@@ -78,7 +167,7 @@ fn submission(
     run: &Run<'_>,
     (plan, options): &(Plan, Options),
     typed: &[String],
-    kured_exists: bool,
+    found: &Found,
 ) -> anyhow::Result<Submission> {
     let d = run.drain();
     let args = argv::for_job(typed, takes_value(run.verb()));
@@ -96,10 +185,11 @@ fn submission(
         .namespace
         .clone()
         .unwrap_or_else(|| "kube-system".into());
-    let mut rules = rbac::rules(&needs(run, plan, kured_exists));
+    let mut rules = rbac::rules(&needs(run, plan, found));
     if let Run::Roll(_) = run {
         rules.push(rbac::own_job(&namespace, &name));
     }
+    rules.push(rbac::own_cluster_role(&name));
     Ok(Submission {
         name,
         namespace,
@@ -133,7 +223,7 @@ pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
     let typed: Vec<String> = std::env::args().skip(1).collect();
     let d = run.drain();
     if d.render {
-        let s = submission(&run, &validated, &typed, true)?;
+        let s = submission(&run, &validated, &typed, &Found::assumed())?;
         print!("{}", render::yaml(&render::objects(&s.for_review()))?);
         return Ok(exit::OK);
     }
@@ -141,16 +231,19 @@ pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
     let client = &clients.main;
     if d.cleanup {
         // Every object a run of these flags may have made.
-        return cleanup(client, &submission(&run, &validated, &typed, true)?).await;
+        return cleanup(
+            client,
+            &submission(&run, &validated, &typed, &Found::assumed())?,
+        )
+        .await;
     }
-    let mut s = submission(&run, &validated, &typed, kured_exists(client, &run).await)?;
+    let found = Found::ask(client, &run).await?;
+    let mut s = submission(&run, &validated, &typed, &found)?;
     s.submitter = whoami(client).await;
-    for object in render::objects(&s) {
-        apply(client, &object).await?;
-    }
+    apply_owned(client, &s).await?;
     record(client, &s).await;
     eprintln!(
-        "job.batch/{name} submitted in namespace {ns}{by}: it runs `kubectl-maintain {args}` as serviceaccount {ns}/{name}.\nFollow it:  kubectl maintain status -w -n {ns} {name}\n            kubectl maintain logs -f -n {ns} {name}\nStop it:    kubectl maintain abort -n {ns} {name}  (after the node in progress)\nAfterwards: kubectl maintain {verb} ... --in-cluster --cleanup  (the same flags) removes its ServiceAccount, ClusterRole and binding",
+        "job.batch/{name} submitted in namespace {ns}{by}: it runs `kubectl-maintain {args}` as serviceaccount {ns}/{name}.\nFollow it:  kubectl maintain status -w -n {ns} {name}\n            kubectl maintain logs -f -n {ns} {name}\nStop it:    kubectl maintain abort -n {ns} {name}  (after the node in progress)\nAfterwards: a run that succeeds deletes its ClusterRole and bindings itself, and the rest goes with the Job a day after it ends;\n            after a failure, kubectl maintain {verb} ... --in-cluster --cleanup  (the same flags) removes what it left",
         name = s.name,
         ns = s.namespace,
         by = s
@@ -184,11 +277,13 @@ fn api_for(client: &kube::Client, object: &Value) -> (Api<DynamicObject>, String
     (api, resource)
 }
 
-async fn apply(client: &kube::Client, object: &Value) -> anyhow::Result<()> {
+/// Applies the object; its uid.
+async fn apply(client: &kube::Client, object: &Value) -> anyhow::Result<String> {
     let (api, resource) = api_for(client, object);
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
     let params = PatchParams::apply("kubectl-maintain").force();
-    api.patch(name, &params, &Patch::Apply(object))
+    let applied = api
+        .patch(name, &params, &Patch::Apply(object))
         .await
         .map_err(|e| {
             api_error(
@@ -198,6 +293,41 @@ async fn apply(client: &kube::Client, object: &Value) -> anyhow::Result<()> {
                 e,
             )
         })?;
+    Ok(applied.metadata.uid.unwrap_or_default())
+}
+
+/// Applies the objects, then hands each to an owner, so that nothing
+/// outlives the run: what is in the Job's namespace to the Job (the
+/// garbage collector removes it with the Job, after
+/// `ttlSecondsAfterFinished`), the rest (the ClusterRoleBinding, Roles in
+/// other namespaces) to the ClusterRole, which the run deletes when it
+/// ends (crate::in_cluster::retire). A namespaced owner may own only what
+/// is in its namespace; a cluster-scoped one anything
+/// (pkg/controller/garbagecollector).
+async fn apply_owned(client: &kube::Client, s: &Submission) -> anyhow::Result<()> {
+    let objects = render::objects(s);
+    let mut uids = std::collections::HashMap::new();
+    for object in &objects {
+        let uid = apply(client, object).await?;
+        uids.insert(object["kind"].as_str().unwrap_or_default().to_string(), uid);
+    }
+    let owner = |kind: &str, api_version: &str| {
+        json!([{"apiVersion": api_version, "kind": kind, "name": s.name,
+            "uid": uids.get(kind).cloned().unwrap_or_default()}])
+    };
+    for mut object in objects {
+        let kind = object["kind"].as_str().unwrap_or_default();
+        if kind == "Job" || kind == "ClusterRole" {
+            continue;
+        }
+        object["metadata"]["ownerReferences"] =
+            if object["metadata"]["namespace"].as_str() == Some(s.namespace.as_str()) {
+                owner("Job", "batch/v1")
+            } else {
+                owner("ClusterRole", "rbac.authorization.k8s.io/v1")
+            };
+        apply(client, &object).await?;
+    }
     Ok(())
 }
 

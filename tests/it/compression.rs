@@ -31,7 +31,7 @@ fn large_lists_come_gzipped_unless_compression_is_disabled() {
     }
     // Over HTTPS: client-go hands plain HTTP to Go's default transport,
     // which asks for gzip whatever --disable-compression says.
-    let c = Cluster::start_over_https(&s.yaml(), 33);
+    let c = Cluster::start(&s.yaml(), 33);
     c.wait_settled();
 
     for minor in [27, 33] {

@@ -21,7 +21,9 @@ const PLUGIN_ARG: &str = "arg-SECRET-3c7f";
 const PLUGIN_ENV: &str = "env-SECRET-0b44";
 
 fn https_cluster() -> Cluster {
-    Cluster::start_over_https(&crate::drain::two_nodes().yaml(), 33)
+    Cluster::start_with(&crate::drain::two_nodes().yaml(), 33, |cfg| {
+        cfg.owner_token = Some(TOKEN.into());
+    })
 }
 
 /// The sandbox's `server` and `certificate-authority-data`, from the

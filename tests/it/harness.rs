@@ -237,18 +237,7 @@ impl Cluster {
         Self::launch(scenario_yaml, minor, tweak, Options::default())
     }
 
-    /// A sandbox served over HTTPS, as a real cluster is (client-go honours
-    /// some settings, such as `--disable-compression`, only then).
-    pub(crate) fn start_over_https(scenario_yaml: &str, minor: u32) -> Self {
-        let options = Options {
-            tls: true,
-            ..Options::default()
-        };
-        Self::launch(scenario_yaml, minor, |_| {}, options)
-    }
-
-    /// A sandbox whose kubelets run our image as this very binary (over
-    /// HTTPS, as in-cluster clients need).
+    /// A sandbox whose kubelets run our image as this very binary.
     pub(crate) fn start_running_our_image(scenario_yaml: &str, minor: u32) -> Self {
         let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
         let options = Options {
@@ -256,6 +245,17 @@ impl Cluster {
             ..Options::default()
         };
         Self::launch(scenario_yaml, minor, |_| {}, options)
+    }
+
+    /// The sandbox as a kubeconfig's `cluster:` entry (flow style): its
+    /// server and its CA.
+    pub(crate) fn cluster_entry(&self) -> String {
+        use base64::Engine as _;
+        let ca = base64::engine::general_purpose::STANDARD.encode(self.sandbox.ca_pem());
+        format!(
+            "{{server: \"{}\", certificate-authority-data: {ca}}}",
+            self.sandbox.url()
+        )
     }
 
     fn launch(
@@ -535,3 +535,4 @@ impl Cluster {
             .collect()
     }
 }
+

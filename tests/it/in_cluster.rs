@@ -97,7 +97,7 @@ fn a_submitted_roll_is_recorded_kept_away_from_its_pool_and_cleaned_up() {
         .expect("the Job");
     assert_eq!(
         job["metadata"]["annotations"]["kubectl-maintain.io/submitted-by"],
-        "system:anonymous"
+        "kubernetes-admin"
     );
     // --timeout bounds each node: a roll's Job has no deadline of its own.
     assert!(job["spec"].get("activeDeadlineSeconds").is_none(), "{job}");
@@ -119,7 +119,7 @@ fn a_submitted_roll_is_recorded_kept_away_from_its_pool_and_cleaned_up() {
         "reason=Submitted",
     ]);
     assert!(
-        events.stdout.contains("submitted by system:anonymous"),
+        events.stdout.contains("submitted by kubernetes-admin"),
         "{events:?}"
     );
     // Its pod runs on a node the roll does not take.

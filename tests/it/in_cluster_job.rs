@@ -140,6 +140,51 @@ fn a_roll_run_as_the_jobs_pod_survives_its_own_eviction_and_finishes() {
         status.stdout.contains("cordoned"),
         "a node seen in its drain: {status:?}"
     );
+    nothing_outlives_the_run(&c, &name);
+}
+
+/// A finished run's rights are gone: it deleted its ClusterRole, and the
+/// garbage collector what that role owned (its binding, its Roles in other
+/// namespaces); what is in the Job's namespace is the Job's, and goes with it.
+fn nothing_outlives_the_run(c: &Cluster, name: &str) {
+    c.wait_for(
+        "the run's cluster-wide rights gone",
+        Duration::from_secs(10),
+        |c| {
+            c.get(Resource::ClusterRoles, "", name).is_none()
+                && c.get(Resource::ClusterRoleBindings, "", name).is_none()
+                && c.get(Resource::Roles, "kube-node-lease", name).is_none()
+                && c.get(Resource::RoleBindings, "kube-node-lease", name)
+                    .is_none()
+        },
+    );
+    let job = c.get(Resource::Jobs, "kube-system", name).expect("the Job");
+    let owned = [
+        Resource::ServiceAccounts,
+        Resource::ConfigMaps,
+        Resource::Roles,
+        Resource::RoleBindings,
+    ];
+    for res in owned {
+        let object = c
+            .get(res, "kube-system", name)
+            .expect("still there with its Job");
+        assert_eq!(
+            object["metadata"]["ownerReferences"][0]["uid"], job["metadata"]["uid"],
+            "{res:?}: {object}"
+        );
+    }
+    c.kubectl(&["-n", "kube-system", "delete", "job", name])
+        .success();
+    c.wait_for(
+        "the Job's objects collected",
+        Duration::from_secs(10),
+        |c| {
+            owned
+                .iter()
+                .all(|res| c.get(*res, "kube-system", name).is_none())
+        },
+    );
 }
 
 #[test]
@@ -297,6 +342,8 @@ fn without(rule: &Value) -> Option<(i32, &'static str)> {
         () if has("pods/eviction") => (3, r#"cannot create resource "pods/eviction""#),
         () if has("nodes/status") => (0, r#"cannot patch resource "nodes/status""#),
         () if has("jobs") => (0, r#"cannot get resource "jobs""#),
+        // Its end: the role it runs under stays, said.
+        () if has("clusterroles") => (0, r#"cannot delete resource "clusterroles""#),
         () if has("virtualmachineinstances") => {
             (0, r#"cannot get resource "virtualmachineinstances""#)
         }
@@ -410,6 +457,22 @@ fn each_rule_of_the_rendered_role_is_needed() {
 fn a_webhook_reaches_the_job_through_its_secret_and_nowhere_else() {
     let c = Cluster::start_running_our_image(&four_nodes().yaml(), 33);
     c.wait_settled();
+    // Its namespace enforces Pod Security "restricted": a pod without the
+    // hardening is refused, the Job's is not.
+    c.kubectl(&[
+        "label",
+        "namespace",
+        "kube-system",
+        "pod-security.kubernetes.io/enforce=restricted",
+    ])
+    .success();
+    let bare = c.kubectl(&["-n", "kube-system", "run", "bare", "--image=busybox"]);
+    assert_ne!(bare.code, 0, "{bare:?}");
+    assert!(
+        bare.stderr
+            .contains(r#"violates PodSecurity "restricted:latest""#),
+        "{bare:?}"
+    );
     let (port, got) = crate::unattended::receiver(0);
     let hook = format!("http://127.0.0.1:{port}/hook/SECRET-PATH-77");
     let mut roll = ROLL.to_vec();

@@ -302,14 +302,14 @@ const SECRET: &str = "tok-SECRET-8c1f0e";
 #[test]
 fn credentials_work_and_are_never_printed() {
     let scenario = crate::drain::two_nodes().yaml();
-    let c = Cluster::start_with(&scenario, 33, |cfg| cfg.require_token = Some(SECRET.into()));
-    let url = c.sandbox.url();
+    let c = Cluster::start_with(&scenario, 33, |cfg| cfg.owner_token = Some(SECRET.into()));
+    let cluster = c.cluster_entry();
     let dir = c.dir.path();
     // A wrong static token: refused, and neither token is printed.
     let wrong = dir.join("wrong.kubeconfig");
     std::fs::write(
         &wrong,
-        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {{server: \"{url}\"}}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers: [{{name: u, user: {{token: tok-WRONG-77aa}}}}]\n"),
+        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {cluster}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers: [{{name: u, user: {{token: tok-WRONG-77aa}}}}]\n"),
     )
     .unwrap();
     let out = c.maintain(&[
@@ -335,7 +335,7 @@ fn credentials_work_and_are_never_printed() {
     let bad_key = dir.join("bad-key.kubeconfig");
     std::fs::write(
         &bad_key,
-        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {{server: \"{url}\"}}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers: [{{name: u, user: {{client-certificate-data: Y2VydC1ieXRlcy04ODE=, client-key-data: a2V5LWJ5dGVzLTk5Mg==}}}}]\n"),
+        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {cluster}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers: [{{name: u, user: {{client-certificate-data: Y2VydC1ieXRlcy04ODE=, client-key-data: a2V5LWJ5dGVzLTk5Mg==}}}}]\n"),
     )
     .unwrap();
     let out = c.maintain(&["drain", "n1", "--kubeconfig", bad_key.to_str().unwrap()]);
@@ -362,7 +362,7 @@ fn credentials_work_and_are_never_printed() {
     let exec = dir.join("exec.kubeconfig");
     std::fs::write(
         &exec,
-        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {{server: \"{url}\"}}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers: [{{name: u, user: {{exec: {{apiVersion: client.authentication.k8s.io/v1, command: \"{}\", interactiveMode: Never}}}}}}]\n", plugin.display()),
+        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {cluster}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers: [{{name: u, user: {{exec: {{apiVersion: client.authentication.k8s.io/v1, command: \"{}\", interactiveMode: Never}}}}}}]\n", plugin.display()),
     )
     .unwrap();
     let out = c.maintain(&[
@@ -395,14 +395,14 @@ const ID_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczov
 #[test]
 fn oidc_id_tokens_from_the_kubeconfig_work_and_are_never_printed() {
     let c = Cluster::start_with(&crate::drain::two_nodes().yaml(), 33, |cfg| {
-        cfg.require_token = Some(ID_TOKEN.into());
+        cfg.owner_token = Some(ID_TOKEN.into());
     });
     let kc = c.dir.path().join("oidc.kubeconfig");
     std::fs::write(
         &kc,
         format!(
-            "apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {{server: \"{}\"}}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers:\n- name: u\n  user:\n    auth-provider:\n      name: oidc\n      config: {{client-id: kubectl, idp-issuer-url: \"https://issuer.example\", id-token: \"{ID_TOKEN}\"}}\n",
-            c.sandbox.url()
+            "apiVersion: v1\nkind: Config\nclusters: [{{name: s, cluster: {}}}]\ncontexts: [{{name: s, context: {{cluster: s, user: u}}}}]\ncurrent-context: s\nusers:\n- name: u\n  user:\n    auth-provider:\n      name: oidc\n      config: {{client-id: kubectl, idp-issuer-url: \"https://issuer.example\", id-token: \"{ID_TOKEN}\"}}\n",
+            c.cluster_entry()
         ),
     )
     .unwrap();
@@ -477,10 +477,11 @@ fn one_refused_eviction_does_not_stop_the_others() {
 /// --server with --token needs no kubeconfig at all.
 #[test]
 fn kubectl_global_flags_work_as_in_kubectl() {
-    let c = Cluster::start(&crate::drain::two_nodes().yaml(), 33);
+    let c = Cluster::start_with(&crate::drain::two_nodes().yaml(), 33, |cfg| {
+        cfg.owner_token = Some(SECRET.into());
+    });
     let url = c.sandbox.url();
-    // The same flags, to the real kubectl and to us. (kubectl sends no
-    // token over plain HTTP; ours does, as the credentials test checks.)
+    // The same flags, to the real kubectl and to us.
     let flags = [
         "--server",
         &url,
@@ -548,7 +549,9 @@ fn kubectl_global_flags_work_as_in_kubectl() {
 /// file to name a cluster, user or context, or the current context, wins.
 #[test]
 fn a_kubeconfig_of_several_files_is_merged_as_kubectl_merges_it() {
-    let c = Cluster::start(&crate::drain::two_nodes().yaml(), 33);
+    let c = Cluster::start_with(&crate::drain::two_nodes().yaml(), 33, |cfg| {
+        cfg.owner_token = Some(SECRET.into());
+    });
     let write = |name: &str, text: String| {
         let path = c.dir.path().join(name);
         std::fs::write(&path, text).unwrap();
@@ -558,13 +561,13 @@ fn a_kubeconfig_of_several_files_is_merged_as_kubectl_merges_it() {
         "context.yaml",
         "apiVersion: v1\nkind: Config\ncurrent-context: sandbox\ncontexts:\n- name: sandbox\n  context: {cluster: sandbox, user: sandbox}\n".into(),
     );
-    let cluster = |server: &str| {
+    let cluster = |entry: &str| {
         format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster: {{server: '{server}'}}\nusers:\n- name: sandbox\n  user: {{}}\n"
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster: {entry}\nusers:\n- name: sandbox\n  user: {{token: {SECRET}}}\n"
         )
     };
-    let good = write("good.yaml", cluster(&c.sandbox.url()));
-    let bad = write("bad.yaml", cluster("http://127.0.0.1:9"));
+    let good = write("good.yaml", cluster(&c.cluster_entry()));
+    let bad = write("bad.yaml", cluster("{server: 'http://127.0.0.1:9'}"));
     for (paths, works) in [
         (format!("{context}:{good}:{bad}"), true),
         (format!("{context}:{bad}:{good}"), false),
@@ -656,7 +659,10 @@ fn every_kubectl_global_flag_is_accepted() {
         "--username=admin",
         "--password=s3cret-basic",
     ]);
-    out.success();
+    // Sent as a login, which kube-apiserver (as the sandbox) no longer
+    // takes: refused in kubectl's words.
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("Unauthorized"), "{out:?}");
     let ours: Vec<_> = c.requests().into_iter().skip(before).collect();
     assert!(!ours.is_empty());
     for r in &ours {

@@ -8,22 +8,23 @@ use crate::harness::{Cluster, TempDir, kubectl_path};
 
 const ONE_NODE: &str = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n";
 
-#[test]
-fn serves_until_terminated_and_writes_a_kubeconfig() {
-    let dir = TempDir::new("cli");
-    let scenario = dir.path().join("s.yaml");
-    std::fs::write(&scenario, ONE_NODE).unwrap();
-    let kubeconfig = dir.path().join("kc");
+/// A served sandbox, killed if the test fails before it ends it.
+struct Served(Option<std::process::Child>);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Starts `kubectl maintain sandbox` with `args`; its first line.
+fn serve(scenario: &std::path::Path, args: &[&str]) -> (Served, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-maintain"))
-        .args([
-            "sandbox",
-            "--scenario",
-            scenario.to_str().unwrap(),
-            "--kubeconfig-out",
-            kubeconfig.to_str().unwrap(),
-            "--kube-version",
-            "1.27",
-        ])
+        .args(["sandbox", "--scenario", scenario.to_str().unwrap()])
+        .args(args)
         .stdout(Stdio::piped())
         .spawn()
         .expect("sandbox starts");
@@ -31,36 +32,127 @@ fn serves_until_terminated_and_writes_a_kubeconfig() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    assert!(
-        line.starts_with("sandbox listening on http://127.0.0.1:"),
-        "{line}"
-    );
-    let home = dir.path().join("home");
-    let out = Command::new(kubectl_path())
-        .args([
-            "--cache-dir",
-            dir.path().join("cache").to_str().unwrap(),
-            "version",
-            "-o",
-            "json",
-        ])
-        .env("KUBECONFIG", &kubeconfig)
-        .env("HOME", &home)
-        .output()
-        .unwrap();
-    let version: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("kubectl version json");
-    assert_eq!(version["serverVersion"]["minor"], "27");
-    // Its credential is its owner's alone.
-    let mode = std::os::unix::fs::PermissionsExt::mode(
-        &std::fs::metadata(&kubeconfig).unwrap().permissions(),
-    );
-    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    (Served(Some(child)), line)
+}
+
+fn terminate(mut served: Served) {
+    let mut child = served.0.take().expect("running");
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
     let status = child.wait().unwrap();
     assert!(status.success(), "exits 0 on SIGTERM: {status:?}");
+}
+
+fn kubectl_with(
+    dir: &std::path::Path,
+    kubeconfig: &std::path::Path,
+    args: &[&str],
+) -> (i32, String, String) {
+    let out = Command::new(kubectl_path())
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .env("HOME", dir.join("home"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn serves_https_to_its_kubeconfigs_token_alone() {
+    let dir = TempDir::new("cli");
+    let scenario = dir.path().join("s.yaml");
+    std::fs::write(&scenario, ONE_NODE).unwrap();
+    let kubeconfig = dir.path().join("kc");
+    let (child, line) = serve(
+        &scenario,
+        &[
+            "--kubeconfig-out",
+            kubeconfig.to_str().unwrap(),
+            "--kube-version",
+            "1.27",
+        ],
+    );
+    assert!(
+        line.starts_with("sandbox listening on https://127.0.0.1:"),
+        "{line}"
+    );
+    let (code, out, err) = kubectl_with(dir.path(), &kubeconfig, &["version", "-o", "json"]);
+    let version: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {code} {out} {err}"));
+    assert_eq!(version["serverVersion"]["minor"], "27");
+    assert_eq!(
+        kubectl_with(dir.path(), &kubeconfig, &["get", "nodes"]).0,
+        0
+    );
+    // Its credential is its owner's alone.
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&kubeconfig).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    // Without its token: anonymous, refused as kube-apiserver refuses it;
+    // with another token: unauthorized.
+    let text = std::fs::read_to_string(&kubeconfig).unwrap();
+    let token = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("token: "))
+        .expect("a token")
+        .to_string();
+    assert!(token.len() > 40, "{token}");
+    // (kubectl itself asks for a password when a user has no credential.)
+    let server = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("server: "))
+        .expect("a server");
+    let anonymous = Command::new("curl")
+        .args(["-sk", &format!("{server}/api/v1/nodes")])
+        .output()
+        .expect("curl");
+    let body = String::from_utf8_lossy(&anonymous.stdout);
+    assert!(
+        body.contains(r#"User \"system:anonymous\" cannot list resource \"nodes\""#),
+        "{body}"
+    );
+    let wrong = dir.path().join("wrong");
+    std::fs::write(&wrong, text.replace(&token, "sandbox-owner.guess")).unwrap();
+    let (code, _, err) = kubectl_with(dir.path(), &wrong, &["get", "nodes"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("Unauthorized"), "{err}");
+    terminate(child);
+    // The next start mints another token.
+    let (child, _) = serve(
+        &scenario,
+        &["--kubeconfig-out", kubeconfig.to_str().unwrap()],
+    );
+    let again = std::fs::read_to_string(&kubeconfig).unwrap();
+    assert!(!again.contains(&token), "a new token at each start");
+    terminate(child);
+}
+
+#[test]
+fn without_kubeconfig_out_its_kubeconfig_is_private_and_removed_at_exit() {
+    let dir = TempDir::new("cli");
+    let scenario = dir.path().join("s.yaml");
+    std::fs::write(&scenario, ONE_NODE).unwrap();
+    let (child, line) = serve(&scenario, &[]);
+    let path = line
+        .trim_end()
+        .rsplit_once("(kubeconfig: ")
+        .and_then(|(_, p)| p.strip_suffix(')'))
+        .map_or_else(|| panic!("{line}"), std::path::PathBuf::from);
+    let folder = path.parent().unwrap().to_path_buf();
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&folder).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+    assert_eq!(kubectl_with(dir.path(), &path, &["get", "nodes"]).0, 0);
+    terminate(child);
+    assert!(!folder.exists(), "{} removed", folder.display());
 }
 
 #[test]
@@ -151,7 +243,7 @@ fn refused_verbs_are_403_naming_verb_and_resource() {
         .unwrap();
     assert!(node["spec"].get("unschedulable").is_none(), "not cordoned");
     assert!(
-        out.stderr.contains(r#"nodes "n1" is forbidden: User "system:anonymous" cannot patch resource "nodes" in API group "" at the cluster scope"#),
+        out.stderr.contains(r#"nodes "n1" is forbidden: User "kubernetes-admin" cannot patch resource "nodes" in API group "" at the cluster scope"#),
         "{out:?}"
     );
     assert_eq!(

@@ -462,7 +462,7 @@ fn auth_can_i(minor: u32) {
     if minor >= 28 {
         let me = c.kubectl(&["auth", "whoami"]);
         me.success();
-        assert!(me.stdout.contains("system:anonymous"), "{me:?}");
+        assert!(me.stdout.contains("kubernetes-admin"), "{me:?}");
     }
 }
 

@@ -46,8 +46,12 @@ pub struct SandboxConfig {
     /// would allow them: everything else is refused with 403 (discovery and
     /// `/version` stay open, as `system:discovery` keeps them).
     pub role: Option<Vec<Rule>>,
-    /// When set, requests must carry `Authorization: Bearer <this>` (401 otherwise).
-    pub require_token: Option<String>,
+    /// The bearer token of the sandbox's own user, the one its kubeconfig
+    /// carries. Unset: a random one, minted at each start. Any other token
+    /// that is not a ServiceAccount's is refused 401; a request without one
+    /// is `system:anonymous`, which RBAC allows only the health and
+    /// version endpoints.
+    pub owner_token: Option<String>,
     /// kube-controller-manager's `--node-monitor-grace-period` in seconds:
     /// how long a node's kubelet may be silent before its Ready condition
     /// goes Unknown. Unset: the served version's default (40 s, 50 s since
@@ -65,7 +69,7 @@ impl Default for SandboxConfig {
             faults: Faults::default(),
             deny: Vec::new(),
             role: None,
-            require_token: None,
+            owner_token: None,
             node_monitor_grace_period_seconds: None,
         }
     }

@@ -24,6 +24,8 @@ pub mod generate;
 mod kubelet;
 mod models;
 pub mod objects;
+pub mod private_dir;
+mod random;
 pub mod request_log;
 pub mod resources;
 pub mod scenario;
@@ -43,6 +45,7 @@ use tokio::sync::watch as tokio_watch;
 
 pub use clock::follow_tokio_clock;
 pub use config::{Deny, Faults, Rule, SandboxConfig};
+pub use private_dir::PrivateDir;
 use resources::Resource;
 use shared::Shared;
 use store::Store;
@@ -88,11 +91,8 @@ pub struct Options {
     pub config: SandboxConfig,
     /// Where every request is logged as a JSON line, if anywhere.
     pub request_log: Option<PathBuf>,
-    /// Serve HTTPS with a CA made at start (the kubeconfig carries it).
-    pub tls: bool,
     /// Images whose containers run for real, as a local program
-    /// (IMAGE, PATH); any makes the sandbox serve HTTPS, as in-cluster
-    /// clients only speak TLS.
+    /// (IMAGE, PATH).
     pub local_images: Vec<(String, PathBuf)>,
 }
 
@@ -102,7 +102,6 @@ impl Default for Options {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             config: SandboxConfig::default(),
             request_log: None,
-            tls: false,
             local_images: Vec::new(),
         }
     }
@@ -141,13 +140,19 @@ impl Sandbox {
             };
         let mut shared = Shared::new(store, opts.config, log);
         if !opts.local_images.is_empty() {
-            shared.runtime = kubelet::runtime::Runtime::new(opts.local_images.clone());
+            shared.runtime =
+                kubelet::runtime::Runtime::new(opts.local_images.clone()).map_err(|source| {
+                    SandboxError::Write {
+                        path: std::env::temp_dir(),
+                        source,
+                    }
+                })?;
         }
-        if opts.tls || !opts.local_images.is_empty() {
-            let tls =
-                apiserver::tls::Tls::generate().map_err(|e| SandboxError::Tls(e.to_string()))?;
-            shared.tls = Some(tls);
-        }
+        // Always HTTPS: kubectl sends no credential over plain HTTP
+        // (clientcmd's client_config.go reads the user's only for TLS), and
+        // the sandbox requires its owner's token.
+        let tls = apiserver::tls::Tls::generate().map_err(|e| SandboxError::Tls(e.to_string()))?;
+        shared.tls = Some(tls);
         let shared = Arc::new(shared);
         let listener =
             apiserver::bind(opts.listen)
@@ -202,12 +207,7 @@ impl Sandbox {
 
     /// Its URL, for a kubeconfig or a client.
     pub fn url(&self) -> String {
-        let scheme = if self.shared.tls.is_some() {
-            "https"
-        } else {
-            "http"
-        };
-        format!("{scheme}://{}", self.addr)
+        format!("https://{}", self.addr)
     }
 
     /// A read-only view of the objects and their history (tests,
@@ -268,19 +268,26 @@ impl Sandbox {
         self.shared.store().compact();
     }
 
-    /// A kubeconfig that points at this sandbox, as YAML (with its CA,
-    /// when it serves HTTPS).
+    /// A kubeconfig that points at this sandbox, as YAML: its CA and its
+    /// owner's token.
     pub fn kubeconfig(&self) -> String {
-        let ca = self.ca_pem();
-        kubeconfig_with_ca(&self.url(), ca.as_deref())
+        use base64::Engine as _;
+        let ca = base64::engine::general_purpose::STANDARD.encode(self.ca_pem());
+        let (server, token) = (self.url(), &self.shared.owner_token);
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\ncontexts:\n- name: sandbox\n  context:\n    cluster: sandbox\n    user: sandbox\ncurrent-context: sandbox\nusers:\n- name: sandbox\n  user:\n    token: {token}\npreferences: {{}}\n"
+        )
     }
 
-    /// The CA its HTTPS certificate is signed by, PEM; `None` over HTTP.
-    pub fn ca_pem(&self) -> Option<String> {
-        self.shared.tls.as_ref().map(|t| t.ca_pem.clone())
+    /// The CA its HTTPS certificate is signed by, PEM.
+    pub fn ca_pem(&self) -> String {
+        self.shared
+            .tls
+            .as_ref()
+            .map(|t| t.ca_pem.clone())
+            .unwrap_or_default()
     }
 
-    /// Writes `kubeconfig()` to a file.
     /// Writes `kubeconfig()` to a file readable by its owner alone (0600,
     /// as kubectl writes kubeconfigs): it holds the sandbox's credential.
     pub fn write_kubeconfig(&self, path: &Path) -> Result<(), SandboxError> {
@@ -392,32 +399,6 @@ fn supervise(shared: &Arc<Shared>, what: &'static str, task: tokio::task::JoinHa
             shared.fail(why);
         }
     });
-}
-
-/// A kubeconfig for a client of the sandbox at `server`.
-pub fn kubeconfig_yaml(server: &str) -> String {
-    kubeconfig_with_ca(server, None)
-}
-
-/// A kubeconfig for a client of the sandbox at `server`, trusting `ca`.
-fn kubeconfig_with_ca(server: &str, ca: Option<&str>) -> String {
-    use base64::Engine as _;
-    // Over HTTPS kubectl asks for a password when the user has no
-    // credential: the sandbox's own user gets a token (any token that is
-    // not a ServiceAccount's is that user).
-    let (ca, user) = ca.map_or_else(
-        || (String::new(), "{}".to_string()),
-        |pem| {
-            let data = base64::engine::general_purpose::STANDARD.encode(pem);
-            (
-                format!("\n    certificate-authority-data: {data}"),
-                "\n    token: sandbox-owner".to_string(),
-            )
-        },
-    );
-    format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: sandbox\n  cluster:\n    server: {server}{ca}\ncontexts:\n- name: sandbox\n  context:\n    cluster: sandbox\n    user: sandbox\ncurrent-context: sandbox\nusers:\n- name: sandbox\n  user: {user}\npreferences: {{}}\n"
-    )
 }
 
 #[cfg(test)]

@@ -34,6 +34,9 @@ pub(crate) struct Shared {
     failure: Mutex<Option<String>>,
     /// The CA and certificate it serves HTTPS with, when it does.
     pub(crate) tls: Option<crate::apiserver::tls::Tls>,
+    /// The bearer token of its own user (crate::auth): unguessable, new at
+    /// each start, unless the config names one.
+    pub(crate) owner_token: String,
     /// The ServiceAccount tokens its kubelets gave their pods.
     pub(crate) tokens: crate::auth::tokens::Tokens,
     /// The processes of the containers of local images.
@@ -48,7 +51,12 @@ impl Shared {
             deny: config.deny.clone(),
             role: config.role.clone(),
         });
+        let owner_token = config
+            .owner_token
+            .clone()
+            .unwrap_or_else(|| format!("sandbox-owner.{}", crate::random::hex(32)));
         Shared {
+            owner_token,
             store: parking_lot::Mutex::new(store),
             chaos,
             config,
@@ -58,7 +66,7 @@ impl Shared {
             failure: Mutex::new(None),
             tls: None,
             tokens: crate::auth::tokens::Tokens::default(),
-            runtime: crate::kubelet::runtime::Runtime::new(Vec::new()),
+            runtime: crate::kubelet::runtime::Runtime::none(),
         }
     }
 

@@ -1,5 +1,5 @@
 //! What stands in front of the handlers, like k8s.io/apiserver's
-//! `endpoints/filters`: a failed server, a required token, injected faults
+//! `endpoints/filters`: a failed server, injected faults
 //! and refused permissions (crate::auth decides, with RBAC's message, so
 //! clients can name what to grant).
 
@@ -10,21 +10,11 @@ use crate::apiserver::request::Target;
 use crate::auth::{self, Attributes, Identity};
 use crate::shared::Shared;
 
-/// Refuses every request while the server is failed, and a request without
-/// the token the server requires.
-pub(super) fn refuse_any(shared: &Shared, path: &str, authorization: &str) -> Option<ApiError> {
-    if let Some(why) = shared.failure() {
-        return Some(ApiError::new(500, "InternalError", why));
-    }
-    if let Some(token) = &shared.config.require_token
-        // Answered without a token: the version and the health endpoints.
-        && path != "/version"
-        && !super::non_resource::is_health(path)
-        && authorization != format!("Bearer {token}")
-    {
-        return Some(ApiError::new(401, "Unauthorized", "Unauthorized"));
-    }
-    None
+/// Refuses every request while the server is failed.
+pub(super) fn refuse_any(shared: &Shared) -> Option<ApiError> {
+    shared
+        .failure()
+        .map(|why| ApiError::new(500, "InternalError", why))
 }
 
 /// Refuses a resource request with an injected fault (after the injected

@@ -2,9 +2,17 @@
 //! filter chain decides it (k8s.io/apiserver pkg/endpoints/filters:
 //! authentication.go, impersonation.go, authorization.go).
 //!
-//! - The sandbox's own user, whose kubeconfig carries no credential (or
-//!   the `requireToken` one), may do everything but what a test refuses it
-//!   (`deny`, `role`): the sandbox is its cluster and it its administrator.
+//! - The sandbox's own user, whose kubeconfig carries the owner's token
+//!   (random, minted at each start, unless `ownerToken` names one), may do
+//!   everything but what a test refuses it (`deny`, `role`): the sandbox is
+//!   its cluster and it its administrator, `kubernetes-admin` in
+//!   `system:masters` as kubeadm's admin.conf is.
+//! - A request without credentials is `system:anonymous` in
+//!   `system:unauthenticated` (authentication/request/anonymous), which
+//!   the bootstrap roles allow only the health and version endpoints; a
+//!   bearer token or a login the sandbox did not make is refused 401, as
+//!   the union authenticator refuses a credential no authenticator
+//!   accepts (authentication/request/union/union.go).
 //! - A ServiceAccount token the sandbox's kubelet gave a pod (tokens.rs)
 //!   is that ServiceAccount, in its groups, and RBAC (rbac.rs) decides.
 //! - A request that impersonates (`--as`, `--as-group`) is the user it
@@ -64,9 +72,8 @@ pub(crate) enum Identity {
     User(UserInfo),
 }
 
-/// Who the sandbox's own user is to the API: anonymous, as its kubeconfig
-/// carries no credential of its own.
-const OWNER: &str = "system:anonymous";
+/// Who the sandbox's own user is to the API.
+const OWNER: &str = "kubernetes-admin";
 
 impl Identity {
     /// The name a refusal gives.
@@ -82,7 +89,7 @@ impl Identity {
         match self {
             Identity::Owner => UserInfo {
                 name: OWNER.into(),
-                groups: vec!["system:unauthenticated".into()],
+                groups: vec!["system:masters".into(), "system:authenticated".into()],
             },
             Identity::User(u) => u.clone(),
         }
@@ -127,16 +134,18 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    let bearer = header("authorization")
-        .first()
-        .and_then(|a| a.strip_prefix("Bearer ").map(str::to_string));
-    let mut identity = Identity::Owner;
-    if let Some(token) = bearer.filter(|t| tokens::is_ours(t)) {
-        let store = shared.store();
-        let user = shared.tokens.user(&store, &token);
-        identity =
-            Identity::User(user.ok_or_else(|| ApiError::new(401, "Unauthorized", "Unauthorized"))?);
-    }
+    let unauthorized = || ApiError::new(401, "Unauthorized", "Unauthorized");
+    let identity = match header("authorization").first().map(String::as_str) {
+        None => Identity::User(anonymous()),
+        Some(a) => match a.strip_prefix("Bearer ") {
+            Some(token) if token == shared.owner_token => Identity::Owner,
+            Some(token) if tokens::is_ours(token) => {
+                let user = shared.tokens.user(&shared.store(), token);
+                Identity::User(user.ok_or_else(unauthorized)?)
+            }
+            _ => return Err(unauthorized()),
+        },
+    };
     let Some(as_user) = header("impersonate-user").into_iter().next() else {
         return Ok(identity);
     };
@@ -166,6 +175,15 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
         }
     }
     Ok(Identity::User(impersonated(&as_user, as_groups)))
+}
+
+/// Who a request without credentials is (k8s.io/apiserver
+/// pkg/authentication/request/anonymous/anonymous.go).
+fn anonymous() -> UserInfo {
+    UserInfo {
+        name: "system:anonymous".into(),
+        groups: vec!["system:unauthenticated".into()],
+    }
 }
 
 /// The user an impersonation names (impersonation.go).

@@ -29,7 +29,7 @@ pub(crate) struct Tokens {
 }
 
 /// Tokens the sandbox makes start with this, so that another bearer token
-/// (`--token`, `requireToken`) is never mistaken for one.
+/// (the owner's) is never mistaken for one.
 const PREFIX: &str = "sandbox-sa.";
 
 /// Could this be one of the sandbox's tokens (before the store is read)?

@@ -126,7 +126,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         } else {
             let mut pod = template_pod.clone();
             pod["spec"]["nodeName"] = json!(node);
-            if let Ok(pod) = store.create(Resource::Pods, pod) {
+            if let Some(pod) = super::create_pod(store, &ds, pod, "daemonset-controller") {
                 crate::events::created_pod(store, &ds, &pod, "daemonset-controller");
             }
         }

@@ -37,7 +37,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
         .count() as i64;
     let want_active = parallelism.min(completions - succeeded).max(0);
     for _ in active..want_active {
-        let _ = store.create(Resource::Pods, pod_from_template(&job, None));
+        let _ = super::create_pod(store, &job, pod_from_template(&job, None), "job-controller");
     }
     let now = now_rfc3339();
     let done = succeeded >= completions;

@@ -53,6 +53,24 @@ pub(crate) fn owner_resource(kind: &str) -> Option<Resource> {
     }
 }
 
+/// Creates a pod a controller made for `owner`, through the admission a
+/// controller's create goes through: a pod Pod Security refuses is not
+/// made, and the owner gets the controller's FailedCreate Event
+/// (pkg/controller/controller_utils.go `CreatePods`).
+pub(crate) fn create_pod(
+    store: &mut Store,
+    owner: &Value,
+    pod: Value,
+    component: &str,
+) -> Option<std::sync::Arc<Value>> {
+    if let Err(e) = crate::apiserver::pod_security::admit(store, &pod) {
+        let message = format!("Error creating: {}", e.message);
+        crate::events::record(store, owner, "Warning", "FailedCreate", &message, component);
+        return None;
+    }
+    store.create(Resource::Pods, pod).ok()
+}
+
 /// The pods whose ownerReferences name `owner`.
 pub(crate) fn owned_pods(store: &Store, owner: &Value) -> Vec<std::sync::Arc<Value>> {
     let uid = owner["metadata"]["uid"].as_str().unwrap_or_default();

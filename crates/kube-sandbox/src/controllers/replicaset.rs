@@ -58,7 +58,8 @@ pub(crate) fn reconcile(store: &mut Store, res: Resource, key: &Key) {
         (have, ready, victims)
     };
     for _ in have..want {
-        if let Ok(pod) = store.create(Resource::Pods, pod_from_template(&rs, None)) {
+        let pod = pod_from_template(&rs, None);
+        if let Some(pod) = super::create_pod(store, &rs, pod, component(res)) {
             crate::events::created_pod(store, &rs, &pod, component(res));
         }
     }

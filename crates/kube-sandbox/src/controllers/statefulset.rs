@@ -107,7 +107,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key) {
                 if let Some(svc) = sts.at("/spec/serviceName") {
                     pod["spec"]["subdomain"] = svc.clone();
                 }
-                if store.create(Resource::Pods, pod).is_ok() {
+                if super::create_pod(store, &sts, pod, "statefulset-controller").is_some() {
                     let message = format!("create Pod {name} in StatefulSet {} successful", key.1);
                     crate::events::record(
                         store,

@@ -16,7 +16,12 @@
 //!   mount points are made on the host as a runtime makes them in a root
 //!   filesystem, and stay there empty; its host name is the pod's (a UTS
 //!   namespace), as in a real pod;
-//! - its `runAsUser`/`runAsGroup` (`setpriv`).
+//! - its `runAsUser`/`runAsGroup` (`setpriv`); a pod that names no user
+//!   runs as `nobody` (65534), never as root by default: the program is
+//!   the host's, not an image's with its own `USER`.
+//!
+//! The files it mounts are written in a directory private to root (0700,
+//! crate::private_dir), removed when the sandbox stops.
 //!
 //! Its standard output and error are its log (`pods/log`, followed to its
 //! end). Its exit code becomes the container's: `restartPolicy` restarts
@@ -48,6 +53,9 @@ use crate::store::{Key, Store};
 
 /// Where the ServiceAccount's files are in every container.
 pub(crate) const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/// Who a container runs as when its pod names no `runAsUser`: `nobody`.
+const NOBODY: &str = "65534";
 
 /// The kubelet's crash-loop back-off: doubling from this, up to five minutes.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
@@ -121,8 +129,11 @@ struct Logs {
 pub(crate) struct Runtime {
     /// IMAGE → PATH.
     images: Vec<(String, PathBuf)>,
-    /// Where the files a container mounts are written.
-    dir: PathBuf,
+    /// Where the files a container mounts are written: private to root,
+    /// so that no one else on the machine reads a pod's token or Secrets
+    /// (each container reaches its own through its bind mounts). `None`
+    /// without local images.
+    dir: Option<crate::PrivateDir>,
     /// The apiserver's address, for `KUBERNETES_SERVICE_HOST/PORT`.
     apiserver: OnceLock<std::net::SocketAddr>,
     running: Mutex<HashMap<ContainerId, u32>>,
@@ -139,13 +150,27 @@ fn repository(image: &str) -> &str {
 }
 
 impl Runtime {
-    pub(crate) fn new(images: Vec<(String, PathBuf)>) -> Runtime {
-        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("kube-sandbox-{}-{n}", std::process::id()));
-        Runtime {
+    /// A runtime for `images`: its private directory is made now.
+    pub(crate) fn new(images: Vec<(String, PathBuf)>) -> std::io::Result<Runtime> {
+        let dir = if images.is_empty() {
+            None
+        } else {
+            Some(crate::PrivateDir::create("kube-sandbox")?)
+        };
+        Ok(Runtime {
             images,
             dir,
+            apiserver: OnceLock::new(),
+            running: Mutex::default(),
+            logs: Mutex::default(),
+        })
+    }
+
+    /// No local images: every container is simulated.
+    pub(crate) fn none() -> Runtime {
+        Runtime {
+            images: Vec::new(),
+            dir: None,
             apiserver: OnceLock::new(),
             running: Mutex::default(),
             logs: Mutex::default(),
@@ -234,7 +259,6 @@ impl Runtime {
 impl Drop for Runtime {
     fn drop(&mut self) {
         self.kill_all();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -326,7 +350,14 @@ fn mounts(
     id: &ContainerId,
 ) -> Result<Vec<(PathBuf, String, bool)>, String> {
     let ns = id.key.0.as_str();
-    let base = shared.runtime.dir.join(&id.uid).join(&id.container);
+    let base = shared
+        .runtime
+        .dir
+        .as_ref()
+        .ok_or("the runtime has no local images")?
+        .path()
+        .join(&id.uid)
+        .join(&id.container);
     let write = |dir: &Path, files: &[(String, String)]| -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         for (name, content) in files {
@@ -396,7 +427,11 @@ fn mounts(
             };
             write(&dir, &files)?;
         } else if volume.get("emptyDir").is_some() {
+            // Writable by whoever the container runs as, as the kubelet
+            // makes it (pkg/volume/emptydir: 0777).
             write(&dir, &[])?;
+            let all = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o777);
+            std::fs::set_permissions(&dir, all).map_err(|e| format!("{}: {e}", dir.display()))?;
         } else {
             return Err(format!(
                 "volume {name:?}: the sandbox's runtime mounts configMap and emptyDir volumes only"
@@ -481,10 +516,8 @@ while [ "$1" != "--" ]; do
 done
 shift
 user=$1; group=$2; shift 2
-if [ -n "$user" ]; then
-  exec setpriv --reuid="$user" --regid="${group:-$user}" --clear-groups -- "$@"
-fi
-exec "$@"
+if [ "$user" = 0 ] && [ "$group" = 0 ]; then exec "$@"; fi
+exec setpriv --reuid="$user" --regid="$group" --clear-groups -- "$@"
 "#;
 
 fn launch(
@@ -518,8 +551,11 @@ fn launch(
             .or_else(|| pod.at(&format!("/spec/securityContext/{field}")))
             .and_then(Value::as_i64)
             .map(|n| n.to_string())
-            .unwrap_or_default()
     };
+    // A local program has no image to say its user: it runs as nobody
+    // unless the pod names one (root included).
+    let user = security("runAsUser").unwrap_or_else(|| NOBODY.to_string());
+    let group = security("runAsGroup").unwrap_or_else(|| user.clone());
     let mut cmd = Command::new("unshare");
     let unshare = ["--mount", "--uts", "--propagation", "private", "--"];
     cmd.args(unshare).args(["/bin/sh", "-c", SCRIPT, "sh"]);
@@ -530,8 +566,8 @@ fn launch(
             .arg(if read_only { "ro" } else { "rw" });
     }
     cmd.arg("--")
-        .arg(security("runAsUser"))
-        .arg(security("runAsGroup"))
+        .arg(user)
+        .arg(group)
         .arg(&program)
         .args(&argv)
         .env_clear()
@@ -732,7 +768,7 @@ mod tests {
         assert_eq!(repository("ghcr.io/a/b@sha256:00"), "ghcr.io/a/b");
         assert_eq!(repository("ghcr.io/a/b:v1@sha256:00"), "ghcr.io/a/b");
         assert_eq!(repository("localhost:5000/b"), "localhost:5000/b");
-        let rt = Runtime::new(vec![("ghcr.io/a/b".into(), "/bin/true".into())]);
+        let rt = Runtime::new(vec![("ghcr.io/a/b".into(), "/bin/true".into())]).unwrap();
         assert!(rt.program("ghcr.io/a/b:v2").is_some());
         assert!(rt.program("ghcr.io/a/c:v2").is_none());
     }

@@ -1,5 +1,5 @@
 //! POST: a new object (its name checked, defaults and validation applied,
-//! namespace admission), the object a server-side apply creates, and a pod's
+//! namespace and Pod Security admission), the object a server-side apply creates, and a pod's
 //! eviction, which is a create of its `eviction` subresource.
 
 use crate::objects::path::At;
@@ -13,7 +13,7 @@ use crate::apiserver::defaults::prepare_new;
 use crate::apiserver::query::ListOptions;
 use crate::apiserver::reply::Reply;
 use crate::apiserver::request::Request;
-use crate::apiserver::{admission, eviction, validation};
+use crate::apiserver::{admission, eviction, pod_security, validation};
 use crate::resources::Resource;
 use crate::shared::Shared;
 use crate::store::Store;
@@ -78,6 +78,9 @@ fn store_new(
     let t = &req.target;
     let body = prepare_new(t.resource, body);
     validation::check(t.resource, None, &body)?;
+    if t.resource == Resource::Pods {
+        pod_security::admit(store, &body)?;
+    }
     if dry_run {
         return Ok(Reply::Json { status: 201, body });
     }
