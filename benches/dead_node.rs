@@ -152,15 +152,15 @@ fn secs(d: Duration) -> String {
     format!("{:.0}", d.as_secs_f64())
 }
 
+#[path = "../tests/support/kubectl.rs"]
+mod kubectl;
+
+/// kubectl 1.33, found as `.ci/run` finds it (beside `kubectl` too).
 fn kubectl_1_33() -> std::path::PathBuf {
-    if let Some(p) = std::env::var_os("KUBECTL_1_33") {
-        return p.into();
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join("kubectl.1.33"))
-        .find(|p| p.exists())
-        .expect("kubectl 1.33: put kubectl.1.33 on PATH or set KUBECTL_1_33")
+    kubectl::find_kubectl(33).unwrap_or_else(|e| {
+        eprintln!("dead_node: {e}");
+        std::process::exit(1)
+    })
 }
 
 /// One variant on a fresh copy, on a simulated clock of its own.

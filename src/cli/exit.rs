@@ -100,7 +100,7 @@ pub fn report(result: anyhow::Result<u8>) -> ExitCode {
                 Some(e) => e.code,
                 None if err.is::<crate::client::BadFlag>()
                     || err.is::<crate::client::kubeconfig::ConfigError>()
-                    || err.is::<crate::client::proxy::BadProxy>() =>
+                    || err.is::<crate::outbound::proxy::BadProxy>() =>
                 {
                     USAGE
                 }

@@ -1,5 +1,6 @@
 //! Kubernetes clients from a kubeconfig, as kubectl would pick it
-//! (kubeconfig.rs), through the proxy kubectl would use (proxy.rs), with
+//! (kubeconfig.rs), through the proxy kubectl would use
+//! (crate::outbound::proxy), with
 //! one retry policy (retry.rs) that knows which failures are final
 //! (failure.rs).
 
@@ -18,7 +19,6 @@ pub(crate) mod failure;
 pub(crate) mod kubeconfig;
 pub(crate) mod metadata_answers;
 pub(crate) mod pages;
-pub(crate) mod proxy;
 pub(crate) mod retry;
 
 /// A global flag whose value kubectl would refuse: input that cannot run
@@ -128,11 +128,11 @@ async fn config(
         }
     };
     // kube reads HTTPS_PROXY for every server and matches NO_PROXY against
-    // the proxy; kubectl's rules instead (proxy.rs).
-    config.proxy_url = proxy::for_target(
+    // the proxy; kubectl's rules instead.
+    config.proxy_url = crate::outbound::proxy::for_target(
         &config.cluster_url,
         cluster_proxy.as_deref(),
-        &proxy::environment,
+        &crate::outbound::proxy::environment,
     )?;
     config.headers.extend(impersonation(args)?);
     if args.disable_compression {

@@ -2,7 +2,7 @@
 //! Pushgateway, Prometheus and Alertmanager. The hyper stack kube-rs
 //! already uses, with the host's CA roots where it has them and Mozilla's
 //! (webpki-roots) otherwise (the image is FROM scratch), through the proxy
-//! kubectl's rules choose (crate::client::proxy). Every request has a
+//! kubectl's rules choose (proxy.rs, which chooses the API server's too). Every request has a
 //! timeout: nothing here may hang a roll. URLs are `Url`s, whose logins
 //! and paths are never shown.
 
@@ -15,6 +15,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::connect::proxy::{SocksV5, Tunnel};
 use hyper_util::rt::TokioExecutor;
 
+pub(crate) mod proxy;
 mod url;
 pub(crate) use url::{Url, resolve};
 
@@ -34,7 +35,7 @@ pub(crate) struct Answer {
 pub(crate) struct Failed(pub(crate) String);
 
 /// The client for these endpoints: direct, or through the proxy the
-/// environment names for that endpoint (crate::client::proxy, kubectl's
+/// environment names for that endpoint (crate::outbound::proxy, kubectl's
 /// rules). A proxied request gets a client of its own: they are few.
 #[derive(Clone)]
 pub(crate) struct Http {
@@ -90,9 +91,12 @@ impl Http {
             )
             .body(body)
             .map_err(|e| Failed(format!("{url}: {e}")))?;
-        let proxy =
-            crate::client::proxy::for_target(url.uri(), None, &crate::client::proxy::environment)
-                .map_err(|e| Failed(e.to_string()))?;
+        let proxy = crate::outbound::proxy::for_target(
+            url.uri(),
+            None,
+            &crate::outbound::proxy::environment,
+        )
+        .map_err(|e| Failed(e.to_string()))?;
         let exchange = async {
             match proxy {
                 None => exchange(&self.direct, request).await,

@@ -197,27 +197,13 @@ pub(crate) fn kubectl_path() -> PathBuf {
     std::env::var_os("KUBECTL").map_or_else(|| PathBuf::from("kubectl"), PathBuf::from)
 }
 
-/// The real kubectl of minor `1.<minor>`: `KUBECTL_1_<minor>`, else
-/// `kubectl.1.<minor>` on PATH or beside the kubectl on PATH (as the Google
-/// Cloud SDK installs 1.27 to 1.33). Missing fails the test, never skips it.
+#[path = "../support/kubectl.rs"]
+mod kubectl;
+
+/// The real kubectl of minor `1.<minor>` (tests/support/kubectl.rs); the
+/// test fails without it.
 pub(crate) fn kubectl_of_minor(minor: u32) -> PathBuf {
-    if let Some(path) = std::env::var_os(format!("KUBECTL_1_{minor}")) {
-        return PathBuf::from(path);
-    }
-    let name = format!("kubectl.1.{minor}");
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        if dir.join(&name).is_file() {
-            return dir.join(&name);
-        }
-        if let Ok(real) = std::fs::canonicalize(dir.join("kubectl"))
-            && let Some(beside) = real.parent().map(|d| d.join(&name))
-            && beside.is_file()
-        {
-            return beside;
-        }
-    }
-    panic!("kubectl 1.{minor} is needed: put {name} on PATH or set KUBECTL_1_{minor}")
+    kubectl::find_kubectl(minor).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The image the rendered Job names (any tag or digest).
@@ -373,6 +359,12 @@ impl Cluster {
         let mut cmd = self.command(&bin, args);
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         cmd.spawn().expect("starts")
+    }
+
+    /// Starts a run whose stderr can be waited on while it runs
+    /// ([`Watched::wait_for_stderr`]).
+    pub(crate) fn maintain_watched(&self, args: &[&str]) -> Watched {
+        Watched::new(self.maintain_spawn(args))
     }
 
     /// Waits for a run to end, killing it after `limit`.
@@ -536,3 +528,82 @@ impl Cluster {
     }
 }
 
+/// A run whose output is read as it comes, so a test waits for the line
+/// that says what it then checks (a hold), not for a guessed time.
+pub(crate) struct Watched {
+    child: std::process::Child,
+    stdout: std::thread::JoinHandle<String>,
+    stderr: Arc<std::sync::Mutex<String>>,
+    stderr_done: std::thread::JoinHandle<()>,
+}
+
+impl Watched {
+    fn new(mut child: std::process::Child) -> Watched {
+        use std::io::Read as _;
+        let mut out = child.stdout.take().expect("piped stdout");
+        let stdout = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = out.read_to_string(&mut s);
+            s
+        });
+        let mut err = child.stderr.take().expect("piped stderr");
+        let stderr = Arc::new(std::sync::Mutex::new(String::new()));
+        let into = stderr.clone();
+        let stderr_done = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                into.lock()
+                    .expect("stderr")
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Watched {
+            child,
+            stdout,
+            stderr,
+            stderr_done,
+        }
+    }
+
+    /// Waits until stderr says `needle`; panics with what it said after `limit`.
+    pub(crate) fn wait_for_stderr(&mut self, needle: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        loop {
+            if self.stderr.lock().expect("stderr").contains(needle) {
+                return;
+            }
+            let ended = self.child.try_wait().expect("wait").is_some();
+            assert!(
+                !ended && Instant::now() < deadline,
+                "no {needle:?} on stderr ({}): {}",
+                if ended { "the run ended" } else { "timed out" },
+                self.stderr.lock().expect("stderr")
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for the run to end, killing it after `limit`.
+    pub(crate) fn finish(mut self, limit: Duration) -> Run {
+        let deadline = Instant::now() + limit;
+        while self.child.try_wait().expect("wait").is_none() {
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let status = self.child.wait().expect("wait");
+        let stdout = self.stdout.join().expect("stdout");
+        let _ = self.stderr_done.join();
+        let stderr = self.stderr.lock().expect("stderr").clone();
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout,
+            stderr,
+        }
+    }
+}

@@ -9,7 +9,7 @@
 //! the subdomains alone), each with an optional port; `localhost` and
 //! loopback addresses never go through a proxy. The same rules serve the
 //! API server (through kube's `http-proxy` and `socks5` features) and
-//! every other endpoint (crate::outbound).
+//! every other endpoint (this module's parent).
 
 use std::net::IpAddr;
 
@@ -70,7 +70,7 @@ fn parse(proxy: &str) -> Result<http::Uri, BadProxy> {
         None => with_scheme,
     };
     let bad = |why: &str| BadProxy {
-        shown: crate::outbound::Url::shown_of(proxy),
+        shown: super::Url::shown_of(proxy),
         why: why.to_string(),
     };
     let uri: http::Uri = with_scheme.parse().map_err(|_| bad("not a URL"))?;
