@@ -148,24 +148,36 @@ fn tls_words(words: &str) -> String {
 }
 
 /// rustls's `certificate not valid for name "x"; certificate is only
-/// valid for DnsName("a") or IpAddress(1.2.3.4)` as Go says it:
-/// `certificate is valid for a, 1.2.3.4, not x`.
+/// valid for DnsName("a") or IpAddress(1.2.3.4)` as Go's x509
+/// `HostnameError` says it: the certificate's IP addresses for a name that
+/// is an address, its DNS names otherwise (`certificate is valid for a,
+/// b, not x`).
 fn not_valid_for(words: &str) -> Option<String> {
     let rest = words.split("certificate not valid for name \"").nth(1)?;
     let (name, rest) = rest.split_once('"')?;
+    let wants_ip = name.parse::<std::net::IpAddr>().is_ok();
     let valid: Vec<String> = rest
         .split_once("only valid for ")
         .map(|(_, list)| list)
         .unwrap_or_default()
         .split([',', ' '])
         .filter(|w| !w.is_empty() && *w != "or")
-        .map(|w| {
-            let inner = w.split_once('(').map_or(w, |(_, v)| v);
-            inner.trim_end_matches(')').trim_matches('"').to_string()
+        .filter_map(|w| {
+            let (kind, value) = w.split_once('(')?;
+            let value = value.trim_end_matches(')').trim_matches('"');
+            match (kind, wants_ip) {
+                ("IpAddress", true) => Some(
+                    value
+                        .parse::<std::net::IpAddr>()
+                        .map_or_else(|_| value.to_string(), |ip| ip.to_string()),
+                ),
+                ("DnsName", false) => Some(value.to_string()),
+                _ => None,
+            }
         })
         .collect();
     Some(if valid.is_empty() {
-        format!("certificate is not valid for {name}")
+        format!("certificate is not valid for any names, but wanted to match {name}")
     } else {
         format!("certificate is valid for {}, not {name}", valid.join(", "))
     })
@@ -304,7 +316,15 @@ mod tests {
         );
         assert_eq!(
             words(&of(&sni), "https://a", None, None),
-            "Unable to connect to the server: tls: failed to verify certificate: x509: certificate is valid for 127.0.0.1, localhost, kubernetes, not wrong.example"
+            "Unable to connect to the server: tls: failed to verify certificate: x509: certificate is valid for localhost, kubernetes, not wrong.example"
+        );
+        let ip = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            r#"certificate not valid for name "127.0.0.2"; certificate is only valid for IpAddress(127.0.0.1), IpAddress(0::1) or DnsName("localhost")"#,
+        );
+        assert_eq!(
+            words(&of(&ip), "https://a", None, None),
+            "Unable to connect to the server: tls: failed to verify certificate: x509: certificate is valid for 127.0.0.1, ::1, not 127.0.0.2"
         );
         assert!(!NoAnswer::Refused.is_final() && NoAnswer::Refused.is_first_contact_final());
         assert!(!NoAnswer::Other("reset".into()).is_first_contact_final());

@@ -25,10 +25,14 @@ pub(crate) fn api_error(
     }
 }
 
-/// Whether the server could not be reached at all or would not be
-/// trusted: kubectl then prints its line alone, whatever the request.
+/// Whether the server could not be reached at all, would not be trusted,
+/// or refused the credentials: kubectl then prints its line alone,
+/// whatever the request.
 pub(crate) fn said_alone(e: &kube::Error) -> bool {
-    !matches!(e, kube::Error::Api(_)) && crate::client::failure::of(e).is_first_contact_final()
+    match e {
+        kube::Error::Api(s) => s.code == 401,
+        other => crate::client::failure::of(other).is_first_contact_final(),
+    }
 }
 
 /// A request that failed for good, with the request named, except where
@@ -49,6 +53,12 @@ pub(crate) fn words(e: &kube::Error) -> String {
         |t| format!("the server at {}", t.url.trim_end_matches('/')),
     );
     match e {
+        // kubectl drain's words (k8s.io/kubectl pkg/cmd/util/helpers.go
+        // `StandardErrorMessage`, over client-go's text for a 401 met in
+        // discovery, which drain asks first).
+        kube::Error::Api(s) if s.code == 401 => {
+            "You must be logged in to the server (the server has asked for the client to provide credentials)".to_string()
+        }
         kube::Error::Api(s) => {
             let reason = if s.reason.is_empty() {
                 String::new()
@@ -60,7 +70,6 @@ pub(crate) fn words(e: &kube::Error) -> String {
                     "; still failing after {} of retries: check the API server's health (kubectl get --raw /readyz)",
                     crate::duration::go(crate::client::retry_window())
                 ),
-                401 => "; check the kubeconfig's credentials".to_string(),
                 _ => String::new(),
             };
             format!("{server} answered {}{reason}: {}{check}", s.code, s.message)

@@ -613,7 +613,10 @@ fn a_hook_that_echoes_late_holds_the_drain_and_one_that_never_echoes_fails_it() 
     );
     // It held at least from when it said so until the echo.
     let lasted = u128::from(hold["lastedMs"].as_u64().unwrap());
-    assert!(lasted >= echoed_after.as_millis(), "{hold} {echoed_after:?}");
+    assert!(
+        lasted >= echoed_after.as_millis(),
+        "{hold} {echoed_after:?}"
+    );
 
     std::fs::write(
         &plan,
