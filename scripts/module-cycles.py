@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Cycles between the modules of a crate, read from its `use` paths.
 
-Usage: scripts/module-cycles.py [SRC_DIR] [--within PREFIX]
+Usage: scripts/module-cycles.py [SRC_DIR] [--within PREFIX] [--folders]
 
 Each .rs file is a module (`mod.rs` is its folder's); an edge A -> B is a
 `crate::b::...` or `super::...` path in A's code naming B (comments and the trailing
 `#[cfg(test)] mod tests` are left out). Prints
 the strongly connected components with more than one module, smallest
 first; `--within drain` keeps only cycles whose every module is under
-`drain`. Exit 0 always: it reports, it does not judge.
+`drain`. `--folders` prints instead the pairs of top-level folders that
+import each other (a module of each names a module of the other), with one
+such import each way. Exit 0 always: it reports, it does not judge.
 """
 
 import os
@@ -112,8 +114,29 @@ def sccs(graph):
     return out
 
 
+def folder_pairs(src, graph):
+    """Top-level folders importing each other, with an example each way."""
+
+    def folder(m):
+        top = m.split("::")[0] if m else ""
+        return top if os.path.isdir(os.path.join(src, top)) and top else None
+
+    way = {}
+    for a, targets in graph.items():
+        for b in targets:
+            fa, fb = folder(a), folder(b)
+            if fa and fb and fa != fb:
+                way.setdefault((fa, fb), (a, b))
+    return sorted(
+        (x, y, way[(x, y)], way[(y, x)]) for (x, y) in way if x < y and (y, x) in way
+    )
+
+
 def main():
     args = sys.argv[1:]
+    folders = "--folders" in args
+    if folders:
+        args.remove("--folders")
     within = None
     if "--within" in args:
         i = args.index("--within")
@@ -126,6 +149,12 @@ def main():
     graph = edges(mods)
     for m in graph:
         graph[m] = {t for t in graph[m] if not (m and t.startswith(m + "::")) and t != ""}
+    if folders:
+        pairs = folder_pairs(src, graph)
+        print(f"{len(pairs)} folder pairs of {src} import each other")
+        for x, y, there, back in pairs:
+            print(f"{x} <-> {y}: {there[0]} -> {there[1]}; {back[0]} -> {back[1]}")
+        return
     comps = [c for c in sccs(graph) if len(c) > 1]
     if within:
         comps = [c for c in comps if all(x == within or x.startswith(within + "::") for x in c)]

@@ -10,6 +10,7 @@ mod client;
 mod commands;
 mod drain;
 mod duration;
+mod exit_codes;
 mod in_cluster;
 mod metrics;
 mod notify;

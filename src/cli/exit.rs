@@ -1,22 +1,12 @@
-//! Exit codes: part of the interface, documented in docs/exit-codes.md,
-//! and decided here only: from a drain's outcome, from how it stopped, and
-//! from the error that ended it.
+//! How the process ends: the error that ended a command, printed as
+//! kubectl prints it, with its exit code (the codes, and what an outcome
+//! calls for, are decided in crate::exit_codes).
 
 use std::process::ExitCode;
 
-use crate::drain::outcome::{DrainOutcome, NodeStatus, PodResult};
-use crate::drain::{DrainError, Ended, Stopped};
+use crate::drain::DrainError;
 
-/// Every selected node drained; the command did what was asked.
-pub const OK: u8 = 0;
-/// An API or unexpected failure.
-pub const FAILURE: u8 = 1;
-/// Usage error or invalid input; nothing was changed (clap uses 2 too).
-pub const USAGE: u8 = 2;
-/// The drain did not complete: blocked or timed out; the report says why.
-pub const INCOMPLETE: u8 = 3;
-/// Interrupted (SIGINT).
-pub const INTERRUPTED: u8 = 130;
+pub use crate::exit_codes::{FAILURE, INCOMPLETE, INTERRUPTED, OK, USAGE};
 
 /// An error that carries the exit code it should end the process with.
 #[derive(Debug, thiserror::Error)]
@@ -42,51 +32,6 @@ impl From<DrainError> for Exit {
             code,
             message: e.chain(),
         }
-    }
-}
-
-/// The exit code a drain's outcome calls for.
-pub(crate) fn of_outcome(outcome: &DrainOutcome) -> u8 {
-    let statuses: Vec<NodeStatus> = outcome.nodes.iter().map(|n| n.status).collect();
-    if statuses.contains(&NodeStatus::Interrupted) {
-        return INTERRUPTED;
-    }
-    if statuses.contains(&NodeStatus::Failed) || !outcome.conditions_not_written.is_empty() {
-        return FAILURE;
-    }
-    let blocked_dry_run = outcome.nodes.iter().any(|n| {
-        n.status == NodeStatus::DryRun
-            && (n.message.is_some()
-                || n.pods
-                    .iter()
-                    .any(|p| matches!(p.result, PodResult::WouldBlock { .. })))
-    });
-    if blocked_dry_run
-        || statuses.iter().any(|s| {
-            matches!(
-                s,
-                NodeStatus::Refused | NodeStatus::TimedOut | NodeStatus::NotStarted
-            )
-        })
-    {
-        return INCOMPLETE;
-    }
-    OK
-}
-
-/// The exit code of a drain that stopped before changing anything.
-pub(crate) fn of_stopped(stopped: &Stopped) -> u8 {
-    match stopped {
-        Stopped::NoNodesMatch(_) => OK,
-        Stopped::Declined => INCOMPLETE,
-    }
-}
-
-/// The exit code of a drain however it ended.
-pub(crate) fn of_ended(ended: &Ended) -> u8 {
-    match ended {
-        Ended::Finished(outcome) => of_outcome(outcome),
-        Ended::Stopped(stopped) => of_stopped(stopped),
     }
 }
 

@@ -26,7 +26,7 @@ use kube::config::{
     NamedCluster, NamedContext,
 };
 
-use crate::cli::ClusterArgs;
+use super::flags::ClusterArgs;
 
 /// Where kubectl sends requests when nothing names a server
 /// (clientcmd's `getDefaultServer`).

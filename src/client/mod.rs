@@ -12,10 +12,11 @@ use tokio::sync::broadcast;
 use tower::buffer::BufferLayer;
 use tower::retry::RetryLayer;
 
-use crate::cli::ClusterArgs;
+use flags::ClusterArgs;
 use retry::{Retried, RetryPolicy};
 
 pub(crate) mod failure;
+pub(crate) mod flags;
 pub(crate) mod kubeconfig;
 pub(crate) mod metadata_answers;
 pub(crate) mod pages;

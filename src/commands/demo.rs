@@ -99,7 +99,7 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
             crate::ui::report::render(outcome, OutputFormat::Table)?
         );
     }
-    let code = exit::of_ended(&ended);
+    let code = crate::exit_codes::of_ended(&ended);
     eprintln!("\ndemo: the drain would exit {code} (3: not drained, the report above says why)");
     if args.keep_running {
         let path = std::env::temp_dir().join("kubectl-maintain-demo.kubeconfig");

@@ -1,7 +1,7 @@
 //! `kubectl maintain drain` and `kubectl maintain plan`: check the input,
 //! run the drain, print the report, choose the exit code.
 
-use crate::cli::exit::{self, Exit};
+use crate::cli::exit::Exit;
 use crate::cli::interaction::{self, Interaction};
 use crate::cli::{DrainArgs, LinesArg, drain_options};
 use crate::client;
@@ -74,7 +74,7 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
         (Ended::Finished(outcome), None) => print!("{}", report::render(outcome, args.format())?),
         (Ended::Stopped(stopped), _) => eprintln!("{stopped}"),
     }
-    Ok(exit::of_ended(&ended))
+    Ok(crate::exit_codes::of_ended(&ended))
 }
 
 /// kubectl's lines for this drain, in the words of the server's minor.

@@ -59,5 +59,5 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
     listeners.finish().await;
     let outcome = outcome.map_err(Exit::from)?;
     print!("{}", roll_report::render(&outcome, args.drain.format())?);
-    Ok(outcome.exit_code())
+    Ok(crate::exit_codes::of_roll(&outcome))
 }

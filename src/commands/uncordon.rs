@@ -29,7 +29,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         let name = node.metadata.name.clone().unwrap_or_default();
         // Pods sent back to a node whose kubelet is down would hang there.
         if !args.even_if_not_ready
-            && let Some(down) = crate::drain::node_health::check(&clients.main, &node).await
+            && let Some(down) = crate::drain::heartbeat::check(&clients.main, &node).await
         {
             eprintln!(
                 "error: unable to uncordon node {name:?}: it is {}: pods scheduled there would not start; rerun once it is Ready, or with --even-if-not-ready",

@@ -21,7 +21,7 @@ pub(crate) const HEALTH_EVERY: Duration = Duration::from_secs(10);
 /// The node read again after `HEALTH_EVERY`.
 pub(crate) async fn health(client: kube::Client, node: String) -> Input {
     tokio::time::sleep(HEALTH_EVERY).await;
-    Input::NodeHealth(super::node_health::read(&client, &node).await)
+    Input::NodeHealth(super::heartbeat::read(&client, &node).await)
 }
 
 /// Keeps of the lost pods' claims those whose volume is still attached to

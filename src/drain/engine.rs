@@ -22,7 +22,6 @@ use super::driver::now;
 use super::events::{Announcer, Event, Sink};
 use super::evict::Evictor;
 use super::machine::{NodeMachine, Settings, WaveSpec};
-use super::node_health::NodeDown;
 use super::out_of_service::NodeProof;
 use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 use super::packed_pods::PackedPods;
@@ -33,6 +32,7 @@ use super::warning::Warning;
 use super::{DrainError, Options, driver, preview};
 use crate::client::Clients;
 use crate::policy::classify::Disposition;
+use crate::policy::node_health::NodeDown;
 use crate::policy::plan::Plan;
 use crate::publish::Publisher;
 use crate::publish::conditions::Stage;
@@ -47,7 +47,7 @@ pub(crate) struct NodePlan {
     /// Every pod listed, with its fate, decided once; packed until the
     /// node's drain starts.
     pods: PackedPods,
-    /// The node's kubelet is down, as found (crate::drain::node_health).
+    /// The node's kubelet is down, as found (crate::policy::node_health).
     down: Option<NodeDown>,
     /// `--node-shut-down` takes it out of service, with this proof.
     proof: Option<NodeProof>,
@@ -75,7 +75,8 @@ impl NodePlan {
     fn health(&self) -> Option<NodeDown> {
         let mut down = self.down.clone()?;
         if self.proof.is_some() && !down.out_of_service() {
-            down.taints.push(super::node_health::OUT_OF_SERVICE.into());
+            down.taints
+                .push(crate::policy::node_health::OUT_OF_SERVICE.into());
         }
         Some(down)
     }
@@ -155,7 +156,7 @@ pub(crate) struct Prepared {
     warnings: Vec<Warning>,
 }
 
-/// Each listed node's health (crate::drain::node_health) and, with
+/// Each listed node's health (crate::policy::node_health) and, with
 /// `--node-shut-down`, the proof it is asked for, before any change.
 async fn health_and_proofs(
     client: &kube::Client,
@@ -164,7 +165,7 @@ async fn health_and_proofs(
 ) -> Result<Vec<(Option<NodeDown>, Option<NodeProof>)>, DrainError> {
     let mut health = Vec::new();
     for node in listed {
-        health.push(super::node_health::check(client, node).await);
+        health.push(super::heartbeat::check(client, node).await);
     }
     let proofs = match &options.node_shut_down {
         Some(proof) if options.dry_run == DryRun::None => {

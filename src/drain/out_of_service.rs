@@ -19,8 +19,8 @@
 
 use k8s_openapi::api::core::v1::Node;
 
-use super::node_health::{self, NodeDown};
 use crate::policy::maintenance::TaintSpec;
+use crate::policy::node_health::{self, NodeDown};
 
 /// How the operator proves that nodes without the cloud's shutdown taint
 /// are powered off.

@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use super::node_health::NodeDown;
 use super::pod_key::PodKey;
 use crate::policy::classify::{Refusal, SkipReason, WaitReason};
+use crate::policy::node_health::NodeDown;
 
 /// `--dry-run`: nothing, what the plan says, or also what the API server says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

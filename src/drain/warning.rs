@@ -21,7 +21,7 @@ pub(crate) enum Warning {
     /// (`lost_after`: `--lost-pod-timeout`, None when off).
     NodeDown {
         node: String,
-        down: Box<super::node_health::NodeDown>,
+        down: Box<crate::policy::node_health::NodeDown>,
         lost_after: Option<Duration>,
     },
     /// `--deadline`: what is left then is deleted, budgets bypassed.

@@ -117,9 +117,8 @@ pub(crate) async fn logs(
         if state.ended() {
             if state == JobState::Failed {
                 eprintln!("error: run {name} failed (kubectl -n {ns} describe job {name})");
-                return Ok(exit::FAILURE);
             }
-            return Ok(exit::OK);
+            return Ok(crate::exit_codes::of_job(state == JobState::Failed));
         }
         if !follow {
             let pending = pods.last().map_or_else(

@@ -11,10 +11,10 @@
 //! pod lists and the pod watch (drain/engine.rs, drain/driver.rs), evictions
 //! or deletions (drain/evict.rs), DaemonSets for `--ignore-daemonsets`
 //! (drain/discover.rs), budgets (drain/budgets/), the heartbeat leases of a
-//! node that is not Ready (drain/node_health.rs), volumes (drain/detach.rs,
+//! node that is not Ready (drain/heartbeat.rs), volumes (drain/detach.rs,
 //! drain/dead_node.rs), KubeVirt's VMIs (drain/kubevirt.rs), Events
 //! (publish/node_events.rs), `--surge` (drain/surge.rs), a roll's locks and
-//! node watch (roll/lease.rs, roll/nodes.rs), kured's lock (roll/kured.rs).
+//! node watch (roll/lease.rs, roll/node_watch.rs), kured's lock (roll/kured.rs).
 
 /// One rule of the ClusterRole, and why the run needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]

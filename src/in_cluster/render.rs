@@ -26,12 +26,7 @@ use super::rbac::Rule;
 
 /// Label on every object of a run, with its name.
 pub(crate) const RUN_LABEL: &str = "kubectl-maintain.io/run";
-/// The annotation `kubectl maintain abort` puts on the Job: when it was
-/// asked, and by whom.
-pub(crate) const ABORT: &str = "kubectl-maintain.io/abort";
-/// The environment that tells a run it is a Job's, and which.
-pub(crate) const JOB_ENV: &str = "KUBECTL_MAINTAIN_JOB";
-pub(crate) const NAMESPACE_ENV: &str = "KUBECTL_MAINTAIN_NAMESPACE";
+pub(crate) use crate::roll::abort_watch::{ABORT, JOB_ENV, NAMESPACE_ENV};
 /// Who submitted the run (SelfSubjectReview's username), on the Job.
 pub(crate) const SUBMITTED_BY: &str = "kubectl-maintain.io/submitted-by";
 /// A day to read its logs and status after it ends.

@@ -18,7 +18,7 @@ use crate::roll::phase::Phase;
 /// Where runs are submitted unless `-n` says otherwise.
 pub(crate) const DEFAULT_NAMESPACE: &str = "kube-system";
 
-pub(crate) use super::render::{ABORT, JOB_ENV, NAMESPACE_ENV};
+pub(crate) use super::render::{ABORT, JOB_ENV};
 
 /// Where a Job is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

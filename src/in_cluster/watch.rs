@@ -15,10 +15,10 @@ use kube::Api;
 use kube::api::ListParams;
 
 use super::run::{self, ABORT, JobState, PodRun};
-use crate::cli::exit::{self, Exit};
+use crate::cli::exit::Exit;
 use crate::client::Clients;
 use crate::drain::api_error::api_error;
-use crate::publish::conditions::DRAIN_IN_PROGRESS;
+use crate::policy::maintenance::DRAIN_IN_PROGRESS;
 use crate::publish::node_events::BLOCKED;
 use crate::roll::phase::Phase;
 
@@ -182,11 +182,7 @@ pub(crate) async fn watch(clients: &Clients, job: &Job, watch: bool) -> Result<u
             last = text;
         }
         if !watch || view.state.ended() {
-            return Ok(if view.state == JobState::Failed {
-                exit::FAILURE
-            } else {
-                exit::OK
-            });
+            return Ok(crate::exit_codes::of_job(view.state == JobState::Failed));
         }
         tokio::time::sleep(POLL).await;
     }

@@ -112,7 +112,7 @@ pub fn is_control_plane(n: &Node) -> bool {
 
 /// Unavailable: cordoned, or not Ready.
 pub fn unavailable(n: &Node) -> bool {
-    crate::policy::maintenance::unschedulable(n) || !crate::drain::node_health::is_ready(n)
+    crate::policy::maintenance::unschedulable(n) || !crate::policy::node_health::is_ready(n)
 }
 
 /// Would no node be left for the evicted pods: none schedulable (not

@@ -11,6 +11,12 @@ pub const ANNOTATION: &str = "kubectl-maintain.io/maintenance";
 /// The field manager our writes carry, so that `managedFields` tells our
 /// cordon from a person's.
 pub const FIELD_MANAGER: &str = "kubectl-maintain";
+/// The node conditions of KEP-5683 ("Node Lifecycle Conditions") a drain
+/// and a roll write (crate::publish::conditions).
+pub const DRAIN_IN_PROGRESS: &str = "DrainInProgress";
+pub const DRAINED: &str = "Drained";
+pub const MAINTENANCE_PLANNED: &str = "MaintenancePlanned";
+pub const MAINTENANCE_IN_PROGRESS: &str = "MaintenanceInProgress";
 /// Takes a node out of cloud load balancers while present (the service
 /// controller reads it; Karpenter sets it while draining).
 pub const EXCLUDE_FROM_LOAD_BALANCERS: &str =
@@ -288,11 +294,11 @@ pub fn uncordon_patch(node: &Node) -> Uncordon {
     // The out-of-service taint (crate::drain::out_of_service) stays while
     // the node is not Ready: its pods would otherwise come back to a node
     // that may still be down, its volumes attach there.
-    let ready = crate::drain::node_health::is_ready(node);
+    let ready = crate::policy::node_health::is_ready(node);
     let removed: Vec<&TaintSpec> = record
         .taints
         .iter()
-        .filter(|r| ready || r.key != crate::drain::node_health::OUT_OF_SERVICE)
+        .filter(|r| ready || r.key != crate::policy::node_health::OUT_OF_SERVICE)
         .collect();
     let kept: Vec<Value> = current
         .iter()

@@ -5,6 +5,7 @@
 pub mod classify;
 pub mod guard;
 pub mod maintenance;
+pub(crate) mod node_health;
 pub mod plan;
 pub mod pool;
 pub mod window;

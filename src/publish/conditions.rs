@@ -19,11 +19,9 @@ use serde_json::{Value, json};
 use crate::drain::events::{Event, Sink, emit};
 use crate::drain::warning::Warning;
 use crate::policy::maintenance::FIELD_MANAGER;
-
-pub(crate) const DRAIN_IN_PROGRESS: &str = "DrainInProgress";
-pub(crate) const DRAINED: &str = "Drained";
-pub(crate) const MAINTENANCE_PLANNED: &str = "MaintenancePlanned";
-pub(crate) const MAINTENANCE_IN_PROGRESS: &str = "MaintenanceInProgress";
+pub(crate) use crate::policy::maintenance::{
+    DRAIN_IN_PROGRESS, DRAINED, MAINTENANCE_IN_PROGRESS, MAINTENANCE_PLANNED,
+};
 
 /// Where a node is in a roll's maintenance, as KEP-5683's other two
 /// conditions tell it: `MaintenancePlanned` True on every node a roll will

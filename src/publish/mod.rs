@@ -11,8 +11,8 @@
 //! Each part is optional and never stops the work: a refused write warns
 //! once and the maintenance goes on.
 
+mod blocked_news;
 pub(crate) mod conditions;
-mod holds;
 pub(crate) mod node_events;
 
 use std::sync::{Arc, Mutex};

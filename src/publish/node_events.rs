@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use crate::drain::events::Event;
 use crate::drain::outcome::NodeStatus;
 
-use super::holds::Holds;
+use super::blocked_news::Holds;
 
 pub(crate) const STARTED: &str = "MaintenanceStarted";
 pub(crate) const WAVE_STARTED: &str = "DrainWaveStarted";

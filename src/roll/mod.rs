@@ -12,16 +12,16 @@
 //! waits on other operators, `holds` records what the roll waited on, and
 //! `observers` tells notifications and metrics.
 
-mod abort;
+pub(crate) mod abort_watch;
 pub(crate) mod action;
 mod alerts;
 mod gate;
-pub(crate) mod holds;
+pub(crate) mod hold_log;
 mod hooks;
 pub(crate) mod kured;
 pub(crate) mod lease;
 pub(crate) mod node;
-mod nodes;
+mod node_watch;
 mod observers;
 pub(crate) mod outcome;
 pub(crate) mod phase;
@@ -46,7 +46,7 @@ use crate::policy::pool;
 use crate::publish::conditions::Maintenance;
 use crate::publish::{Publish, Publisher};
 use lease::Locks;
-use nodes::Nodes;
+use node_watch::Nodes;
 use outcome::{NodeRoll, RollOutcome, RollStatus};
 use phase::Phase;
 use take::Taking;
@@ -126,12 +126,12 @@ pub(crate) struct Ctx {
     pub(crate) publisher: Arc<Publisher>,
     kured: kured::Kured,
     /// Where `kubectl maintain abort` asks a Job's roll to stop.
-    pub(crate) abort: abort::AbortWatch,
+    pub(crate) abort: abort_watch::AbortWatch,
     /// Nodes of this roll holding kured's lock (it is taken by the first).
     kured_users: tokio::sync::Mutex<KuredUsers>,
     pool: Mutex<Pool>,
     /// What the roll waited on besides pods, for the report.
-    pub(crate) holds: holds::HoldLog,
+    pub(crate) holds: hold_log::HoldLog,
     /// Whether the next node may start (`--announce`, `--window`, alerts).
     pub(crate) gate: gate::Gate,
     pub(crate) unattended: HookRun,
@@ -458,7 +458,7 @@ async fn take_nodes(
         ),
         budgets: crate::drain::budgets::Broker::new(clients.main.clone(), events.clone()),
         attachments: Arc::default(),
-        abort: abort::AbortWatch::from_env(&clients.main),
+        abort: abort_watch::AbortWatch::from_env(&clients.main),
         publisher: publisher.clone(),
         clients,
         plan,
@@ -473,7 +473,7 @@ async fn take_nodes(
             total,
             ..Pool::default()
         }),
-        holds: holds::HoldLog::default(),
+        holds: hold_log::HoldLog::default(),
         gate: gate_of(&options.unattended),
         unattended: HookRun {
             draino: options.unattended.draino,

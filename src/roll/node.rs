@@ -26,10 +26,10 @@ use crate::drain::NodeSelection;
 use crate::drain::api_error::api_error;
 use crate::drain::budgets::{self, every::Listed};
 use crate::drain::events::{Event, emit};
-use crate::drain::node_health::{self, is_ready as ready, ready_condition};
 use crate::drain::outcome::NodeStatus;
 use crate::drain::warning::Warning;
 use crate::drain::{self, cordon};
+use crate::policy::node_health::{is_ready as ready, ready_condition};
 use crate::policy::plan::model::HookPoint;
 use crate::publish::conditions::Maintenance;
 
@@ -448,7 +448,7 @@ impl Run<'_> {
             Err(Waited::TimedOut(reason)) => {
                 let after = self.ctx.action.ready_timeout;
                 Err(Stop::Blocked(
-                    match node_health::read(&self.ctx.clients.main, &self.node).await {
+                    match crate::drain::heartbeat::read(&self.ctx.clients.main, &self.node).await {
                         Some(down) => Blocked::Down {
                             after,
                             down: Box::new(down),

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::Unattended;
-use super::outcome::{RollOutcome, RollStatus};
+use super::outcome::RollOutcome;
 use crate::drain::DrainError;
 use crate::drain::events::{Event, Sink};
 use crate::metrics::Metrics;
@@ -111,9 +111,8 @@ fn ended(run: &str, outcome: &Result<RollOutcome, DrainError>) -> Notice {
                 *by.entry(n.status.as_str()).or_default() += 1;
             }
             let words: Vec<String> = by.iter().map(|(s, k)| format!("{k} {s}")).collect();
-            let code = o.exit_code();
-            let failed = code == crate::cli::exit::FAILURE
-                || o.nodes.iter().any(|n| n.status == RollStatus::Failed);
+            let code = crate::exit_codes::of_roll(o);
+            let failed = o.failed();
             let kind = if failed {
                 Kind::RunFailed
             } else {

@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use super::phase::Phase;
-use crate::drain::node_health::NodeDown;
 use crate::drain::outcome::NodeOutcome;
+use crate::policy::node_health::NodeDown;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -102,25 +102,17 @@ pub(crate) struct RollOutcome {
     pub(crate) conditions_not_written: Vec<String>,
     /// What the roll waited on besides pods: alerts, windows, hooks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) holds: Vec<super::holds::HoldRecord>,
+    pub(crate) holds: Vec<super::hold_log::HoldRecord>,
     /// What `--notify` delivered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) notifications: Option<crate::notify::Delivered>,
 }
 
 impl RollOutcome {
-    /// 0 every node done, 130 interrupted, 1 an API failure, 3 otherwise.
-    pub(crate) fn exit_code(&self) -> u8 {
-        use crate::cli::exit;
-        let has = |s: RollStatus| self.nodes.iter().any(|n| n.status == s);
-        if has(RollStatus::Interrupted) {
-            exit::INTERRUPTED
-        } else if has(RollStatus::Failed) || !self.conditions_not_written.is_empty() {
-            exit::FAILURE
-        } else if has(RollStatus::Blocked) || has(RollStatus::NotStarted) {
-            exit::INCOMPLETE
-        } else {
-            exit::OK
-        }
+    /// A node failed, or a condition it wrote may now say a stage that is
+    /// over (crate::cli::exit decides the exit code from this).
+    pub(crate) fn failed(&self) -> bool {
+        self.nodes.iter().any(|n| n.status == RollStatus::Failed)
+            || !self.conditions_not_written.is_empty()
     }
 }

@@ -55,6 +55,6 @@ pub(crate) enum Blocked {
     /// Not back in time, and its kubelet is silent: the node is down.
     Down {
         after: Duration,
-        down: Box<crate::drain::node_health::NodeDown>,
+        down: Box<crate::policy::node_health::NodeDown>,
     },
 }

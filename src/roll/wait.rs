@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::{broadcast, watch};
 use tokio::time::Instant;
 
-use super::nodes::Nodes;
+use super::node_watch::Nodes;
 use crate::drain::budgets::Signal;
 
 /// How often a wait whose reason did not change says so again.

@@ -45,7 +45,7 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
                 "{}",
                 crate::ui::report::render_with(&outcome, Some(&prediction), output)?
             );
-            Ok(exit::of_outcome(&outcome))
+            Ok(crate::exit_codes::of_outcome(&outcome))
         }
         Err(code) => Ok(code),
     }
@@ -206,7 +206,7 @@ async fn simulate(
         Ended::Finished(outcome) => outcome,
         Ended::Stopped(stopped) => {
             eprintln!("{stopped}");
-            return Ok(Err(exit::of_stopped(&stopped)));
+            return Ok(Err(crate::exit_codes::of_stopped(&stopped)));
         }
     };
     let replacements = replacements(&sandbox, before)?;

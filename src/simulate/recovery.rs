@@ -18,11 +18,11 @@ use kube_sandbox::resources::Resource;
 use serde_json::Value;
 
 use crate::drain::cordon::{self, CordonSpec};
-use crate::drain::node_health::NodeDown;
 use crate::drain::out_of_service;
 use crate::drain::outcome::{
     Cause, DrainOutcome, PodResult, RECOVERY_HORIZON as HORIZON, Recovery,
 };
+use crate::policy::node_health::NodeDown;
 
 /// How often the copy is looked at; times come from the pods' Ready
 /// conditions, not from this.

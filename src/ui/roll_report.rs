@@ -6,10 +6,10 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::cli::OutputFormat;
 use crate::duration::human;
 use crate::roll::outcome::{NodeRoll, RollOutcome, RollStatus};
 use crate::roll::phase::Phase;
+use crate::ui::formats::OutputFormat;
 use crate::ui::report::{document, kubectl_table};
 
 pub(crate) fn render(outcome: &RollOutcome, format: OutputFormat) -> anyhow::Result<String> {

@@ -1,4 +1,4 @@
-//! A node whose kubelet is down (crate::drain::node_health): nothing stops
+//! A node whose kubelet is down (crate::policy::node_health): nothing stops
 //! its pods, so the deletions the drain asked for never finish. With
 //! `--lost-pod-timeout`, a pod whose deletion was asked longer ago than that
 //! counts as gone, as Cluster API counts a pod terminating on an
@@ -13,11 +13,11 @@ use k8s_openapi::api::core::v1::Pod;
 use super::NodeMachine;
 use super::member::State;
 use crate::drain::events::Event;
-use crate::drain::node_health::NodeDown;
 use crate::drain::outcome::{PodResult, Stuck};
 use crate::drain::pod_key::PodKey;
 use crate::drain::warning::Warning;
 use crate::policy::classify::{claim_names, controller_of};
+use crate::policy::node_health::NodeDown;
 
 impl NodeMachine {
     /// Are pods on this node counted as gone once their deletion is old?

@@ -49,10 +49,10 @@ pub(crate) use settings::{IN_FLIGHT, Settings, WaveSpec};
 
 use crate::drain::budgets::{Budget, Key as BudgetKey};
 use crate::drain::events::Event;
-use crate::drain::node_health::NodeDown;
 use crate::drain::outcome::{Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome};
 use crate::drain::pod_key::{PodKey, uid};
 use crate::policy::classify::{Disposition, kubectl_warning, priority};
+use crate::policy::node_health::NodeDown;
 
 #[derive(Debug, Clone, Copy)]
 struct Running {

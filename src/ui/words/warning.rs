@@ -8,7 +8,7 @@ use kube_conventions::count;
 use crate::drain::pod_key::PodKey;
 use crate::drain::warning::Warning;
 use crate::duration::human;
-use crate::publish::conditions::{DRAIN_IN_PROGRESS, DRAINED};
+use crate::policy::maintenance::{DRAIN_IN_PROGRESS, DRAINED};
 
 fn waits_for_detach(f: &mut fmt::Formatter<'_>, limit: Duration) -> fmt::Result {
     write!(

@@ -1,8 +1,9 @@
 //! `kubectl maintain abort`, as a roll run by a Job hears it: before it
 //! takes each node it reads its own Job (named in its environment by the
-//! rendered Job, crate::in_cluster::run), and an `abort` annotation there
-//! stops it taking more; the node in progress finishes. A roll run from a
-//! terminal has no Job and reads nothing (Ctrl-C is its abort).
+//! rendered Job), and an `abort` annotation there stops it taking more;
+//! the node in progress finishes. A roll run from a terminal has no Job
+//! and reads nothing (Ctrl-C is its abort). The names below are the
+//! contract with the Job crate::in_cluster renders and annotates.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -11,7 +12,15 @@ use kube::Api;
 
 use crate::drain::events::{Event, Sink, emit};
 use crate::drain::warning::Warning;
-use crate::in_cluster::run::{ABORT, JOB_ENV, NAMESPACE_ENV};
+
+/// The annotation `kubectl maintain abort` puts on the Job: when it was
+/// asked, and by whom.
+pub(crate) const ABORT: &str = "kubectl-maintain.io/abort";
+/// The environment that tells a run it is a Job's, and which.
+pub(crate) const JOB_ENV: &str = "KUBECTL_MAINTAIN_JOB";
+pub(crate) const NAMESPACE_ENV: &str = "KUBECTL_MAINTAIN_NAMESPACE";
+/// The Job's namespace when the environment does not say.
+const DEFAULT_NAMESPACE: &str = "kube-system";
 
 pub(crate) struct AbortWatch {
     job: Option<(Api<Job>, String)>,
@@ -28,7 +37,7 @@ impl AbortWatch {
                 let ns = std::env::var(NAMESPACE_ENV)
                     .ok()
                     .filter(|n| !n.is_empty())
-                    .unwrap_or_else(|| crate::in_cluster::run::DEFAULT_NAMESPACE.to_string());
+                    .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
                 (Api::namespaced(client.clone(), &ns), name)
             });
         AbortWatch {

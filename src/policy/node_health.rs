@@ -11,7 +11,8 @@
 //! A node is down when its Ready condition is Unknown (the controller has
 //! already waited its grace period), False for longer than that grace, or
 //! when its lease has not been renewed for its duration plus that grace
-//! (the controller has not noticed yet). Pure: the clock is passed in.
+//! (the controller has not noticed yet). Pure: the clock is passed in;
+//! crate::drain::heartbeat reads the node and its lease.
 
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Node;
@@ -132,28 +133,6 @@ pub(crate) fn assess(node: &Node, lease: Option<&Lease>, now: Timestamp) -> Opti
         kubelet_last_heard: renewed.map(kube_conventions::time::format_time),
         taints,
     })
-}
-
-/// Reads the node and its heartbeat lease again, for a drain under way.
-/// The lease is read only for a node not Ready (a Ready node's lease says
-/// nothing the condition does not, but for the grace period); a lease that
-/// cannot be read (RBAC, none) is done without.
-pub(crate) async fn read(client: &kube::Client, node: &str) -> Option<NodeDown> {
-    let nodes: kube::Api<Node> = kube::Api::all(client.clone());
-    let node = nodes.get_opt(node).await.ok()??;
-    check(client, &node).await
-}
-
-/// Whether a node just read is down, reading its lease when it is not Ready.
-pub(crate) async fn check(client: &kube::Client, node: &Node) -> Option<NodeDown> {
-    let lease = if is_ready(node) {
-        None
-    } else {
-        let name = node.metadata.name.as_deref().unwrap_or_default();
-        let leases: kube::Api<Lease> = kube::Api::namespaced(client.clone(), "kube-node-lease");
-        leases.get_opt(name).await.ok().flatten()
-    };
-    assess(node, lease.as_ref(), kube_conventions::time::now())
 }
 
 #[cfg(test)]

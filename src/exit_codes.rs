@@ -1,0 +1,84 @@
+//! Exit codes: part of the interface, documented in docs/exit-codes.md,
+//! and decided here only: from a drain's or a roll's outcome, from how a
+//! drain stopped, from how a run handed to the cluster ended (crate::cli::exit: from the error that ended a command).
+
+use crate::drain::outcome::{DrainOutcome, NodeStatus, PodResult};
+use crate::drain::{Ended, Stopped};
+use crate::roll::outcome::{RollOutcome, RollStatus};
+
+/// Every selected node drained; the command did what was asked.
+pub const OK: u8 = 0;
+/// An API or unexpected failure.
+pub const FAILURE: u8 = 1;
+/// Usage error or invalid input; nothing was changed (clap uses 2 too).
+pub const USAGE: u8 = 2;
+/// The drain did not complete: blocked or timed out; the report says why.
+pub const INCOMPLETE: u8 = 3;
+/// Interrupted (SIGINT).
+pub const INTERRUPTED: u8 = 130;
+
+/// The exit code a drain's outcome calls for.
+pub(crate) fn of_outcome(outcome: &DrainOutcome) -> u8 {
+    let statuses: Vec<NodeStatus> = outcome.nodes.iter().map(|n| n.status).collect();
+    if statuses.contains(&NodeStatus::Interrupted) {
+        return INTERRUPTED;
+    }
+    if statuses.contains(&NodeStatus::Failed) || !outcome.conditions_not_written.is_empty() {
+        return FAILURE;
+    }
+    let blocked_dry_run = outcome.nodes.iter().any(|n| {
+        n.status == NodeStatus::DryRun
+            && (n.message.is_some()
+                || n.pods
+                    .iter()
+                    .any(|p| matches!(p.result, PodResult::WouldBlock { .. })))
+    });
+    if blocked_dry_run
+        || statuses.iter().any(|s| {
+            matches!(
+                s,
+                NodeStatus::Refused | NodeStatus::TimedOut | NodeStatus::NotStarted
+            )
+        })
+    {
+        return INCOMPLETE;
+    }
+    OK
+}
+
+/// The exit code a roll's outcome calls for: 0 every node done, 130
+/// interrupted, 1 an API failure, 3 otherwise.
+pub(crate) fn of_roll(outcome: &RollOutcome) -> u8 {
+    let has = |s: RollStatus| outcome.nodes.iter().any(|n| n.status == s);
+    if has(RollStatus::Interrupted) {
+        INTERRUPTED
+    } else if outcome.failed() {
+        FAILURE
+    } else if has(RollStatus::Blocked) || has(RollStatus::NotStarted) {
+        INCOMPLETE
+    } else {
+        OK
+    }
+}
+
+/// The exit code of a drain that stopped before changing anything.
+pub(crate) fn of_stopped(stopped: &Stopped) -> u8 {
+    match stopped {
+        Stopped::NoNodesMatch(_) => OK,
+        Stopped::Declined => INCOMPLETE,
+    }
+}
+
+/// The exit code of a drain however it ended.
+pub(crate) fn of_ended(ended: &Ended) -> u8 {
+    match ended {
+        Ended::Finished(outcome) => of_outcome(outcome),
+        Ended::Stopped(stopped) => of_stopped(stopped),
+    }
+}
+
+/// The exit code of `status -w` or `logs -f` on a run whose Job ended:
+/// the run's own success or failure.
+pub(crate) fn of_job(failed: bool) -> u8 {
+    if failed { FAILURE } else { OK }
+}
