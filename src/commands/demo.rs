@@ -31,7 +31,19 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
         .await
         .context("starting the sandbox")?;
     eprintln!("demo: a sandbox cluster is serving at {}", sandbox.url());
-    wait_settled(&sandbox).await;
+    let result = demo_on(&sandbox, &args, timeout).await;
+    // Every task of the sandbox ends before the runtime does.
+    sandbox.shutdown().await;
+    result
+}
+
+/// The demo's drain on the started sandbox.
+async fn demo_on(
+    sandbox: &Sandbox,
+    args: &DemoArgs,
+    timeout: std::time::Duration,
+) -> anyhow::Result<u8> {
+    wait_settled(sandbox).await;
     let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
 
     // Open the spare workers now that everything runs on worker-1.

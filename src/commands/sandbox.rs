@@ -109,7 +109,7 @@ pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
         kubeconfig.display()
     );
     wait_for_signal().await;
-    sandbox.stop();
+    sandbox.shutdown().await;
     drop(private);
     Ok(exit::OK)
 }

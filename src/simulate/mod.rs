@@ -173,7 +173,7 @@ async fn simulate(
     .context("loading the copy of the cluster")?;
     if failed.load(Ordering::Relaxed) {
         // Reading the cluster failed; the reader says why.
-        sandbox.stop();
+        sandbox.shutdown().await;
         return Ok(Err(exit::FAILURE));
     }
     sandbox.wait_idle().await;
@@ -218,7 +218,7 @@ async fn simulate(
         replacements,
         recovery,
     };
-    sandbox.stop();
+    sandbox.shutdown().await;
     Ok(Ok((outcome, prediction)))
 }
 

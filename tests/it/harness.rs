@@ -186,7 +186,7 @@ impl std::fmt::Debug for Run {
 pub(crate) struct Cluster {
     // Field order matters: the sandbox stops before its runtime goes.
     pub(crate) sandbox: Sandbox,
-    rt: tokio::runtime::Runtime,
+    pub(crate) rt: tokio::runtime::Runtime,
     pub(crate) dir: TempDir,
     pub(crate) kubeconfig: PathBuf,
     pub(crate) log: PathBuf,
@@ -208,6 +208,13 @@ pub(crate) fn kubectl_of_minor(minor: u32) -> PathBuf {
 
 /// The image the rendered Job names (any tag or digest).
 pub(crate) const OUR_IMAGE: &str = "ghcr.io/kubectl-maintain/kubectl-maintain";
+
+impl Drop for Cluster {
+    /// Every task of the sandbox ends before its runtime does.
+    fn drop(&mut self) {
+        let _ = self.rt.block_on(self.sandbox.shutdown());
+    }
+}
 
 impl Cluster {
     /// Starts a sandbox serving `scenario_yaml` as Kubernetes `1.<minor>`.
@@ -315,6 +322,13 @@ impl Cluster {
     }
 
     /// The real kubectl against this sandbox (killed after 60 s).
+    /// The real kubectl, left running (a watch).
+    pub(crate) fn kubectl_spawn(&self, args: &[&str]) -> std::process::Child {
+        let mut cmd = self.kubectl_command(&kubectl_path(), args);
+        cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        cmd.spawn().expect("kubectl starts")
+    }
+
     pub(crate) fn kubectl(&self, args: &[&str]) -> Run {
         Self::run(
             self.kubectl_command(&kubectl_path(), args),

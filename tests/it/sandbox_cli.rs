@@ -252,3 +252,21 @@ fn refused_verbs_are_403_naming_verb_and_resource() {
         "other verbs still work"
     );
 }
+
+/// Stopping ends every task of the sandbox, a watch a client still reads
+/// included, before its runtime does (a task left running panics at its
+/// next timer while the runtime shuts down).
+#[test]
+fn shutting_down_ends_every_watch_still_read() {
+    let c = Cluster::start(ONE_NODE, 33);
+    let before = c.sandbox.live_tasks();
+    let watch = c.kubectl_spawn(&["get", "nodes", "--watch"]);
+    c.wait_for("the watch open", std::time::Duration::from_secs(10), |c| {
+        c.sandbox.live_tasks() > before
+    });
+    assert!(c.rt.block_on(c.sandbox.shutdown()), "every task ended");
+    assert_eq!(c.sandbox.live_tasks(), 0);
+    let mut watch = watch;
+    let _ = watch.kill();
+    let _ = watch.wait();
+}

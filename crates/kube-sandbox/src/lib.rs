@@ -33,6 +33,7 @@ mod shared;
 mod simulation;
 mod store;
 mod stored;
+mod tasks;
 mod timers;
 pub mod view;
 
@@ -141,7 +142,7 @@ impl Sandbox {
         let mut shared = Shared::new(store, opts.config, log);
         if !opts.local_images.is_empty() {
             shared.runtime =
-                kubelet::runtime::Runtime::new(opts.local_images.clone()).map_err(|source| {
+                kubelet::containers::Runtime::new(opts.local_images.clone()).map_err(|source| {
                     SandboxError::Write {
                         path: std::env::temp_dir(),
                         source,
@@ -353,6 +354,13 @@ impl Sandbox {
         });
     }
 
+    #[doc(hidden)] // a test hook: counts what shutdown waits for
+    /// The tasks running now that [`Sandbox::shutdown`] waits for: the
+    /// simulation, the API server, each open watch and followed log.
+    pub fn live_tasks(&self) -> usize {
+        self.shared.tasks.live()
+    }
+
     #[doc(hidden)] // a test hook: kills a local-image container
     /// The process id of a local-image container while it runs.
     pub fn container_pid(&self, namespace: &str, pod: &str, container: &str) -> Option<u32> {
@@ -361,15 +369,37 @@ impl Sandbox {
     }
 
     /// Stops the server and the simulation (dropping it does too), and
-    /// the processes of local-image containers.
+    /// the processes of local-image containers. Their tasks end soon after;
+    /// [`Sandbox::shutdown`] waits for them.
     pub fn stop(&self) {
         self.shared.runtime.kill_all();
+        self.shared.stopping.send_replace(true);
         let _ = self.shutdown.send(true);
         let _ = self
             .server_stop
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .send(true);
+    }
+}
+
+impl Sandbox {
+    /// Stops, and waits (at most 5 s) until every task of the sandbox has
+    /// ended (watches and followed logs included, whoever still reads
+    /// them), so that the runtime it runs on can shut down without one of
+    /// them still running. Call it before the runtime ends. False, and
+    /// said on stderr, if some task had not ended.
+    pub async fn shutdown(&self) -> bool {
+        self.stop();
+        let ended = self
+            .shared
+            .tasks
+            .ended(std::time::Duration::from_secs(5))
+            .await;
+        if !ended {
+            eprintln!("kube-sandbox: some tasks had not ended 5 s after the stop");
+        }
+        ended
     }
 }
 
@@ -384,7 +414,8 @@ impl Drop for Sandbox {
 /// tests and drains loudly instead of leaving them waiting.
 fn supervise(shared: &Arc<Shared>, what: &'static str, task: tokio::task::JoinHandle<()>) {
     let shared = shared.clone();
-    tokio::spawn(async move {
+    let tasks = shared.tasks.clone();
+    tasks.spawn(async move {
         if let Err(e) = task.await
             && e.is_panic()
         {

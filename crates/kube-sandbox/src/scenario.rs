@@ -225,7 +225,7 @@ pub(crate) fn populate(
             let key = (String::new(), ns.to_string());
             if store.get(Resource::Namespaces, &key).is_none() {
                 let obj = json!({"metadata": {"name": ns},
-                    "spec": {"finalizers": [crate::controllers::namespace::KUBERNETES]},
+                    "spec": {"finalizers": [crate::objects::KUBERNETES_FINALIZER]},
                     "status": {"phase": "Active"}});
                 store
                     .load(Resource::Namespaces, obj)

@@ -39,8 +39,12 @@ pub(crate) struct Shared {
     pub(crate) owner_token: String,
     /// The ServiceAccount tokens its kubelets gave their pods.
     pub(crate) tokens: crate::auth::tokens::Tokens,
+    /// Set when the sandbox stops: its long-lived tasks end.
+    pub(crate) stopping: tokio::sync::watch::Sender<bool>,
+    /// The tasks that may outlive a request (crate::tasks).
+    pub(crate) tasks: std::sync::Arc<crate::tasks::Tasks>,
     /// The processes of the containers of local images.
-    pub(crate) runtime: crate::kubelet::runtime::Runtime,
+    pub(crate) runtime: crate::kubelet::containers::Runtime,
 }
 
 impl Shared {
@@ -56,6 +60,8 @@ impl Shared {
             .clone()
             .unwrap_or_else(|| format!("sandbox-owner.{}", crate::random::hex(32)));
         Shared {
+            stopping: tokio::sync::watch::Sender::new(false),
+            tasks: std::sync::Arc::default(),
             owner_token,
             store: parking_lot::Mutex::new(store),
             chaos,
@@ -66,7 +72,7 @@ impl Shared {
             failure: Mutex::new(None),
             tls: None,
             tokens: crate::auth::tokens::Tokens::default(),
-            runtime: crate::kubelet::runtime::Runtime::none(),
+            runtime: crate::kubelet::containers::Runtime::none(),
         }
     }
 

@@ -225,7 +225,7 @@ pub(crate) fn prepare_new(res: Resource, mut obj: Value) -> Value {
         }
         // The namespace strategy's PrepareForCreate: the namespace
         // controller's finalizer, always.
-        let kubernetes = crate::controllers::namespace::KUBERNETES;
+        let kubernetes = crate::objects::KUBERNETES_FINALIZER;
         let finalizers = &mut obj["spec"]["finalizers"];
         if !finalizers
             .as_array()

@@ -16,6 +16,7 @@ pub(crate) mod eviction;
 mod field_validation;
 mod filters;
 pub(crate) mod handlers;
+mod log_stream;
 mod managed_fields;
 mod meta;
 mod non_resource;

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::handlers::log::LogRequest;
 use super::handlers::watch::WatchRequest;
+use super::log_stream::LogRequest;
 use crate::api_error::ApiError;
 
 /// What a handler answers.

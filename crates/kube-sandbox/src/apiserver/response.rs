@@ -13,8 +13,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::audit::{Audit, WatchAudit};
-use super::handlers::log::LogRequest;
 use super::handlers::watch::WatchRequest;
+use super::log_stream::LogRequest;
 use super::reply::Reply;
 use crate::api_error::ApiError;
 use crate::shared::Shared;
@@ -141,7 +141,8 @@ fn log_response(shared: Arc<Shared>, l: LogRequest, audit: Audit) -> Response<Bo
         return builder.body(full(first)).expect("valid response");
     };
     let (tx, rx) = mpsc::channel::<Bytes>(64);
-    tokio::spawn(async move {
+    let mut stopping = shared.stopping.subscribe();
+    shared.tasks.spawn(async move {
         let mut changed = log.subscribe();
         if tx.send(Bytes::from(first)).await.is_err() {
             return;
@@ -152,8 +153,12 @@ fn log_response(shared: Arc<Shared>, l: LogRequest, audit: Audit) -> Response<Bo
             if !lines.is_empty() && tx.send(Bytes::from(l.format(&lines))).await.is_err() {
                 return;
             }
-            if done || changed.changed().await.is_err() {
+            if done {
                 return;
+            }
+            tokio::select! {
+                c = changed.changed() => if c.is_err() { return },
+                _ = stopping.wait_for(|s| *s) => return,
             }
         }
     });
@@ -200,7 +205,7 @@ fn ready_chunk(first: Bytes, rx: &mut mpsc::Receiver<Bytes>) -> Bytes {
 
 fn watch_response(shared: Arc<Shared>, w: WatchRequest, audit: Audit) -> Response<Body> {
     let (tx, rx) = mpsc::channel::<Bytes>(64);
-    tokio::spawn(w.run(shared.clone(), tx));
+    shared.tasks.spawn(w.run(shared.clone(), tx));
     Response::builder()
         .status(200)
         .header(header::CONTENT_TYPE, "application/json")

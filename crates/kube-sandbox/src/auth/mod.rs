@@ -26,41 +26,18 @@
 pub(crate) mod bootstrap;
 pub(crate) mod rbac;
 pub(crate) mod tokens;
+mod user;
+
+pub(crate) use user::{UserInfo, service_account_user};
 
 use http::request::Parts;
 
 use crate::api_error::ApiError;
 use crate::shared::Shared;
 
-/// An authenticated user (k8s.io/apiserver's `user.Info`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct UserInfo {
-    pub(crate) name: String,
-    pub(crate) groups: Vec<String>,
-}
-
-/// `system:serviceaccount:NS:NAME` (k8s.io/apiserver
-/// pkg/authentication/serviceaccount/util.go).
-pub(crate) fn service_account_user(namespace: &str, name: &str) -> String {
-    format!("system:serviceaccount:{namespace}:{name}")
-}
-
 /// The namespace and name of a ServiceAccount's user name.
 fn service_account_of(user: &str) -> Option<(&str, &str)> {
     user.strip_prefix("system:serviceaccount:")?.split_once(':')
-}
-
-impl UserInfo {
-    pub(crate) fn service_account(namespace: &str, name: &str) -> UserInfo {
-        UserInfo {
-            name: service_account_user(namespace, name),
-            groups: vec![
-                "system:serviceaccounts".into(),
-                format!("system:serviceaccounts:{namespace}"),
-                "system:authenticated".into(),
-            ],
-        }
-    }
 }
 
 /// Who asks.

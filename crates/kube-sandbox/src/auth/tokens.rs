@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Mutex;
 
-use super::UserInfo;
+use super::user::UserInfo;
 use crate::resources::Resource;
 use crate::store::Store;
 

@@ -19,8 +19,7 @@ use crate::objects::pods;
 use crate::resources::Resource;
 use crate::store::Store;
 
-/// The finalizer kube-apiserver puts on every namespace it creates.
-pub(crate) const KUBERNETES: &str = "kubernetes";
+use crate::objects::KUBERNETES_FINALIZER as KUBERNETES;
 
 pub(crate) fn triggers(c: &Changed<'_>, work: &mut Work) {
     if c.resource == Resource::Namespaces {

@@ -66,7 +66,7 @@ pub(crate) fn mark_unknown(store: &mut Store, node: &str) {
     for pod in store.pods_on_node(node) {
         let _ = store.modify(Resource::Pods, &pod, |p| {
             if !pods::is_terminating(p) && !pods::is_terminal(p) {
-                crate::kubelet::reboot::set_ready(p, false, &now);
+                crate::objects::pods::set_ready(p, false, &now);
             }
         });
     }

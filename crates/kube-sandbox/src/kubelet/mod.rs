@@ -3,6 +3,7 @@
 //! then finishes the deletion with a zero grace period, as the real one
 //! does (`DELETE` with `gracePeriodSeconds: 0` and a uid precondition).
 
+pub(crate) mod containers;
 pub(crate) mod heartbeat;
 pub(crate) mod kubevirt;
 pub(crate) mod outage;

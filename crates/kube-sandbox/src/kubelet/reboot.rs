@@ -91,22 +91,8 @@ pub(crate) fn restart(store: &mut Store, key: &Key, uid: &str, ready: bool) {
             c["restartCount"] = json!(restarts);
             c["state"] = json!({"running": {"startedAt": now}});
         }
-        set_ready(p, ready, &now);
+        pods::set_ready(p, ready, &now);
     });
-}
-
-pub(crate) fn set_ready(p: &mut Value, ready: bool, now: &str) {
-    for c in p["status"]["containerStatuses"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-    {
-        c["ready"] = json!(ready);
-    }
-    let status = if ready { "True" } else { "False" };
-    for c in ["ContainersReady", "Ready"] {
-        pods::set_condition(p, c, status, "", "", now);
-    }
 }
 
 #[cfg(test)]

@@ -9,3 +9,7 @@ pub(crate) mod nodes;
 pub(crate) mod path;
 pub mod pods;
 pub(crate) mod taints;
+
+/// The finalizer kube-apiserver puts on every namespace it creates, which
+/// the namespace controller removes once the namespace is empty.
+pub(crate) const KUBERNETES_FINALIZER: &str = "kubernetes";

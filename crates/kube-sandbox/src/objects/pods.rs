@@ -354,3 +354,18 @@ impl Facts {
         selector.matches_with(|k| self.label(k))
     }
 }
+/// Marks a pod's containers and the pod Ready or not, as the kubelet's
+/// status manager writes them (ContainersReady and Ready together).
+pub(crate) fn set_ready(p: &mut Value, ready: bool, now: &str) {
+    for c in p["status"]["containerStatuses"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        c["ready"] = json!(ready);
+    }
+    let status = if ready { "True" } else { "False" };
+    for c in ["ContainersReady", "Ready"] {
+        set_condition(p, c, status, "", "", now);
+    }
+}

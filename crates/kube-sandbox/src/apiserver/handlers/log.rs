@@ -12,45 +12,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::api_error::ApiError;
+use crate::apiserver::log_stream::LogRequest;
 use crate::apiserver::reply::Reply;
 use crate::apiserver::request::Request;
-use crate::kubelet::runtime::ContainerLog;
 use crate::objects::pods;
 use crate::shared::Shared;
-
-/// What a log request asks.
-pub(crate) struct LogRequest {
-    pub(crate) log: Option<Arc<ContainerLog>>,
-    pub(crate) follow: bool,
-    pub(crate) timestamps: bool,
-    pub(crate) tail: Option<usize>,
-}
-
-impl LogRequest {
-    /// The lines as the response carries them.
-    pub(crate) fn format(&self, lines: &[(String, String)]) -> String {
-        lines
-            .iter()
-            .map(|(ts, line)| {
-                if self.timestamps {
-                    format!("{ts} {line}\n")
-                } else {
-                    format!("{line}\n")
-                }
-            })
-            .collect()
-    }
-
-    /// The lines already there, and where following goes on from.
-    pub(crate) fn first(&self) -> (String, usize, bool) {
-        let Some(log) = &self.log else {
-            return (String::new(), 0, true);
-        };
-        let (lines, done) = log.since(0);
-        let skip = self.tail.map_or(0, |n| lines.len().saturating_sub(n));
-        (self.format(&lines[skip..]), lines.len(), done)
-    }
-}
 
 pub(in crate::apiserver) fn log(
     shared: &Arc<Shared>,

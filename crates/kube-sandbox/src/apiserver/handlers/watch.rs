@@ -207,7 +207,11 @@ impl WatchRequest {
         };
         let mut bookmark_due = false;
         let mut resumed = true;
+        let mut stopping = shared.stopping.subscribe();
         loop {
+            if *stopping.borrow() {
+                return;
+            }
             let sent = self.send_changes(&shared, last_rv, resumed, &mut stream);
             let Some(reached) = sent.await else {
                 return;
@@ -233,6 +237,7 @@ impl WatchRequest {
                 }
                 () = tokio::time::sleep(wait) => bookmark_due = true,
                 () = stream.tx.closed() => return,
+                _ = stopping.changed() => return,
             }
         }
     }
