@@ -14,14 +14,31 @@ pub const FAILURE: u8 = 1;
 pub const USAGE: u8 = 2;
 /// The drain did not complete: blocked or timed out; the report says why.
 pub const INCOMPLETE: u8 = 3;
-/// Interrupted (SIGINT).
+/// Interrupted by Ctrl-C (SIGINT): 128 + 2, as the shell says it.
 pub const INTERRUPTED: u8 = 130;
+/// Stopped by SIGTERM (a cancelled CI job, `kill`): 128 + 15, as the shell
+/// and kubectl say it.
+pub const TERMINATED: u8 = 143;
+
+/// Which signal stopped the run, once one has (crate::cli::interrupt).
+static SIGNALLED: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(INTERRUPTED);
+
+/// Notes the signal that stopped the run: SIGTERM, or Ctrl-C.
+pub(crate) fn signalled(sigterm: bool) {
+    let code = if sigterm { TERMINATED } else { INTERRUPTED };
+    SIGNALLED.store(code, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The exit code of a run a signal stopped: 130 for Ctrl-C, 143 for SIGTERM.
+pub(crate) fn interrupted() -> u8 {
+    SIGNALLED.load(std::sync::atomic::Ordering::SeqCst)
+}
 
 /// The exit code a drain's outcome calls for.
 pub(crate) fn of_outcome(outcome: &DrainOutcome) -> u8 {
     let statuses: Vec<NodeStatus> = outcome.nodes.iter().map(|n| n.status).collect();
     if statuses.contains(&NodeStatus::Interrupted) {
-        return INTERRUPTED;
+        return interrupted();
     }
     if statuses.contains(&NodeStatus::Failed) || !outcome.conditions_not_written.is_empty() {
         return FAILURE;
@@ -51,7 +68,7 @@ pub(crate) fn of_outcome(outcome: &DrainOutcome) -> u8 {
 pub(crate) fn of_roll(outcome: &RollOutcome) -> u8 {
     let has = |s: RollStatus| outcome.nodes.iter().any(|n| n.status == s);
     if has(RollStatus::Interrupted) {
-        INTERRUPTED
+        interrupted()
     } else if outcome.failed() {
         FAILURE
     } else if has(RollStatus::Blocked) || has(RollStatus::NotStarted) {

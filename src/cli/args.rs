@@ -132,7 +132,7 @@ Examples:
   kubectl maintain drain node-1 --plan plan.yaml -o json
 
 Exit codes: 0 drained, 1 API or unexpected failure, 2 invalid input (nothing changed),
-3 not drained (blocked, refused or timed out; the report says why), 130 interrupted.";
+3 not drained (blocked, refused or timed out; the report says why), 130 interrupted (143 by SIGTERM).";
 
 const PLAN_EXAMPLES: &str = "\
 Examples:
@@ -158,7 +158,7 @@ Control-plane nodes are taken out only while etcd keeps quorum (--allow-quorum-l
 and never the last schedulable node (--allow-no-schedulable-nodes overrides).
 
 Exit codes: 0 every node done, 1 API or unexpected failure, 2 invalid input (nothing changed),
-3 some node not done (blocked, not started; the report says why), 130 interrupted.";
+3 some node not done (blocked, not started; the report says why), 130 interrupted (143 by SIGTERM).";
 
 pub use crate::client::flags::ClusterArgs;
 use crate::client::flags::kubectl_bool;

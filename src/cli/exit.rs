@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use crate::drain::DrainError;
 
-pub use crate::exit_codes::{FAILURE, INCOMPLETE, INTERRUPTED, OK, USAGE};
+pub use crate::exit_codes::{FAILURE, INCOMPLETE, INTERRUPTED, OK, TERMINATED, USAGE};
 
 /// An error that carries the exit code it should end the process with.
 #[derive(Debug, thiserror::Error)]

@@ -1,12 +1,11 @@
 //! Ctrl-C (SIGINT) or SIGTERM at the command line: once stops new
-//! evictions and lets the drain report (exit 130), ending a roll's running
+//! evictions and lets the drain report (exit 130 for Ctrl-C, 143 for
+//! SIGTERM), ending a roll's running
 //! action with its whole process group; twice quits at once, ending the
 //! actions first.
 
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
-
-use super::exit;
 
 /// Starts listening for Ctrl-C and SIGTERM; the receiver turns true at the
 /// first.
@@ -16,19 +15,23 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
         let Ok(mut term) = signal(SignalKind::terminate()) else {
             return;
         };
+        // Which signal came: Ctrl-C exits 130, SIGTERM 143, as the shell
+        // says them.
         let mut asked = async || {
             tokio::select! {
-                got = tokio::signal::ctrl_c() => got.is_ok(),
-                got = term.recv() => got.is_some(),
+                got = tokio::signal::ctrl_c() => got.is_ok().then_some(false),
+                got = term.recv() => got.map(|()| true),
             }
         };
-        if asked().await {
+        if let Some(sigterm) = asked().await {
+            crate::exit_codes::signalled(sigterm);
             eprintln!("interrupted: stopping new evictions (Ctrl-C again to quit at once)");
             // A request retrying against a server that does not answer
             // fails now instead of after its retry window.
             crate::client::retry::stop();
             let _ = tx.send(true);
-            if asked().await {
+            if let Some(sigterm) = asked().await {
+                crate::exit_codes::signalled(sigterm);
                 crate::roll::action::end_all();
                 // Leave the terminal as it was: the bars and the prompt
                 // hide the cursor while they draw.
@@ -37,7 +40,7 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
                     let _ = term.show_cursor();
                     eprintln!();
                 }
-                std::process::exit(i32::from(exit::INTERRUPTED));
+                std::process::exit(i32::from(crate::exit_codes::interrupted()));
             }
         }
     });

@@ -17,9 +17,16 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
     let clients = client::connect(&args.drain.cluster).await?;
     let dry_run = args.drain.dry_run != DryRunArg::None;
     let (events, listeners) = listeners::start(Display::Auto);
-    let order = roll::order(&clients, &options, &events)
-        .await
-        .map_err(Exit::from)?;
+    let order = match roll::order(&clients, &options, &events).await {
+        // As `drain -l` (and kubectl drain -l): nothing matching is
+        // nothing to do, exit 0.
+        Err(crate::drain::DrainError::NoNodesMatch(selector)) => {
+            listeners.finish().await;
+            eprintln!("No nodes match the selector {selector:?}: nothing to roll.");
+            return Ok(exit::OK);
+        }
+        order => order.map_err(Exit::from)?,
+    };
     roll::refusals(&clients, &plan, &options, &events)
         .await
         .map_err(Exit::from)?;

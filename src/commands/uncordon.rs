@@ -12,9 +12,14 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let selection = drain_options::node_selection(&args.nodes, args.selector.as_ref())?;
     let clients = client::connect(&args.cluster).await?;
     let _retries = crate::ui::lines::retries(&clients);
-    let nodes = discover::resolve_nodes(&clients.main, &selection)
-        .await
-        .map_err(Exit::from)?;
+    let nodes = match discover::resolve_nodes(&clients.main, &selection).await {
+        // kubectl uncordon -l with nothing matching: silent, exit 0.
+        Err(crate::drain::DrainError::NoNodesMatch(selector)) => {
+            eprintln!("No nodes match the selector {selector:?}: nothing to uncordon.");
+            return Ok(exit::OK);
+        }
+        found => found.map_err(Exit::from)?,
+    };
     let publisher = Publisher::start(
         &clients.main,
         Publish {

@@ -719,6 +719,18 @@ fn several_nodes_by_selector_in_parallel() {
     out.success();
     assert_eq!(out.stdout, "", "{out:?}");
     assert_eq!(out.stderr.lines().count(), 1, "one line: {out:?}");
+    // The same for uncordon (kubectl uncordon -l: silent, 0) and roll.
+    c.kubectl(&["uncordon", "-l", "pool=none"]).success();
+    for verb in [&["uncordon"][..], &["roll", "--yes"]] {
+        let out = c.maintain(&[verb, &["-l", "pool=none"]].concat());
+        out.success();
+        assert_eq!(out.stdout, "", "{verb:?}: {out:?}");
+        assert!(
+            out.stderr
+                .contains("No nodes match the selector \"pool=none\""),
+            "{verb:?}: {out:?}"
+        );
+    }
 }
 
 #[test]

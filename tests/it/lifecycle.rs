@@ -290,6 +290,16 @@ fn a_drain_killed_halfway_resumes_to_the_same_end() {
 
 #[test]
 fn sigint_stops_evicting_reports_and_exits_130() {
+    a_signal_stops_evicting_and_reports("-INT", 130);
+}
+
+/// A cancelled CI job sends SIGTERM: the same stop, and the shell's 143.
+#[test]
+fn sigterm_stops_evicting_reports_and_exits_143() {
+    a_signal_stops_evicting_and_reports("-TERM", 143);
+}
+
+fn a_signal_stops_evicting_and_reports(signal: &str, code: i32) {
     let scenario = apps().replace("maxUnavailable: 1", "minAvailable: 3");
     let c = Cluster::start(&scenario, 33);
     c.wait_settled();
@@ -316,10 +326,10 @@ fn sigint_stops_evicting_reports_and_exits_130() {
         },
     );
     let _ = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status();
     let out = Cluster::finish(child, Duration::from_secs(10));
-    out.code(130);
+    out.code(code);
     // Piped: kubectl's lines on stdout, the report after them on stderr.
     assert!(out.stderr.contains("interrupted"), "the report: {out:?}");
     assert!(
