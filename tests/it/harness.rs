@@ -240,6 +240,19 @@ impl Cluster {
         Self::launch(scenario_yaml, minor, |_| {}, options)
     }
 
+    /// A sandbox whose kubelets run `images` (IMAGE, local program) for real.
+    pub(crate) fn start_with_local_images(
+        scenario_yaml: &str,
+        minor: u32,
+        images: Vec<(String, PathBuf)>,
+    ) -> Self {
+        let options = Options {
+            local_images: images,
+            ..Options::default()
+        };
+        Self::launch(scenario_yaml, minor, |_| {}, options)
+    }
+
     /// The sandbox as a kubeconfig's `cluster:` entry (flow style): its
     /// server and its CA.
     pub(crate) fn cluster_entry(&self) -> String {

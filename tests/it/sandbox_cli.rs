@@ -270,3 +270,40 @@ fn shutting_down_ends_every_watch_still_read() {
     let _ = watch.kill();
     let _ = watch.wait();
 }
+
+/// A local image is the host's program, with no image to name its user: it
+/// runs as nobody unless the pod names a user, root included.
+#[test]
+fn a_local_program_runs_as_nobody_unless_the_pod_names_a_user() {
+    let pod = |name: &str, user: Option<i64>| {
+        let mut p = serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"nodeName": "n1", "restartPolicy": "Never", "automountServiceAccountToken": false,
+                     "containers": [{"name": "c", "image": "example.com/id:1"}]},
+        });
+        if let Some(u) = user {
+            p["spec"]["securityContext"] = serde_json::json!({"runAsUser": u});
+        }
+        p.to_string()
+    };
+    let scenario = format!(
+        "{ONE_NODE}---\n{}\n---\n{}\n",
+        pod("anyone", None),
+        pod("root", Some(0))
+    );
+    let c = Cluster::start_with_local_images(
+        &scenario,
+        33,
+        vec![("example.com/id".into(), "/usr/bin/id".into())],
+    );
+    for (pod, uid) in [("anyone", "uid=65534"), ("root", "uid=0(")] {
+        c.wait_for("the program ran", std::time::Duration::from_secs(20), |c| {
+            c.get(kube_sandbox::resources::Resource::Pods, "default", pod)
+                .is_some_and(|p| p["status"]["phase"] == "Succeeded")
+        });
+        let log = c.kubectl(&["logs", pod]);
+        log.success();
+        assert!(log.stdout.starts_with(uid), "{pod}: {log:?}");
+    }
+}
