@@ -317,6 +317,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
         'kubectl-maintain;uncordon' {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'none, client (say what would be uncordoned) or server (also ask the API server); no changes are made')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
@@ -348,8 +349,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'kubectl''s Go profiler (none|cpu|heap|goroutine|threadcreate|block|mutex); accepted, no profile is written')
             [CompletionResult]::new('--profile-output', '--profile-output', [CompletionResultType]::ParameterName, 'Where kubectl writes --profile; accepted, no profile is written')
             [CompletionResult]::new('--even-if-not-ready', '--even-if-not-ready', [CompletionResultType]::ParameterName, 'Uncordon a node that is not Ready too (its out-of-service taint stays until it is Ready)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break

@@ -344,6 +344,9 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l dry-run -d 'none, client (say what would be uncordoned) or server (also ask the API server); no changes are made' -r -f -a "none\t'`false` is kubectl\'s deprecated spelling'
+client\t'`true` (or no value) is kubectl\'s deprecated spelling'
+server\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l kubeconfig -d 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -382,7 +385,7 @@ block\t''
 mutex\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l even-if-not-ready -d 'Uncordon a node that is not Ready too (its out-of-service taint stays until it is Ready)'
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s h -l help -d 'Print help'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l run -d 'The run to show (its Job\'s name); implies showing the run rather than the nodes' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''

@@ -426,6 +426,9 @@ pub struct UncordonArgs {
     /// Uncordon a node that is not Ready too (its out-of-service taint stays until it is Ready)
     #[arg(long)]
     pub even_if_not_ready: bool,
+    /// none, client (say what would be uncordoned) or server (also ask the API server); no changes are made
+    #[arg(long, value_enum, value_name = "MODE", default_value = "none", num_args = 0..=1, default_missing_value = "client", require_equals = true)]
+    pub dry_run: DryRunArg,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

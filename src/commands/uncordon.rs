@@ -3,7 +3,7 @@
 //! kubectl would.
 
 use crate::cli::exit::{self, Exit};
-use crate::cli::{UncordonArgs, drain_options};
+use crate::cli::{DryRunArg, UncordonArgs, drain_options};
 use crate::client;
 use crate::drain::{cordon, discover};
 use crate::publish::{Publish, Publisher};
@@ -43,6 +43,12 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
             failed = Some(exit::FAILURE);
             continue;
         }
+        if args.dry_run != DryRunArg::None {
+            if let Err(code) = dry_run(&clients.main, &node, args.dry_run).await {
+                failed = Some(code);
+            }
+            continue;
+        }
         // As kubectl uncordon: a node that cannot be returned is told and
         // the others are still returned; the exit code says one failed.
         let undo = match cordon::uncordon(&clients.main, node, &publisher).await {
@@ -76,4 +82,44 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         None if kept => exit::INCOMPLETE,
         None => exit::OK,
     })
+}
+
+/// `--dry-run`, as kubectl uncordon's: kubectl's line for the node, with
+/// nothing changed; `server` sends the uncordon to the API server with
+/// `dryRun=All`, which checks it (permissions, admission) and keeps nothing.
+async fn dry_run(
+    client: &kube::Client,
+    node: &k8s_openapi::api::core::v1::Node,
+    mode: DryRunArg,
+) -> Result<(), u8> {
+    use kube::api::{Api, Patch, PatchParams};
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let cordoned = node.spec.as_ref().and_then(|s| s.unschedulable) == Some(true)
+        || crate::policy::maintenance::record_of(node).is_some();
+    let suffix = if mode == DryRunArg::Server {
+        let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(client.clone());
+        let params = PatchParams {
+            dry_run: true,
+            field_manager: Some(crate::policy::maintenance::FIELD_MANAGER.into()),
+            ..PatchParams::default()
+        };
+        let patch = serde_json::json!({"spec": {"unschedulable": null}});
+        if let Err(e) = nodes.patch(&name, &params, &Patch::Merge(&patch)).await {
+            let e = Exit::from(crate::drain::api_error::api_error(
+                "patch", "nodes", None, e,
+            ));
+            eprintln!("error: unable to uncordon node {name:?}: {e}");
+            return Err(e.code);
+        }
+        "(server dry run)"
+    } else {
+        "(dry run)"
+    };
+    let words = if cordoned {
+        "uncordoned"
+    } else {
+        "already uncordoned"
+    };
+    println!("node/{name} {words} {suffix}");
+    Ok(())
 }

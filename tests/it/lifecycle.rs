@@ -546,3 +546,22 @@ fn uncordon_never_undoes_a_cordon_made_after_ours() {
     let node = c.get(Resource::Nodes, "", "n1").unwrap();
     assert_ne!(node["spec"]["unschedulable"], true);
 }
+
+/// `uncordon --dry-run`, client and server, says what kubectl uncordon says
+/// and changes nothing (the server's check is a `dryRun=All` patch).
+#[test]
+fn uncordon_dry_run_says_what_kubectl_says_and_changes_nothing() {
+    let c = crate::drain::two_nodes().start(33);
+    c.kubectl(&["cordon", "n1"]).success();
+    c.kubectl(&["uncordon", "n2"]).success();
+    let writes = c.writes().len();
+    for mode in ["--dry-run", "--dry-run=client", "--dry-run=server"] {
+        let theirs = c.kubectl(&["uncordon", "n1", "n2", mode]);
+        let ours = c.maintain(&["uncordon", "n1", "n2", mode]);
+        theirs.success();
+        ours.success();
+        assert_eq!(ours.stdout, theirs.stdout, "{mode}: {ours:?}");
+    }
+    assert_eq!(c.writes().len(), writes, "nothing written");
+    assert_eq!(spec_of(&c, "n1")["unschedulable"], true, "still cordoned");
+}
