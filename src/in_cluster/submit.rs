@@ -305,28 +305,35 @@ async fn apply(client: &kube::Client, object: &Value) -> anyhow::Result<String> 
 /// is in its namespace; a cluster-scoped one anything
 /// (pkg/controller/garbagecollector).
 async fn apply_owned(client: &kube::Client, s: &Submission) -> anyhow::Result<()> {
-    let objects = render::objects(s);
-    let mut uids = std::collections::HashMap::new();
-    for object in &objects {
-        let uid = apply(client, object).await?;
-        uids.insert(object["kind"].as_str().unwrap_or_default().to_string(), uid);
+    let owner = |kind: &str, api_version: &str, uid: &str| json!([{"apiVersion": api_version, "kind": kind, "name": s.name, "uid": uid}]);
+    let in_job_namespace =
+        |o: &Value| o["metadata"]["namespace"].as_str() == Some(s.namespace.as_str());
+    let (roles, rest): (Vec<Value>, Vec<Value>) = render::objects(s)
+        .into_iter()
+        .partition(|o| o["kind"] == "ClusterRole");
+    // The ClusterRole first: what it owns is applied owned at once.
+    let mut role_uid = String::new();
+    for role in &roles {
+        role_uid = apply(client, role).await?;
     }
-    let owner = |kind: &str, api_version: &str| {
-        json!([{"apiVersion": api_version, "kind": kind, "name": s.name,
-            "uid": uids.get(kind).cloned().unwrap_or_default()}])
-    };
-    for mut object in objects {
-        let kind = object["kind"].as_str().unwrap_or_default();
-        if kind == "Job" || kind == "ClusterRole" {
-            continue;
+    let mut job_uid = String::new();
+    for mut object in rest.iter().cloned() {
+        if !in_job_namespace(&object) {
+            object["metadata"]["ownerReferences"] =
+                owner("ClusterRole", "rbac.authorization.k8s.io/v1", &role_uid);
         }
-        object["metadata"]["ownerReferences"] =
-            if object["metadata"]["namespace"].as_str() == Some(s.namespace.as_str()) {
-                owner("Job", "batch/v1")
-            } else {
-                owner("ClusterRole", "rbac.authorization.k8s.io/v1")
-            };
-        apply(client, &object).await?;
+        let uid = apply(client, &object).await?;
+        if object["kind"] == "Job" {
+            job_uid = uid;
+        }
+    }
+    // What is in the Job's namespace is applied before the Job, whose pod
+    // needs it, and handed to the Job once it has a uid.
+    for mut object in rest {
+        if in_job_namespace(&object) && object["kind"] != "Job" {
+            object["metadata"]["ownerReferences"] = owner("Job", "batch/v1", &job_uid);
+            apply(client, &object).await?;
+        }
     }
     Ok(())
 }
