@@ -26,20 +26,6 @@ fn https_cluster() -> Cluster {
     })
 }
 
-/// The sandbox's `server` and `certificate-authority-data`, from the
-/// kubeconfig it wrote.
-fn server_and_ca(c: &Cluster) -> (String, String) {
-    let kc = std::fs::read_to_string(&c.kubeconfig).unwrap();
-    let field = |name: &str| {
-        kc.lines()
-            .find_map(|l| l.trim().strip_prefix(name))
-            .unwrap_or_else(|| panic!("{name} in {kc}"))
-            .trim()
-            .to_string()
-    };
-    (field("server:"), field("certificate-authority-data:"))
-}
-
 /// A kubeconfig of one cluster (its `fields`), one context and one user
 /// (its `user` fields), with `extra` top-level lines.
 fn kubeconfig(dir: &Path, name: &str, cluster: &str, user: &str, extra: &str) -> PathBuf {
@@ -112,7 +98,7 @@ fn both(c: &Cluster, args: &[&str], env: &[(&str, &str)], within: Duration) -> (
 fn kubeconfig_mistakes_are_refused_at_once_in_kubectls_words() {
     let c = https_cluster();
     let dir = c.dir.path();
-    let (server, ca) = server_and_ca(&c);
+    let (server, ca) = c.server_and_ca();
     let user = indent(&[format!("token: {TOKEN}")]);
     let good = [
         format!("server: {server}"),
@@ -239,7 +225,7 @@ fn a_malformed_kubeconfig_is_named_without_its_lines() {
 fn kubeconfig_merges_and_overrides_work_as_kubectls() {
     let c = https_cluster();
     let dir = c.dir.path();
-    let (server, ca) = server_and_ca(&c);
+    let (server, ca) = c.server_and_ca();
     let token = indent(&[format!("token: {TOKEN}")]);
     let good = kubeconfig(
         dir,
@@ -313,7 +299,7 @@ fn kubeconfig_merges_and_overrides_work_as_kubectls() {
 fn unreachable_and_untrusted_servers_fail_at_once_like_kubectl() {
     let c = https_cluster();
     let dir = c.dir.path();
-    let (server, ca) = server_and_ca(&c);
+    let (server, ca) = c.server_and_ca();
     let token = indent(&[format!("token: {TOKEN}")]);
     let refused = kubeconfig(
         dir,
@@ -407,7 +393,7 @@ fn unreachable_and_untrusted_servers_fail_at_once_like_kubectl() {
 fn a_failing_credential_plugin_is_named_with_its_stderr_and_no_secret() {
     let c = https_cluster();
     let dir = c.dir.path();
-    let (server, ca) = server_and_ca(&c);
+    let (server, ca) = c.server_and_ca();
     let plugin = dir.join("failing-plugin.sh");
     std::fs::write(
         &plugin,
@@ -556,7 +542,7 @@ fn proxies_are_used_as_kubectl_uses_them() {
     let c = https_cluster();
     let dir = c.dir.path();
     let proxy = Proxy::start(dir);
-    let (server, ca) = server_and_ca(&c);
+    let (server, ca) = c.server_and_ca();
     let port = server.rsplit(':').next().unwrap().to_string();
     let token = indent(&[format!("token: {TOKEN}")]);
     // A kubeconfig's proxy-url: every request goes through it, loopback too.

@@ -256,12 +256,16 @@ impl Cluster {
     /// The sandbox as a kubeconfig's `cluster:` entry (flow style): its
     /// server and its CA.
     pub(crate) fn cluster_entry(&self) -> String {
+        let (server, ca) = self.server_and_ca();
+        format!("{{server: \"{server}\", certificate-authority-data: {ca}}}")
+    }
+
+    /// Its `server` and `certificate-authority-data`, as its kubeconfig
+    /// carries them.
+    pub(crate) fn server_and_ca(&self) -> (String, String) {
         use base64::Engine as _;
         let ca = base64::engine::general_purpose::STANDARD.encode(self.sandbox.ca_pem());
-        format!(
-            "{{server: \"{}\", certificate-authority-data: {ca}}}",
-            self.sandbox.url()
-        )
+        (self.sandbox.url(), ca)
     }
 
     fn launch(
@@ -397,14 +401,7 @@ impl Cluster {
     /// Waits for a run to end, killing it after `limit`.
     pub(crate) fn finish(child: std::process::Child, limit: Duration) -> Run {
         let mut child = child;
-        let deadline = Instant::now() + limit;
-        while child.try_wait().expect("wait").is_none() {
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        end_within(&mut child, limit);
         let out = child.wait_with_output().expect("output");
         Run {
             code: out.status.code().unwrap_or(-1),
@@ -615,14 +612,7 @@ impl Watched {
 
     /// Waits for the run to end, killing it after `limit`.
     pub(crate) fn finish(mut self, limit: Duration) -> Run {
-        let deadline = Instant::now() + limit;
-        while self.child.try_wait().expect("wait").is_none() {
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        end_within(&mut self.child, limit);
         let status = self.child.wait().expect("wait");
         let stdout = self.stdout.join().expect("stdout");
         let _ = self.stderr_done.join();
@@ -632,5 +622,17 @@ impl Watched {
             stdout,
             stderr,
         }
+    }
+}
+
+/// Waits for a process to end, killing it after `limit`.
+fn end_within(child: &mut std::process::Child, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().expect("wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
