@@ -68,17 +68,22 @@ mk proxyurl.kc "    server: $SERVER
     certificate-authority-data: $CA
     proxy-url: http://127.0.0.1:1" "    token: $TOKEN"
 printf 'apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n    token: SECRETTOK\n   bad: [\n' > malformed.kc
+# One run of a command: its exit code, then its last stderr line that is not
+# one of klog's (`E1128 12:00:00.000 ...`), which kubectl prints beside its own.
+once() {
+  "$@" >/dev/null 2>err.txt
+  local code=$?
+  echo "$code: $(grep -v '^[EIW][0-9]\{4\} ' err.txt | tail -1)"
+}
 row() { # label envs... -- args...
   local label=$1; shift
   local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-  local t0=$(date +%s.%N)
-  theirs=$(env -i PATH=$PATH HOME=$work/home "${envs[@]}" timeout 60 $K get nodes "$@" 2>&1 >/dev/null | grep -v '^E1128\|memcache' | tail -1); tc=$?
-  tc=$(env -i PATH=$PATH HOME=$work/home "${envs[@]}" timeout 60 $K get nodes "$@" >/dev/null 2>&1; echo $?)
+  local run=(env -i PATH="$PATH" HOME="$work/home" "${envs[@]}" timeout 60)
+  theirs=$(once "${run[@]}" "$K" get nodes "$@")
   local t1=$(date +%s.%N)
-  ours=$(env -i PATH=$PATH HOME=$work/home "${envs[@]}" timeout 60 $KM status "$@" 2>&1 >/dev/null | tail -1)
-  oc=$(env -i PATH=$PATH HOME=$work/home "${envs[@]}" timeout 60 $KM status "$@" >/dev/null 2>&1; echo $?)
+  ours=$(once "${run[@]}" "$KM" status "$@")
   local t2=$(date +%s.%N)
-  printf '| %s | %s: %s | %s: %s | %.1f s |\n' "$label" "$tc" "${theirs:-ok}" "$oc" "${ours:-ok}" "$(echo "($t2-$t1)/2" | bc -l)"
+  printf '| %s | %s | %s | %.1f s |\n' "$label" "${theirs%: }" "${ours%: }" "$(echo "$t2-$t1" | bc -l)"
 }
 echo "| variant | kubectl 1.33 get nodes (exit: last stderr line) | kubectl maintain status | ours, time |"
 echo "|---|---|---|---|"
