@@ -16,10 +16,12 @@ mod metrics;
 mod notify;
 mod outbound;
 pub mod policy;
+mod pool;
 mod publish;
 mod roll;
 #[cfg(feature = "sandbox")]
 mod simulate;
 mod ui;
+mod vocabulary;
 
 pub use commands::run;

@@ -305,7 +305,7 @@ pub struct DrainArgs {
     /// Label the node node.kubernetes.io/exclude-from-external-load-balancers at cordon, taking it out of cloud load balancers; uncordon removes the label (unless it was there before)
     #[arg(long)]
     pub exclude_from_load_balancers: bool,
-    /// Refuse unless at most this many nodes (N or P% of all nodes) are unavailable at once, counting nodes already cordoned
+    /// Take a node only while at most this many nodes (N or P% of all nodes) are unavailable, counting cordoned and NotReady nodes and this run's; otherwise hold and say why (a drain then cordons each node at its turn)
     #[arg(long, value_name = "N|P%")]
     pub max_unavailable: Option<String>,
     /// Accepted for scripts written for v0.1.0; a drain no longer refuses these cases
@@ -327,7 +327,50 @@ pub struct DrainArgs {
     #[arg(long, requires = "in_cluster")]
     pub cleanup: bool,
     #[command(flatten)]
+    pub unattended: UnattendedArgs,
+    #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+/// What a drain or a roll nobody watches takes: who to tell, metrics, and
+/// what holds the next node besides the room.
+#[derive(Debug, Args)]
+pub struct UnattendedArgs {
+    /// Tell this webhook when the run starts, a node starts, is done or is blocked, the run holds, finishes or fails (repeatable); Slack and Teams webhooks by their host, or json+URL, slack+URL, teams+URL (docs/notifications.md); env:NAME or file:PATH read the URL from there, off the command line
+    #[arg(long, value_name = "URL")]
+    pub notify: Vec<String>,
+    /// How long a node or the run must be held before it is told as blocked or held
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub notify_after: String,
+    /// A notification's text, as kured's message templates (%s is the node; also {node}, {run}, {command}, {reason}, {summary}); KIND is run.started, node.started, node.done, node.blocked, run.held, run.finished or run.failed (repeatable)
+    #[arg(long, value_name = "KIND=TEXT")]
+    pub notify_template: Vec<String>,
+    /// Serve Prometheus metrics on /metrics at this address (HOST:PORT, or :PORT) while the run lasts (docs/metrics.md)
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
+    /// Push the metrics to this Prometheus Pushgateway at each node's end and at the run's end (env:NAME or file:PATH read the URL from there)
+    #[arg(long, value_name = "URL")]
+    pub pushgateway: Option<String>,
+    /// Take no next node while an alert fires: a Prometheus or Alertmanager URL (env:NAME or file:PATH read it from there)
+    #[arg(long, value_name = "URL")]
+    pub block_on_alerts: Option<String>,
+    /// With --block-on-alerts, only alerts whose NAME{label="value",...} matches this regular expression hold the run
+    #[arg(long, value_name = "REGEX", requires = "block_on_alerts")]
+    pub alert_filter: Option<String>,
+    /// With --block-on-alerts, how often firing alerts are asked again
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "15s",
+        requires = "block_on_alerts"
+    )]
+    pub alert_check_interval: String,
+    /// Start nodes only inside this maintenance window, such as "Sat,Sun 02:00-06:00 Europe/Berlin" (repeatable; a node in progress finishes)
+    #[arg(long, value_name = "DAYS HH:MM-HH:MM [ZONE]")]
+    pub window: Vec<String>,
+    /// Set MaintenancePlanned on every node of the run this long before the first drain
+    #[arg(long, value_name = "DURATION")]
+    pub announce: Option<String>,
 }
 
 impl DrainArgs {
@@ -375,41 +418,6 @@ pub struct RollArgs {
     /// Start the roll over, ignoring what an earlier run of the same command recorded
     #[arg(long)]
     pub fresh: bool,
-    /// Tell this webhook when the roll starts, a node starts, is done or is blocked, the roll holds, finishes or fails (repeatable); Slack and Teams webhooks by their host, or json+URL, slack+URL, teams+URL (docs/notifications.md); env:NAME or file:PATH read the URL from there, off the command line
-    #[arg(long, value_name = "URL")]
-    pub notify: Vec<String>,
-    /// How long a node or the roll must be held before it is told as blocked or held
-    #[arg(long, value_name = "DURATION", default_value = "10m")]
-    pub notify_after: String,
-    /// A notification's text, as kured's message templates (%s is the node; also {node}, {run}, {reason}, {summary}); KIND is run.started, node.started, node.done, node.blocked, run.held, run.finished or run.failed (repeatable)
-    #[arg(long, value_name = "KIND=TEXT")]
-    pub notify_template: Vec<String>,
-    /// Serve Prometheus metrics on /metrics at this address (HOST:PORT, or :PORT) while the roll runs (docs/metrics.md)
-    #[arg(long, value_name = "ADDR")]
-    pub metrics_addr: Option<String>,
-    /// Push the metrics to this Prometheus Pushgateway at each node's end and at the roll's end (env:NAME or file:PATH read the URL from there)
-    #[arg(long, value_name = "URL")]
-    pub pushgateway: Option<String>,
-    /// Take no next node while an alert fires: a Prometheus or Alertmanager URL (env:NAME or file:PATH read it from there)
-    #[arg(long, value_name = "URL")]
-    pub block_on_alerts: Option<String>,
-    /// With --block-on-alerts, only alerts whose NAME{label="value",...} matches this regular expression hold the roll
-    #[arg(long, value_name = "REGEX", requires = "block_on_alerts")]
-    pub alert_filter: Option<String>,
-    /// With --block-on-alerts, how often firing alerts are asked again
-    #[arg(
-        long,
-        value_name = "DURATION",
-        default_value = "15s",
-        requires = "block_on_alerts"
-    )]
-    pub alert_check_interval: String,
-    /// Start nodes only inside this maintenance window, such as "Sat,Sun 02:00-06:00 Europe/Berlin" (repeatable; a node in progress finishes)
-    #[arg(long, value_name = "DAYS HH:MM-HH:MM [ZONE]")]
-    pub window: Vec<String>,
-    /// Set MaintenancePlanned on every node of the roll this long before the first drain
-    #[arg(long, value_name = "DURATION")]
-    pub announce: Option<String>,
     /// Wait for draino's pre-activity annotations (node-lifecycle.datadoghq.com/pre-activity-*) on each node to be done before its drain
     #[arg(long)]
     pub draino_pre_activities: bool,

@@ -126,7 +126,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
             Vec::new()
         },
         reason: args.reason.clone(),
-        guards: crate::policy::guard::Guards { max_unavailable },
+        max_unavailable,
     };
     Ok((plan, options))
 }

@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use crate::drain::DrainError;
+use crate::vocabulary::DrainError;
 
 pub use crate::exit_codes::{FAILURE, INCOMPLETE, INTERRUPTED, OK, TERMINATED, USAGE};
 
@@ -75,7 +75,7 @@ pub fn report(result: anyhow::Result<u8>) -> ExitCode {
 }
 
 /// An error and its causes in one line, as kubectl prints one; a client
-/// error in the chain is said in crate::drain::api_error's words (the
+/// error in the chain is said in crate::vocabulary::api_error's words (the
 /// server, its answer, what to check), never as kube's debug structure.
 fn words(err: &anyhow::Error) -> String {
     let mut parts = Vec::new();
@@ -83,11 +83,11 @@ fn words(err: &anyhow::Error) -> String {
         if let Some(e) = cause.downcast_ref::<kube::Error>() {
             // Unreachable or untrusted: kubectl's line alone, as kubectl
             // says it whatever the request was.
-            if crate::drain::api_error::said_alone(e) {
-                return crate::drain::api_error::words(e);
+            if crate::vocabulary::api_error::said_alone(e) {
+                return crate::vocabulary::api_error::words(e);
             }
             // Its own causes are in those words already.
-            parts.push(crate::drain::api_error::words(e));
+            parts.push(crate::vocabulary::api_error::words(e));
             break;
         }
         parts.push(cause.to_string());

@@ -18,6 +18,10 @@ pub(crate) struct Interaction {
     /// for a script, or none (the prediction `drain --simulate` shows
     /// before the real drain).
     pub(crate) display: Display,
+    /// Who follows it and what paces it, as for a roll.
+    pub(crate) unattended: crate::pool::unattended::Unattended,
+    /// `--metrics-addr`, bound before anything else.
+    pub(crate) metrics: Option<tokio::net::TcpListener>,
 }
 
 /// Runs a validated drain with its listeners, Ctrl-C and confirmation;
@@ -35,10 +39,13 @@ pub(crate) async fn drain(
         options,
         events,
         interrupt: super::interrupt::on_ctrl_c(),
+        unattended: interaction.unattended,
+        metrics: interaction.metrics,
     };
-    let ended = drain::run(session, async |prepared| {
+    // Boxed: the whole drain's state would otherwise sit in every caller's.
+    let ended = Box::pin(drain::run(session, async |prepared| {
         confirm::approve(prepared, interaction.assume_yes).await
-    })
+    }))
     .await;
     // The engine dropped its sender: the listeners show what is left and end.
     let script = listeners.finish().await;

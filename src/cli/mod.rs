@@ -10,5 +10,6 @@ pub(crate) mod interaction;
 pub(crate) mod interrupt;
 pub mod node_arg;
 pub(crate) mod roll_options;
+pub(crate) mod unattended_options;
 
 pub use args::*;

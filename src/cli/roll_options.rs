@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::RollArgs;
 use super::exit::Exit;
-use crate::roll::{self, Action, RollOptions, Unattended};
+use crate::roll::{Action, RollOptions};
 
 fn duration(flag: &str, value: &str) -> Result<Duration, Exit> {
     crate::duration::parse(value).map_err(|e| Exit::usage(format!("--{flag}: {e}")))
@@ -19,10 +19,8 @@ pub(crate) fn validate(args: &RollArgs) -> Result<(crate::policy::plan::Plan, Ro
             "--simulate predicts a drain; roll does not take it (predict each drain with `plan --simulate`)",
         ));
     }
-    let (plan, mut drain) = super::drain_options::validate(d, false)?;
-    // The roll keeps --max-unavailable as a budget of nodes out at once,
-    // not as a refusal of the whole selection.
-    let max_unavailable = drain.guards.max_unavailable.take();
+    let (plan, drain) = super::drain_options::validate(d, false)?;
+    let max_unavailable = drain.max_unavailable;
     let lease_duration = duration("lease-duration", &args.lease_duration)?;
     if lease_duration < Duration::from_secs(3) {
         return Err(Exit::usage("--lease-duration must be at least 3s"));
@@ -59,73 +57,13 @@ pub(crate) fn validate(args: &RollArgs) -> Result<(crate::policy::plan::Plan, Ro
         fresh: args.fresh,
         allow_quorum_loss: d.allow_quorum_loss,
         allow_no_schedulable_nodes: d.allow_no_schedulable_nodes,
-        identity: roll::phase::identity(&selection, &action_words),
+        identity: crate::pool::unattended::identity(&selection, &action_words),
         since: kube_conventions::time::now().as_millisecond(),
+        unattended: crate::pool::unattended::Unattended {
+            draino: args.draino_pre_activities,
+            ..super::unattended_options::unattended(&d.unattended)?
+        },
         drain,
-        unattended: unattended(args)?,
     };
     Ok((plan, options))
-}
-
-/// Notifications, metrics, alerts, windows, hooks: checked before the
-/// first API call.
-fn unattended(args: &RollArgs) -> Result<Unattended, Exit> {
-    let mut templates = crate::notify::notice::Templates::default();
-    for t in &args.notify_template {
-        templates.set(t).map_err(Exit::usage)?;
-    }
-    let resolve = |flag: &str, u: &str| crate::outbound::resolve(flag, u).map_err(Exit::usage);
-    let endpoints = args
-        .notify
-        .iter()
-        .map(|u| {
-            crate::notify::endpoint::Endpoint::parse(&resolve("--notify", u)?).map_err(Exit::usage)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let url = |flag: &str, u: &str| {
-        let flag = format!("--{flag}");
-        crate::outbound::Url::parse(&flag, &resolve(&flag, u)?).map_err(Exit::usage)
-    };
-    let filter = args
-        .alert_filter
-        .as_deref()
-        .map(|f| {
-            regex::Regex::new(f).map_err(|e| Exit::usage(format!("--alert-filter {f:?}: {e}")))
-        })
-        .transpose()?;
-    let alerts = args
-        .block_on_alerts
-        .as_deref()
-        .map(|u| url("block-on-alerts", u))
-        .transpose()?
-        .map(|u| (u, filter));
-    let windows = args
-        .window
-        .iter()
-        .map(|w| crate::policy::window::Window::parse(w))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| Exit::usage(e.to_string()))?;
-    Ok(Unattended {
-        notify: crate::notify::NotifyOptions {
-            endpoints,
-            after: duration("notify-after", &args.notify_after)?,
-            templates,
-        },
-        metrics_addr: args.metrics_addr.clone(),
-        pushgateway: args
-            .pushgateway
-            .as_deref()
-            .map(|u| url("pushgateway", u))
-            .transpose()?,
-        alerts,
-        alerts_every: duration("alert-check-interval", &args.alert_check_interval)?
-            .max(Duration::from_secs(1)),
-        windows,
-        announce: args
-            .announce
-            .as_deref()
-            .map(|a| duration("announce", a))
-            .transpose()?,
-        draino: args.draino_pre_activities,
-    })
 }

@@ -232,7 +232,7 @@ fn from_config(
     config.default_retry = false;
     let (retries, _) = broadcast::channel(256);
     // A credential plugin runs here first: its failure is said in
-    // kubectl's words (crate::drain::api_error), with no context of ours.
+    // kubectl's words (crate::vocabulary::api_error), with no context of ours.
     let main = kube::client::ClientBuilder::try_from(config.clone())?
         // The retry layer sends a request again through a clone of the
         // service below it; a buffer makes the boxed stack cloneable.

@@ -94,11 +94,13 @@ async fn demo_on(
         node_shut_down: None,
         node_conditions: true,
         reason: Some("demo".into()),
-        guards: crate::policy::guard::Guards::default(),
+        max_unavailable: None,
     };
     let interaction = Interaction {
         assume_yes: true,
         display: crate::ui::listeners::Display::Auto,
+        unattended: crate::pool::unattended::Unattended::default(),
+        metrics: None,
     };
     let plan = crate::policy::plan::defaults::plan();
     let ended = interaction::drain(clients, plan, options, interaction)

@@ -3,7 +3,7 @@
 
 use crate::cli::exit::Exit;
 use crate::cli::interaction::{self, Interaction};
-use crate::cli::{DrainArgs, LinesArg, drain_options};
+use crate::cli::{DrainArgs, LinesArg, drain_options, unattended_options};
 use crate::client;
 use crate::drain::{Ended, Options};
 use crate::ui::kubectl::{self, Script};
@@ -33,6 +33,13 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
         .into());
     }
     let (plan, options) = drain_options::validate(&args, plan_only)?;
+    let unattended = unattended_options::unattended(&args.unattended)?;
+    // A taken --metrics-addr stops the drain before it changes anything.
+    let metrics = if plan_only {
+        None
+    } else {
+        unattended.bind_metrics().await.map_err(Exit::usage)?
+    };
     if !plan.hooks.is_empty() {
         eprintln!(
             "warning: {}: spec.hooks are waited on by `kubectl maintain roll`; this drain does not wait on them",
@@ -61,6 +68,8 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
             Some(script) => Display::Kubectl(Box::new(script)),
             None => Display::Auto,
         },
+        unattended,
+        metrics,
     };
     let (ended, script) = interaction::drain(clients, plan, options, interaction).await;
     let ended = ended.map_err(Exit::from)?;

@@ -13,14 +13,14 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
         return crate::in_cluster::submit(crate::in_cluster::Run::Roll(&args)).await;
     }
     let (plan, options) = roll_options::validate(&args)?;
-    let metrics = roll::bind_metrics(&options).await.map_err(Exit::usage)?;
+    let metrics = (options.unattended.bind_metrics().await).map_err(Exit::usage)?;
     let clients = client::connect(&args.drain.cluster).await?;
     let dry_run = args.drain.dry_run != DryRunArg::None;
     let (events, listeners) = listeners::start(Display::Auto);
     let order = match roll::order(&clients, &options, &events).await {
         // As `drain -l` (and kubectl drain -l): nothing matching is
         // nothing to do, exit 0.
-        Err(crate::drain::DrainError::NoNodesMatch(selector)) => {
+        Err(crate::vocabulary::DrainError::NoNodesMatch(selector)) => {
             listeners.finish().await;
             eprintln!("No nodes match the selector {selector:?}: nothing to roll.");
             return Ok(exit::OK);

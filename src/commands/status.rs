@@ -12,12 +12,12 @@ use serde::Serialize;
 use crate::cli::StatusArgs;
 use crate::cli::exit::{self, Exit};
 use crate::client;
-use crate::drain::DrainError;
-use crate::drain::api_error::api_error;
-use crate::drain::pod_key::PodKey;
 use crate::drain::pod_watch::{self, PodQuery};
 use crate::policy::classify::{MIRROR_ANNOTATION, controller_kind};
 use crate::policy::maintenance;
+use crate::vocabulary::DrainError;
+use crate::vocabulary::api_error::api_error;
+use crate::vocabulary::pod_key::PodKey;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -14,7 +14,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let _retries = crate::ui::lines::retries(&clients);
     let nodes = match discover::resolve_nodes(&clients.main, &selection).await {
         // kubectl uncordon -l with nothing matching: silent, exit 0.
-        Err(crate::drain::DrainError::NoNodesMatch(selector)) => {
+        Err(crate::vocabulary::DrainError::NoNodesMatch(selector)) => {
             eprintln!("No nodes match the selector {selector:?}: nothing to uncordon.");
             return Ok(exit::OK);
         }
@@ -105,7 +105,7 @@ async fn dry_run(
         };
         let patch = serde_json::json!({"spec": {"unschedulable": null}});
         if let Err(e) = nodes.patch(&name, &params, &Patch::Merge(&patch)).await {
-            let e = Exit::from(crate::drain::api_error::api_error(
+            let e = Exit::from(crate::vocabulary::api_error::api_error(
                 "patch", "nodes", None, e,
             ));
             eprintln!("error: unable to uncordon node {name:?}: {e}");

@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::Timestamp;
 
-use super::outcome::{Cause, PodOutcome, PodResult};
-use super::pod_key::PodKey;
 use crate::policy::classify::{WaitReason, priority};
 use crate::policy::node_health::NodeDown;
+use crate::vocabulary::outcome::{Cause, PodOutcome, PodResult};
+use crate::vocabulary::pod_key::PodKey;
 
 /// Where a pod the drain evicts or waits for stands at the end.
 #[derive(Debug, Clone)]

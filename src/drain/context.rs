@@ -8,13 +8,13 @@ use std::sync::Arc;
 use tokio::sync::{Semaphore, watch};
 
 use super::budgets::{self, Broker};
-use super::events::Announcer;
 use super::evict::Evictor;
 use super::machine::{IN_FLIGHT, Settings, WaveSpec};
-use super::pod_key::PodKey;
 use super::{Options, detach, surge};
 use crate::client::Clients;
 use crate::publish::Publisher;
+use crate::vocabulary::events::Announcer;
+use crate::vocabulary::pod_key::PodKey;
 
 /// Evictions in flight across all nodes at once.
 pub(crate) const GLOBAL_IN_FLIGHT: usize = 64;

@@ -6,11 +6,11 @@ use k8s_openapi::api::core::v1::Node;
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 
-use super::api_error::api_error;
 use super::{DrainError, Options};
 use crate::policy::maintenance::{self, TaintSpec, unschedulable};
 use crate::publish::Publisher;
 use crate::publish::conditions::{self, Stage};
+use crate::vocabulary::api_error::api_error;
 
 /// What cordoning a node changes besides `spec.unschedulable`, and what it
 /// records for uncordon to undo.

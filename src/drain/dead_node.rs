@@ -13,7 +13,7 @@ use kube::Api;
 use super::context::DrainContext;
 use super::detach::attached;
 use super::machine::Input;
-use super::outcome::{NodeOutcome, PodResult, Stuck};
+use crate::vocabulary::outcome::{NodeOutcome, PodResult, Stuck};
 
 /// How often a node is read again while the drain waits for its pods.
 pub(crate) const HEALTH_EVERY: Duration = Duration::from_secs(10);

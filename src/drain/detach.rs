@@ -23,8 +23,8 @@ use kube::runtime::watcher;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use super::events::Announcer;
-use super::warning::Warning;
+use crate::vocabulary::events::Announcer;
+use crate::vocabulary::warning::Warning;
 
 /// The attachments among `all` that hold one of `volumes` on `node`, by
 /// (VolumeAttachment, volume).
@@ -126,7 +126,7 @@ pub(crate) async fn wait(
             Err(e) => {
                 // The API server's words (verb, resource, user), not the
                 // client's debug dump of its Status.
-                let error = crate::drain::api_error::api_error(
+                let error = crate::vocabulary::api_error::api_error(
                     "get",
                     "persistentvolumeclaims",
                     Some(claim),

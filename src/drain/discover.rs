@@ -9,13 +9,12 @@ use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::ListParams;
 
-use super::api_error::api_error;
-use super::events::{Event, Sink, emit};
-use super::warning::Warning;
 use super::{DrainError, NodeSelection};
 use crate::policy::classify::{Context, DaemonSets, Disposition, FilterFlags, controller_kind};
-use crate::policy::guard::Availability;
 use crate::policy::plan::Plan;
+use crate::vocabulary::api_error::api_error;
+use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 
 pub(crate) async fn resolve_nodes(
     client: &kube::Client,
@@ -58,7 +57,6 @@ pub(crate) async fn resolve_nodes(
 pub(crate) async fn cluster_view(
     client: &kube::Client,
     events: &Sink,
-    guards: &crate::policy::guard::Guards,
     selected: usize,
 ) -> Result<crate::policy::guard::ClusterView, DrainError> {
     let api: Api<Node> = Api::all(client.clone());
@@ -94,31 +92,10 @@ pub(crate) async fn cluster_view(
         }
         Err(e) => return Err(e),
     };
-    let all = match guards.max_unavailable {
-        Some(_) => Some(every_node(&api).await?),
-        None => None,
-    };
     Ok(crate::policy::guard::ClusterView {
         schedulable_sample,
         sample_complete,
-        all,
     })
-}
-
-/// Every node of the cluster for `--max-unavailable`, 500 a page (kubectl's
-/// default `--chunk-size`), each kept as what the guard weighs of it
-/// (`Availability`): a real node, with its images and conditions, is tens
-/// of KiB, and a large cluster's were read and kept whole at once.
-async fn every_node(api: &Api<Node>) -> Result<Vec<Availability>, DrainError> {
-    let fetch = |params: ListParams| async move {
-        let page = api.list(&params).await?;
-        let kept = page.items.iter().map(Availability::of).collect();
-        Ok((kept, page.metadata))
-    };
-    crate::client::pages::all_pages(ListParams::default().limit(500), fetch)
-        .await
-        .map(|(nodes, _)| nodes)
-        .map_err(|e| api_error("list", "nodes", None, e))
 }
 
 /// kubectl GETs the DaemonSet of every DaemonSet pod; one GET per DaemonSet

@@ -10,12 +10,12 @@ use kube::Api;
 
 use super::budgets::{self, Go, NodeBudgets, Signal, Spent};
 use super::context::DrainContext;
-use super::events::Event;
 use super::evict::Answer;
 use super::machine::{Change, Effect, Input, NodeMachine, Now};
-use super::outcome::NodeOutcome;
-use super::pod_key::PodKey;
 use super::pod_watch::{PodQuery, PodWatch};
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::NodeOutcome;
+use crate::vocabulary::pod_key::PodKey;
 
 /// Drains one node until its machine finishes. The machine was made from
 /// the node's snapshot: `known` pods at `resource_version`. `budgets` is
@@ -320,7 +320,7 @@ async fn evict(ctx: &DrainContext, key: PodKey, uid: String, vmi: Option<String>
                 Ok(cause) => cause,
                 Err(error) => {
                     ctx.events
-                        .warn_once(super::warning::Warning::CannotReadVms { error });
+                        .warn_once(crate::vocabulary::warning::Warning::CannotReadVms { error });
                     None
                 }
             }

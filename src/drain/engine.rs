@@ -6,7 +6,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -19,23 +18,28 @@ use super::context::{DrainContext, GLOBAL_IN_FLIGHT};
 use super::cordon::cordon;
 use super::discover::{self, Classifier};
 use super::driver::now;
-use super::events::{Announcer, Event, Sink};
 use super::evict::Evictor;
 use super::machine::{NodeMachine, Settings, WaveSpec};
 use super::out_of_service::NodeProof;
-use super::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 use super::packed_pods::PackedPods;
-use super::pod_key::{PodKey, uid};
 use super::pod_watch::{self, PodQuery, Snapshot};
 use super::pool_budgets::PoolBudgets;
-use super::warning::Warning;
 use super::{DrainError, Options, driver, preview};
 use crate::client::Clients;
 use crate::policy::classify::Disposition;
 use crate::policy::node_health::NodeDown;
 use crate::policy::plan::Plan;
+use crate::pool::abort_watch::AbortWatch;
+use crate::pool::gate::Gate;
+use crate::pool::node_watch::Nodes;
+use crate::pool::room::Room;
+use crate::pool::{Admit, Driver, Ended, Runner, Stopped, Tell};
 use crate::publish::Publisher;
 use crate::publish::conditions::Stage;
+use crate::vocabulary::events::{Announcer, Event, Sink, emit};
+use crate::vocabulary::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
+use crate::vocabulary::pod_key::{PodKey, uid};
+use crate::vocabulary::warning::Warning;
 
 /// One selected node as the drain found it.
 pub(crate) struct NodePlan {
@@ -79,6 +83,26 @@ impl NodePlan {
                 .push(crate::policy::node_health::OUT_OF_SERVICE.into());
         }
         Some(down)
+    }
+
+    /// Cordons the node (taken out of service too, with its proof of
+    /// power-off), told; whether it was cordoned before.
+    async fn cordon(&self, engine: &DrainContext) -> Result<bool, DrainError> {
+        let (client, spec) = (&engine.clients.main, engine.options.cordon_spec());
+        let mut taints = spec.taints.to_vec();
+        if self.proof.is_some() {
+            taints.push(super::out_of_service::taint());
+        }
+        let spec = super::cordon::CordonSpec {
+            taints: &taints,
+            ..spec
+        };
+        let (was, already) = cordon(client, &spec, &self.node, false).await?;
+        engine.events.emit(Event::Cordoned {
+            node: self.name.clone(),
+            already,
+        });
+        Ok(was)
     }
 
     /// The node joins the budget broker with the pods of its first wave
@@ -244,10 +268,7 @@ pub(crate) async fn prepare_sharing(
     } = shared;
     let main = &clients.main;
     let nodes = discover::resolve_nodes(main, &options.nodes).await?;
-    let view = discover::cluster_view(main, &events, &options.guards, nodes.len()).await?;
-    if options.dry_run == DryRun::None {
-        crate::policy::guard::check(&options.guards, &view, &nodes).map_err(DrainError::Guard)?;
-    }
+    let view = discover::cluster_view(main, &events, nodes.len()).await?;
     let no_room = crate::policy::guard::leaves_no_schedulable_node(&view, &nodes);
     // Namespaces are read only for a plan's namespace selectors, as kubectl
     // drain never lists them; a namespace being deleted is otherwise learnt
@@ -370,6 +391,16 @@ impl Prepared {
         &self.warnings
     }
 
+    /// One more thing to know before anything changes.
+    pub(crate) fn warn(&mut self, warning: Warning) {
+        self.warnings.push(warning);
+    }
+
+    /// The selected nodes' names, in the order given.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.nodes.iter().map(|n| n.name.clone()).collect()
+    }
+
     /// Pods whose PodDisruptionBudget allows no disruption now, with the
     /// budget's name (for the confirmation).
     pub(crate) async fn tight_budgets(&self) -> BTreeMap<PodKey, String> {
@@ -430,44 +461,18 @@ impl Prepared {
     /// `--fence-command` run before any change: every node powered off, or
     /// none taken out of service). Whether each was cordoned before.
     async fn cordon_all(&self) -> Result<Vec<bool>, DrainError> {
-        let engine = &self.engine;
-        let (client, spec) = (&engine.clients.main, engine.options.cordon_spec());
-        for n in &self.nodes {
-            if let Some(NodeProof::Fence(cmd)) = &n.proof {
-                super::out_of_service::fence(cmd, &n.node)
-                    .await
-                    .map_err(DrainError::NotShutDown)?;
-            }
-        }
+        self.fence_all().await?;
         // As kubectl drain -l: every node cordoned before the first eviction,
         // told in the given order; CORDONS_AT_ONCE at a time, so that a
         // pool of hundreds is cordoned in a moment, and none is started
         // after one fails.
         let mut was_cordoned = Vec::new();
         for batch in self.nodes.chunks(CORDONS_AT_ONCE) {
-            let cordons = batch.iter().map(|n| {
-                let mut taints = spec.taints.to_vec();
-                if n.proof.is_some() {
-                    taints.push(super::out_of_service::taint());
-                }
-                async move {
-                    let spec = super::cordon::CordonSpec {
-                        taints: &taints,
-                        ..spec
-                    };
-                    cordon(client, &spec, &n.node, false).await
-                }
-            });
+            let cordons = batch.iter().map(|n| n.cordon(&self.engine));
             let mut failed = None;
-            for (n, result) in batch.iter().zip(futures::future::join_all(cordons).await) {
+            for result in futures::future::join_all(cordons).await {
                 match result {
-                    Ok((was, already)) => {
-                        was_cordoned.push(was);
-                        engine.events.emit(Event::Cordoned {
-                            node: n.name.clone(),
-                            already,
-                        });
-                    }
+                    Ok(was) => was_cordoned.push(was),
                     Err(e) => {
                         failed.get_or_insert(e);
                     }
@@ -480,110 +485,251 @@ impl Prepared {
         Ok(was_cordoned)
     }
 
-    /// Carries the drain out (or, for dry runs and refusals, reports).
-    pub(crate) async fn execute(self) -> Result<DrainOutcome, DrainError> {
-        let started = Instant::now();
-        let engine = self.engine.clone();
-        let dry_run = engine.options.dry_run;
-        // As kubectl drain: every node is cordoned, each node kubectl's filters
-        // refuse stays cordoned and is reported, the others are drained. With
-        // --all-or-nothing a refused pod anywhere changes nothing at all.
-        let all_or_nothing = engine.options.all_or_nothing && self.refused();
-        let (client, spec) = (&engine.clients.main, engine.options.cordon_spec());
-        if all_or_nothing || dry_run != DryRun::None {
-            let settings = engine.settings();
-            let mut out = Vec::new();
-            for n in &self.nodes {
-                let machine = n.machine(settings.clone(), n.unschedulable());
-                out.push(match dry_run {
-                    DryRun::None => preview::refused(machine),
-                    DryRun::Client => preview::client(machine),
-                    DryRun::Server => {
-                        cordon(client, &spec, &n.node, true).await?;
-                        preview::server(&engine.evictor, &engine.budgets, machine).await
-                    }
-                });
+    /// Runs every `--fence-command` before any change: every node powered
+    /// off, or none taken out of service.
+    async fn fence_all(&self) -> Result<(), DrainError> {
+        for n in &self.nodes {
+            if let Some(NodeProof::Fence(cmd)) = &n.proof {
+                super::out_of_service::fence(cmd, &n.node)
+                    .await
+                    .map_err(DrainError::NotShutDown)?;
             }
-            return Ok(outcome(self.wave_names.clone(), dry_run, started, out));
         }
+        Ok(())
+    }
 
+    /// Dry runs and `--all-or-nothing` refusals: what would happen, each
+    /// node previewed (a server dry run asks the server).
+    async fn previewed(&self, started: Instant) -> Option<Result<DrainOutcome, DrainError>> {
+        let engine = &self.engine;
+        let dry_run = engine.options.dry_run;
+        // With --all-or-nothing a refused pod anywhere changes nothing at all.
+        let all_or_nothing = engine.options.all_or_nothing && self.refused();
+        if !all_or_nothing && dry_run == DryRun::None {
+            return None;
+        }
+        let (client, spec) = (&engine.clients.main, engine.options.cordon_spec());
+        let settings = engine.settings();
+        let mut out = Vec::new();
+        for n in &self.nodes {
+            let machine = n.machine(settings.clone(), n.unschedulable());
+            out.push(match dry_run {
+                DryRun::None => preview::refused(machine),
+                DryRun::Client => preview::client(machine),
+                DryRun::Server => {
+                    if let Err(e) = cordon(client, &spec, &n.node, true).await {
+                        return Some(Err(e));
+                    }
+                    preview::server(&engine.evictor, &engine.budgets, machine).await
+                }
+            });
+        }
+        Some(Ok(outcome(self.wave_names.clone(), dry_run, started, out)))
+    }
+
+    /// Drains the one node prepared, on its own (a roll's node): cordoned,
+    /// then drained; dry runs and refusals reported.
+    pub(crate) async fn drain_alone(self) -> Result<DrainOutcome, DrainError> {
+        let started = Instant::now();
+        if let Some(previewed) = self.previewed(started).await {
+            return previewed;
+        }
         let was_cordoned = self.cordon_all().await?;
+        let engine = self.engine.clone();
+        let settings = engine.settings();
+        let mut nodes = Vec::new();
+        for (n, was) in self.nodes.into_iter().zip(was_cordoned) {
+            let joined = n.join_budgets(&engine);
+            nodes.push(n.drain(&engine, settings.clone(), was, joined).await);
+        }
+        Ok(outcome(self.wave_names, DryRun::None, started, nodes))
+    }
+
+    /// Carries the drain out through the pool runner (or, for dry runs and
+    /// refusals, reports). As kubectl drain: every node is cordoned first
+    /// (unless `pace` cordons each at its turn), each node kubectl's filters
+    /// refuse stays cordoned and is reported, the others are drained.
+    pub(crate) async fn execute(self, pace: Pace<'_>) -> Result<DrainOutcome, DrainError> {
+        let started = Instant::now();
+        if let Some(previewed) = self.previewed(started).await {
+            return previewed;
+        }
+        let was_cordoned: Vec<Option<bool>> = if pace.cordon_at_turn {
+            self.fence_all().await?;
+            vec![None; self.nodes.len()]
+        } else {
+            self.cordon_all().await?.into_iter().map(Some).collect()
+        };
+        let engine = self.engine.clone();
         let settings = engine.settings();
         let Prepared {
             nodes, wave_names, ..
         } = self;
         let groups =
             crate::policy::pool::groups(nodes.iter().map(|n| &n.node), engine.options.by_zone);
+        let room = Room {
+            max_parallel: engine.options.max_parallel.max(1),
+            max_unavailable: engine.options.max_unavailable,
+            max_blocked: engine.options.max_blocked_nodes,
+            keep_quorum: false,
+            keep_a_schedulable_node: false,
+            done_stays_out: true,
+        };
         // Each node's pods to evict, per budget (known with --max-parallel > 1).
         let budget_of = engine.budget_of.clone();
-        let mut pool = PoolBudgets::new(nodes.iter().map(|n| {
-            n.pods
-                .facts()
-                .iter()
-                .filter(|f| f.disposition.evicts())
-                .filter_map(|f| budget_of.get(&f.key))
-        }));
-        let mut slots: Vec<Option<(NodePlan, bool)>> =
-            nodes.into_iter().zip(was_cordoned).map(Some).collect();
-        let blocked = AtomicUsize::new(0);
-        let mut results: Vec<(usize, NodeOutcome)> = Vec::new();
-        let max_parallel = engine.options.max_parallel.max(1);
-        for mut waiting in groups {
-            let mut running = futures::stream::FuturesUnordered::new();
-            loop {
-                // A finished node frees its slot at once (crate::policy::pool::next).
-                while running.len() < max_parallel && !waiting.is_empty() {
-                    let ahead = crate::policy::pool::lookahead(max_parallel).min(waiting.len());
-                    let pos = pool.choose(&waiting[..ahead], &engine.budgets, max_parallel > 1);
-                    let i = waiting.remove(pos);
-                    pool.started(i);
-                    let (n, was) = slots[i].take().expect("each node once");
-                    // Joined before the next choice, which counts its pods,
-                    // and in the order started, which serves budgets in it.
-                    let joined = n.join_budgets(&engine);
-                    let settings = settings.clone();
-                    running.push(drain_one(&engine, settings, &blocked, i, n, was, joined));
-                }
-                let Some((i, out)) = running.next().await else {
-                    break;
-                };
-                results.push((i, out));
-            }
+        let mut draining = Draining {
+            pool: PoolBudgets::new(nodes.iter().map(|n| {
+                n.pods
+                    .facts()
+                    .iter()
+                    .filter(|f| f.disposition.evicts())
+                    .filter_map(|f| budget_of.get(&f.key))
+            })),
+            chains: room.max_parallel > 1,
+            names: nodes.iter().map(|n| n.name.clone()).collect(),
+            nodes: nodes.into_iter().zip(was_cordoned).map(Some).collect(),
+            engine: &engine,
+            settings: &settings,
+        };
+        let runner = Runner {
+            room,
+            nodes: pace.nodes,
+            gate: pace.gate,
+            abort: pace.abort,
+            tell: pace.tell,
+        };
+        let interrupt = engine.interrupt.clone();
+        let ran = runner
+            .run(&mut draining, groups, &interrupt, |_, (n, was, budgets)| {
+                drain_one(&engine, settings.clone(), n, was, budgets)
+            })
+            .await?;
+        if let Some(why) = &ran.stopped {
+            engine.events.warn(Warning::RunStopped {
+                verb: "drain",
+                why: why.to_string(),
+            });
         }
+        let mut results = ran.results;
         results.sort_by_key(|(i, _)| *i);
         let nodes = results.into_iter().map(|(_, o)| o).collect();
         Ok(outcome(wave_names, DryRun::None, started, nodes))
     }
 }
 
-/// One node's drain in a pool: not started once `--max-blocked-nodes` is
-/// passed; counted as blocked when it could not be drained.
+/// How a drain's nodes are paced: the pool runner's gate, a Job's abort,
+/// where holds and lines are told, every node watched for
+/// `--max-unavailable`, and whether each node is cordoned at its turn
+/// (paced by a gate or `--max-unavailable`) instead of all first.
+pub(crate) struct Pace<'a> {
+    pub(crate) gate: &'a Gate,
+    pub(crate) abort: &'a AbortWatch,
+    pub(crate) tell: &'a Tell,
+    pub(crate) nodes: Option<&'a Nodes>,
+    pub(crate) cordon_at_turn: bool,
+}
+
+/// The drain's driver of the pool runner: the next node weighed by the
+/// budgets it shares with those running, its place with the budget broker
+/// taken as it starts.
+struct Draining<'a> {
+    engine: &'a Arc<DrainContext>,
+    settings: &'a Arc<Settings>,
+    names: Vec<String>,
+    /// Each node's plan and whether it was cordoned before (unknown until
+    /// cordoned at its turn), until it starts.
+    nodes: Vec<Option<(NodePlan, Option<bool>)>>,
+    pool: PoolBudgets<'a>,
+    chains: bool,
+}
+
+impl Driver for Draining<'_> {
+    type Start = (NodePlan, Option<bool>, NodeBudgets);
+    type Out = NodeOutcome;
+
+    fn name(&self, node: usize) -> &str {
+        &self.names[node]
+    }
+
+    fn choose(&mut self, waiting: &[usize]) -> usize {
+        self.pool.choose(waiting, &self.engine.budgets, self.chains)
+    }
+
+    async fn admit(&mut self, i: usize) -> Result<Admit<Self::Start, NodeOutcome>, DrainError> {
+        self.pool.started(i);
+        let (n, was) = self.nodes[i].take().expect("each node once");
+        // Joined before the next choice, which counts its pods, and in the
+        // order started, which serves budgets in it.
+        let joined = n.join_budgets(self.engine);
+        Ok(Admit::Start((n, was, joined)))
+    }
+
+    fn ended(&self, out: &NodeOutcome) -> Ended {
+        let (status, blocked) = match out.status {
+            NodeStatus::Drained => ("done", false),
+            NodeStatus::Refused | NodeStatus::TimedOut => ("blocked", true),
+            NodeStatus::Failed => ("failed", true),
+            NodeStatus::Interrupted => ("interrupted", false),
+            NodeStatus::NotStarted | NodeStatus::DryRun => ("not started", false),
+        };
+        Ended {
+            status,
+            message: out.message.clone(),
+            done: status == "done",
+            blocked,
+            out_of_service_ms: None,
+            line: false,
+        }
+    }
+
+    fn not_started(
+        &mut self,
+        i: usize,
+        interrupted: bool,
+        stopped: Option<&Stopped>,
+    ) -> NodeOutcome {
+        let (n, was) = self.nodes[i].take().expect("each node once");
+        let why = match (interrupted, stopped) {
+            (true, _) => "interrupted before it started".to_string(),
+            (false, Some(stopped)) => format!("not started: {stopped}"),
+            (false, None) => "not started".to_string(),
+        };
+        let left = match was {
+            Some(_) => "the node stays cordoned",
+            None => "the node was not cordoned",
+        };
+        let machine = n.machine(self.settings.clone(), was.unwrap_or(n.unschedulable()));
+        machine.not_started(format!("{why}; {left}"))
+    }
+}
+
+/// One node's drain in a pool: cordoned first when the run cordons each at
+/// its turn (`was` unknown).
 async fn drain_one(
     engine: &Arc<DrainContext>,
     settings: Arc<Settings>,
-    blocked: &AtomicUsize,
-    i: usize,
     n: NodePlan,
-    was: bool,
+    was: Option<bool>,
     budgets: NodeBudgets,
-) -> (usize, NodeOutcome) {
-    let max = engine.options.max_blocked_nodes;
-    let stopped = blocked.load(Ordering::SeqCst);
-    if crate::policy::pool::stops(stopped, max) {
-        let why = format!(
-            "not started: {stopped} nodes could not be drained, more than --max-blocked-nodes={} allows; the node stays cordoned",
-            max.unwrap_or_default()
-        );
-        return (i, n.machine(settings, was).not_started(why));
-    }
-    let out = n.drain(engine, settings, was, budgets).await;
-    if matches!(
-        out.status,
-        NodeStatus::Refused | NodeStatus::TimedOut | NodeStatus::Failed
-    ) {
-        blocked.fetch_add(1, Ordering::SeqCst);
-    }
-    (i, out)
+) -> NodeOutcome {
+    emit(
+        &engine.events.sink,
+        Event::RunPhase {
+            node: n.name.clone(),
+            phase: "drain",
+        },
+    );
+    let was = match was {
+        Some(was) => was,
+        None => match n.cordon(engine).await {
+            Ok(was) => was,
+            Err(e) => {
+                let machine = n.machine(settings, n.unschedulable());
+                return machine.failed_to_start(format!("cordon: {}", e.chain()));
+            }
+        },
+    };
+    n.drain(engine, settings, was, budgets).await
 }
 
 fn outcome(
@@ -598,6 +744,8 @@ fn outcome(
         waves,
         nodes,
         conditions_not_written: Vec::new(),
+        holds: Vec::new(),
+        notifications: None,
     }
 }
 
@@ -679,7 +827,7 @@ async fn list_pods(
     let pods: Api<Pod> = Api::all(client);
     let mut snapshot = pod_watch::list(&pods, &query)
         .await
-        .map_err(|e| super::api_error::api_error("list", "pods", None, e))?;
+        .map_err(|e| crate::vocabulary::api_error::api_error("list", "pods", None, e))?;
     snapshot.pods = snapshot
         .pods
         .into_iter()

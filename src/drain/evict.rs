@@ -12,7 +12,7 @@ use kube::core::Status;
 use serde_json::json;
 
 pub(crate) use super::machine::Answer;
-use super::pod_key::PodKey;
+use crate::vocabulary::pod_key::PodKey;
 
 /// The message of kube-apiserver's 429 for an eviction a budget refuses
 /// (pkg/registry/core/pod/storage/eviction.go), which kubectl prints.

@@ -6,7 +6,7 @@
 
 use kube::api::{Api, ApiResource, DynamicObject};
 
-use super::outcome::Cause;
+use crate::vocabulary::outcome::Cause;
 
 const EVACUATING: &[&str] = &["LiveMigrate", "LiveMigrateIfPossible", "External"];
 

@@ -78,7 +78,7 @@ where
                     if let Some(l) = listed.take() {
                         // A refusal in the API server's words (verb,
                         // resource, user), not the client's dump of it.
-                        let refused = forbidden(&e);
+                        let refused = crate::vocabulary::api_error::forbidden(&e);
                         let _ = l.send(Err(Unlisted {
                             forbidden: refused.is_some(),
                             message: refused.unwrap_or_else(|| e.to_string()),
@@ -97,19 +97,4 @@ where
         }),
     };
     (task, listed)
-}
-
-/// The API server's message when a watch (or its list) was forbidden.
-pub(crate) fn forbidden(e: &watcher::Error) -> Option<String> {
-    match e {
-        watcher::Error::InitialListFailed(kube::Error::Api(s))
-        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
-        | watcher::Error::WatchFailed(kube::Error::Api(s))
-            if s.code == 403 =>
-        {
-            Some(s.message.clone())
-        }
-        watcher::Error::WatchError(s) if s.code == 403 => Some(s.message.clone()),
-        _ => None,
-    }
 }

@@ -7,7 +7,6 @@
 //! (`driver`); `engine` is the pipeline around them, `preview` the drains
 //! that change nothing, `conclude` the outcome they end with.
 
-pub(crate) mod api_error;
 pub(crate) mod budgets;
 mod conclude;
 mod context;
@@ -17,8 +16,6 @@ pub(crate) mod detach;
 pub(crate) mod discover;
 mod driver;
 mod engine;
-mod error;
-pub(crate) mod events;
 pub(crate) mod evict;
 pub(crate) mod heartbeat;
 pub(crate) mod kubevirt;
@@ -26,9 +23,7 @@ mod machine;
 pub(crate) mod mirror;
 mod options;
 pub(crate) mod out_of_service;
-pub(crate) mod outcome;
 mod packed_pods;
-pub(crate) mod pod_key;
 pub(crate) mod pod_watch;
 mod pool_budgets;
 mod preview;
@@ -36,10 +31,9 @@ pub(crate) mod retry;
 mod session;
 mod slim_pod;
 pub(crate) mod surge;
-pub(crate) mod warning;
 
+pub(crate) use crate::vocabulary::DrainError;
+pub(crate) use crate::vocabulary::DryRun;
 pub(crate) use engine::{Prepared, Shared, prepare, prepare_sharing};
-pub(crate) use error::DrainError;
 pub(crate) use options::{NodeSelection, Options};
-pub(crate) use outcome::DryRun;
 pub(crate) use session::{Ended, Session, Stopped, run};

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::outcome::DryRun;
+use crate::vocabulary::outcome::DryRun;
 
 /// The nodes to drain: by name, or by a label selector.
 #[derive(Debug, Clone)]
@@ -57,5 +57,21 @@ pub(crate) struct Options {
     pub(crate) labels: Vec<(String, String)>,
     /// `--reason`, recorded on the node.
     pub(crate) reason: Option<String>,
-    pub(crate) guards: crate::policy::guard::Guards,
+    /// `--max-unavailable`: the pool runner holds the next node past it.
+    pub(crate) max_unavailable: Option<crate::policy::guard::MaxUnavailable>,
+}
+
+impl Options {
+    /// What a drain (or a roll's drains) with these options publishes:
+    /// nothing for a dry run, which changes nothing and tells no one.
+    pub(crate) fn publish(&self) -> crate::publish::Publish {
+        if self.dry_run != DryRun::None {
+            return crate::publish::Publish::default();
+        }
+        crate::publish::Publish {
+            conditions: self.node_conditions,
+            events: true,
+            reason: self.reason.clone(),
+        }
+    }
 }

@@ -9,9 +9,9 @@
 
 use k8s_openapi::api::core::v1::Pod;
 
-use super::pod_key::PodKey;
 use crate::policy::classify::{Disposition, claim_names};
 use crate::policy::guard::grace_period;
+use crate::vocabulary::pod_key::PodKey;
 
 /// What the drain reads of a pod before its node starts.
 #[derive(Debug, Clone)]

@@ -26,8 +26,8 @@ use kube::api::{ListParams, WatchEvent, WatchParams};
 use kube::core::PartialObjectMeta;
 
 use super::machine::Change;
-use super::pod_key::{PodKey, uid};
-use super::warning::Warning;
+use crate::vocabulary::pod_key::{PodKey, uid};
+use crate::vocabulary::warning::Warning;
 
 /// What selects a node's pods, as `kubectl drain` lists them.
 #[derive(Debug, Clone)]

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use super::budgets::Broker;
 use super::evict::{Answer, Evictor};
 use super::machine::NodeMachine;
-use super::outcome::{NodeOutcome, NodeStatus, PodResult};
-use super::pod_key::PodKey;
+use crate::vocabulary::outcome::{NodeOutcome, NodeStatus, PodResult};
+use crate::vocabulary::pod_key::PodKey;
 
 fn refusal_message(machine: &NodeMachine) -> Option<String> {
     let refusals = machine.refusals();

@@ -5,10 +5,10 @@
 
 use tokio::sync::broadcast::error::RecvError;
 
-use super::events::{Event, Sink, emit};
-use super::warning::Warning;
 use crate::client::Clients;
 use crate::client::retry::{Answer, Retried};
+use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 
 /// Tells `events` of the client's retries until dropped.
 pub(crate) struct RetriesTold(tokio::task::JoinHandle<()>);

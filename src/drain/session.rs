@@ -9,13 +9,21 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::engine::{self, Prepared};
-use super::events::Sink;
-use super::outcome::DrainOutcome;
+use super::engine::{self, Pace, Prepared};
 use super::{DrainError, Options};
 use crate::client::Clients;
+use crate::notify::notice::Verb;
 use crate::policy::plan::Plan;
-use crate::publish::{Publish, Publisher};
+use crate::pool::Tell;
+use crate::pool::abort_watch::AbortWatch;
+use crate::pool::node_watch::Nodes;
+use crate::pool::observers::{Observers, Summary};
+use crate::pool::unattended::Unattended;
+use crate::publish::Publisher;
+use crate::publish::conditions::Maintenance;
+use crate::vocabulary::events::Sink;
+use crate::vocabulary::outcome::{DrainOutcome, DryRun, NodeStatus};
+use crate::vocabulary::warning::Warning;
 
 /// How a drain that raised no error ended.
 #[derive(Debug)]
@@ -49,13 +57,17 @@ impl fmt::Display for Stopped {
 }
 
 /// What one drain works with: the cluster, what it is asked to do, where
-/// it tells what happens, and the signal that asks it to stop.
+/// it tells what happens, and the signal that asks it to stop; who follows
+/// it unattended (notifications, metrics, with `metrics` bound) and what
+/// paces it (windows, alerts, `--announce`), as for a roll.
 pub(crate) struct Session {
     pub(crate) clients: Clients,
     pub(crate) plan: Plan,
     pub(crate) options: Options,
     pub(crate) events: Sink,
     pub(crate) interrupt: watch::Receiver<bool>,
+    pub(crate) unattended: Unattended,
+    pub(crate) metrics: Option<tokio::net::TcpListener>,
 }
 
 /// Runs a validated drain. `approve` sees everything found and decided
@@ -70,20 +82,61 @@ pub(crate) async fn run(
         options,
         events,
         interrupt,
+        unattended,
+        metrics,
     } = session;
-    let publisher = Arc::new(Publisher::start(&clients.main, Publish::of(&options)));
-    let events = publisher.listen(events);
-    let _told = super::retry::tell(&clients, &events);
-    let mut ended = prepare_and_run(
-        clients,
-        plan,
-        options,
-        events,
-        interrupt,
-        publisher.clone(),
-        approve,
-    )
-    .await;
+    let publisher = Arc::new(Publisher::start(&clients.main, options.publish()));
+    let display = publisher.listen(events);
+    // Only a drain that changes something is told to others.
+    let observers = (options.dry_run == DryRun::None).then(|| {
+        let run = identity(&options);
+        Arc::new(Observers::start(
+            &unattended,
+            Verb::Drain,
+            &run,
+            0,
+            metrics,
+            &display,
+        ))
+    });
+    let (events, tee) = match &observers {
+        Some(o) => {
+            let (events, tee) = o.listen(display);
+            (events, Some(tee))
+        }
+        None => (display, None),
+    };
+    let paced = Paced {
+        unattended: &unattended,
+        observers: observers.as_deref(),
+    };
+    let mut ended = {
+        let _told = super::retry::tell(&clients, &events);
+        prepare_and_run(
+            clients,
+            plan,
+            options,
+            events,
+            interrupt,
+            publisher.clone(),
+            paced,
+            approve,
+        )
+        .await
+    };
+    if let (Some(observers), Some(tee)) = (&observers, tee) {
+        let summary = match &ended {
+            Ok(Ended::Finished(o)) => Some(Ok(summary(o))),
+            Ok(Ended::Stopped(_)) => None,
+            Err(e) => Some(Err(e.chain())),
+        };
+        if let Some(summary) = summary {
+            let delivered = observers.finish(tee, summary).await;
+            if let Ok(Ended::Finished(outcome)) = &mut ended {
+                outcome.notifications = delivered;
+            }
+        }
+    }
     // Every sink is dropped with the drain: what is left gets recorded.
     publisher.finish().await;
     if let Ok(Ended::Finished(outcome)) = &mut ended {
@@ -92,6 +145,45 @@ pub(crate) async fn run(
     ended
 }
 
+/// What paces a drain and who follows it.
+#[derive(Clone, Copy)]
+struct Paced<'a> {
+    unattended: &'a Unattended,
+    observers: Option<&'a Observers>,
+}
+
+/// A drain's identity for notifications and metrics: the same nodes give
+/// the same one.
+fn identity(options: &Options) -> String {
+    let selection = match &options.nodes {
+        super::NodeSelection::Selector(s) => format!("-l {s}"),
+        super::NodeSelection::Names(names) => {
+            let mut names = names.clone();
+            names.sort();
+            names.join(" ")
+        }
+    };
+    crate::pool::unattended::identity(&selection, "drain")
+}
+
+/// How a drain ended, for its last notification.
+fn summary(o: &DrainOutcome) -> Summary {
+    let mut by = std::collections::BTreeMap::new();
+    for n in &o.nodes {
+        *by.entry(n.status.as_str()).or_default() += 1;
+    }
+    Summary {
+        by,
+        elapsed: std::time::Duration::from_millis(o.elapsed_ms),
+        exit_code: crate::exit_codes::of_outcome(o),
+        // As a roll's: a node the API failed, or a condition left behind;
+        // a blocked node is the run's news, not its failure.
+        failed: o.nodes.iter().any(|n| n.status == NodeStatus::Failed)
+            || !o.conditions_not_written.is_empty(),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 async fn prepare_and_run(
     clients: Clients,
     plan: Plan,
@@ -99,9 +191,20 @@ async fn prepare_and_run(
     events: Sink,
     interrupt: watch::Receiver<bool>,
     publisher: Arc<Publisher>,
+    paced: Paced<'_>,
     approve: impl AsyncFnOnce(&Prepared) -> bool,
 ) -> Result<Ended, DrainError> {
-    let prepared = match engine::prepare(clients, plan, options, events, interrupt, publisher).await
+    let client = clients.main.clone();
+    let max_unavailable = options.max_unavailable.is_some();
+    let mut prepared = match engine::prepare(
+        clients,
+        plan,
+        options,
+        events.clone(),
+        interrupt,
+        publisher.clone(),
+    )
+    .await
     {
         Ok(p) => p,
         Err(DrainError::NoNodesMatch(selector)) => {
@@ -109,8 +212,58 @@ async fn prepare_and_run(
         }
         Err(e) => return Err(e),
     };
+    let unattended = paced.unattended;
+    let cordon_at_turn = unattended.gated() || max_unavailable;
+    if cordon_at_turn && prepared.changes_anything() {
+        let by = match (max_unavailable, unattended.gated()) {
+            (true, true) => {
+                "--max-unavailable and a gate (--window, --block-on-alerts, --announce)"
+            }
+            (true, false) => "--max-unavailable",
+            _ => "--window, --block-on-alerts or --announce",
+        };
+        prepared.warn(Warning::CordonsAtTurn { by });
+    }
     if !approve(&prepared).await {
         return Ok(Ended::Stopped(Stopped::Declined));
     }
-    Ok(Ended::Finished(prepared.execute().await?))
+    let names = prepared.names();
+    let tell = Tell::new(events.clone(), names.len());
+    if let Some(o) = paced.observers {
+        o.started(&names);
+    }
+    let announced = unattended.announce.is_some() && prepared.changes_anything();
+    if announced {
+        for n in &names {
+            publisher
+                .maintenance(n, Maintenance::Planned, Some(&events))
+                .await;
+        }
+    }
+    let nodes = if max_unavailable && prepared.changes_anything() {
+        Some(Nodes::start(&client, &events).await?)
+    } else {
+        None
+    };
+    let gate = unattended.gate();
+    let abort = AbortWatch::from_env(&client);
+    let pace = Pace {
+        gate: &gate,
+        abort: &abort,
+        tell: &tell,
+        nodes: nodes.as_ref(),
+        cordon_at_turn,
+    };
+    let mut outcome = prepared.execute(pace).await;
+    if announced {
+        for n in &names {
+            publisher
+                .maintenance(n, Maintenance::NoLongerPlanned, Some(&events))
+                .await;
+        }
+    }
+    if let Ok(o) = &mut outcome {
+        o.holds = tell.hold_records();
+    }
+    Ok(Ended::Finished(outcome?))
 }

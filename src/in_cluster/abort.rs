@@ -2,7 +2,7 @@
 //! the node in progress, and its Job goes.
 //!
 //! A roll is asked through its Job (the `kubectl-maintain.io/abort`
-//! annotation, read before it takes each node: crate::roll::abort_watch): it
+//! annotation, read before it takes each node: crate::pool::abort_watch): it
 //! finishes the node in progress (drained, acted on, uncordoned) and ends.
 //! Once its pod has stopped, the Job is deleted (its pods with it). A drain
 //! has no next node: its Job is deleted at once, and its pod's SIGTERM
@@ -21,7 +21,7 @@ use serde_json::json;
 use super::run::{self, ABORT, JobState, PodRun};
 use crate::cli::exit::{self, Exit};
 use crate::client::Clients;
-use crate::drain::api_error::api_error;
+use crate::vocabulary::api_error::api_error;
 
 const POLL: Duration = Duration::from_secs(1);
 

@@ -16,7 +16,7 @@ use kube::api::LogParams;
 use super::run::{self, JobState, PodRun};
 use crate::cli::exit::{self, Exit};
 use crate::client::Clients;
-use crate::drain::api_error::api_error;
+use crate::vocabulary::api_error::api_error;
 
 /// The container the rendered Job runs.
 const CONTAINER: &str = "kubectl-maintain";

@@ -14,7 +14,7 @@
 //! node that is not Ready (drain/heartbeat.rs), volumes (drain/detach.rs,
 //! drain/dead_node.rs), KubeVirt's VMIs (drain/kubevirt.rs), Events
 //! (publish/node_events.rs), `--surge` (drain/surge.rs), a roll's locks and
-//! node watch (roll/lease.rs, roll/node_watch.rs), kured's lock (roll/kured.rs).
+//! node watch (roll/lease.rs, pool/node_watch.rs), kured's lock (roll/kured.rs).
 
 /// One rule of the ClusterRole, and why the run needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,8 +80,8 @@ fn within(namespace: &str, r: Rule) -> Rule {
     }
 }
 
-/// A roll reads its own Job before it takes each node: `kubectl maintain
-/// abort` asks it there to stop after the node in progress.
+/// A run reads its own Job before it takes each node: `kubectl maintain
+/// abort` asks it there to stop after the nodes in progress.
 pub(crate) fn own_job(namespace: &str, name: &str) -> Rule {
     Rule {
         resource_names: vec![name.to_string()],

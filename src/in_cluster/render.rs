@@ -26,7 +26,7 @@ use super::rbac::Rule;
 
 /// Label on every object of a run, with its name.
 pub(crate) const RUN_LABEL: &str = "kubectl-maintain.io/run";
-pub(crate) use crate::roll::abort_watch::{ABORT, JOB_ENV, NAMESPACE_ENV};
+pub(crate) use crate::pool::abort_watch::{ABORT, JOB_ENV, NAMESPACE_ENV};
 /// Who submitted the run (SelfSubjectReview's username), on the Job.
 pub(crate) const SUBMITTED_BY: &str = "kubectl-maintain.io/submitted-by";
 /// A day to read its logs and status after it ends.

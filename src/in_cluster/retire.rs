@@ -26,7 +26,7 @@ pub(crate) async fn retire(cluster: &ClusterArgs, code: u8) {
         api.delete(&name, &DeleteParams::background())
             .await
             .map_err(|e| {
-                crate::drain::api_error::api_error(
+                crate::vocabulary::api_error::api_error(
                     "delete",
                     "clusterroles.rbac.authorization.k8s.io",
                     None,

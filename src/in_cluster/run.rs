@@ -11,9 +11,9 @@ use kube::api::ListParams;
 use super::render::RUN_LABEL;
 use crate::cli::exit::Exit;
 use crate::client::Clients;
-use crate::drain::api_error::api_error;
 use crate::roll::lease::{PHASE, ROLL, node_of};
 use crate::roll::phase::Phase;
+use crate::vocabulary::api_error::api_error;
 
 /// Where runs are submitted unless `-n` says otherwise.
 pub(crate) const DEFAULT_NAMESPACE: &str = "kube-system";

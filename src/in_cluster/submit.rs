@@ -14,8 +14,8 @@ use super::{Run, argv, takes_value, validate};
 use crate::cli::exit;
 use crate::client;
 use crate::drain::Options;
-use crate::drain::api_error::api_error;
 use crate::policy::plan::Plan;
+use crate::vocabulary::api_error::api_error;
 
 /// The image of this version: the release workflow builds it and records
 /// its digest at build time (`KUBECTL_MAINTAIN_IMAGE_DIGEST`); a build
@@ -186,9 +186,7 @@ fn submission(
         .clone()
         .unwrap_or_else(|| "kube-system".into());
     let mut rules = rbac::rules(&needs(run, plan, found));
-    if let Run::Roll(_) = run {
-        rules.push(rbac::own_job(&namespace, &name));
-    }
+    rules.push(rbac::own_job(&namespace, &name));
     rules.push(rbac::own_cluster_role(&name));
     Ok(Submission {
         name,

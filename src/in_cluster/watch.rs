@@ -17,10 +17,10 @@ use kube::api::ListParams;
 use super::run::{self, ABORT, JobState, PodRun};
 use crate::cli::exit::Exit;
 use crate::client::Clients;
-use crate::drain::api_error::api_error;
 use crate::policy::maintenance::DRAIN_IN_PROGRESS;
 use crate::publish::node_events::BLOCKED;
 use crate::roll::phase::Phase;
+use crate::vocabulary::api_error::api_error;
 
 const POLL: Duration = Duration::from_secs(2);
 

@@ -18,7 +18,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-use crate::drain::events::Event;
+use crate::vocabulary::events::Event;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct NodePhase {
@@ -119,17 +119,17 @@ impl Metrics {
         info.get_or_create(&Run { run: run.into() }).set(1);
         m.registry.register(
             "run_info",
-            "The roll's identity (the same command resumes the same roll)",
+            "The run's identity (the same command is the same run; it resumes a roll)",
             info,
         );
         m.registry.register(
             "node_phase",
-            "1 for the phase each node of the roll is in (or the result it ended with)",
+            "1 for the phase each node of the run is in (or the result it ended with)",
             m.node_phase.clone(),
         );
         m.registry.register(
             "nodes",
-            "Nodes of the roll by state: pending, in_progress, done, blocked",
+            "Nodes of the run by state: pending, in_progress, done, blocked",
             m.nodes.clone(),
         );
         m.registry.register(
@@ -150,7 +150,7 @@ impl Metrics {
         );
         m.registry.register(
             "holds",
-            "What the roll waits on besides pods: alerts, window, announce, hook (1 while it holds)",
+            "What the run waits on besides pods: alerts, window, announce, hook (1 while it holds)",
             m.holds.clone(),
         );
         m.registry.register(
@@ -160,7 +160,7 @@ impl Metrics {
         );
         m.registry.register(
             "node_out_of_service_duration_seconds",
-            "How long each node was out of service, cordon to uncordon",
+            "How long each node a roll put back in service was out, cordon to uncordon",
             m.out_of_service_seconds.clone(),
         );
         m.registry.register(
@@ -196,6 +196,15 @@ impl Metrics {
         out
     }
 
+    /// The run's nodes are known: all pending.
+    pub(crate) fn planned(&self, total: usize) {
+        self.nodes
+            .get_or_create(&State {
+                state: "pending".into(),
+            })
+            .set(total as i64);
+    }
+
     pub(crate) fn ended(&self) {
         self.end_time.set(seconds_now());
     }
@@ -210,7 +219,7 @@ impl Metrics {
     pub(crate) fn observe(&self, e: &Event) {
         let mut seen = self.seen.lock().expect("metrics");
         match e {
-            Event::RollPhase { node, phase } => {
+            Event::RunPhase { node, phase } => {
                 let before = seen.phase.insert(node.clone(), (*phase).to_string());
                 self.set_phase(node, before.as_deref(), phase);
                 if before.is_none() {
@@ -218,14 +227,15 @@ impl Metrics {
                     self.state("in_progress", 1);
                 }
             }
-            Event::RollEnded {
+            Event::NodeEnded {
                 node,
                 status,
                 out_of_service_ms,
                 ..
             } => {
-                self.out_of_service_seconds
-                    .observe(*out_of_service_ms as f64 / 1000.0);
+                if let Some(ms) = out_of_service_ms {
+                    self.out_of_service_seconds.observe(*ms as f64 / 1000.0);
+                }
                 let before = seen.phase.insert(node.clone(), (*status).to_string());
                 self.set_phase(node, before.as_deref(), status);
                 self.state(
@@ -301,7 +311,7 @@ impl Metrics {
         seen: &mut Seen,
         node: &str,
         elapsed: std::time::Duration,
-        outcome: &crate::drain::outcome::NodeOutcome,
+        outcome: &crate::vocabulary::outcome::NodeOutcome,
     ) {
         let held: Vec<(String, String)> = seen
             .blocked
@@ -316,7 +326,7 @@ impl Metrics {
         }
         self.drain_seconds.observe(elapsed.as_secs_f64());
         for p in &outcome.pods {
-            use crate::drain::outcome::PodResult;
+            use crate::vocabulary::outcome::PodResult;
             // The pods the drain took off the node.
             if matches!(
                 p.result,
@@ -390,7 +400,7 @@ mod tests {
             value(&t, "kubectl_maintain_run_info{run=\"abc\"}"),
             Some(1.0)
         );
-        m.observe(&Event::RollPhase {
+        m.observe(&Event::RunPhase {
             node: "r1".into(),
             phase: "drain",
         });
@@ -432,11 +442,11 @@ mod tests {
             value(&t, "kubectl_maintain_holds{what=\"hook\"}"),
             Some(1.0)
         );
-        m.observe(&Event::RollEnded {
+        m.observe(&Event::NodeEnded {
             node: "r1".into(),
             status: "done",
             message: None,
-            out_of_service_ms: 0,
+            out_of_service_ms: Some(0),
         });
         let t = m.encode();
         assert_eq!(

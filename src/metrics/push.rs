@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Metrics;
-use crate::drain::events::{Event, Sink, emit};
-use crate::drain::warning::Warning;
 use crate::outbound::{Http, Url};
+use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 
 pub(crate) struct Pusher {
     url: Url,

@@ -13,9 +13,9 @@ use tokio::task::JoinHandle;
 
 use super::endpoint::Endpoint;
 use super::notice::Notice;
-use crate::drain::events::{Event, Sink, emit};
-use crate::drain::warning::Warning;
 use crate::outbound::Http;
+use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 
 /// Tries of one notification.
 const TRIES: u32 = 5;

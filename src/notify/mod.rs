@@ -18,21 +18,20 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use serde::Serialize;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::drain::events::{Event, Sink};
 use crate::outbound::Http;
+use crate::vocabulary::events::{Event, Sink};
 use deliver::Courier;
 use endpoint::Endpoint;
-use notice::{Kind, Notice, Templates};
+use notice::{Kind, Notice, Templates, Verb};
 
 /// How long the end of a roll waits for notifications still under way.
 const FINISH_GRACE: Duration = Duration::from_secs(5);
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct NotifyOptions {
     pub(crate) endpoints: Vec<Endpoint>,
     /// How long a hold lasts before it is told (`--notify-after`).
@@ -40,16 +39,7 @@ pub(crate) struct NotifyOptions {
     pub(crate) templates: Templates,
 }
 
-/// What the notifications came to, for the report.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Delivered {
-    pub(crate) sent: usize,
-    pub(crate) failed: usize,
-    /// Each endpoint that failed, and its last error.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) failures: Vec<String>,
-}
+pub(crate) use crate::vocabulary::outcome::Delivered;
 
 enum Input {
     Event(Event),
@@ -67,7 +57,12 @@ pub(crate) struct Notifier {
 impl Notifier {
     /// Starts the notifier of a run; none without endpoints. Delivery
     /// failures are warned of on `warnings`.
-    pub(crate) fn start(options: &NotifyOptions, run: &str, warnings: &Sink) -> Option<Notifier> {
+    pub(crate) fn start(
+        options: &NotifyOptions,
+        verb: Verb,
+        run: &str,
+        warnings: &Sink,
+    ) -> Option<Notifier> {
         if options.endpoints.is_empty() {
             return None;
         }
@@ -78,7 +73,7 @@ impl Notifier {
             .map(|e| Courier::start(e.clone(), http.clone(), warnings.clone()))
             .collect();
         let (input, rx) = mpsc::unbounded_channel();
-        let when = When::new(options.after, run);
+        let when = When::new(options.after, verb, run);
         let task = tokio::spawn(run_notifier(rx, couriers, when, options.templates.clone()));
         Some(Notifier {
             input,
@@ -179,6 +174,7 @@ struct NodeHolds {
 /// When to tell what: from the events, and the time holds have lasted.
 struct When {
     after: Duration,
+    verb: Verb,
     run: String,
     nodes: BTreeMap<String, NodeHolds>,
     /// The roll's own hold: since when, why, told.
@@ -186,9 +182,10 @@ struct When {
 }
 
 impl When {
-    fn new(after: Duration, run: &str) -> When {
+    fn new(after: Duration, verb: Verb, run: &str) -> When {
         When {
             after,
+            verb,
             run: run.to_string(),
             nodes: BTreeMap::new(),
             held: None,
@@ -206,8 +203,8 @@ impl When {
                 | Event::NotWaitedFor { .. }
                 | Event::Hold { .. }
                 | Event::HoldEnded { .. }
-                | Event::RollPhase { .. }
-                | Event::RollEnded { .. }
+                | Event::RunPhase { .. }
+                | Event::NodeEnded { .. }
         )
     }
 
@@ -243,14 +240,19 @@ impl When {
                 None => self.held = Some((now, reason.clone(), false)),
             },
             Event::HoldEnded { node: None, .. } => self.held = None,
-            Event::RollPhase { node, .. } => {
+            Event::RunPhase { node, .. } => {
                 let n = self.nodes.entry(node.clone()).or_default();
                 if !n.started {
                     n.started = true;
-                    out.push(Notice::new(Kind::NodeStarted, &self.run, Some(node)));
+                    out.push(Notice::new(
+                        Kind::NodeStarted,
+                        self.verb,
+                        &self.run,
+                        Some(node),
+                    ));
                 }
             }
-            Event::RollEnded {
+            Event::NodeEnded {
                 node,
                 status,
                 message,
@@ -258,9 +260,14 @@ impl When {
             } => {
                 let told = self.nodes.remove(node).is_some_and(|n| n.told);
                 match *status {
-                    "done" => out.push(Notice::new(Kind::NodeDone, &self.run, Some(node))),
+                    "done" => out.push(Notice::new(
+                        Kind::NodeDone,
+                        self.verb,
+                        &self.run,
+                        Some(node),
+                    )),
                     "blocked" | "failed" if !told => out.push(
-                        Notice::new(Kind::NodeBlocked, &self.run, Some(node))
+                        Notice::new(Kind::NodeBlocked, self.verb, &self.run, Some(node))
                             .because(message.clone().unwrap_or_else(|| (*status).to_string())),
                     ),
                     _ => {}
@@ -312,7 +319,7 @@ impl When {
                 };
                 let lasted = crate::duration::human(now - since);
                 out.push(
-                    Notice::new(Kind::NodeBlocked, &self.run, Some(name))
+                    Notice::new(Kind::NodeBlocked, self.verb, &self.run, Some(name))
                         .because(format!("{first}{more}, for {lasted}")),
                 );
             }
@@ -324,7 +331,8 @@ impl When {
             *told = true;
             let lasted = crate::duration::human(now - *since);
             out.push(
-                Notice::new(Kind::RunHeld, &self.run, None).because(format!("{why}, for {lasted}")),
+                Notice::new(Kind::RunHeld, self.verb, &self.run, None)
+                    .because(format!("{why}, for {lasted}")),
             );
         }
         out
@@ -334,8 +342,8 @@ impl When {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::drain::outcome::Cause;
-    use crate::drain::pod_key::PodKey;
+    use crate::vocabulary::outcome::Cause;
+    use crate::vocabulary::pod_key::PodKey;
 
     fn blocked(node: &str, pod: &str) -> Event {
         Event::Blocked {
@@ -357,8 +365,8 @@ mod tests {
     fn a_node_held_past_the_delay_is_told_blocked_once() {
         let t0 = Instant::now();
         let after = Duration::from_secs(600);
-        let mut w = When::new(after, "abc");
-        let phase = Event::RollPhase {
+        let mut w = When::new(after, Verb::Roll, "abc");
+        let phase = Event::RunPhase {
             node: "r1".into(),
             phase: "drain",
         };
@@ -374,11 +382,11 @@ mod tests {
         assert!(w.due(t0 + after * 2).is_empty(), "once");
         assert_eq!(w.next_due(), None);
         // Ending blocked after being told: no second one.
-        let ended = Event::RollEnded {
+        let ended = Event::NodeEnded {
             node: "r1".into(),
             status: "blocked",
             message: Some("timed out".into()),
-            out_of_service_ms: 0,
+            out_of_service_ms: Some(0),
         };
         assert!(w.on_event(&ended, t0 + after * 3).is_empty());
     }
@@ -386,7 +394,7 @@ mod tests {
     #[test]
     fn a_hold_that_ends_in_time_is_not_told_and_a_blocked_end_is() {
         let t0 = Instant::now();
-        let mut w = When::new(Duration::from_secs(60), "abc");
+        let mut w = When::new(Duration::from_secs(60), Verb::Roll, "abc");
         w.on_event(&blocked("r1", "db-0"), t0);
         w.on_event(
             &Event::Evicted {
@@ -396,20 +404,20 @@ mod tests {
             t0 + Duration::from_secs(30),
         );
         assert_eq!(w.next_due(), None);
-        let ended = Event::RollEnded {
+        let ended = Event::NodeEnded {
             node: "r1".into(),
             status: "blocked",
             message: Some("its drain timed out".into()),
-            out_of_service_ms: 0,
+            out_of_service_ms: Some(0),
         };
         let told = w.on_event(&ended, t0 + Duration::from_secs(40));
         assert_eq!(kinds(&told), ["node.blocked"]);
         assert_eq!(told[0].reason.as_deref(), Some("its drain timed out"));
-        let done = Event::RollEnded {
+        let done = Event::NodeEnded {
             node: "r2".into(),
             status: "done",
             message: None,
-            out_of_service_ms: 0,
+            out_of_service_ms: Some(0),
         };
         assert_eq!(kinds(&w.on_event(&done, t0)), ["node.done"]);
     }
@@ -417,7 +425,7 @@ mod tests {
     #[test]
     fn the_rolls_own_hold_is_told_once_per_hold() {
         let t0 = Instant::now();
-        let mut w = When::new(Duration::from_secs(60), "abc");
+        let mut w = When::new(Duration::from_secs(60), Verb::Roll, "abc");
         let hold = Event::Hold {
             node: None,
             what: "alerts".into(),

@@ -3,7 +3,7 @@
 //! a template, and the Slack and Teams bodies made from it. Pure.
 //!
 //! Templates work as kured's `--message-template-*` do: `%s` is the node's
-//! name. Also `{node}`, `{run}`, `{reason}` and `{summary}`.
+//! name. Also `{node}`, `{run}`, `{command}`, `{reason}` and `{summary}`.
 
 use std::collections::BTreeMap;
 
@@ -60,15 +60,38 @@ impl Kind {
         }
     }
 
-    fn default_template(self) -> &'static str {
+    fn default_template(self, verb: Verb) -> &'static str {
+        match (self, verb) {
+            (Kind::RunStarted, Verb::Roll) => "Roll {run} started: {summary}",
+            (Kind::RunStarted, Verb::Drain) => "Drain {run} started: {summary}",
+            (Kind::NodeStarted, Verb::Roll) => "Maintenance of node %s started",
+            (Kind::NodeStarted, Verb::Drain) => "Drain of node %s started",
+            (Kind::NodeDone, Verb::Roll) => "Node %s is done and back in service",
+            (Kind::NodeDone, Verb::Drain) => "Node %s is drained; it stays cordoned",
+            (Kind::NodeBlocked, _) => "Node %s is blocked: {reason}",
+            (Kind::RunHeld, Verb::Roll) => "Roll {run} is holding: {reason}",
+            (Kind::RunHeld, Verb::Drain) => "Drain {run} is holding: {reason}",
+            (Kind::RunFinished, Verb::Roll) => "Roll {run} finished: {summary}",
+            (Kind::RunFinished, Verb::Drain) => "Drain {run} finished: {summary}",
+            (Kind::RunFailed, Verb::Roll) => "Roll {run} failed: {reason}",
+            (Kind::RunFailed, Verb::Drain) => "Drain {run} failed: {reason}",
+        }
+    }
+}
+
+/// Which command tells: the body's `command`, and the default texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Verb {
+    Drain,
+    Roll,
+}
+
+impl Verb {
+    fn as_str(self) -> &'static str {
         match self {
-            Kind::RunStarted => "Roll {run} started: {summary}",
-            Kind::NodeStarted => "Maintenance of node %s started",
-            Kind::NodeDone => "Node %s is done and back in service",
-            Kind::NodeBlocked => "Node %s is blocked: {reason}",
-            Kind::RunHeld => "Roll {run} is holding: {reason}",
-            Kind::RunFinished => "Roll {run} finished: {summary}",
-            Kind::RunFailed => "Roll {run} failed: {reason}",
+            Verb::Drain => "drain",
+            Verb::Roll => "roll",
         }
     }
 }
@@ -101,12 +124,13 @@ impl Templates {
         let template = self
             .0
             .get(&notice.kind)
-            .map_or(notice.kind.default_template(), String::as_str);
+            .map_or(notice.kind.default_template(notice.command), String::as_str);
         let node = notice.node.as_deref().unwrap_or_default();
         template
             .replace("%s", node)
             .replace("{node}", node)
             .replace("{run}", &notice.run)
+            .replace("{command}", notice.command.as_str())
             .replace("{reason}", notice.reason.as_deref().unwrap_or_default())
             .replace(
                 "{summary}",
@@ -121,7 +145,10 @@ impl Templates {
 pub(crate) struct Notice {
     pub(crate) version: &'static str,
     pub(crate) kind: Kind,
-    /// The roll's identity (the same command resumes the same roll).
+    /// `drain` or `roll`.
+    pub(crate) command: Verb,
+    /// The run's identity (the same command is the same run; it resumes a
+    /// roll).
     pub(crate) run: String,
     /// RFC 3339.
     pub(crate) time: String,
@@ -145,10 +172,11 @@ pub(crate) struct Notice {
 }
 
 impl Notice {
-    pub(crate) fn new(kind: Kind, run: &str, node: Option<&str>) -> Notice {
+    pub(crate) fn new(kind: Kind, command: Verb, run: &str, node: Option<&str>) -> Notice {
         Notice {
             version: VERSION,
             kind,
+            command,
             run: run.to_string(),
             time: kube_conventions::time::now_rfc3339(),
             text: String::new(),
@@ -202,9 +230,9 @@ mod tests {
     fn kured_style_templates_and_defaults() {
         let mut t = Templates::default();
         t.set("node.started=Draining node %s").unwrap();
-        let n = Notice::new(Kind::NodeStarted, "abc", Some("r1")).worded(&t);
+        let n = Notice::new(Kind::NodeStarted, Verb::Roll, "abc", Some("r1")).worded(&t);
         assert_eq!(n.text, "Draining node r1");
-        let b = Notice::new(Kind::NodeBlocked, "abc", Some("r2"))
+        let b = Notice::new(Kind::NodeBlocked, Verb::Roll, "abc", Some("r2"))
             .because("PDB web/db holds pod web/db-0")
             .worded(&t);
         assert_eq!(b.text, "Node r2 is blocked: PDB web/db holds pod web/db-0");
@@ -218,11 +246,16 @@ mod tests {
 
     #[test]
     fn each_format_carries_the_text() {
-        let n = Notice::new(Kind::NodeDone, "abc", Some("r1")).worded(&Templates::default());
+        let n = Notice::new(Kind::NodeDone, Verb::Roll, "abc", Some("r1"))
+            .worded(&Templates::default());
         let json = n.body(Format::Json);
         assert_eq!(json["version"], VERSION);
         assert_eq!(json["kind"], "node.done");
         assert_eq!(json["node"], "r1");
+        assert_eq!(json["command"], "roll");
+        let drained = Notice::new(Kind::NodeDone, Verb::Drain, "abc", Some("r1"))
+            .worded(&Templates::default());
+        assert_eq!(drained.text, "Node r1 is drained; it stays cordoned");
         assert!(json.get("reason").is_none());
         assert_eq!(
             n.body(Format::Slack),

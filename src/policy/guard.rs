@@ -1,10 +1,10 @@
 //! Guard rails, checked before anything changes. Pure.
 //!
-//! A drain refuses only what the operator asked it to (`--max-unavailable`):
-//! kubectl drain refuses neither the last schedulable worker nor a
-//! control-plane node (a drain never evicts etcd, a static pod), so neither do
-//! we. Leaving no schedulable node is a warning that names the pods left
-//! Pending; the etcd quorum check is for actions that take nodes down.
+//! A drain refuses neither the last schedulable worker nor a control-plane
+//! node: kubectl drain does not (a drain never evicts etcd, a static pod).
+//! Leaving no schedulable node is a warning that names the pods left
+//! Pending; the etcd quorum check is for actions that take nodes down, and
+//! `--max-unavailable` a hold of the pool runner (crate::pool::room).
 
 use k8s_openapi::api::core::v1::Node;
 
@@ -39,36 +39,13 @@ impl MaxUnavailable {
 }
 
 /// What the guard rails need to know of the cluster, read at a cost that
-/// does not grow with its size: one page of nodes not cordoned, and every
-/// node only for `--max-unavailable`.
+/// does not grow with its size: one page of nodes not cordoned.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterView {
     /// Nodes with `spec.unschedulable=false`, the first page of them.
     pub schedulable_sample: Vec<Node>,
     /// Is `schedulable_sample` every such node (no further page)?
     pub sample_complete: bool,
-    /// Every node's availability, when `--max-unavailable` is given.
-    pub all: Option<Vec<Availability>>,
-}
-
-/// What `--max-unavailable` weighs of a node: its name and whether it is
-/// unavailable. The guard weighs every node of the cluster; a whole `Node`
-/// kept for each is about 1.5 KiB before its strings (the list of 5,000
-/// grew to room for 8,192, 12 MiB: the drain within `--max-unavailable`
-/// peaked 5-13 MiB higher, in turn), this a few dozen bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Availability {
-    pub name: String,
-    pub unavailable: bool,
-}
-
-impl Availability {
-    pub fn of(n: &Node) -> Self {
-        Availability {
-            name: name(n).to_string(),
-            unavailable: unavailable(n),
-        }
-    }
 }
 
 impl ClusterView {
@@ -82,17 +59,11 @@ impl ClusterView {
                 .cloned()
                 .collect(),
             sample_complete: true,
-            all: Some(all.iter().map(Availability::of).collect()),
         }
     }
 }
 
 pub const CONTROL_PLANE_SELECTOR: &str = "node-role.kubernetes.io/control-plane";
-
-#[derive(Debug, Clone, Default)]
-pub struct Guards {
-    pub max_unavailable: Option<MaxUnavailable>,
-}
 
 /// Is the node named `node` among the selected?
 fn is_selected(selected: &[Node], node: &str) -> bool {
@@ -152,14 +123,6 @@ pub fn none_usable_outside<'a>(
 #[non_exhaustive]
 pub enum Refusal {
     #[error(
-        "refusing to drain: {out} of {nodes} nodes would be unavailable (already unavailable and selected); --max-unavailable allows {allowed}"
-    )]
-    MaxUnavailable {
-        out: usize,
-        nodes: usize,
-        allowed: usize,
-    },
-    #[error(
         "{out} of {nodes} control-plane nodes would be unavailable ({}); etcd keeps quorum with at most {tolerated} out",
         names.join(", ")
     )]
@@ -213,26 +176,6 @@ pub fn short_deadline(
     }
     cut.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     Err(Refusal::ShortDeadline { deadline, cut })
-}
-
-/// `--max-unavailable`: refuses when more nodes than it allows would be
-/// unavailable (cordoned or not Ready) with the selection drained.
-pub fn check(g: &Guards, view: &ClusterView, selected: &[Node]) -> Result<(), Refusal> {
-    if let (Some(max), Some(all)) = (g.max_unavailable, &view.all) {
-        let allowed = max.of(all.len());
-        let out = all
-            .iter()
-            .filter(|a| is_selected(selected, &a.name) || a.unavailable)
-            .count();
-        if out > allowed {
-            return Err(Refusal::MaxUnavailable {
-                out,
-                nodes: all.len(),
-                allowed,
-            });
-        }
-    }
-    Ok(())
 }
 
 /// etcd keeps quorum with at most floor((n-1)/2) of n control-plane nodes
@@ -309,7 +252,6 @@ mod tests {
         let all = [node("a", false, false), node("b", false, true)];
         let view = ClusterView::of(&all);
         assert!(leaves_no_schedulable_node(&view, &all[..1]));
-        assert!(check(&Guards::default(), &view, &all[..1]).is_ok());
         let three = [
             node("a", false, false),
             node("b", false, true),
@@ -346,8 +288,6 @@ mod tests {
             .collect();
         assert!(quorum(&five, |n| is_selected(&five[..2], n)).is_ok());
         assert!(quorum(&five, |n| is_selected(&five[..3], n)).is_err());
-        // A drain's guard rails never refuse a control-plane node.
-        assert!(check(&Guards::default(), &ClusterView::of(&all), &all[1..3]).is_ok());
     }
 
     #[test]
@@ -355,72 +295,5 @@ mod tests {
         assert_eq!(MaxUnavailable::parse("25%").unwrap().of(10), 2);
         assert_eq!(MaxUnavailable::parse("3").unwrap().of(10), 3);
         assert!(MaxUnavailable::parse("120%").is_err() && MaxUnavailable::parse("x").is_err());
-        let all: Vec<Node> = (0..4)
-            .map(|i| node(&format!("w{i}"), false, i == 0))
-            .collect();
-        let g = Guards {
-            max_unavailable: Some(MaxUnavailable::Count(2)),
-        };
-        assert!(check(&g, &ClusterView::of(&all), &all[1..2]).is_ok());
-        let err = check(&g, &ClusterView::of(&all), &all[1..3])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("3 of 4 nodes would be unavailable") && err.contains("allows 2"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn max_unavailable_weighs_each_node_by_its_cordon_and_ready_condition() {
-        let with_ready = |name: &str, cordoned: bool, ready: &str| {
-            let mut n = node(name, false, cordoned);
-            n.status = serde_json::from_value(json!({
-                "conditions": [
-                    {"type": "MemoryPressure", "status": "False"},
-                    {"type": "Ready", "status": ready},
-                ],
-                "images": [{"names": ["registry/app:1"], "sizeBytes": 1}],
-            }))
-            .unwrap();
-            n
-        };
-        let all = vec![
-            node("never-reported", false, false),
-            with_ready("ready", false, "True"),
-            with_ready("not-ready", false, "False"),
-            with_ready("unknown", false, "Unknown"),
-            with_ready("cordoned", true, "True"),
-        ];
-        let view = ClusterView::of(&all);
-        let weighed: Vec<(&str, bool)> = view
-            .all
-            .iter()
-            .flatten()
-            .map(|a| (a.name.as_str(), a.unavailable))
-            .collect();
-        assert_eq!(
-            weighed,
-            [
-                ("never-reported", false),
-                ("ready", false),
-                ("not-ready", true),
-                ("unknown", true),
-                ("cordoned", true),
-            ]
-        );
-        // Three out already and "ready" selected: four.
-        for count in 0..6 {
-            let g = Guards {
-                max_unavailable: Some(MaxUnavailable::Count(count)),
-            };
-            let refused = check(&g, &view, &all[1..2]).err();
-            let expected = (count < 4).then_some(Refusal::MaxUnavailable {
-                out: 4,
-                nodes: 5,
-                allowed: count,
-            });
-            assert_eq!(refused, expected, "{count}");
-        }
     }
 }

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
-use crate::drain::pod_key::PodKey;
+use crate::vocabulary::pod_key::PodKey;
 
 pub(crate) const TELL_AFTER: Duration = Duration::from_secs(10);
 

@@ -16,12 +16,12 @@ use k8s_openapi::api::core::v1::Node;
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 
-use crate::drain::events::{Event, Sink, emit};
-use crate::drain::warning::Warning;
 use crate::policy::maintenance::FIELD_MANAGER;
 pub(crate) use crate::policy::maintenance::{
     DRAIN_IN_PROGRESS, DRAINED, MAINTENANCE_IN_PROGRESS, MAINTENANCE_PLANNED,
 };
+use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 
 /// Where a node is in a roll's maintenance, as KEP-5683's other two
 /// conditions tell it: `MaintenancePlanned` True on every node a roll will
@@ -225,7 +225,7 @@ impl Writer {
         }
         let error = match &e {
             kube::Error::Api(s) if s.code == 403 => s.message.clone(),
-            other => crate::drain::api_error::words(other),
+            other => crate::vocabulary::api_error::words(other),
         };
         let warning = Warning::ConditionsNotWritten {
             node: node.to_string(),

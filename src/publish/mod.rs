@@ -21,8 +21,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::drain::events::{Event, Sink};
-use crate::drain::{DryRun, Options};
+use crate::vocabulary::events::{Event, Sink};
 use conditions::Stage;
 use node_events::Recorder;
 
@@ -35,21 +34,6 @@ pub(crate) struct Publish {
     pub(crate) events: bool,
     /// `--reason`, told in the Event of each cordon.
     pub(crate) reason: Option<String>,
-}
-
-impl Publish {
-    /// What a drain (or a roll's drains) with these options publishes:
-    /// nothing for a dry run, which changes nothing and tells no one.
-    pub(crate) fn of(options: &Options) -> Self {
-        if options.dry_run != DryRun::None {
-            return Publish::default();
-        }
-        Publish {
-            conditions: options.node_conditions,
-            events: true,
-            reason: options.reason.clone(),
-        }
-    }
 }
 
 /// Publishes one drain's or one roll's progress.

@@ -11,8 +11,8 @@ use kube::api::PostParams;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::drain::events::Event;
-use crate::drain::outcome::NodeStatus;
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::NodeStatus;
 
 use super::blocked_news::Holds;
 

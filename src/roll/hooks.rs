@@ -27,11 +27,11 @@ use tokio::time::Instant;
 use super::Ctx;
 use super::stop::{Blocked, Stop};
 use super::wait::{self, Check, Waited, Wake};
-use crate::drain::api_error::api_error;
-use crate::drain::events::{Event, emit};
-use crate::drain::warning::Warning;
 use crate::policy::maintenance::FIELD_MANAGER;
 use crate::policy::plan::model::{HookPoint, OnTimeout};
+use crate::vocabulary::api_error::api_error;
+use crate::vocabulary::events::{Event, emit};
+use crate::vocabulary::warning::Warning;
 
 const DRAINO_PREFIX: &str = "node-lifecycle.datadoghq.com/pre-activity-";
 const DRAINO_TIMEOUT_PREFIX: &str = "node-lifecycle.datadoghq.com/timeout-pre-activity-";

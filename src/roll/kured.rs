@@ -16,8 +16,8 @@ use kube::Api;
 use kube::api::PostParams;
 use serde_json::{Value, json};
 
-use crate::drain::DrainError;
-use crate::drain::api_error::api_error;
+use crate::vocabulary::DrainError;
+use crate::vocabulary::api_error::api_error;
 
 pub(crate) const ANNOTATION: &str = "weave.works/kured-node-lock";
 /// How long a lock the roll forgot (killed) keeps kured waiting.

@@ -22,9 +22,9 @@ use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 
 use super::phase::{ActionRun, Phase, Record};
-use crate::drain::DrainError;
-use crate::drain::api_error::api_error;
-use crate::drain::warning::Warning;
+use crate::vocabulary::DrainError;
+use crate::vocabulary::api_error::api_error;
+use crate::vocabulary::warning::Warning;
 
 pub(crate) const ROLL: &str = "kubectl-maintain.io/roll";
 pub(crate) const PHASE: &str = "kubectl-maintain.io/phase";

@@ -5,48 +5,43 @@
 //! etcd's quorum nor the last schedulable node, resumable by rerunning the
 //! same command.
 //!
-//! `phase` decides where each node is taken up, `lease` locks nodes
-//! against a second run, `kured` keeps kured's reboots apart from ours,
-//! `node` runs one node's phases, `take` chooses which node goes next,
-//! past `gate` (`--announce`, `--window`, `--block-on-alerts`); `hooks`
-//! waits on other operators, `holds` records what the roll waited on, and
-//! `observers` tells notifications and metrics.
+//! The pool runner (crate::pool) takes the nodes, past the room and the
+//! gate, as for a drain; `take` is the roll's driver of it: `phase`
+//! decides where each node is taken up, `lease` locks nodes against a
+//! second run, `node` runs one node's phases, `kured` keeps kured's
+//! reboots apart from ours, `hooks` waits on other operators.
 
-pub(crate) mod abort_watch;
 pub(crate) mod action;
-mod alerts;
-mod gate;
-pub(crate) mod hold_log;
 mod hooks;
 pub(crate) mod kured;
 pub(crate) mod lease;
 pub(crate) mod node;
-mod node_watch;
-mod observers;
 pub(crate) mod outcome;
 pub(crate) mod phase;
 pub(crate) mod stop;
 pub(crate) mod take;
 mod wait;
 
-use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
-use tokio::time::Instant;
 
 use crate::client::Clients;
-use crate::drain::events::{Event, Sink, emit};
-use crate::drain::warning::Warning;
 use crate::drain::{DrainError, Options, discover};
 use crate::policy::guard::MaxUnavailable;
 use crate::policy::plan::Plan;
 use crate::policy::pool;
+use crate::pool::node_watch::Nodes;
+use crate::pool::observers::Observers;
+use crate::pool::room::Room;
+use crate::pool::unattended::Unattended;
+use crate::pool::{Runner, Tell, abort_watch::AbortWatch};
 use crate::publish::conditions::Maintenance;
 use crate::publish::{Publish, Publisher};
+use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 use lease::Locks;
-use node_watch::Nodes;
 use outcome::{NodeRoll, RollOutcome, RollStatus};
 use phase::Phase;
 use take::Taking;
@@ -62,21 +57,6 @@ pub(crate) struct Action {
     pub(crate) timeout: Duration,
     pub(crate) wait_for_budgets: bool,
     pub(crate) soak: Option<Duration>,
-}
-
-/// What a roll nobody watches needs (#31): who to tell, metrics, and what
-/// to wait for besides the pool's room.
-#[derive(Debug, Clone)]
-pub(crate) struct Unattended {
-    pub(crate) notify: crate::notify::NotifyOptions,
-    pub(crate) metrics_addr: Option<String>,
-    pub(crate) pushgateway: Option<crate::outbound::Url>,
-    /// `--block-on-alerts` and `--alert-filter`.
-    pub(crate) alerts: Option<(crate::outbound::Url, Option<regex::Regex>)>,
-    pub(crate) alerts_every: Duration,
-    pub(crate) windows: Vec<crate::policy::window::Window>,
-    pub(crate) announce: Option<Duration>,
-    pub(crate) draino: bool,
 }
 
 /// What a node's hooks need of the run.
@@ -113,7 +93,8 @@ pub(crate) struct Ctx {
     pub(crate) events: Sink,
     pub(crate) interrupt: watch::Receiver<bool>,
     pub(crate) roll: String,
-    pub(crate) started: Instant,
+    /// Lines with the pool's count, and holds, timed from the roll's start.
+    pub(crate) tell: Tell,
     /// Budget watches shared by every node's drain, so that nodes drained
     /// at once share each budget's disruptions.
     pub(crate) budgets: crate::drain::budgets::Broker,
@@ -125,108 +106,24 @@ pub(crate) struct Ctx {
     /// conditions are reset at each uncordon.
     pub(crate) publisher: Arc<Publisher>,
     kured: kured::Kured,
-    /// Where `kubectl maintain abort` asks a Job's roll to stop.
-    pub(crate) abort: abort_watch::AbortWatch,
     /// Nodes of this roll holding kured's lock (it is taken by the first).
     kured_users: tokio::sync::Mutex<KuredUsers>,
-    pool: Mutex<Pool>,
-    /// What the roll waited on besides pods, for the report.
-    pub(crate) holds: hold_log::HoldLog,
-    /// Whether the next node may start (`--announce`, `--window`, alerts).
-    pub(crate) gate: gate::Gate,
     pub(crate) unattended: HookRun,
 }
 
-#[derive(Default)]
-struct Pool {
-    total: usize,
-    done: usize,
-    in_progress: BTreeSet<String>,
-}
-
-/// How many nodes in progress the pool's line names; the rest are counted.
-const NAMED_IN_PROGRESS: usize = 4;
-
-impl Pool {
-    /// The pool's line: nodes done of all, and the nodes out now (the
-    /// batch in progress), by name.
-    fn summary(&self) -> String {
-        let mut out = format!("pool: {}/{} done", self.done, self.total);
-        if self.in_progress.is_empty() {
-            return out + ", none in progress";
-        }
-        let names: Vec<&str> = self
-            .in_progress
-            .iter()
-            .take(NAMED_IN_PROGRESS)
-            .map(String::as_str)
-            .collect();
-        out = format!("{out}, in progress: {}", names.join(", "));
-        match self.in_progress.len().saturating_sub(NAMED_IN_PROGRESS) {
-            0 => out,
-            more => format!("{out} and {more} more"),
-        }
-    }
-}
-
 impl Ctx {
-    /// A node's phase on screen, with the pool's total.
+    /// A node's phase on screen, with the pool's count.
     pub(crate) fn say(&self, node: &str, phase: &str, detail: String) {
-        self.tell(node, phase, detail, false);
-    }
-
-    fn tell(&self, node: &str, phase: &str, detail: String, last: bool) {
-        let pool = self.pool.lock().expect("pool").summary();
-        emit(
-            &self.events,
-            Event::Phase {
-                node: node.to_string(),
-                phase: phase.to_string(),
-                detail,
-                pool,
-                last,
-            },
-        );
+        self.tell.say(node, phase, detail);
     }
 
     /// The roll (no node) or a node's hook holds, for this reason.
     pub(crate) fn hold(&self, node: Option<&str>, what: &str, reason: &str) {
-        let at = self.started.elapsed().as_millis() as u64;
-        self.holds.begin(&self.events, node, what, reason, at);
+        self.tell.hold(node, what, reason);
     }
 
     pub(crate) fn hold_ended(&self, node: Option<&str>, what: &str) {
-        let at = self.started.elapsed().as_millis() as u64;
-        self.holds.end(&self.events, node, what, at);
-    }
-
-    fn started_node(&self, node: &str) {
-        self.pool
-            .lock()
-            .expect("pool")
-            .in_progress
-            .insert(node.to_string());
-    }
-
-    pub(crate) fn finished(&self, out: &NodeRoll) {
-        {
-            let mut p = self.pool.lock().expect("pool");
-            p.in_progress.remove(&out.node);
-            if out.status == RollStatus::Done {
-                p.done += 1;
-            }
-        }
-        let detail = out.message.clone().unwrap_or_default();
-        self.tell(&out.node, out.status.as_str(), detail, true);
-        emit(
-            &self.events,
-            Event::RollEnded {
-                node: out.node.clone(),
-                status: out.status.as_str(),
-                message: out.message.clone(),
-                out_of_service_ms: out.out_of_service_ms,
-            },
-        );
+        self.tell.hold_ended(node, what);
     }
 
     /// Holds kured's lock for one more node, waiting while kured holds it.
@@ -365,7 +262,7 @@ pub(crate) async fn refusals(
     let drain = &options.drain;
     if drain.deadline.is_none()
         || drain.allow_short_deadline
-        || drain.dry_run != crate::drain::DryRun::None
+        || drain.dry_run != crate::vocabulary::DryRun::None
     {
         return Ok(());
     }
@@ -383,17 +280,6 @@ pub(crate) async fn refusals(
     .map(drop)
 }
 
-/// Binds `--metrics-addr` before anything else: a taken address stops the
-/// roll before it changes anything.
-pub(crate) async fn bind_metrics(
-    options: &RollOptions,
-) -> Result<Option<tokio::net::TcpListener>, String> {
-    match &options.unattended.metrics_addr {
-        Some(addr) => crate::metrics::serve::bind(addr).await.map(Some),
-        None => Ok(None),
-    }
-}
-
 /// Runs the roll, publishing its progress (node conditions, Events), and
 /// telling notifications and metrics.
 pub(crate) async fn run(
@@ -405,11 +291,12 @@ pub(crate) async fn run(
     interrupt: watch::Receiver<bool>,
     metrics: Option<tokio::net::TcpListener>,
 ) -> Result<RollOutcome, DrainError> {
-    let publisher = Arc::new(Publisher::start(&clients.main, Publish::of(&options.drain)));
+    let publisher = Arc::new(Publisher::start(&clients.main, options.drain.publish()));
     let display = publisher.listen(events);
     let names = order.names();
-    let observers = Arc::new(observers::Observers::start(
+    let observers = Arc::new(Observers::start(
         &options.unattended,
+        crate::notify::notice::Verb::Roll,
         &options.identity,
         names.len(),
         metrics,
@@ -421,7 +308,11 @@ pub(crate) async fn run(
         let _told = crate::drain::retry::tell(&clients, &events);
         take_nodes(clients, plan, options, order, events, interrupt, &publisher).await
     };
-    let delivered = observers.finish(tee, &outcome).await;
+    let summary = match &outcome {
+        Ok(o) => Ok(summary(o)),
+        Err(e) => Err(e.chain()),
+    };
+    let delivered = observers.finish(tee, summary).await;
     // Every sink is dropped with the roll: what is left gets recorded.
     publisher.finish().await;
     outcome.map(|mut o| {
@@ -429,6 +320,20 @@ pub(crate) async fn run(
         o.notifications = delivered;
         o
     })
+}
+
+/// How a roll ended, for its last notification.
+fn summary(o: &RollOutcome) -> crate::pool::observers::Summary {
+    let mut by = std::collections::BTreeMap::new();
+    for n in &o.nodes {
+        *by.entry(n.status.as_str()).or_default() += 1;
+    }
+    crate::pool::observers::Summary {
+        by,
+        elapsed: Duration::from_millis(o.elapsed_ms),
+        exit_code: crate::exit_codes::of_roll(o),
+        failed: o.failed(),
+    }
 }
 
 /// Takes the nodes out and back in turn.
@@ -441,13 +346,12 @@ async fn take_nodes(
     interrupt: watch::Receiver<bool>,
     publisher: &Arc<Publisher>,
 ) -> Result<RollOutcome, DrainError> {
-    let started = Instant::now();
     let locks = Locks::new(
         &clients.main,
         &options.lock_namespace,
         options.lease_duration,
     );
-    let total = order.groups.iter().map(Vec::len).sum();
+    let names = order.names();
     let nodes = Nodes::start(&clients.main, &events).await?;
     let ctx = Ctx {
         nodes,
@@ -458,8 +362,8 @@ async fn take_nodes(
         ),
         budgets: crate::drain::budgets::Broker::new(clients.main.clone(), events.clone()),
         attachments: Arc::default(),
-        abort: abort_watch::AbortWatch::from_env(&clients.main),
         publisher: publisher.clone(),
+        tell: Tell::new(events.clone(), names.len()),
         clients,
         plan,
         drain: options.drain.clone(),
@@ -467,68 +371,48 @@ async fn take_nodes(
         events,
         interrupt: interrupt.clone(),
         roll: options.identity.clone(),
-        started,
         kured_users: tokio::sync::Mutex::default(),
-        pool: Mutex::new(Pool {
-            total,
-            ..Pool::default()
-        }),
-        holds: hold_log::HoldLog::default(),
-        gate: gate_of(&options.unattended),
         unattended: HookRun {
             draino: options.unattended.draino,
             attempt: options.since,
         },
     };
-    let names = order.names();
     // Planned on the nodes this run will take (not those an earlier run did).
-    let to_take: Vec<String> = order
-        .groups
-        .iter()
-        .flatten()
-        .filter(|(_, at)| *at != Phase::Done)
-        .map(|(n, _)| n.clone())
-        .collect();
+    let (mut results, groups) = done_before(&order, &ctx.tell);
+    let to_take: Vec<String> = groups.iter().flatten().map(|i| names[*i].clone()).collect();
     planned(&ctx, &to_take, Maintenance::Planned).await;
-    let mut taking = Taking::new(&ctx, &options, &locks);
-    for group in order.groups {
-        if let Err(e) = taking.group(group, &interrupt).await {
+    let gate = options.unattended.gate();
+    let abort = AbortWatch::from_env(&ctx.clients.main);
+    let runner = Runner {
+        room: room(&options),
+        nodes: Some(&ctx.nodes),
+        gate: &gate,
+        abort: &abort,
+        tell: &ctx.tell,
+    };
+    let mut taking = Taking::new(&ctx, &options, &locks, names.clone());
+    let ran = runner
+        .run(&mut taking, groups, &interrupt, |i, start| {
+            take::roll(&ctx, names[i].clone(), start)
+        })
+        .await;
+    let ran = match ran {
+        Ok(ran) => ran,
+        Err(e) => {
             planned(&ctx, &to_take, Maintenance::NoLongerPlanned).await;
             return Err(e);
         }
-    }
-    // Those back in service have it off already (Maintenance::Over).
-    let left: Vec<String> = to_take
-        .into_iter()
-        .filter(|n| {
-            taking
-                .results
-                .get(n)
-                .is_none_or(|r| r.status != RollStatus::Done)
-        })
-        .collect();
-    planned(&ctx, &left, Maintenance::NoLongerPlanned).await;
-    let Taking {
-        mut results,
-        stopped,
-        ..
-    } = taking;
-    if let Some(why) = &stopped {
-        emit(
-            &ctx.events,
-            Event::Warning(Warning::RollStopped {
-                why: why.to_string(),
-            }),
-        );
-    }
-    let nodes: Vec<NodeRoll> = names.iter().filter_map(|n| results.remove(n)).collect();
-    let elapsed_ms = started.elapsed().as_millis() as u64;
+    };
+    results.extend(ran.results);
+    returned(&ctx, &to_take, &results, ran.stopped.as_ref()).await;
+    results.sort_by_key(|(i, _)| *i);
+    let elapsed_ms = ctx.tell.started.elapsed().as_millis() as u64;
     let outcome = RollOutcome {
         roll: options.identity.clone(),
         elapsed_ms,
-        nodes,
+        nodes: results.into_iter().map(|(_, r)| r).collect(),
         conditions_not_written: Vec::new(),
-        holds: ctx.holds.records(elapsed_ms),
+        holds: ctx.tell.hold_records(),
         notifications: None,
     };
     if outcome
@@ -541,21 +425,68 @@ async fn take_nodes(
     Ok(outcome)
 }
 
-/// The gate of the next node, from the flags.
-fn gate_of(u: &Unattended) -> gate::Gate {
-    gate::Gate {
-        windows: u.windows.clone(),
-        alerts: u
-            .alerts
-            .as_ref()
-            .map(|(url, filter)| alerts::Alerts::new(url, filter.clone())),
-        alerts_every: u.alerts_every,
-        announced_until: u.announce.map(|d| {
-            kube_conventions::time::now()
-                .checked_add(jiff::SignedDuration::try_from(d).unwrap_or_default())
-                .unwrap_or_else(|_| kube_conventions::time::now())
-        }),
-        alerts_seen: std::sync::Mutex::new(None),
+/// The nodes this run took and did not return are no longer planned
+/// (those back in service have it off already: Maintenance::Over); why the
+/// roll stopped taking nodes is said.
+async fn returned(
+    ctx: &Ctx,
+    to_take: &[String],
+    results: &[(usize, NodeRoll)],
+    stopped: Option<&crate::pool::Stopped>,
+) {
+    let done: std::collections::BTreeSet<&str> = results
+        .iter()
+        .filter(|(_, r)| r.status == RollStatus::Done)
+        .map(|(_, r)| r.node.as_str())
+        .collect();
+    let left: Vec<String> = to_take
+        .iter()
+        .filter(|n| !done.contains(n.as_str()))
+        .cloned()
+        .collect();
+    planned(ctx, &left, Maintenance::NoLongerPlanned).await;
+    if let Some(why) = stopped {
+        emit(
+            &ctx.events,
+            Event::Warning(Warning::RunStopped {
+                verb: "roll",
+                why: why.to_string(),
+            }),
+        );
+    }
+}
+
+/// The nodes an earlier run did, as results, and the groups of the
+/// others, by their index in the order.
+fn done_before(order: &Order, tell: &Tell) -> (Vec<(usize, NodeRoll)>, Vec<Vec<usize>>) {
+    let (mut results, mut groups, mut i) = (Vec::new(), Vec::new(), 0);
+    for group in &order.groups {
+        let mut taken = Vec::new();
+        for (node, at) in group {
+            if *at == Phase::Done {
+                tell.progress.done_before();
+                results.push((i, take::done_before(node, Some(Phase::Done))));
+            } else {
+                taken.push(i);
+            }
+            i += 1;
+        }
+        groups.push(taken);
+    }
+    (results, groups)
+}
+
+/// The roll's room: its action takes nodes down, so quorum and the last
+/// schedulable node are kept unless allowed; a node done is back in
+/// service.
+fn room(o: &RollOptions) -> Room {
+    Room {
+        max_parallel: o.drain.max_parallel,
+        max_unavailable: o.max_unavailable,
+        max_blocked: o.drain.max_blocked_nodes,
+        keep_quorum: !o.allow_quorum_loss,
+        keep_a_schedulable_node: !o.allow_no_schedulable_nodes,
+        done_stays_out: false,
     }
 }
 
@@ -563,32 +494,5 @@ fn gate_of(u: &Unattended) -> gate::Gate {
 async fn planned(ctx: &Ctx, names: &[String], stage: Maintenance) {
     for n in names {
         ctx.publisher.maintenance(n, stage, Some(&ctx.events)).await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pool(done: usize, total: usize, in_progress: &[&str]) -> String {
-        Pool {
-            total,
-            done,
-            in_progress: in_progress.iter().map(|n| (*n).to_string()).collect(),
-        }
-        .summary()
-    }
-
-    #[test]
-    fn the_pool_line_names_the_nodes_out_now() {
-        assert_eq!(pool(0, 3, &[]), "pool: 0/3 done, none in progress");
-        assert_eq!(
-            pool(3, 20, &["n5", "n4"]),
-            "pool: 3/20 done, in progress: n4, n5"
-        );
-        assert_eq!(
-            pool(0, 20, &["a", "b", "c", "d", "e", "f"]),
-            "pool: 0/20 done, in progress: a, b, c, d and 2 more"
-        );
     }
 }

@@ -23,15 +23,15 @@ use super::phase::{self, ActionRun, Earlier, Phase, Record};
 use super::stop::{Blocked, Stop};
 use super::wait::{self, Check, Waited, Wake};
 use crate::drain::NodeSelection;
-use crate::drain::api_error::api_error;
 use crate::drain::budgets::{self, every::Listed};
-use crate::drain::events::{Event, emit};
-use crate::drain::outcome::NodeStatus;
-use crate::drain::warning::Warning;
 use crate::drain::{self, cordon};
 use crate::policy::node_health::{is_ready as ready, ready_condition};
 use crate::policy::plan::model::HookPoint;
 use crate::publish::conditions::Maintenance;
+use crate::vocabulary::api_error::api_error;
+use crate::vocabulary::events::{Event, emit};
+use crate::vocabulary::outcome::NodeStatus;
+use crate::vocabulary::warning::Warning;
 
 /// How often budgets are listed again where they cannot be watched.
 const BUDGETS_LISTED_EVERY: Duration = Duration::from_secs(2);
@@ -106,7 +106,6 @@ pub(crate) async fn roll(
     run.out.status = status;
     run.out.message = message;
     let mut out = run.out;
-    ctx.finished(&out);
     if let Err(e) = lock.release(&ctx.roll, recorded).await {
         let warning = Warning::LockNotReleased {
             node: out.node.clone(),
@@ -139,7 +138,7 @@ impl Run<'_> {
                 )));
             }
             let began = Instant::now();
-            let started_ms = self.ctx.started.elapsed().as_millis() as u64;
+            let started_ms = self.ctx.tell.started.elapsed().as_millis() as u64;
             let boot_id = if phase == Phase::Action {
                 Some(boot_id(self.seen().await?.as_ref()))
             } else {
@@ -150,7 +149,7 @@ impl Run<'_> {
                 .await?;
             emit(
                 &self.ctx.events,
-                Event::RollPhase {
+                Event::RunPhase {
                     node: self.node.clone(),
                     phase: phase.as_str(),
                 },
@@ -254,7 +253,7 @@ impl Run<'_> {
             self.budgets = budgets.into_iter().collect();
             self.lock.note_budgets(&self.budgets).await?;
         }
-        let outcome = prepared.execute().await?;
+        let outcome = prepared.drain_alone().await?;
         let drained = outcome.nodes.into_iter().next();
         let status = drained.as_ref().map(|n| n.status);
         let message = drained.as_ref().and_then(|n| n.message.clone());

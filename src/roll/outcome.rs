@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use super::phase::Phase;
-use crate::drain::outcome::NodeOutcome;
 use crate::policy::node_health::NodeDown;
+use crate::vocabulary::outcome::NodeOutcome;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -102,7 +102,7 @@ pub(crate) struct RollOutcome {
     pub(crate) conditions_not_written: Vec<String>,
     /// What the roll waited on besides pods: alerts, windows, hooks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) holds: Vec<super::hold_log::HoldRecord>,
+    pub(crate) holds: Vec<crate::pool::hold_log::HoldRecord>,
     /// What `--notify` delivered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) notifications: Option<crate::notify::Delivered>,

@@ -127,13 +127,6 @@ pub(crate) fn earlier(
     }
 }
 
-/// A roll's identity: the same command (nodes, action) gives the same one,
-/// so that rerunning it resumes it.
-pub(crate) fn identity(selection: &str, action: &str) -> String {
-    let text = format!("{selection}\n{action}");
-    format!("{:016x}", kube_conventions::fnv1a(text.as_bytes()))
-}
-
 /// A node as a rerun finds it: its boot ID, and since when (ms since the
 /// epoch) it has not been Ready, if it is not.
 #[derive(Debug, Clone, Default)]
@@ -351,9 +344,7 @@ mod tests {
     }
 
     #[test]
-    fn identity_and_completion() {
-        assert_eq!(identity("-l a=b", "x"), identity("-l a=b", "x"));
-        assert_ne!(identity("-l a=b", "x"), identity("-l a=b", "y"));
+    fn completion() {
         let done = Some(rec(Phase::Done, None));
         assert!(all_done(&[done.clone(), done.clone()], "r1"));
         assert!(!all_done(&[done, None], "r1"));

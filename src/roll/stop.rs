@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use crate::drain::DrainError;
-use crate::drain::outcome::NodeStatus;
+use crate::vocabulary::DrainError;
+use crate::vocabulary::outcome::NodeStatus;
 
 /// Why a node's roll stopped before it was done.
 pub(crate) enum Stop {

@@ -11,8 +11,8 @@ use std::time::Duration;
 use tokio::sync::{broadcast, watch};
 use tokio::time::Instant;
 
-use super::node_watch::Nodes;
 use crate::drain::budgets::Signal;
+use crate::pool::node_watch::Nodes;
 
 /// How often a wait whose reason did not change says so again.
 pub(crate) const SAY_EVERY: Duration = Duration::from_secs(15);

@@ -24,10 +24,10 @@ use crate::cli::exit::{self, Exit};
 use crate::cli::interaction::{self, Interaction};
 use crate::cli::{DrainArgs, drain_options};
 use crate::client;
-use crate::drain::outcome::{DrainOutcome, Prediction, Replacement};
 use crate::drain::{Ended, Options};
 use crate::policy::plan::Plan;
 use crate::ui::listeners::Display;
+use crate::vocabulary::outcome::{DrainOutcome, Prediction, Replacement};
 
 /// How far a drain without `--timeout`, which would wait for ever, is
 /// followed before the prediction stops.
@@ -178,7 +178,7 @@ async fn simulate(
     }
     sandbox.wait_idle().await;
     let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
-    let copy_of = crate::drain::outcome::copy_of(source);
+    let copy_of = crate::vocabulary::outcome::copy_of(source);
     eprintln!(
         "prediction: the drain runs on a copy of {copy_of} on a simulated clock; nothing is changed{}",
         if horizon.is_some() {
@@ -194,6 +194,8 @@ async fn simulate(
         } else {
             Display::Quiet
         },
+        unattended: crate::pool::unattended::Unattended::default(),
+        metrics: None,
     };
     let wall = std::time::Instant::now();
     let before = sandbox.view().resource_version();

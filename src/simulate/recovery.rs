@@ -19,10 +19,10 @@ use serde_json::Value;
 
 use crate::drain::cordon::{self, CordonSpec};
 use crate::drain::out_of_service;
-use crate::drain::outcome::{
+use crate::policy::node_health::NodeDown;
+use crate::vocabulary::outcome::{
     Cause, DrainOutcome, PodResult, RECOVERY_HORIZON as HORIZON, Recovery,
 };
-use crate::policy::node_health::NodeDown;
 
 /// How often the copy is looked at; times come from the pods' Ready
 /// conditions, not from this.

@@ -10,8 +10,8 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::mpsc;
 
-use crate::drain::events::Event;
-use crate::drain::pod_key::PodKey;
+use crate::vocabulary::events::Event;
+use crate::vocabulary::pod_key::PodKey;
 
 #[derive(Default)]
 struct NodeState {
@@ -159,8 +159,8 @@ impl Board {
             | Event::EvictionAnswered { .. }
             | Event::Hold { .. }
             | Event::HoldEnded { .. }
-            | Event::RollPhase { .. }
-            | Event::RollEnded { .. } => return,
+            | Event::RunPhase { .. }
+            | Event::NodeEnded { .. } => return,
         };
         self.apply(&node, e);
         self.draw_node(&node);
@@ -229,8 +229,8 @@ impl Board {
             | Event::EvictionAnswered { .. }
             | Event::Hold { .. }
             | Event::HoldEnded { .. }
-            | Event::RollPhase { .. }
-            | Event::RollEnded { .. } => {}
+            | Event::RunPhase { .. }
+            | Event::NodeEnded { .. } => {}
         }
     }
 

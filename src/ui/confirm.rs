@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::drain::Prepared;
-use crate::drain::outcome::{DrainOutcome, PodResult};
-use crate::drain::pod_key::PodKey;
-use crate::drain::warning::Warning;
+use crate::vocabulary::outcome::{DrainOutcome, PodResult};
+use crate::vocabulary::pod_key::PodKey;
+use crate::vocabulary::warning::Warning;
 
 /// Set (to anything) to never ask, for automation that runs under a
 /// pseudo-terminal (`--yes` does the same per command).

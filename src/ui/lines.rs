@@ -4,8 +4,8 @@
 use tokio::sync::mpsc;
 
 use crate::client::Clients;
-use crate::drain::events::{Event, Sink};
 use crate::drain::retry::RetriesTold;
+use crate::vocabulary::events::{Event, Sink};
 use kube_conventions::count;
 
 use crate::duration::human;
@@ -27,8 +27,8 @@ pub(crate) fn line(e: &Event) -> Option<String> {
         | Event::EvictionAnswered { .. }
         | Event::Hold { .. }
         | Event::HoldEnded { .. }
-        | Event::RollPhase { .. }
-        | Event::RollEnded { .. } => return None,
+        | Event::RunPhase { .. }
+        | Event::NodeEnded { .. } => return None,
         Event::NotWaitedFor { node, pod, seconds } => format!(
             "node/{node} pod/{pod} terminating longer than --skip-wait-for-delete-timeout ({seconds}s): not waited for"
         ),

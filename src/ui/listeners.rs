@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::kubectl::Script;
-use crate::drain::events::{Event, Sink};
+use crate::vocabulary::events::{Event, Sink};
 
 /// How progress is shown.
 #[derive(Debug)]

@@ -8,12 +8,12 @@ use std::fmt::Write as _;
 use comfy_table::{Table, presets};
 use kube_conventions::count;
 
-use crate::drain::outcome::{
-    Cause, DrainOutcome, DryRun, NodeStatus, PodResult, Prediction, Recovery,
-};
 use crate::duration::human;
 use crate::ui::formats::OutputFormat;
 use crate::ui::words::dead_node::{not_within, ready_after, ready_after_taint};
+use crate::vocabulary::outcome::{
+    Cause, DrainOutcome, DryRun, NodeStatus, PodResult, Prediction, Recovery,
+};
 
 pub(crate) const SCHEMA_VERSION: &str = "kubectl-maintain.io/v1alpha1";
 

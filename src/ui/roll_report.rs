@@ -109,7 +109,7 @@ fn table(outcome: &RollOutcome) -> String {
             );
             if let Some(d) = &n.drain {
                 for p in &d.pods {
-                    if let crate::drain::outcome::PodResult::Remaining { cause } = &p.result {
+                    if let crate::vocabulary::outcome::PodResult::Remaining { cause } = &p.result {
                         let _ = writeln!(out, "  pod/{}: {}", p.pod, cause);
                     }
                 }

@@ -341,8 +341,12 @@ fn a_signal_stops_evicting_and_reports(signal: &str, code: i32) {
     assert_eq!(web_on(&c, "n1"), 3);
 }
 
+/// `--max-unavailable` means in `drain` what it means in `roll`: a node
+/// is held while too many nodes are out (saying so and until what), each
+/// node cordoned at its turn; a hold only this run's nodes cause cannot
+/// end, and the nodes left are reported not started, never cordoned.
 #[test]
-fn max_unavailable_refuses_and_changes_nothing() {
+fn max_unavailable_holds_the_next_node_and_stops_when_only_its_own_are_out() {
     let cluster = "
 apiVersion: v1
 kind: Node
@@ -366,26 +370,52 @@ kind: Node
 metadata: {name: w4}
 ";
     let c = Cluster::start(cluster, 33);
-    let refused = |args: &[&str], words: &str| {
-        let out = c.maintain(args);
-        assert_eq!(out.code, 2, "{args:?}: {out:?}");
-        assert!(out.stderr.contains(words), "{args:?}: {out:?}");
-    };
-    refused(
-        &["drain", "w1", "--max-unavailable", "1"],
-        "2 of 5 nodes would be unavailable",
+    let unschedulable =
+        |n: &str| c.get(Resource::Nodes, "", n).unwrap()["spec"]["unschedulable"] == true;
+    // cp1 is cordoned already: one of five out, and 1 allowed.
+    let mut run = c.maintain_watched(&["drain", "w1", "--max-unavailable", "1", "-o", "json"]);
+    run.wait_for_stderr(
+        "1 of 5 nodes are unavailable; --max-unavailable allows 1: waiting for nodes to be Ready and uncordoned",
+        Duration::from_secs(20),
     );
-    refused(
-        &["drain", "w1", "--max-unavailable", "20%"],
-        "--max-unavailable allows 1",
+    run.wait_for_stderr(
+        "each node is cordoned when its turn comes",
+        Duration::from_secs(5),
     );
+    assert!(!unschedulable("w1"), "held, not cordoned");
+    c.maintain(&["uncordon", "cp1"]).success();
+    run.finish(Duration::from_secs(60)).success();
+    assert!(unschedulable("w1"));
+    c.maintain(&["uncordon", "w1"]).success();
+    // Two allowed; w1 and w2 drained stay out, so w3 never can go.
+    let out = c.maintain(&[
+        "drain",
+        "w1",
+        "w2",
+        "w3",
+        "--max-unavailable",
+        "2",
+        "-o",
+        "json",
+    ]);
+    out.code(3);
+    let report = out.report();
+    assert_eq!(report.node("w1").status, "drained", "{out:?}");
+    assert_eq!(report.node("w2").status, "drained", "{out:?}");
+    let w3 = report.node("w3");
+    assert_eq!(w3.status, "notStarted", "{out:?}");
+    assert_eq!(
+        w3.message.as_deref(),
+        Some(
+            "not started: node/w3 cannot be taken out: 2 of 5 nodes are unavailable (2 of them this run's); --max-unavailable allows 2; the node was not cordoned"
+        )
+    );
+    assert!(!unschedulable("w3"));
     assert!(
-        c.writes().is_empty(),
-        "refusals changed nothing: {:?}",
-        c.writes()
+        out.stderr
+            .contains("warning: drain stopped: node/w3 cannot be taken out"),
+        "{out:?}"
     );
-    c.maintain(&["drain", "w1", "--max-unavailable", "40%"])
-        .success();
 }
 
 /// kubectl drain refuses neither the last schedulable worker nor a control

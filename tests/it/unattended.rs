@@ -146,30 +146,13 @@ fn notifications_follow_the_roll_retry_and_tell_a_blocked_node_once() {
         documented(&g.body);
     }
     assert_eq!(generic[0].body["nodes"].as_array().unwrap().len(), 3);
-    let blocked: Vec<&&Got> = generic
-        .iter()
-        .filter(|g| g.body["kind"] == "node.blocked")
-        .collect();
-    assert_eq!(blocked.len(), 1, "one blocked notification: {kinds:?}");
-    assert_eq!(blocked[0].body["node"], "n1");
+    n1_blocked_once(&generic, &kinds);
     let started = generic
         .iter()
         .find(|g| g.body["kind"] == "node.started" && g.body["node"] == "n1")
         .expect("n1 started");
     assert_eq!(started.body["text"], "Draining node n1");
-    // Told once the hold lasted --notify-after, and not when the drain
-    // then ended blocked.
-    let reason = blocked[0].body["reason"].as_str().unwrap();
-    assert!(
-        reason.contains("solo") && reason.contains(", for 2"),
-        "{reason}"
-    );
-    let done: Vec<&str> = generic
-        .iter()
-        .filter(|g| g.body["kind"] == "node.done")
-        .map(|g| g.body["node"].as_str().unwrap())
-        .collect();
-    assert_eq!(done, ["n2", "n3"]);
+    assert_eq!(said(&generic, "node.done", "node"), ["n2", "n3"]);
     let last = generic.last().unwrap();
     assert_eq!(last.body["kind"], "run.finished");
     assert_eq!(last.body["summary"]["exitCode"], 3);
@@ -187,6 +170,108 @@ fn notifications_follow_the_roll_retry_and_tell_a_blocked_node_once() {
     assert!(n["failed"].as_u64().unwrap() >= 1, "{n}");
 }
 
+/// `drain -l` takes what a roll takes unattended (#53): notifications,
+/// retried when refused, a blocked node told once past `--notify-after`,
+/// and its metrics pushed to a real Pushgateway (Debian's).
+#[test]
+fn a_pool_drain_notifies_and_pushes_its_metrics() {
+    let c = with_blocked_node().start(33);
+    c.wait_settled();
+    let (port, got) = receiver(1);
+    let hook = format!("http://127.0.0.1:{port}/hook");
+    let gw_port = free_port();
+    let gateway = format!("http://127.0.0.1:{gw_port}");
+    let _gw = start(
+        "prometheus-pushgateway",
+        &[format!("--web.listen-address=127.0.0.1:{gw_port}")],
+    );
+    wait_until("the Pushgateway", Duration::from_secs(20), || {
+        http("GET", &format!("{gateway}/-/ready"), "").0 == 200
+    });
+    let out = c.maintain(&[
+        "drain",
+        "-l",
+        "pool=blue",
+        "--ignore-daemonsets",
+        "--max-parallel",
+        "1",
+        "--timeout",
+        "6s",
+        "--notify",
+        &hook,
+        "--notify-after",
+        "2s",
+        "--pushgateway",
+        &gateway,
+        "-o",
+        "json",
+    ]);
+    out.code(3);
+    let got = got.lock().unwrap().clone();
+    // The first answer was 500: the first notification came twice.
+    assert_eq!(got[0].body, got[1].body);
+    assert_eq!(got[0].body["kind"], "run.started");
+    for g in &got {
+        documented(&g.body);
+        assert_eq!(g.body["command"], "drain");
+    }
+    let kinds: Vec<&str> = got
+        .iter()
+        .skip(1)
+        .map(|g| g.body["kind"].as_str().unwrap())
+        .collect();
+    let got: Vec<&Got> = got.iter().collect();
+    n1_blocked_once(&got, &kinds);
+    assert_eq!(
+        said(&got, "node.done", "text"),
+        [
+            "Node n2 is drained; it stays cordoned",
+            "Node n3 is drained; it stays cordoned"
+        ]
+    );
+    let last = got.last().unwrap();
+    assert_eq!(last.body["kind"], "run.finished", "{kinds:?}");
+    assert_eq!(last.body["summary"]["exitCode"], 3);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        report["notifications"]["failed"], 0,
+        "retried, then delivered"
+    );
+    let (_, pushed) = http("GET", &format!("{gateway}/metrics"), "");
+    let series = |state: &str| {
+        pushed
+            .lines()
+            .find(|l| {
+                l.starts_with("kubectl_maintain_nodes{")
+                    && l.contains(&format!("state=\"{state}\""))
+            })
+            .unwrap_or_else(|| panic!("no pushed {state} series:\n{pushed}"))
+            .to_string()
+    };
+    assert!(series("done").ends_with(" 2"), "{pushed}");
+    assert!(series("blocked").ends_with(" 1"), "{pushed}");
+}
+
+/// One `node.blocked`, for n1 (held by the budget `solo`), told once the
+/// hold lasted `--notify-after` (2s) and not again when it ended blocked.
+fn n1_blocked_once(got: &[&Got], kinds: &[&str]) {
+    let blocked = said(got, "node.blocked", "node");
+    assert_eq!(blocked, ["n1"], "one blocked notification: {kinds:?}");
+    let reason = &said(got, "node.blocked", "reason")[0];
+    assert!(
+        reason.contains("solo") && reason.contains(", for 2"),
+        "{reason}"
+    );
+}
+
+/// A field of every notification of this kind, in order.
+fn said<'a>(got: &[&'a Got], kind: &str, field: &str) -> Vec<&'a str> {
+    got.iter()
+        .filter(|g| g.body["kind"] == kind)
+        .map(|g| g.body[field].as_str().unwrap())
+        .collect()
+}
+
 /// The generic body's documented fields (docs/notifications.md), no more.
 fn documented(b: &Value) {
     assert_eq!(b["version"], "kubectl-maintain.io/v1", "{b}");
@@ -194,8 +279,12 @@ fn documented(b: &Value) {
     assert!(b["time"].as_str().is_some_and(|t| t.ends_with('Z')));
     assert!(b["text"].as_str().is_some_and(|t| !t.is_empty()));
     let allowed = [
-        "version", "kind", "run", "time", "text", "node", "reason", "nodes", "summary",
+        "version", "kind", "command", "run", "time", "text", "node", "reason", "nodes", "summary",
     ];
+    assert!(
+        ["drain", "roll"].contains(&b["command"].as_str().unwrap()),
+        "{b}"
+    );
     let keys = b.as_object().unwrap().keys();
     assert!(
         keys.into_iter().all(|k| allowed.contains(&k.as_str())),
@@ -683,6 +772,44 @@ fn a_window_that_opens_later_delays_the_first_drain() {
     assert_ne!(node["spec"]["unschedulable"], true, "not before the window");
     let out = run.finish(Duration::from_secs(60));
     out.success();
+}
+
+/// A drain outside its `--window` holds, says until when, and cordons
+/// nothing before the window opens; the report keeps the hold.
+#[test]
+fn a_drain_outside_its_window_holds_and_cordons_nothing() {
+    let c = two_nodes();
+    let window = window_in(Duration::from_secs(6));
+    let mut run = c.maintain_watched(&[
+        "drain",
+        "n1",
+        "--ignore-daemonsets",
+        "--window",
+        &window,
+        "-o",
+        "json",
+    ]);
+    run.wait_for_stderr(
+        "node/n1 waiting: outside every --window: the next opens at",
+        Duration::from_secs(20),
+    );
+    let node = c.get(Resource::Nodes, "", "n1").unwrap();
+    assert_ne!(node["spec"]["unschedulable"], true, "not before the window");
+    let out = run.finish(Duration::from_secs(60));
+    out.success();
+    assert!(
+        out.stderr
+            .contains("each node is cordoned when its turn comes"),
+        "{out:?}"
+    );
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let holds = report["holds"].as_array().expect("holds in the report");
+    assert!(
+        holds
+            .iter()
+            .any(|h| h["what"] == "window" && h["lastedMs"].as_u64().unwrap() > 1000),
+        "{holds:?}"
+    );
 }
 
 #[test]

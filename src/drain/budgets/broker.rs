@@ -17,8 +17,8 @@ use super::every::Listed;
 use super::ledger::{Asked, Ledger, Spent, Ticket};
 use super::tell::Signal;
 use super::watch::Watches;
-use crate::drain::events::Sink;
-use crate::drain::pod_key::PodKey;
+use crate::vocabulary::events::Sink;
+use crate::vocabulary::pod_key::PodKey;
 
 /// Shared by every node's drain of a run (clones share it).
 #[derive(Clone)]

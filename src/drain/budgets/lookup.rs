@@ -12,7 +12,7 @@ use kube::Api;
 use kube::api::ListParams;
 use kube_conventions::selector::Selector;
 
-use crate::drain::pod_key::PodKey;
+use crate::vocabulary::pod_key::PodKey;
 
 /// Pods (`namespace/name`) whose PDB allows no disruption now, with the PDB.
 pub(crate) async fn tight_budgets<'a>(

@@ -22,9 +22,9 @@ use super::budget::{Budget, Key, UNWATCHED_RETRY, key_of};
 use super::every::Every;
 use super::ledger::Ledger;
 use super::tell::{Signal, Tell};
-use crate::drain::events::{Event, Sink, emit};
-use crate::drain::mirror::forbidden;
-use crate::drain::warning::Warning;
+use crate::vocabulary::api_error::forbidden;
+use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 
 /// What the drain knows of a budget it asked to watch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

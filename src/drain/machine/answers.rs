@@ -9,10 +9,10 @@ use super::member::State;
 use super::settings::{FALLBACK_RETRY, MAX_API_ATTEMPTS};
 use super::{Answer, Effect, NodeMachine};
 use crate::drain::budgets::{Budget, Key as BudgetKey, UNWATCHED_RETRY};
-use crate::drain::events::Event;
-use crate::drain::outcome::{Cause, PodResult};
-use crate::drain::pod_key::{PodKey, uid};
 use crate::policy::classify::controller_kind;
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::{Cause, PodResult};
+use crate::vocabulary::pod_key::{PodKey, uid};
 
 impl NodeMachine {
     /// Records a budget's numbers without acting on them: for dry runs, and

@@ -5,8 +5,8 @@ use super::NodeMachine;
 use super::answers::budget_cause;
 use super::member::State;
 use crate::drain::budgets::{Budget, Key as BudgetKey, UNWATCHED_RETRY};
-use crate::drain::outcome::Cause;
-use crate::drain::pod_key::PodKey;
+use crate::vocabulary::outcome::Cause;
+use crate::vocabulary::pod_key::PodKey;
 
 impl NodeMachine {
     /// No change of this budget will come: retry its pods on kubectl's timer.

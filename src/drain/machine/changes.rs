@@ -5,10 +5,10 @@ use k8s_openapi::api::core::v1::Pod;
 
 use super::member::State;
 use super::{Change, NodeMachine};
-use crate::drain::events::{Event, Surged};
-use crate::drain::outcome::{PodOutcome, PodResult};
-use crate::drain::pod_key::{PodKey, uid};
 use crate::policy::classify::{SkipReason, priority};
+use crate::vocabulary::events::{Event, Surged};
+use crate::vocabulary::outcome::{PodOutcome, PodResult};
+use crate::vocabulary::pod_key::{PodKey, uid};
 
 impl NodeMachine {
     pub(super) fn on_change(&mut self, change: Change) {

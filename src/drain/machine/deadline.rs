@@ -8,9 +8,9 @@ use tokio::time::Instant;
 
 use super::member::{Member, State};
 use super::{Effect, NodeMachine};
-use crate::drain::events::Event;
-use crate::drain::outcome::{Forced, NodeStatus};
-use crate::drain::pod_key::{PodKey, uid};
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::{Forced, NodeStatus};
+use crate::vocabulary::pod_key::{PodKey, uid};
 
 impl NodeMachine {
     /// The grace period a pod is deleted with: `--grace-period`, else its own.

@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use crate::drain::budgets::Key as BudgetKey;
-use crate::drain::events::Event;
-use crate::drain::outcome::NodeOutcome;
-use crate::drain::pod_key::PodKey;
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::NodeOutcome;
+use crate::vocabulary::pod_key::PodKey;
 
 #[derive(Debug)]
 pub(crate) enum Effect {

@@ -3,8 +3,8 @@
 use super::member::State;
 use super::{Effect, NodeMachine};
 use crate::drain::conclude::{self, Ended, Standing};
-use crate::drain::events::Event;
-use crate::drain::outcome::{NodeOutcome, NodeStatus};
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::{NodeOutcome, NodeStatus};
 
 impl NodeMachine {
     pub(super) fn finish(&mut self, status: NodeStatus, message: Option<String>) {

@@ -9,8 +9,8 @@ use tokio::time::Instant;
 use super::NodeMachine;
 use super::member::State;
 use crate::drain::budgets::Key as BudgetKey;
-use crate::drain::outcome::BudgetHold;
-use crate::drain::pod_key::PodKey;
+use crate::vocabulary::outcome::BudgetHold;
+use crate::vocabulary::pod_key::PodKey;
 
 /// The pods a budget held on a node, and each span it held one.
 pub(super) type HoldLog = (BTreeSet<PodKey>, Vec<(Instant, Instant)>);

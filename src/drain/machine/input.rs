@@ -10,10 +10,10 @@ use k8s_openapi::jiff::Timestamp;
 use tokio::time::Instant;
 
 use crate::drain::budgets::{Budget, Key as BudgetKey};
-use crate::drain::outcome::Cause;
-use crate::drain::pod_key::PodKey;
-use crate::drain::warning::Warning;
 use crate::policy::node_health::NodeDown;
+use crate::vocabulary::outcome::Cause;
+use crate::vocabulary::pod_key::PodKey;
+use crate::vocabulary::warning::Warning;
 
 /// The time of an input: monotonic for deadlines, wall-clock for pod
 /// timestamps. One reading serves every decision an input leads to.

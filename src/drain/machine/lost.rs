@@ -12,12 +12,12 @@ use k8s_openapi::api::core::v1::Pod;
 
 use super::NodeMachine;
 use super::member::State;
-use crate::drain::events::Event;
-use crate::drain::outcome::{PodResult, Stuck};
-use crate::drain::pod_key::PodKey;
-use crate::drain::warning::Warning;
 use crate::policy::classify::{claim_names, controller_of};
 use crate::policy::node_health::NodeDown;
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::{PodResult, Stuck};
+use crate::vocabulary::pod_key::PodKey;
+use crate::vocabulary::warning::Warning;
 
 impl NodeMachine {
     /// Are pods on this node counted as gone once their deletion is old?

@@ -4,8 +4,8 @@ use k8s_openapi::api::core::v1::Pod;
 use tokio::time::Instant;
 
 use crate::drain::budgets::Key as BudgetKey;
-use crate::drain::outcome::{Cause, Forced, PodResult};
 use crate::policy::classify::WaitReason;
+use crate::vocabulary::outcome::{Cause, Forced, PodResult};
 
 #[derive(Debug, Clone)]
 pub(super) enum State {

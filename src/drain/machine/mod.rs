@@ -48,11 +48,13 @@ use settings::EXPIRY_CHECK;
 pub(crate) use settings::{IN_FLIGHT, Settings, WaveSpec};
 
 use crate::drain::budgets::{Budget, Key as BudgetKey};
-use crate::drain::events::Event;
-use crate::drain::outcome::{Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome};
-use crate::drain::pod_key::{PodKey, uid};
 use crate::policy::classify::{Disposition, kubectl_warning, priority};
 use crate::policy::node_health::NodeDown;
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::{
+    Cause, NodeOutcome, NodeStatus, PodOutcome, PodResult, WaveOutcome,
+};
+use crate::vocabulary::pod_key::{PodKey, uid};
 
 #[derive(Debug, Clone, Copy)]
 struct Running {
@@ -260,6 +262,12 @@ impl NodeMachine {
     /// The outcome of a node whose drain never started: every pod still on it.
     pub(crate) fn not_started(self, message: String) -> NodeOutcome {
         self.outcome(NodeStatus::NotStarted, Some(message))
+    }
+
+    /// The outcome of a node that failed before its drain started (its
+    /// cordon, at its turn): every pod still on it.
+    pub(crate) fn failed_to_start(self, message: String) -> NodeOutcome {
+        self.outcome(NodeStatus::Failed, Some(message))
     }
 
     /// Starts the drain: refused at once if kubectl's filters refuse a pod

@@ -9,8 +9,8 @@ use k8s_openapi::jiff::Timestamp;
 use super::settings::{FALLBACK_RETRY, MAX_API_ATTEMPTS};
 use super::*;
 use crate::drain::budgets::UNWATCHED_RETRY;
-use crate::drain::outcome::Forced;
 use crate::policy::classify::SkipReason;
+use crate::vocabulary::outcome::Forced;
 
 const SEC: Duration = Duration::from_secs(1);
 
@@ -704,7 +704,7 @@ fn a_surge_not_made_is_decided_again_at_the_next_refusal() {
     let first = d.answer(SEC / 10, "a", refusal("solo", None));
     assert_eq!(surges(&first), 1);
     // The budget then counted a terminating pod: no surge was needed yet.
-    let key = crate::drain::pod_key::PodKey::new("ns", "a");
+    let key = crate::vocabulary::pod_key::PodKey::new("ns", "a");
     d.at(
         SEC / 5,
         Input::Surged {

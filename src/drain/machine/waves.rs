@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use super::member::{Member, State};
 use super::{Effect, NodeMachine, Running};
-use crate::drain::events::Event;
-use crate::drain::outcome::{Cause, NodeStatus, PodResult, WaveOutcome};
-use crate::drain::pod_key::{PodKey, uid};
 use crate::policy::classify::{WaitReason, claim_names};
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::{Cause, NodeStatus, PodResult, WaveOutcome};
+use crate::vocabulary::pod_key::{PodKey, uid};
 
 impl NodeMachine {
     /// Finishes waves that are done, starts the next one with pods, sends

@@ -15,8 +15,8 @@ use tokio::sync::mpsc;
 pub(crate) use dialect::Dialect;
 pub(crate) use script::{Config, Line, Script, Stream};
 
-use crate::drain::events::Event;
 use crate::ui::formats::LinesArg;
+use crate::vocabulary::events::Event;
 
 /// Does a drain write kubectl's lines? `--lines=kubectl` always, `report`
 /// never, `auto` when stdout is not a terminal and no `-o` was asked for.

@@ -12,11 +12,11 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use super::dialect::Dialect;
-use crate::drain::DryRun;
-use crate::drain::events::Event;
-use crate::drain::outcome::{Cause, DrainOutcome, NodeOutcome, NodeStatus, PodResult};
-use crate::drain::pod_key::PodKey;
 use crate::policy::classify::kubectl_warning;
+use crate::vocabulary::DryRun;
+use crate::vocabulary::events::Event;
+use crate::vocabulary::outcome::{Cause, DrainOutcome, NodeOutcome, NodeStatus, PodResult};
+use crate::vocabulary::pod_key::PodKey;
 
 /// Which stream a line goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,8 +194,8 @@ impl Script {
             | Event::EvictionAnswered { .. }
             | Event::Hold { .. }
             | Event::HoldEnded { .. }
-            | Event::RollPhase { .. }
-            | Event::RollEnded { .. } => Vec::new(),
+            | Event::RunPhase { .. }
+            | Event::NodeEnded { .. } => Vec::new(),
             Event::Blocked { .. } | Event::Surge { .. } | Event::ApiTrouble { .. } => ours(e),
         }
     }
@@ -474,8 +474,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::drain::outcome::PodOutcome;
     use crate::policy::classify::Refusal;
+    use crate::vocabulary::outcome::PodOutcome;
 
     fn script(minor: u32, disable_eviction: bool) -> Script {
         Script::new(Config {
@@ -687,6 +687,8 @@ mod tests {
             waves: Vec::new(),
             nodes: vec![n1.clone(), n1],
             conditions_not_written: Vec::new(),
+            holds: Vec::new(),
+            notifications: None,
         };
         lines.extend(s.end(Some(&outcome)));
         assert_eq!(texts(&lines, Stream::Out), ["node/n1 drained"; 2]);

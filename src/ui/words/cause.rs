@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-use crate::drain::events::Surged;
-use crate::drain::outcome::{Cause, Forced};
 use crate::policy::classify::Refusal;
+use crate::vocabulary::events::Surged;
+use crate::vocabulary::outcome::{Cause, Forced};
 
 /// One line for tables and logs.
 impl fmt::Display for Cause {

@@ -4,9 +4,9 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::drain::outcome::{RECOVERY_HORIZON, Recovery, Stuck};
 use crate::duration::human;
 use crate::policy::node_health::NodeDown;
+use crate::vocabulary::outcome::{RECOVERY_HORIZON, Recovery, Stuck};
 
 /// `NotReady (Ready Unknown since T, 3m ago: NodeStatusUnknown; kubelet last
 /// heard T; tainted node.kubernetes.io/unreachable)`.

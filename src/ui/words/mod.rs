@@ -8,7 +8,7 @@ mod warning;
 
 pub(crate) use cause::remedy;
 
-use crate::drain::outcome::Cause;
+use crate::vocabulary::outcome::Cause;
 
 /// A blocked pod's cause, and the command that lets it go now if one does.
 pub(crate) fn blocked(cause: &Cause, release: Option<&str>) -> String {

@@ -3,8 +3,8 @@
 use std::fmt;
 
 use crate::duration::human;
+use crate::pool::Stopped;
 use crate::roll::stop::Blocked;
-use crate::roll::take::RollStopped;
 
 impl fmt::Display for Blocked {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -57,17 +57,17 @@ impl fmt::Display for Blocked {
     }
 }
 
-impl fmt::Display for RollStopped {
+impl fmt::Display for Stopped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RollStopped::CannotTakeOut { node, hold } => {
+            Stopped::CannotTakeOut { node, hold } => {
                 write!(f, "node/{node} cannot be taken out: {hold}")
             }
-            RollStopped::TooManyBlocked { blocked, max } => write!(
+            Stopped::TooManyBlocked { blocked, max } => write!(
                 f,
-                "{blocked} nodes could not be rolled, more than --max-blocked-nodes={max} allows"
+                "{blocked} nodes are blocked, more than --max-blocked-nodes={max} allows"
             ),
-            RollStopped::Aborted { asked } => write!(f, "aborted ({asked})"),
+            Stopped::Aborted { asked } => write!(f, "aborted ({asked})"),
         }
     }
 }

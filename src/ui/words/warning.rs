@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use kube_conventions::count;
 
-use crate::drain::pod_key::PodKey;
-use crate::drain::warning::Warning;
 use crate::duration::human;
 use crate::policy::maintenance::{DRAIN_IN_PROGRESS, DRAINED};
+use crate::vocabulary::pod_key::PodKey;
+use crate::vocabulary::warning::Warning;
 
 fn waits_for_detach(f: &mut fmt::Formatter<'_>, limit: Duration) -> fmt::Result {
     write!(
@@ -146,15 +146,28 @@ impl fmt::Display for Warning {
                 node,
                 after,
                 budgets,
-            } => write!(
+            } => budgets_still_unhealthy(f, node, *after, budgets),
+            Warning::RunStopped { verb, why } => write!(f, "{verb} stopped: {why}"),
+            Warning::CordonsAtTurn { by } => write!(
                 f,
-                "node/{node}: budgets still not healthy after {}, going on: {}",
-                human(*after),
-                budgets.join(", ")
+                "with {by}, each node is cordoned when its turn comes, not every node first as kubectl drain does"
             ),
-            Warning::RollStopped { why } => write!(f, "roll stopped: {why}"),
         }
     }
+}
+
+fn budgets_still_unhealthy(
+    f: &mut fmt::Formatter<'_>,
+    node: &str,
+    after: Duration,
+    budgets: &[String],
+) -> fmt::Result {
+    write!(
+        f,
+        "node/{node}: budgets still not healthy after {}, going on: {}",
+        human(after),
+        budgets.join(", ")
+    )
 }
 
 fn held_by_markers(f: &mut fmt::Formatter<'_>, held: &[(PodKey, String)]) -> fmt::Result {

@@ -17,11 +17,11 @@ use kube::runtime::{WatchStreamExt, watcher};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::drain::DrainError;
-use crate::drain::api_error::api_error;
-use crate::drain::events::{Event, Sink, emit};
-use crate::drain::mirror::forbidden;
-use crate::drain::warning::Warning;
+use crate::vocabulary::DrainError;
+use crate::vocabulary::api_error::api_error;
+use crate::vocabulary::api_error::forbidden;
+use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 
 /// How often nodes are listed where they may not be watched.
 pub(crate) const POLL: Duration = Duration::from_secs(2);

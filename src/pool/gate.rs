@@ -1,4 +1,4 @@
-//! Whether the roll may start its next node now, besides the pool's room:
+//! Whether a run may start its next node now, besides the pool's room:
 //! `--announce` (`MaintenancePlanned` stands that long before the first
 //! drain), `--window` (only inside a maintenance window; a node in progress
 //! finishes), `--block-on-alerts` (no next node while a matching alert
@@ -108,7 +108,7 @@ impl Gate {
                         _ => String::new(),
                     };
                     format!(
-                        "{} alert{} firing: {}{more} (--block-on-alerts); the roll goes on when they clear",
+                        "{} alert{} firing: {}{more} (--block-on-alerts); no node starts until they clear",
                         firing.len(),
                         if firing.len() == 1 { "" } else { "s" },
                         shown.join(", ")

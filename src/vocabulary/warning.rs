@@ -104,7 +104,11 @@ pub(crate) enum Warning {
         budgets: Vec<String>,
     },
     /// The roll stopped taking nodes out.
-    RollStopped { why: String },
+    /// The run took no more nodes: `drain` or `roll`, and why.
+    RunStopped { verb: &'static str, why: String },
+    /// A paced drain (a gate, `--max-unavailable`) cordons each node at
+    /// its turn, where kubectl drain cordons every node first.
+    CordonsAtTurn { by: &'static str },
 }
 
 impl Warning {

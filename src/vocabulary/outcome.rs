@@ -286,6 +286,43 @@ pub(crate) struct DrainOutcome {
     /// last time: they may show a stage that is over (exit 1).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) conditions_not_written: Vec<String>,
+    /// What the drain waited on besides pods (`--window`, alerts,
+    /// `--announce`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) holds: Vec<HoldRecord>,
+    /// What `--notify` came to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) notifications: Option<Delivered>,
+}
+
+/// What the notifications came to, for the report.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Delivered {
+    pub(crate) sent: usize,
+    pub(crate) failed: usize,
+    /// Each endpoint that failed, and its last error.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) failures: Vec<String>,
+}
+
+/// What a run waited on besides pods (alerts, a window, `--announce`, a
+/// hook), for which node or the whole run, why, from when and how long.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct HoldRecord {
+    /// `alerts`, `window`, `announce`, or a hook's annotation.
+    pub(crate) what: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) node: Option<String>,
+    /// Why, as last said.
+    pub(crate) reason: String,
+    /// Milliseconds from the run's start.
+    pub(crate) started_ms: u64,
+    pub(crate) lasted_ms: u64,
+    /// Still holding when the run ended.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) standing: bool,
 }
 
 /// What `plan --simulate` adds to a drain's outcome: where the copy came

@@ -86,3 +86,19 @@ pub(crate) fn words(e: &kube::Error) -> String {
         }
     }
 }
+
+/// The API server's message when a watch (or its list) was forbidden.
+pub(crate) fn forbidden(e: &kube::runtime::watcher::Error) -> Option<String> {
+    use kube::runtime::watcher::Error;
+    match e {
+        Error::InitialListFailed(kube::Error::Api(s))
+        | Error::WatchStartFailed(kube::Error::Api(s))
+        | Error::WatchFailed(kube::Error::Api(s))
+            if s.code == 403 =>
+        {
+            Some(s.message.clone())
+        }
+        Error::WatchError(s) if s.code == 403 => Some(s.message.clone()),
+        _ => None,
+    }
+}

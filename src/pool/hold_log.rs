@@ -1,4 +1,4 @@
-//! The roll's own holds, for the report: what it waited on besides pods
+//! A run's own holds, for the report: what it waited on besides pods
 //! (alerts, a window, `--announce`, a hook), for which node or the whole
 //! roll, why, from when and for how long. Each begins and ends here, and
 //! is told to the listeners as `Event::Hold`/`HoldEnded` (notifications,
@@ -7,26 +7,9 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use serde::Serialize;
+use crate::vocabulary::events::{Event, Sink, emit};
 
-use crate::drain::events::{Event, Sink, emit};
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct HoldRecord {
-    /// `alerts`, `window`, `announce`, or a hook's annotation.
-    pub(crate) what: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) node: Option<String>,
-    /// Why, as last said.
-    pub(crate) reason: String,
-    /// Milliseconds from the roll's start.
-    pub(crate) started_ms: u64,
-    pub(crate) lasted_ms: u64,
-    /// Still holding when the roll ended.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) standing: bool,
-}
+pub(crate) use crate::vocabulary::outcome::HoldRecord;
 
 type Key = (Option<String>, String);
 

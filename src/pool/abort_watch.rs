@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use k8s_openapi::api::batch::v1::Job;
 use kube::Api;
 
-use crate::drain::events::{Event, Sink, emit};
-use crate::drain::warning::Warning;
+use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 
 /// The annotation `kubectl maintain abort` puts on the Job: when it was
 /// asked, and by whom.
@@ -46,6 +46,16 @@ impl AbortWatch {
         }
     }
 
+    /// A run no Job runs: nothing to read, never aborted (Ctrl-C is its
+    /// abort).
+    #[cfg(test)]
+    pub(crate) fn none() -> AbortWatch {
+        AbortWatch {
+            job: None,
+            warned: AtomicBool::new(false),
+        }
+    }
+
     /// Who asked to abort and when, if someone has; a Job that cannot be
     /// read is said once, and not an abort.
     pub(crate) async fn asked(&self, events: &Sink) -> Option<String> {
@@ -55,7 +65,7 @@ impl AbortWatch {
             Err(e) => {
                 if !self.warned.swap(true, Ordering::Relaxed) {
                     let error =
-                        crate::drain::api_error::api_error("get", "jobs.batch", Some(name), e);
+                        crate::vocabulary::api_error::api_error("get", "jobs.batch", Some(name), e);
                     let error = error.to_string();
                     emit(events, Event::Warning(Warning::AbortUnheard { error }));
                 }

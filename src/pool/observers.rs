@@ -1,7 +1,7 @@
-//! Who follows a roll besides the screen and the cluster: notifications
-//! (`--notify`) and metrics (`--metrics-addr`, `--pushgateway`). One tee
-//! in front of the display gives them every event; the roll tells them
-//! when it starts and how it ended.
+//! Who follows a run (a drain or a roll) besides the screen and the
+//! cluster: notifications (`--notify`) and metrics (`--metrics-addr`,
+//! `--pushgateway`). One tee in front of the display gives them every
+//! event; the run tells them when it starts and how it ended.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,17 +11,26 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::Unattended;
-use super::outcome::RollOutcome;
-use crate::drain::DrainError;
-use crate::drain::events::{Event, Sink};
+use super::unattended::Unattended;
 use crate::metrics::Metrics;
 use crate::metrics::push::Pusher;
 use crate::metrics::serve::{self, Server};
 use crate::notify::notice::{Kind, Notice};
 use crate::notify::{Delivered, Notifier};
+use crate::vocabulary::events::{Event, Sink};
+
+/// How a run ended, for its last notification.
+pub(crate) struct Summary {
+    /// Nodes by result, in words.
+    pub(crate) by: std::collections::BTreeMap<&'static str, usize>,
+    pub(crate) elapsed: Duration,
+    pub(crate) exit_code: u8,
+    /// Not every node was done.
+    pub(crate) failed: bool,
+}
 
 pub(crate) struct Observers {
+    verb: crate::notify::notice::Verb,
     run: String,
     notifier: Option<Notifier>,
     metrics: Arc<Metrics>,
@@ -34,6 +43,7 @@ impl Observers {
     /// after the tee).
     pub(crate) fn start(
         unattended: &Unattended,
+        verb: crate::notify::notice::Verb,
         run: &str,
         total: usize,
         listener: Option<TcpListener>,
@@ -41,8 +51,9 @@ impl Observers {
     ) -> Observers {
         let metrics = Arc::new(Metrics::new(run, total));
         Observers {
+            verb,
             run: run.to_string(),
-            notifier: Notifier::start(&unattended.notify, run, warnings),
+            notifier: Notifier::start(&unattended.notify, verb, run, warnings),
             pusher: unattended
                 .pushgateway
                 .as_ref()
@@ -63,7 +74,7 @@ impl Observers {
                 if let Some(n) = &me.notifier {
                     n.observe(&e);
                 }
-                if let (Event::RollEnded { .. }, Some(p)) = (&e, &me.pusher) {
+                if let (Event::NodeEnded { .. }, Some(p)) = (&e, &me.pusher) {
                     p.push_soon(&me.metrics);
                 }
                 let _ = display.send(e);
@@ -72,23 +83,24 @@ impl Observers {
         (tx, task)
     }
 
-    /// The roll starts, with these nodes in order.
+    /// The run starts, with these nodes in order.
     pub(crate) fn started(&self, nodes: &[String]) {
+        self.metrics.planned(nodes.len());
         if let Some(n) = &self.notifier {
-            let mut notice = Notice::new(Kind::RunStarted, &self.run, None);
+            let mut notice = Notice::new(Kind::RunStarted, self.verb, &self.run, None);
             notice.summary_words = Some(format!("{} nodes", nodes.len()));
             notice.nodes = Some(nodes.to_vec());
             n.tell(notice);
         }
     }
 
-    /// The roll ended: `run.finished` or `run.failed`, the last push, what
-    /// the notifications came to. `tee` is awaited first (briefly), so that
-    /// every event is seen.
+    /// The run ended (`Err`: why it failed): `run.finished` or
+    /// `run.failed`, the last push, what the notifications came to. `tee`
+    /// is awaited first (briefly), so that every event is seen.
     pub(crate) async fn finish(
         &self,
         tee: JoinHandle<()>,
-        outcome: &Result<RollOutcome, DrainError>,
+        outcome: Result<Summary, String>,
     ) -> Option<Delivered> {
         let _ = tokio::time::timeout(Duration::from_secs(2), tee).await;
         self.metrics.ended();
@@ -96,44 +108,37 @@ impl Observers {
             p.push(&self.metrics).await;
         }
         let notifier = self.notifier.as_ref()?;
-        notifier.tell(ended(&self.run, outcome));
+        notifier.tell(ended(self.verb, &self.run, outcome));
         Some(notifier.finish().await)
     }
 }
 
-/// The last notification: how the roll ended.
-fn ended(run: &str, outcome: &Result<RollOutcome, DrainError>) -> Notice {
+/// The last notification: how the run ended.
+fn ended(verb: crate::notify::notice::Verb, run: &str, outcome: Result<Summary, String>) -> Notice {
     match outcome {
-        Err(e) => Notice::new(Kind::RunFailed, run, None).because(e.chain()),
+        Err(why) => Notice::new(Kind::RunFailed, verb, run, None).because(why),
         Ok(o) => {
-            let mut by: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
-            for n in &o.nodes {
-                *by.entry(n.status.as_str()).or_default() += 1;
-            }
-            let words: Vec<String> = by.iter().map(|(s, k)| format!("{k} {s}")).collect();
-            let code = crate::exit_codes::of_roll(o);
-            let failed = o.failed();
-            let kind = if failed {
+            let words: Vec<String> = o.by.iter().map(|(s, k)| format!("{k} {s}")).collect();
+            let kind = if o.failed {
                 Kind::RunFailed
             } else {
                 Kind::RunFinished
             };
-            let mut notice = Notice::new(kind, run, None);
-            let elapsed = Duration::from_millis(o.elapsed_ms);
+            let mut notice = Notice::new(kind, verb, run, None);
+            let nodes: usize = o.by.values().sum();
             let words = format!(
-                "{} nodes: {} in {}",
-                o.nodes.len(),
+                "{nodes} nodes: {} in {}",
                 words.join(", "),
-                crate::duration::human(elapsed)
+                crate::duration::human(o.elapsed)
             );
-            if failed {
+            if o.failed {
                 notice = notice.because(words.clone());
             }
             notice.summary_words = Some(words);
             notice.summary = Some(json!({
-                "nodes": by,
-                "elapsedSeconds": elapsed.as_secs_f64(),
-                "exitCode": code,
+                "nodes": o.by,
+                "elapsedSeconds": o.elapsed.as_secs_f64(),
+                "exitCode": o.exit_code,
             }));
             notice
         }

@@ -120,18 +120,20 @@ pub(crate) enum Event {
         node: Option<String>,
         what: String,
     },
-    /// A roll started a phase of a node (`roll::phase::Phase`'s name).
-    RollPhase {
+    /// A run started a phase of a node (`roll::phase::Phase`'s name, or
+    /// `drain` for a drain's node).
+    RunPhase {
         node: String,
         phase: &'static str,
     },
-    /// A node's roll ended: its status (`roll::outcome::RollStatus`'s
-    /// words), why when not done, and how long it was out of service.
-    RollEnded {
+    /// A node's job in a run ended (crate::pool): its status in words
+    /// (`done`, `blocked`, `failed`, ...), why when not done, and for a node
+    /// put back in service how long it was out.
+    NodeEnded {
         node: String,
         status: &'static str,
         message: Option<String>,
-        out_of_service_ms: u64,
+        out_of_service_ms: Option<u64>,
     },
     /// An answer to an eviction, as its HTTP code (`5xx` when the code is
     /// not known), for metrics.
