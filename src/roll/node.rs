@@ -33,6 +33,9 @@ use crate::vocabulary::events::{Event, emit};
 use crate::vocabulary::outcome::NodeStatus;
 use crate::vocabulary::warning::Warning;
 
+/// How often a running `--exec` says how long it has run.
+const ACTION_TOLD_EVERY: Duration = Duration::from_secs(30);
+
 /// How often budgets are listed again where they cannot be watched.
 const BUDGETS_LISTED_EVERY: Duration = Duration::from_secs(2);
 
@@ -390,11 +393,27 @@ impl Run<'_> {
         // does not start a second one while this one runs.
         self.lock.note_action_started(running.group).await?;
         let timeout = self.ctx.action.timeout;
-        let ended = running
-            .wait(timeout, self.ctx.interrupt.clone(), |l| {
-                self.say("action", format!("| {l}"));
-            })
-            .await;
+        let wait = running.wait(timeout, self.ctx.interrupt.clone(), |l| {
+            self.say("action", format!("| {l}"));
+        });
+        tokio::pin!(wait);
+        // A long action is never silent: how long it has run, against its
+        // bound, on the bar and every ACTION_TOLD_EVERY in lines.
+        let began = Instant::now();
+        let mut every = tokio::time::interval_at(began + ACTION_TOLD_EVERY, ACTION_TOLD_EVERY);
+        let ended = loop {
+            tokio::select! {
+                ended = &mut wait => break ended,
+                _ = every.tick() => self.say(
+                    "action",
+                    format!(
+                        "--exec running for {} of --action-timeout {}",
+                        crate::duration::human(began.elapsed()),
+                        crate::duration::human(timeout)
+                    ),
+                ),
+            }
+        };
         let ok = matches!(&ended, action::Ended::Exited { status, .. } if status.success());
         if !matches!(ended, action::Ended::Interrupted) {
             self.lock.note_action_ended(ok).await?;

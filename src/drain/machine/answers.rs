@@ -218,17 +218,25 @@ impl NodeMachine {
             m.held = Some((budget.clone(), now));
         }
         if (surge_all || m.surge) && !m.surge_asked {
-            m.surge_asked = true;
-            let owner =
-                controller_kind(&m.pod).map(|(kind, name)| (kind.to_string(), name.to_string()));
-            self.effects.push(Effect::Surge {
-                key: key.clone(),
-                owner,
-                budget: budget.clone(),
-            });
+            self.ask_surge(key, budget.clone());
         }
         let retry = now + retry_after.unwrap_or(fallback);
         self.block(key, cause, Some(retry), Some(budget));
+    }
+
+    /// `--surge` for a pod its budget holds: one more replica of its
+    /// Deployment, if the budget needs it (crate::drain::driver decides
+    /// with the budget's numbers); asked once until answered.
+    pub(super) fn ask_surge(&mut self, key: &PodKey, budget: BudgetKey) {
+        let m = self.member(key);
+        m.surge_asked = true;
+        let owner =
+            controller_kind(&m.pod).map(|(kind, name)| (kind.to_string(), name.to_string()));
+        self.effects.push(Effect::Surge {
+            key: key.clone(),
+            owner,
+            budget,
+        });
     }
 
     /// A server error or throttling: backed off and retried; a server

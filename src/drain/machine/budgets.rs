@@ -55,6 +55,24 @@ impl NodeMachine {
     /// many of them as it now allows and were granted to this node.
     pub(super) fn on_budget(&mut self, key: &BudgetKey, budget: Budget, grant: usize) {
         self.budgets.insert(key.clone(), budget);
+        // `--surge` decided again as the budget changes, not only at the
+        // next refusal: a surge found not needed yet (the budget counted an
+        // old pod still stopping) is needed as soon as the budget says that
+        // no disruption will come by itself.
+        if budget.never_allows() {
+            let surge_all = self.settings.surge;
+            let want: Vec<PodKey> = self
+                .held_by(key)
+                .filter(|k| {
+                    let m = &self.members[*k];
+                    (surge_all || m.surge) && !m.surge_asked
+                })
+                .cloned()
+                .collect();
+            for k in want {
+                self.ask_surge(&k, key.clone());
+            }
+        }
         let mut allowed = (budget.disruptions_allowed.max(0) as usize).min(grant);
         let wave = self.wave();
         let held: Vec<PodKey> = self.held_by(key).cloned().collect();

@@ -57,6 +57,7 @@ impl NodeMachine {
             status,
             message,
             was_cordoned: self.was_cordoned,
+            not_cordoned: false,
             elapsed_ms: self.ms(),
             waves: self.waves.clone(),
             pods,

@@ -688,30 +688,63 @@ fn the_last_wave_is_told_done_once_while_its_volumes_detach() {
     assert_eq!(told, 1, "{effects:?}");
 }
 
-#[test]
-fn a_surge_not_made_is_decided_again_at_the_next_refusal() {
+fn surges(effects: &[Effect]) -> usize {
+    effects
+        .iter()
+        .filter(|e| matches!(e, Effect::Surge { .. }))
+        .count()
+}
+
+/// A `--surge` drain of pod "a" behind budget "solo": refused once, its
+/// surge asked and answered "not needed yet" (the budget counted a
+/// terminating pod).
+fn surge_not_needed_yet() -> Drain {
     let settings = Settings {
         surge: true,
         ..waves(&["user"])
     };
     let (mut d, _) = Drain::new(&[("a", 0)], settings);
-    let surges = |effects: &[Effect]| {
-        effects
-            .iter()
-            .filter(|e| matches!(e, Effect::Surge { .. }))
-            .count()
-    };
-    let first = d.answer(SEC / 10, "a", refusal("solo", None));
-    assert_eq!(surges(&first), 1);
-    // The budget then counted a terminating pod: no surge was needed yet.
-    let key = crate::vocabulary::pod_key::PodKey::new("ns", "a");
+    assert_eq!(surges(&d.answer(SEC / 10, "a", refusal("solo", None))), 1);
     d.at(
         SEC / 5,
         Input::Surged {
-            key: key.clone(),
+            key: key("a"),
             result: Ok(None),
         },
     );
+    d
+}
+
+/// The scale-down case of #53: a one-replica Deployment behind
+/// `minAvailable: 1` while its old pod still stops counts two expected
+/// pods, so no surge is needed yet; once the old pod is gone the budget
+/// says it never allows, and the surge is asked then, not at a refusal
+/// 20 s later.
+#[test]
+fn a_surge_not_made_is_decided_again_when_the_budget_changes() {
+    let mut d = surge_not_needed_yet();
+    let change = |expected_pods| Input::Budget {
+        key: ("ns".into(), "solo".into()),
+        budget: Budget {
+            disruptions_allowed: 0,
+            current_healthy: 1,
+            desired_healthy: 1,
+            expected_pods,
+            observed: true,
+        },
+        grant: usize::MAX,
+    };
+    // Still two pods expected: nothing to decide yet.
+    assert_eq!(surges(&d.at(SEC, change(2))), 0);
+    // The old pod gone: the budget never allows; the surge is asked now.
+    assert_eq!(surges(&d.at(2 * SEC, change(1))), 1);
+    // Asked once until answered.
+    assert_eq!(surges(&d.at(3 * SEC, change(1))), 0);
+}
+
+#[test]
+fn a_surge_not_made_is_decided_again_at_the_next_refusal() {
+    let mut d = surge_not_needed_yet();
     let retried = d.at(21 * SEC, Input::Tick);
     assert_eq!(evicted(&retried), ["a"], "the fallback retry");
     let second = d.answer(21 * SEC, "a", refusal("solo", None));
@@ -720,7 +753,7 @@ fn a_surge_not_made_is_decided_again_at_the_next_refusal() {
     d.at(
         22 * SEC,
         Input::Surged {
-            key,
+            key: key("a"),
             result: Ok(Some("solo".into())),
         },
     );
