@@ -30,12 +30,16 @@ pub enum Command {
     #[command(after_help = ROLL_EXAMPLES)]
     Roll(Box<RollArgs>),
     /// Return nodes to service, undoing exactly what the drain changed
+    #[command(after_help = UNCORDON_EXAMPLES)]
     Uncordon(UncordonArgs),
-    /// List the nodes under maintenance: since when, why, what is still on them; -w follows a run handed to the cluster
+    /// List the nodes under maintenance: state, since when, why, what is still on them; -w follows a run handed to the cluster
+    #[command(after_help = STATUS_EXAMPLES)]
     Status(StatusArgs),
     /// Print the log of a run handed to the cluster (--in-cluster); -f follows it across its pods to its end
+    #[command(after_help = LOGS_EXAMPLES)]
     Logs(LogsArgs),
     /// Stop a run handed to the cluster after the node in progress, remove its Job, and say what is left
+    #[command(after_help = ABORT_EXAMPLES)]
     Abort(AbortArgs),
     /// Drain a node of a simulated cluster, to see what kubectl maintain does
     #[cfg(feature = "sandbox")]
@@ -131,8 +135,53 @@ Examples:
   # Follow a drain plan, and print the report as JSON for a script
   kubectl maintain drain node-1 --plan plan.yaml -o json
 
+  # Drain a pool unattended from CI: only inside a window, telling Slack, metrics pushed
+  kubectl maintain drain -l pool=blue --max-parallel 5 --ignore-daemonsets --yes \
+    --window 'Sat,Sun 02:00-06:00 Europe/Berlin' --notify env:SLACK_WEBHOOK \
+    --pushgateway http://pushgateway:9091
+
 Exit codes: 0 drained, 1 API or unexpected failure, 2 invalid input (nothing changed),
 3 not drained (blocked, refused or timed out; the report says why), 130 interrupted (143 by SIGTERM).";
+
+const UNCORDON_EXAMPLES: &str = "\
+Examples:
+  # Return a node to service: the cordon, taints and labels the drain added are undone
+  kubectl maintain uncordon node-1
+
+  # Every node a pool drain left cordoned; first show what would change
+  kubectl maintain uncordon -l pool=blue --dry-run
+  kubectl maintain uncordon -l pool=blue
+
+  # A node whose kubelet is not running yet (refused otherwise)
+  kubectl maintain uncordon node-1 --even-if-not-ready";
+
+const STATUS_EXAMPLES: &str = "\
+Examples:
+  # Every node under maintenance, with its state and the pods left
+  kubectl maintain status
+
+  # Why is node-1 stuck? Each pod left on it, and why (from another terminal)
+  kubectl maintain status node-1
+
+  # Follow a run handed to the cluster (--in-cluster) until it ends
+  kubectl maintain status -w";
+
+const LOGS_EXAMPLES: &str = "\
+Examples:
+  # The log of the latest run handed to the cluster, followed to its end
+  kubectl maintain logs -f
+
+  # A given run, with timestamps
+  kubectl maintain logs kubectl-maintain-roll-1a2b3c4d --timestamps";
+
+const ABORT_EXAMPLES: &str = "\
+Examples:
+  # Stop the latest run handed to the cluster after the node in progress
+  kubectl maintain abort
+
+  # A given run; then return what it left cordoned to service
+  kubectl maintain abort kubectl-maintain-drain-1a2b3c4d
+  kubectl maintain uncordon -l pool=blue";
 
 const PLAN_EXAMPLES: &str = "\
 Examples:
@@ -186,51 +235,67 @@ pub struct DrainArgs {
     pub selector: Option<String>,
     /// Continue even if there are pods that do not declare a controller
     #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub force: bool,
     /// Ignore DaemonSet-managed pods
     #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub ignore_daemonsets: bool,
     /// Continue even if there are pods using emptyDir (their data is deleted)
     #[arg(long, alias = "delete-local-data", action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub delete_emptydir_data: bool,
     /// Seconds each pod gets to terminate; negative uses the pod's own
     #[arg(long, value_name = "SECONDS", default_value_t = -1, allow_negative_numbers = true)]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub grace_period: i64,
     /// Give up after this long (0: never), e.g. 5m
     #[arg(long, value_name = "DURATION", default_value = "0s")]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub timeout: String,
     /// After this long on a node, stop asking and delete what is left, bypassing PodDisruptionBudgets; each pod is deleted its grace period before the deadline, so that it still gets all of it. Pods held by drain markers are left unless --deadline-overrides-markers
     #[arg(long, value_name = "DURATION")]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub deadline: Option<String>,
     /// Do not wait, once a node's pods are gone, for the volumes they used to detach from it
     #[arg(long)]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub skip_wait_for_detach: bool,
     /// How long to wait for the evicted pods' volumes to detach before the node counts as timed out
     #[arg(long, value_name = "DURATION", default_value = "5m")]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub detach_timeout: String,
     /// For a pod whose PodDisruptionBudget allows no disruption, scale its Deployment up by one first and let the pod go once the budget allows it; scaled back when the node is done
     #[arg(long)]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub surge: bool,
     /// With --deadline: delete pods held by drain markers at the deadline too
     #[arg(long, requires = "deadline")]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub deadline_overrides_markers: bool,
     /// With --deadline shorter than some pods' grace period: yes, delete those pods as soon as an eviction is refused (otherwise the drain refuses before any change)
     #[arg(long, requires = "deadline")]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub allow_short_deadline: bool,
     /// Only pods matching this label selector are drained
     #[arg(long, value_name = "SELECTOR", default_value = "")]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub pod_selector: String,
     /// Delete pods instead of evicting them, bypassing PodDisruptionBudgets
     #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub disable_eviction: bool,
     /// On a node whose kubelet is down (NotReady), a pod whose deletion was asked longer ago than this counts as gone, as Cluster API does; 0 waits for it, as kubectl drain does
     #[arg(long, value_name = "DURATION", default_value = "1s")]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub lost_pod_timeout: String,
     /// Take nodes whose kubelet is down out of service (the node.kubernetes.io/out-of-service taint), so that their StatefulSet pods and volumes move at once; only with proof that they are powered off: the cloud's node.kubernetes.io/shutdown taint, --fence-command, or the node's name typed at the prompt
     #[arg(long)]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub node_shut_down: bool,
     /// With --node-shut-down: a command that powers the node off (IPMI, Redfish, a cloud CLI), run with NODE and NODE_ADDRESSES in its environment; exit 0 is the proof
     #[arg(long, value_name = "CMD", requires = "node_shut_down")]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub fence_command: Option<String>,
     /// Pods terminating for longer than this many seconds are not waited for (0: wait)
     #[arg(
@@ -239,6 +304,7 @@ pub struct DrainArgs {
         default_value_t = 0,
         allow_negative_numbers = true
     )]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub skip_wait_for_delete_timeout: i64,
     /// List pods in pages of this many (0: all at once)
     #[arg(
@@ -247,66 +313,87 @@ pub struct DrainArgs {
         default_value_t = 500,
         allow_negative_numbers = true
     )]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub chunk_size: i64,
     /// none, client (show the plan) or server (also ask the API server); no changes are made
     #[arg(long, value_enum, value_name = "MODE", default_value = "none", num_args = 0..=1, default_missing_value = "client", require_equals = true)]
+    #[arg(help_heading = "kubectl drain's flags")]
     pub dry_run: DryRunArg,
     /// A DrainPlan file: waves and rules (docs/plan.md)
     #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub plan: Option<PathBuf>,
     /// Nodes drained at the same time
     #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(help_heading = "A pool of nodes")]
     pub max_parallel: usize,
     /// Finish the nodes of one zone (topology.kubernetes.io/zone) before starting the next zone's
     #[arg(long)]
+    #[arg(help_heading = "A pool of nodes")]
     pub by_zone: bool,
     /// Stop starting nodes once more than N could not be drained (timed out, refused, failed); those not started stay cordoned. Default: go on, as kubectl drain does
     #[arg(long, value_name = "N")]
+    #[arg(help_heading = "A pool of nodes")]
     pub max_blocked_nodes: Option<usize>,
     /// Ignore pods' drain markers (cluster.x-k8s.io/drain, karpenter.sh/do-not-disrupt) and drain those pods as kubectl drain does
     #[arg(long)]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub ignore_markers: bool,
     /// If kubectl's filters refuse a pod on any selected node, change nothing (kubectl cordons every node and drains the others)
     #[arg(long)]
+    #[arg(help_heading = "Finishing a drain kubectl cannot")]
     pub all_or_nothing: bool,
     /// Predict the drain by running it on an in-process copy of the cluster, on a simulated clock, and read the cluster only; with drain, show the prediction before draining (docs/usage.md)
     #[arg(long)]
+    #[arg(help_heading = "Predicting (--simulate)")]
     pub simulate: bool,
     /// With --simulate: copy the cluster from this file (`kubectl get ... -o yaml`, as the sandbox loads it) instead of reading the live one
     #[arg(long, value_name = "FILE", requires = "simulate")]
+    #[arg(help_heading = "Predicting (--simulate)")]
     pub from: Option<PathBuf>,
     /// With --simulate: every pod takes this long to stop once deleted (within its grace period), instead of what its spec says
     #[arg(long, value_name = "DURATION", requires = "simulate")]
+    #[arg(help_heading = "Predicting (--simulate)")]
     pub assume_shutdown: Option<String>,
     /// With --simulate: every new pod is Ready this long after it starts, instead of what its readiness probe says
     #[arg(long, value_name = "DURATION", requires = "simulate")]
+    #[arg(help_heading = "Predicting (--simulate)")]
     pub assume_ready: Option<String>,
     /// With --simulate: shutdown and readiness times per workload, from a WorkloadTimes YAML file (docs/usage.md), over --assume-shutdown and --assume-ready
     #[arg(long, value_name = "FILE", requires = "simulate")]
+    #[arg(help_heading = "Predicting (--simulate)")]
     pub assume_times: Option<PathBuf>,
     /// Report format on stdout (default: table; without a terminal and without -o, stdout carries kubectl drain's lines instead, see --lines)
     #[arg(short = 'o', long, value_enum)]
+    #[arg(help_heading = "Output")]
     pub output: Option<OutputFormat>,
     /// What stdout and stderr carry: auto (kubectl drain's lines when stdout is not a terminal and no -o is given, else ours), kubectl (kubectl drain's lines on stdout and stderr, our report after them on stderr), report (our progress on stderr, our report on stdout)
     #[arg(long, value_enum, value_name = "MODE", default_value = "auto")]
+    #[arg(help_heading = "Output")]
     pub lines: LinesArg,
     /// Do not ask for confirmation
     #[arg(short = 'y', long)]
+    #[arg(help_heading = "Output")]
     pub yes: bool,
     /// Add this taint (key[=value]:Effect) at cordon; uncordon removes it. Repeatable
     #[arg(long = "taint", value_name = "TAINT")]
+    #[arg(help_heading = "Marking the nodes")]
     pub taints: Vec<String>,
     /// Why: recorded on the node, shown by status
     #[arg(long, value_name = "TEXT")]
+    #[arg(help_heading = "Marking the nodes")]
     pub reason: Option<String>,
     /// Write the DrainInProgress and Drained node conditions (KEP-5683) on nodes/status; =false to turn them off
     #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = true, default_missing_value = "true", require_equals = true)]
+    #[arg(help_heading = "Marking the nodes")]
     pub node_conditions: bool,
     /// Label the node node.kubernetes.io/exclude-from-external-load-balancers at cordon, taking it out of cloud load balancers; uncordon removes the label (unless it was there before)
     #[arg(long)]
+    #[arg(help_heading = "Marking the nodes")]
     pub exclude_from_load_balancers: bool,
     /// Take a node only while at most this many nodes (N or P% of all nodes) are unavailable, counting cordoned and NotReady nodes and this run's; otherwise hold and say why (a drain then cordons each node at its turn)
     #[arg(long, value_name = "N|P%")]
+    #[arg(help_heading = "A pool of nodes")]
     pub max_unavailable: Option<String>,
     /// Accepted for scripts written for v0.1.0; a drain no longer refuses these cases
     #[arg(long, hide = true)]
@@ -316,19 +403,26 @@ pub struct DrainArgs {
     pub allow_quorum_loss: bool,
     /// Run this drain or roll in the cluster as a Job (in --namespace, default kube-system) under a ServiceAccount with exactly the permissions its flags need; prints how to follow it
     #[arg(long)]
+    #[arg(help_heading = "Running in the cluster (--in-cluster)")]
     pub in_cluster: bool,
     /// With --in-cluster: print the objects as YAML and apply nothing (for GitOps)
     #[arg(long, requires = "in_cluster")]
+    #[arg(help_heading = "Running in the cluster (--in-cluster)")]
     pub render: bool,
     /// With --in-cluster: the container image to run (default: this version's release image)
     #[arg(long, value_name = "IMAGE", requires = "in_cluster")]
+    #[arg(help_heading = "Running in the cluster (--in-cluster)")]
     pub image: Option<String>,
     /// With --in-cluster: remove the ServiceAccount, ClusterRole, binding and ConfigMap a run of the same command made
     #[arg(long, requires = "in_cluster")]
+    #[arg(help_heading = "Running in the cluster (--in-cluster)")]
     pub cleanup: bool,
-    #[command(flatten)]
+    #[command(
+        flatten,
+        next_help_heading = "Unattended (notifications, metrics, what holds the next node)"
+    )]
     pub unattended: UnattendedArgs,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "kubectl's global flags")]
     pub cluster: ClusterArgs,
 }
 
@@ -386,27 +480,35 @@ pub struct RollArgs {
     pub drain: DrainArgs,
     /// Run this shell command on each drained node's turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned
     #[arg(long, value_name = "CMD")]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub exec: Option<String>,
     /// How long --exec may run; then it and every process it started are ended and the node is left cordoned
     #[arg(long, value_name = "DURATION", default_value = "30m")]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub action_timeout: String,
     /// After --exec (or for an external actor), wait until the node reboots (NotReady, or a new boot ID) before waiting for Ready
     #[arg(long)]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub wait_for_reboot: bool,
     /// How long a node may take to reboot, and then to be Ready
     #[arg(long, value_name = "DURATION", default_value = "15m")]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub ready_timeout: String,
     /// After uncordoning, wait until every PodDisruptionBudget of the evicted pods has all its pods healthy (at most --ready-timeout)
     #[arg(long)]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub wait_for_budgets: bool,
     /// After uncordoning (and the budgets), wait this long before the node counts as done
     #[arg(long, value_name = "DURATION")]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub soak: Option<String>,
     /// Namespace of the per-node Leases that lock nodes against a second run
     #[arg(long, value_name = "NAMESPACE", default_value = "kube-system")]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub lock_namespace: String,
     /// How long a lock lasts unless renewed (it is renewed every third of it)
     #[arg(long, value_name = "DURATION", default_value = "30s")]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub lease_duration: String,
     /// kured's DaemonSet, whose reboot lock the roll honours and holds during each action
     #[arg(
@@ -414,12 +516,15 @@ pub struct RollArgs {
         value_name = "NAMESPACE/NAME",
         default_value = "kube-system/kured"
     )]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub kured_daemonset: String,
     /// Start the roll over, ignoring what an earlier run of the same command recorded
     #[arg(long)]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub fresh: bool,
     /// Wait for draino's pre-activity annotations (node-lifecycle.datadoghq.com/pre-activity-*) on each node to be done before its drain
     #[arg(long)]
+    #[arg(help_heading = "Rolling: each node's action and return")]
     pub draino_pre_activities: bool,
 }
 
@@ -437,7 +542,7 @@ pub struct UncordonArgs {
     /// none, client (say what would be uncordoned) or server (also ask the API server); no changes are made
     #[arg(long, value_enum, value_name = "MODE", default_value = "none", num_args = 0..=1, default_missing_value = "client", require_equals = true)]
     pub dry_run: DryRunArg,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "kubectl's global flags")]
     pub cluster: ClusterArgs,
 }
 
@@ -455,7 +560,7 @@ pub struct StatusArgs {
     /// Output format
     #[arg(short = 'o', long, value_enum, default_value = "table")]
     pub output: OutputFormat,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "kubectl's global flags")]
     pub cluster: ClusterArgs,
 }
 
@@ -470,7 +575,7 @@ pub struct LogsArgs {
     /// Prefix each line with its time, as kubectl logs --timestamps
     #[arg(long)]
     pub timestamps: bool,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "kubectl's global flags")]
     pub cluster: ClusterArgs,
 }
 
@@ -479,7 +584,7 @@ pub struct AbortArgs {
     /// The run's Job (kubectl-maintain-roll-…); the newest run in the namespace when left out
     #[arg(value_name = "RUN")]
     pub run: Option<String>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "kubectl's global flags")]
     pub cluster: ClusterArgs,
 }
 

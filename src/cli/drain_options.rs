@@ -127,6 +127,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         },
         reason: args.reason.clone(),
         max_unavailable,
+        plan_reads_budgets: plan_only && args.dry_run == DryRunArg::None,
     };
     Ok((plan, options))
 }

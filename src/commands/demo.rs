@@ -95,6 +95,7 @@ async fn demo_on(
         node_conditions: true,
         reason: Some("demo".into()),
         max_unavailable: None,
+        plan_reads_budgets: false,
     };
     let interaction = Interaction {
         assume_yes: true,

@@ -3,6 +3,7 @@
 //! `--run`), a run handed to the cluster (crate::in_cluster::watch).
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use k8s_openapi::api::core::v1::Node;
 use kube::Api;
@@ -23,6 +24,9 @@ use crate::vocabulary::pod_key::PodKey;
 #[serde(rename_all = "camelCase")]
 struct NodeStatus {
     node: String,
+    /// From the node's conditions: `draining`, `drained`, `not drained`,
+    /// `cordoned` (or `uncordoned` for a stale record).
+    state: &'static str,
     since: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
@@ -33,6 +37,10 @@ struct NodeStatus {
     taints: Vec<String>,
     /// Pods still on the node that a drain would evict or wait for.
     pods_remaining: Vec<String>,
+    /// Why each of them is still there, as the cluster shows it: going
+    /// (terminating), or held by a budget that allows no disruption now.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    waiting_on: BTreeMap<String, String>,
     /// DaemonSet and static pods, which stay.
     pods_staying: usize,
 }
@@ -77,40 +85,9 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
         .map_err(|e| Exit::from(api_error("list", "nodes", None, e)))?;
     let mut out = Vec::new();
     for node in named(nodes.items, &args.nodes)? {
-        let Some(record) = maintenance::record_of(&node) else {
-            continue;
-        };
-        let name = node.metadata.name.clone().unwrap_or_default();
-        let query = PodQuery {
-            node: name.clone(),
-            pod_selector: None,
-            chunk_size: 500,
-        };
-        let pods = pod_watch::list(&Api::all(clients.main.clone()), &query)
-            .await
-            .map_err(|e| Exit::from(api_error("list", "pods", None, e)))?
-            .pods;
-        let (staying, remaining): (Vec<_>, Vec<_>) = pods.iter().partition(|p| {
-            let mirror = p
-                .metadata
-                .annotations
-                .as_ref()
-                .is_some_and(|a| a.contains_key(MIRROR_ANNOTATION));
-            mirror || controller_kind(p).is_some_and(|(k, _)| k == "DaemonSet")
-        });
-        out.push(NodeStatus {
-            node: name,
-            since: record.started_at.clone(),
-            reason: record.reason.clone(),
-            was_cordoned: record.was_unschedulable,
-            stale: maintenance::is_stale(&node),
-            taints: record.taints.iter().map(ToString::to_string).collect(),
-            pods_remaining: remaining
-                .iter()
-                .map(|p| PodKey::of(p).to_string())
-                .collect(),
-            pods_staying: staying.len(),
-        });
+        if let Some(status) = node_status(&clients.main, &node).await? {
+            out.push(status);
+        }
     }
     let doc = Nodes { nodes: out };
     if let Some(text) = crate::ui::report::document("MaintenanceStatus", &doc, args.output)? {
@@ -121,8 +98,62 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
         eprintln!("No nodes are under maintenance.");
         return Ok(exit::OK);
     }
+    print!("{}", table(&doc, !args.nodes.is_empty()));
+    Ok(exit::OK)
+}
+
+/// A node under maintenance (our record on it) as the cluster shows it:
+/// its state, and the pods left on it, with why; `None` for another node.
+async fn node_status(client: &kube::Client, node: &Node) -> Result<Option<NodeStatus>, Exit> {
+    let Some(record) = maintenance::record_of(node) else {
+        return Ok(None);
+    };
+    let name = node.metadata.name.clone().unwrap_or_default();
+    let query = PodQuery {
+        node: name.clone(),
+        pod_selector: None,
+        chunk_size: 500,
+    };
+    let pods = pod_watch::list(&Api::all(client.clone()), &query)
+        .await
+        .map_err(|e| Exit::from(api_error("list", "pods", None, e)))?
+        .pods;
+    let (staying, remaining): (Vec<_>, Vec<_>) = pods.iter().partition(|p| {
+        let mirror = p
+            .metadata
+            .annotations
+            .as_ref()
+            .is_some_and(|a| a.contains_key(MIRROR_ANNOTATION));
+        mirror || controller_kind(p).is_some_and(|(k, _)| k == "DaemonSet")
+    });
+    let tight =
+        crate::drain::budgets::lookup::tight_budgets(client, remaining.iter().copied()).await;
+    let waiting_on = remaining
+        .iter()
+        .filter_map(|p| Some((PodKey::of(p).to_string(), why_left(p, &tight)?)))
+        .collect();
+    Ok(Some(NodeStatus {
+        state: state(node),
+        waiting_on,
+        node: name,
+        since: record.started_at.clone(),
+        reason: record.reason.clone(),
+        was_cordoned: record.was_unschedulable,
+        stale: maintenance::is_stale(node),
+        taints: record.taints.iter().map(ToString::to_string).collect(),
+        pods_remaining: remaining
+            .iter()
+            .map(|p| PodKey::of(p).to_string())
+            .collect(),
+        pods_staying: staying.len(),
+    }))
+}
+
+/// The table; with `named` nodes, each pod left and why below it.
+fn table(doc: &Nodes, named: bool) -> String {
     let mut t = crate::ui::report::kubectl_table(&[
         "NODE",
+        "STATE",
         "SINCE",
         "REASON",
         "TAINTS",
@@ -145,6 +176,7 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
         };
         t.add_row([
             n.node.clone(),
+            n.state.to_string(),
             age,
             n.reason.clone().unwrap_or_else(|| "-".into()),
             if n.taints.is_empty() {
@@ -156,6 +188,58 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
             n.pods_staying.to_string(),
         ]);
     }
-    println!("{}", t.trim_fmt());
-    Ok(exit::OK)
+    let mut out = format!("{}\n", t.trim_fmt());
+    // Named nodes: each pod left, and why, as the cluster shows it.
+    if named {
+        for n in by_node.values() {
+            for pod in &n.pods_remaining {
+                let why = n
+                    .waiting_on
+                    .get(pod)
+                    .map_or("not evicted yet", String::as_str);
+                let _ = writeln!(out, "node/{} pod/{pod}: {why}", n.node);
+            }
+        }
+    }
+    out
+}
+
+/// The node's drain as its conditions tell it (crate::publish::conditions).
+fn state(node: &Node) -> &'static str {
+    let condition = |kind: &str| {
+        node.status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|cs| cs.iter().find(|c| c.type_ == kind))
+    };
+    let is = |kind: &str| condition(kind).is_some_and(|c| c.status == "True");
+    if is(maintenance::DRAIN_IN_PROGRESS) {
+        "draining"
+    } else if is(maintenance::DRAINED) {
+        "drained"
+    } else if condition(maintenance::DRAINED)
+        .is_some_and(|c| c.reason.as_deref() == Some("DrainNotCompleted"))
+    {
+        "not drained"
+    } else if maintenance::unschedulable(node) {
+        "cordoned"
+    } else {
+        "uncordoned"
+    }
+}
+
+/// Why a pod is still on a node under maintenance, as the cluster shows
+/// it: going, or held by a budget that allows no disruption now.
+fn why_left(
+    pod: &k8s_openapi::api::core::v1::Pod,
+    tight: &BTreeMap<PodKey, (String, crate::drain::budgets::Budget)>,
+) -> Option<String> {
+    if let Some(at) = &pod.metadata.deletion_timestamp {
+        return Some(format!("terminating (deletion asked at {})", at.0));
+    }
+    let (name, b) = tight.get(&PodKey::of(pod))?;
+    Some(format!(
+        "PDB {name} allows no disruption now ({} healthy, {} needed of {} expected)",
+        b.current_healthy, b.desired_healthy, b.expected_pods
+    ))
 }

@@ -405,7 +405,11 @@ impl Prepared {
     /// budget's name (for the confirmation).
     pub(crate) async fn tight_budgets(&self) -> BTreeMap<PodKey, String> {
         let pods = self.pods();
-        budgets::lookup::tight_budgets(&self.engine.clients.main, pods.iter()).await
+        budgets::lookup::tight_budgets(&self.engine.clients.main, pods.iter())
+            .await
+            .into_iter()
+            .map(|(pod, (name, _))| (pod, name))
+            .collect()
     }
 
     /// Will carrying it out change anything: not a dry run, and not a
@@ -446,7 +450,12 @@ impl Prepared {
         let nodes = self
             .nodes
             .iter()
-            .map(|n| preview::client(n.machine(settings.clone(), n.unschedulable())))
+            .map(|n| {
+                preview::client(
+                    n.machine(settings.clone(), n.unschedulable()),
+                    &BTreeMap::new(),
+                )
+            })
             .collect();
         outcome(
             self.wave_names.clone(),
@@ -510,12 +519,20 @@ impl Prepared {
         }
         let (client, spec) = (&engine.clients.main, engine.options.cordon_spec());
         let settings = engine.settings();
+        // `plan` reads the budgets' status: a pod one of them holds now is
+        // shown blocked, in the drain's words (no eviction is asked).
+        let tight = if engine.options.plan_reads_budgets {
+            let pods = self.pods();
+            budgets::lookup::tight_budgets(client, pods.iter()).await
+        } else {
+            BTreeMap::new()
+        };
         let mut out = Vec::new();
         for n in &self.nodes {
             let machine = n.machine(settings.clone(), n.unschedulable());
             out.push(match dry_run {
                 DryRun::None => preview::refused(machine),
-                DryRun::Client => preview::client(machine),
+                DryRun::Client => preview::client(machine, &tight),
                 DryRun::Server => {
                     if let Err(e) = cordon(client, &spec, &n.node, true).await {
                         return Some(Err(e));
@@ -699,7 +716,9 @@ impl Driver for Draining<'_> {
             None => "the node was not cordoned",
         };
         let machine = n.machine(self.settings.clone(), was.unwrap_or(n.unschedulable()));
-        machine.not_started(format!("{why}; {left}"))
+        let mut out = machine.not_started(format!("{why}; {left}"));
+        out.not_cordoned = was.is_none();
+        out
     }
 }
 

@@ -57,6 +57,9 @@ pub(crate) struct Options {
     pub(crate) labels: Vec<(String, String)>,
     /// `--reason`, recorded on the node.
     pub(crate) reason: Option<String>,
+    /// `plan`: a pod whose budget allows no disruption now is shown
+    /// blocked, read from the budgets' status (no eviction is asked).
+    pub(crate) plan_reads_budgets: bool,
     /// `--max-unavailable`: the pool runner holds the next node past it.
     pub(crate) max_unavailable: Option<crate::policy::guard::MaxUnavailable>,
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::budgets::Broker;
+use super::budgets::{Broker, Budget};
 use super::evict::{Answer, Evictor};
 use super::machine::NodeMachine;
 use crate::vocabulary::outcome::{NodeOutcome, NodeStatus, PodResult};
@@ -17,10 +17,39 @@ fn refusal_message(machine: &NodeMachine) -> Option<String> {
 }
 
 /// `plan` and `--dry-run=client`.
-pub(crate) fn client(machine: NodeMachine) -> NodeOutcome {
+/// `tight`: pods a budget holds now (its status allows no disruption),
+/// each shown blocked as the drain words its refusal, from what the
+/// eviction would answer.
+pub(crate) fn client(
+    mut machine: NodeMachine,
+    tight: &BTreeMap<PodKey, (String, Budget)>,
+) -> NodeOutcome {
     let message = refusal_message(&machine);
-    machine.preview(BTreeMap::new(), NodeStatus::DryRun, message)
+    let mut verdicts = BTreeMap::new();
+    for (key, _) in machine.to_evict() {
+        let Some((pdb, budget)) = tight.get(&key) else {
+            continue;
+        };
+        machine.note_budget((key.namespace.clone(), pdb.clone()), *budget);
+        let answer = Answer::PdbBlocked {
+            pdb: pdb.clone(),
+            // kube-apiserver's words (pkg/registry/core/pod/storage/eviction.go).
+            message: format!(
+                "The disruption budget {pdb} needs {} healthy pods and has {} currently",
+                budget.desired_healthy, budget.current_healthy
+            ),
+            api_message: PDB_REFUSAL.to_string(),
+            retry_after: None,
+        };
+        if let Some(cause) = machine.refusal_cause(&key.namespace, &answer) {
+            verdicts.insert(key, PodResult::WouldBlock { cause });
+        }
+    }
+    machine.preview(verdicts, NodeStatus::DryRun, message)
 }
+
+/// The API server's words when a budget refuses an eviction.
+const PDB_REFUSAL: &str = "Cannot evict pod as it would violate the pod's disruption budget.";
 
 /// `--dry-run=server`: every eviction sent with `dryRun=All`; a refusal
 /// becomes the pod's `WouldBlock` verdict.

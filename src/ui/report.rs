@@ -12,7 +12,8 @@ use crate::duration::human;
 use crate::ui::formats::OutputFormat;
 use crate::ui::words::dead_node::{not_within, ready_after, ready_after_taint};
 use crate::vocabulary::outcome::{
-    Cause, DrainOutcome, DryRun, NodeStatus, PodResult, Prediction, Recovery,
+    BudgetHold, Cause, Delivered, DrainOutcome, DryRun, HoldRecord, NodeOutcome, NodeStatus,
+    PodResult, Prediction, Recovery,
 };
 
 pub(crate) const SCHEMA_VERSION: &str = "kubectl-maintain.io/v1alpha1";
@@ -288,7 +289,17 @@ fn summary(outcome: &DrainOutcome) -> String {
         .iter()
         .flat_map(|n| &n.pods)
         .any(|p| lost(&p.result));
+    let forced = |r: &PodResult| matches!(r, PodResult::Forced { .. });
+    // Deleted at --deadline, budgets bypassed: never counted as evicted.
+    let any_forced = outcome
+        .nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .any(|p| forced(&p.result));
     let mut header = vec!["NODE", "STATUS", "WAVES", "EVICTED", "GONE"];
+    if any_forced {
+        header.push("FORCED");
+    }
     if any_lost {
         header.push("LOST");
     }
@@ -311,6 +322,9 @@ fn summary(outcome: &DrainOutcome) -> String {
             count(&|r| matches!(r, PodResult::Evicted)),
             count(&|r| matches!(r, PodResult::Completed | PodResult::GoneByItself)),
         ];
+        if any_forced {
+            row.push(count(&forced));
+        }
         if any_lost {
             row.push(count(&lost));
         }
@@ -330,10 +344,96 @@ fn summary(outcome: &DrainOutcome) -> String {
         }
     }
     out.push_str(&blockers(outcome));
+    out.push_str(&forced_pods(outcome));
     out.push_str(&lost_pods(outcome));
     out.push_str(&budget_holds(outcome));
     out.push_str(&left_alone(outcome));
+    out.push_str(&held_and_told(
+        &outcome.holds,
+        outcome.notifications.as_ref(),
+    ));
+    out.push_str(&left_cordoned(outcome));
     out
+}
+
+/// What a run waited on besides pods, and what its notifications came to
+/// (a drain's and a roll's report alike).
+pub(crate) fn held_and_told(holds: &[HoldRecord], told: Option<&Delivered>) -> String {
+    let mut out = String::new();
+    if !holds.is_empty() {
+        out.push_str("\nHeld:\n");
+        for h in holds {
+            let _ = writeln!(
+                out,
+                "  {}{} for {}{}: {}",
+                h.node
+                    .as_deref()
+                    .map(|n| format!("node/{n} "))
+                    .unwrap_or_default(),
+                h.what,
+                human(std::time::Duration::from_millis(h.lasted_ms)),
+                if h.standing {
+                    " (still holding at the end)"
+                } else {
+                    ""
+                },
+                h.reason
+            );
+        }
+    }
+    if let Some(d) = told {
+        let _ = writeln!(
+            out,
+            "\nNotifications: {} sent, {} not delivered",
+            d.sent, d.failed
+        );
+        for f in &d.failures {
+            let _ = writeln!(out, "  {f}");
+        }
+    }
+    out
+}
+
+/// Pods `--deadline` deleted, budgets bypassed: each named, with what
+/// held it and the budget it bypassed.
+fn forced_pods(outcome: &DrainOutcome) -> String {
+    let mut out = String::new();
+    for n in &outcome.nodes {
+        for p in &n.pods {
+            if let PodResult::Forced { why } = &p.result {
+                let _ = writeln!(out, "* {} on {}: {why}", p.pod, n.node);
+            }
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!("\nDeleted at --deadline, PodDisruptionBudgets bypassed:\n{out}")
+}
+
+/// The one line a person needs at the end: which nodes this drain leaves
+/// cordoned, and the command that returns them to service.
+fn left_cordoned(outcome: &DrainOutcome) -> String {
+    let nodes: Vec<&str> = outcome
+        .nodes
+        .iter()
+        .filter(|n| !n.was_cordoned && !n.not_cordoned)
+        .map(|n| n.node.as_str())
+        .collect();
+    if nodes.is_empty() {
+        return String::new();
+    }
+    let drained = outcome
+        .nodes
+        .iter()
+        .filter(|n| n.status == NodeStatus::Drained)
+        .count();
+    let of = outcome.nodes.len();
+    format!(
+        "\n{drained} of {of} drained; left cordoned: {}. `kubectl maintain uncordon {}` returns them to service.\n",
+        nodes.join(", "),
+        nodes.join(" ")
+    )
 }
 
 /// kubectl drain's last words, so `grep drained` on the report keeps working.
@@ -363,7 +463,7 @@ fn budget_holds(outcome: &DrainOutcome) -> String {
                 h.budget.clone(),
                 n.node.clone(),
                 human(std::time::Duration::from_millis(h.held_ms)),
-                if h.holding { "yes" } else { "no" }.to_string(),
+                holding_words(n, h).to_string(),
                 pods.join(", "),
             ]);
         }
@@ -375,6 +475,21 @@ fn budget_holds(outcome: &DrainOutcome) -> String {
         "\nDisruption budgets that held evictions back:\n{}\n",
         t.trim_fmt()
     )
+}
+
+/// Whether a budget still held pods when the node's drain ended; a hold
+/// `--deadline` ended by deleting its pods says so.
+fn holding_words(n: &NodeOutcome, h: &BudgetHold) -> &'static str {
+    let bypassed = h.pods.iter().any(|k| {
+        n.pods
+            .iter()
+            .any(|p| p.pod == *k && matches!(p.result, PodResult::Forced { .. }))
+    });
+    match (h.holding, bypassed) {
+        (true, _) => "yes",
+        (false, true) => "bypassed at --deadline",
+        (false, false) => "no",
+    }
 }
 
 /// Pods that stay on their node by design (DaemonSet, static, rules), by reason.

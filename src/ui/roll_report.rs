@@ -11,6 +11,8 @@ use crate::roll::outcome::{NodeRoll, RollOutcome, RollStatus};
 use crate::roll::phase::Phase;
 use crate::ui::formats::OutputFormat;
 use crate::ui::report::{document, kubectl_table};
+use crate::vocabulary::outcome::PodResult;
+use kube_conventions::count;
 
 pub(crate) fn render(outcome: &RollOutcome, format: OutputFormat) -> anyhow::Result<String> {
     Ok(document("RollReport", outcome, format)?.unwrap_or_else(|| table(outcome)))
@@ -18,6 +20,16 @@ pub(crate) fn render(outcome: &RollOutcome, format: OutputFormat) -> anyhow::Res
 
 fn ms(v: Option<u64>) -> String {
     v.map_or_else(|| "-".into(), |m| human(Duration::from_millis(m)))
+}
+
+/// How long the node was out; a node left cordoned is still out.
+fn out_of_service(n: &NodeRoll) -> String {
+    let out = human(Duration::from_millis(n.out_of_service_ms));
+    match n.status {
+        _ if n.out_of_service_ms == 0 => "-".into(),
+        RollStatus::Done | RollStatus::DoneBefore => out,
+        _ => format!("{out}, still cordoned"),
+    }
 }
 
 fn table(outcome: &RollOutcome) -> String {
@@ -44,11 +56,7 @@ fn table(outcome: &RollOutcome) -> String {
             ms(n.took(Phase::Action)),
             ms(n.took(Phase::WaitReady)),
             ms(n.took(Phase::Settle)),
-            if n.out_of_service_ms > 0 {
-                human(Duration::from_millis(n.out_of_service_ms))
-            } else {
-                "-".into()
-            },
+            out_of_service(n),
         ]);
     }
     let done = outcome
@@ -56,43 +64,32 @@ fn table(outcome: &RollOutcome) -> String {
         .iter()
         .filter(|n| matches!(n.status, RollStatus::Done | RollStatus::DoneBefore))
         .count();
+    // A pod deleted at --deadline is said beside "done": its budget was
+    // bypassed.
+    let forced = outcome
+        .nodes
+        .iter()
+        .filter_map(|n| n.drain.as_ref())
+        .flat_map(|d| &d.pods)
+        .filter(|p| matches!(p.result, PodResult::Forced { .. }))
+        .count();
+    let forced = match forced {
+        0 => String::new(),
+        n => format!(
+            ", {} deleted at --deadline (budgets bypassed)",
+            count(n, "pod")
+        ),
+    };
     let mut out = format!(
-        "Roll {}: {done}/{} nodes done in {}\n\n{t}\n",
+        "Roll {}: {done}/{} nodes done{forced} in {}\n\n{t}\n",
         outcome.roll,
         outcome.nodes.len(),
         human(Duration::from_millis(outcome.elapsed_ms))
     );
-    if !outcome.holds.is_empty() {
-        out.push_str("\nHeld:\n");
-        for h in &outcome.holds {
-            let _ = writeln!(
-                out,
-                "  {}{} for {}{}: {}",
-                h.node
-                    .as_deref()
-                    .map(|n| format!("node/{n} "))
-                    .unwrap_or_default(),
-                h.what,
-                human(Duration::from_millis(h.lasted_ms)),
-                if h.standing {
-                    " (still holding at the end)"
-                } else {
-                    ""
-                },
-                h.reason
-            );
-        }
-    }
-    if let Some(d) = &outcome.notifications {
-        let _ = writeln!(
-            out,
-            "\nNotifications: {} sent, {} not delivered",
-            d.sent, d.failed
-        );
-        for f in &d.failures {
-            let _ = writeln!(out, "  {f}");
-        }
-    }
+    out.push_str(&super::report::held_and_told(
+        &outcome.holds,
+        outcome.notifications.as_ref(),
+    ));
     let troubled: Vec<&NodeRoll> = outcome
         .nodes
         .iter()
@@ -109,8 +106,18 @@ fn table(outcome: &RollOutcome) -> String {
             );
             if let Some(d) = &n.drain {
                 for p in &d.pods {
-                    if let crate::vocabulary::outcome::PodResult::Remaining { cause } = &p.result {
-                        let _ = writeln!(out, "  pod/{}: {}", p.pod, cause);
+                    match &p.result {
+                        PodResult::Remaining { cause } => {
+                            let _ = writeln!(out, "  pod/{}: {}", p.pod, cause);
+                        }
+                        PodResult::Forced { why } => {
+                            let _ = writeln!(
+                                out,
+                                "  pod/{}: deleted at --deadline, budgets bypassed ({why})",
+                                p.pod
+                            );
+                        }
+                        _ => {}
                     }
                 }
             }

@@ -249,6 +249,10 @@ pub(crate) struct NodeOutcome {
     pub(crate) message: Option<String>,
     /// Was the node unschedulable before this drain?
     pub(crate) was_cordoned: bool,
+    /// Never cordoned by this drain: it stopped before the node's turn (a
+    /// drain paced by `--max-unavailable` or a gate cordons at each turn).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) not_cordoned: bool,
     pub(crate) elapsed_ms: u64,
     pub(crate) waves: Vec<WaveOutcome>,
     pub(crate) pods: Vec<PodOutcome>,

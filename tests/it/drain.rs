@@ -510,6 +510,29 @@ fn dry_runs_change_nothing() {
         .filter(|p| p.result["state"] == "wouldBlock")
         .count();
     assert_eq!(blocked, 2, "{server:?}");
+    // `plan` reads the budget's status and says what the server dry run
+    // says, in the same words, without asking an eviction (#54).
+    let evictions = |c: &Cluster| {
+        c.requests()
+            .iter()
+            .filter(|r| r.path.ends_with("/eviction"))
+            .count()
+    };
+    let asked = evictions(&c);
+    let plan = c.maintain(&["plan", "n1", "-o", "json"]);
+    assert_eq!(plan.code, 3, "the PDB would block: {plan:?}");
+    assert_eq!(evictions(&c), asked, "plan asks no eviction");
+    let causes = |r: &crate::harness::Run| -> Vec<serde_json::Value> {
+        r.report().nodes[0]
+            .pods
+            .iter()
+            .filter(|p| p.result["state"] == "wouldBlock")
+            .map(|p| p.result["cause"].clone())
+            .collect()
+    };
+    assert_eq!(causes(&plan), causes(&server), "{plan:?}");
+    let table = c.maintain(&["plan", "n1"]);
+    assert!(table.stdout.contains("PDB web"), "{table:?}");
     assert!(
         c.requests()
             .iter()

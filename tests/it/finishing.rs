@@ -75,6 +75,64 @@ fn the_deadline_deletes_a_held_pod_its_grace_period_early() {
     );
 }
 
+/// The table never hides a forced pod: its own column, its own section
+/// naming the budget bypassed, the budget table saying so, and the line
+/// that ends the report naming the node left cordoned (#54).
+#[test]
+fn the_table_names_a_pod_deleted_at_the_deadline() {
+    let c = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment_with("solo", 1, |d| {
+            template(d)["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "n1"});
+        })
+        .pdb("solo", "minAvailable: 1")
+        .start(33);
+    c.wait_settled();
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--deadline",
+        "4s",
+        "--grace-period",
+        "1",
+        "--timeout",
+        "20s",
+        "--lines=report",
+    ]);
+    out.success();
+    let table: Vec<&str> = out.stdout.lines().collect();
+    let header: Vec<&str> = table[0].split_whitespace().collect();
+    let row: Vec<&str> = table[1].split_whitespace().collect();
+    let column = |name: &str| {
+        let i = header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no {name} column: {}", out.stdout));
+        row[i]
+    };
+    assert_eq!(column("FORCED"), "1", "{}", out.stdout);
+    assert_eq!(column("EVICTED"), "0", "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("Deleted at --deadline, PodDisruptionBudgets bypassed:\n* apps/solo-"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("bypassed at --deadline"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(
+            "1 of 1 drained; left cordoned: n1. `kubectl maintain uncordon n1` returns them to service."
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn a_deadline_past_the_timeout_is_refused_before_any_request() {
     let c = Scenario::new().node("n1").start(33);

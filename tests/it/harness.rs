@@ -82,6 +82,10 @@ pub(crate) struct Report {
     pub(crate) nodes: Vec<NodeReport>,
     /// `plan --simulate` only.
     pub(crate) prediction: Option<Prediction>,
+    /// A paced drain's holds, and what `--notify` came to.
+    #[serde(default)]
+    pub(crate) holds: Vec<serde_json::Value>,
+    pub(crate) notifications: Option<serde_json::Value>,
 }
 
 #[allow(dead_code)]
@@ -112,6 +116,8 @@ pub(crate) struct NodeReport {
     pub(crate) status: String,
     pub(crate) message: Option<String>,
     pub(crate) was_cordoned: bool,
+    #[serde(default)]
+    pub(crate) not_cordoned: bool,
     pub(crate) elapsed_ms: u64,
     pub(crate) waves: Vec<WaveReport>,
     pub(crate) pods: Vec<PodReport>,

@@ -145,6 +145,14 @@ fn uncordon_restores_the_exact_earlier_spec() {
         .map(|n| n["node"].as_str().unwrap())
         .collect();
     assert_eq!(nodes, ["w1", "w2"], "{status:?}");
+    assert!(
+        doc["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["state"] == "drained"),
+        "{status:?}"
+    );
 
     let out = c.maintain(&["uncordon", "w1", "w2"]);
     out.success();
@@ -594,4 +602,40 @@ fn uncordon_dry_run_says_what_kubectl_says_and_changes_nothing() {
     }
     assert_eq!(c.writes().len(), writes, "nothing written");
     assert_eq!(spec_of(&c, "n1")["unschedulable"], true, "still cordoned");
+}
+
+/// A second terminal answers "why is it stuck" mid-drain: `status NODE`
+/// says the node is draining and names each pod left with its cause (#54).
+#[test]
+fn status_of_a_node_names_each_pod_left_and_why_while_it_drains() {
+    let c = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment_with("solo", 1, |d| {
+            crate::scenario::template(d)["spec"]["nodeSelector"] =
+                serde_json::json!({"kubernetes.io/hostname": "n1"});
+        })
+        .pdb("solo", "minAvailable: 1")
+        .start(33);
+    c.wait_settled();
+    let mut run = c.maintain_watched(&["drain", "n1", "--timeout", "60s"]);
+    run.wait_for_stderr("solo", Duration::from_secs(20));
+    let status = c.maintain(&["status", "n1"]);
+    status.success();
+    let row = status.stdout.lines().nth(1).unwrap_or_default();
+    assert!(
+        row.split_whitespace().nth(1) == Some("draining"),
+        "{status:?}"
+    );
+    assert!(
+        status
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("node/n1 pod/apps/solo-")
+                && l.ends_with(
+                    "PDB solo allows no disruption now (1 healthy, 1 needed of 1 expected)"
+                )),
+        "{status:?}"
+    );
+    let _ = run.finish(Duration::from_millis(200));
 }

@@ -18,7 +18,7 @@ use crate::vocabulary::pod_key::PodKey;
 pub(crate) async fn tight_budgets<'a>(
     client: &kube::Client,
     pods: impl Iterator<Item = &'a Pod> + Clone,
-) -> BTreeMap<PodKey, String> {
+) -> BTreeMap<PodKey, (String, super::Budget)> {
     let api: Api<PodDisruptionBudget> = Api::all(client.clone());
     let Ok(list) = api.list(&ListParams::default()).await else {
         return BTreeMap::new();
@@ -39,7 +39,10 @@ pub(crate) async fn tight_budgets<'a>(
             if sel.matches(&pod.metadata.labels.clone().unwrap_or_default()) {
                 out.insert(
                     PodKey::of(pod),
-                    pdb.metadata.name.clone().unwrap_or_default(),
+                    (
+                        pdb.metadata.name.clone().unwrap_or_default(),
+                        super::Budget::from_pdb(pdb),
+                    ),
                 );
             }
         }

@@ -16,8 +16,10 @@ pub const KIND: &str = "DrainPlan";
 /// Plans are short; anything larger is a mistake or an attack on the parser.
 const MAX_PLAN_BYTES: u64 = 1 << 20;
 
+/// A plan's mistake: `file:line:column: message`, or `file: message` for
+/// the whole file (it cannot be read), then the hint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}:{column}: {message}{}", hint.as_ref().map(|h| format!("\n  hint: {h}")).unwrap_or_default())]
+#[error("{}{message}{}", where_(file, *line, *column), hint.as_ref().map(|h| format!("\n  hint: {h}")).unwrap_or_default())]
 pub struct PlanError {
     pub file: String,
     pub line: u64,
@@ -165,6 +167,43 @@ pub fn read_small(path: &Path, what: &str) -> Result<(String, String), PlanError
     Ok((file, text))
 }
 
+fn where_(file: &str, line: u64, column: u64) -> String {
+    match line {
+        0 => format!("{file}: "),
+        _ => format!("{file}:{line}:{column}: "),
+    }
+}
+
+/// A value of the wrong type, as the parser says it (`invalid i32`), said
+/// with the field it is in (the key on its line) and what it takes.
+fn typed(text: &str, line: u64, message: String) -> String {
+    let expected = [
+        ("i32", "a whole number"),
+        ("i64", "a whole number"),
+        ("u32", "a whole number, 0 or more"),
+        ("u64", "a whole number, 0 or more"),
+        ("bool", "true or false"),
+    ]
+    .into_iter()
+    .find(|(t, _)| {
+        message == format!("invalid {t}") || message.ends_with(&format!("expected {t}"))
+    });
+    let Some((_, words)) = expected else {
+        return message;
+    };
+    let entry = usize::try_from(line)
+        .ok()
+        .and_then(|l| text.lines().nth(l.checked_sub(1)?))
+        .and_then(|l| l.split_once(':'))
+        .map(|(key, value)| (key.trim().trim_start_matches("- ").trim(), value.trim()));
+    match entry {
+        Some((key, value)) if !key.is_empty() && !key.contains(' ') => {
+            format!("{key}: expected {words}, found {value}")
+        }
+        _ => format!("expected {words} ({message})"),
+    }
+}
+
 fn at(file: &str, loc: serde_saphyr::Location, message: String, hint: Option<&str>) -> PlanError {
     PlanError {
         file: file.to_string(),
@@ -189,6 +228,7 @@ fn selector_at(
 pub fn parse(file: &str, text: &str) -> Result<Plan, PlanError> {
     let doc: Spanned<PlanDoc> = serde_saphyr::from_str(text).map_err(|e| {
         let (line, column, message) = kube_conventions::yaml::position(&e);
+        let message = typed(text, line, message);
         let hint = if message.contains("unknown field") {
             Some("a DrainPlan has apiVersion, kind, metadata and spec; spec has waves, rules, taints, deadline, surge and hooks; see docs/plan.md".into())
         } else if message.contains("unknown variant") {
@@ -504,6 +544,27 @@ spec:
         assert_eq!((e.line, e.column), (7, 5), "{e}");
         assert!(e.message.contains("\"early\""), "{e}");
         assert!(e.hint.unwrap().contains("ascending podPriority"));
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_field_and_what_it_takes() {
+        let e = err(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - name: a\n    podPriority: high\n",
+        );
+        assert_eq!(e.line, 6, "{e}");
+        assert_eq!(
+            e.message,
+            "podPriority: expected a whole number, found high"
+        );
+        assert!(e.to_string().starts_with("p.yaml:6:"), "{e}");
+        // A file that cannot be read is the whole file's mistake: no 0:0.
+        let missing = load(Path::new("/nonexistent/plan.yaml")).unwrap_err();
+        assert!(
+            missing
+                .to_string()
+                .starts_with("/nonexistent/plan.yaml: cannot read the plan"),
+            "{missing}"
+        );
     }
 
     #[test]

@@ -506,6 +506,7 @@ mod tests {
             status,
             message: None,
             was_cordoned: false,
+            not_cordoned: false,
             elapsed_ms: 0,
             waves: Vec::new(),
             pods,

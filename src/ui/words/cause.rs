@@ -69,12 +69,44 @@ impl fmt::Display for Cause {
     }
 }
 
+/// What the operator can do about a budget's refusal, decided from its
+/// numbers: one that never allows (a single replica behind
+/// `minAvailable: 1`, a budget set to the replica count) waits for
+/// nothing; one short of healthy pods waits on those pods.
+fn budget_remedy(
+    allowed: Option<i32>,
+    healthy: Option<i32>,
+    desired: Option<i32>,
+    expected: Option<i32>,
+) -> &'static str {
+    match (allowed, healthy, desired, expected) {
+        (Some(0), _, Some(d), Some(e)) if d >= e => {
+            "the budget allows no disruption even with every pod healthy, so waiting will not help: rerun with --surge (a Deployment gets one more replica first), or --deadline D (deleted past it, the budget bypassed), or relax the PDB"
+        }
+        (Some(0), Some(h), Some(d), _) if h < d => {
+            "the budget's pods are not all healthy: fix them (kubectl get pods -l <its selector>), or set the PDB's unhealthyPodEvictionPolicy: AlwaysAllow so that unready pods may go; --deadline D deletes past it"
+        }
+        _ => {
+            "the budget lets a pod go once its replacement is Ready elsewhere: wait (the drain asks again when it allows), scale the workload up, or relax the PDB"
+        }
+    }
+}
+
 /// What the operator can do about a cause.
 pub(crate) fn remedy(cause: &Cause) -> &'static str {
     match cause {
-        Cause::Pdb { .. } => {
-            "wait for the budget's pods to be healthy elsewhere, scale the workload up, or relax the PDB"
-        }
+        Cause::Pdb {
+            disruptions_allowed,
+            current_healthy,
+            desired_healthy,
+            expected_pods,
+            ..
+        } => budget_remedy(
+            *disruptions_allowed,
+            *current_healthy,
+            *desired_healthy,
+            *expected_pods,
+        ),
         Cause::VmEvacuation { .. } => {
             "KubeVirt is moving the VM: give it time (--timeout), or check its VirtualMachineInstanceMigration"
         }
@@ -100,7 +132,9 @@ pub(crate) fn remedy(cause: &Cause) -> &'static str {
         Cause::Forbidden { .. } => {
             "grant the named verb and resource to the user running the drain"
         }
-        Cause::NotStarted => "rerun the drain",
+        Cause::NotStarted => {
+            "rerun the drain once what stopped it is fixed (the node's line above says what)"
+        }
         Cause::NodeNotReady { .. } => super::dead_node::REMEDY,
     }
 }
