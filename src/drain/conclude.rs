@@ -90,6 +90,7 @@ pub(crate) fn pod_outcomes(
             PodOutcome {
                 pod: e.key.clone(),
                 priority: priority(e.pod),
+                owner: crate::policy::classify::controller_kind(e.pod).map(|(k, _)| k.to_string()),
                 wave: waves.get(e.wave).cloned(),
                 result,
                 warning: e.warning,

@@ -4,9 +4,6 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
-/// How many nodes in progress the pool's line names; the rest are counted.
-const NAMED_IN_PROGRESS: usize = 4;
-
 #[derive(Default)]
 pub(crate) struct Progress(Mutex<Counts>);
 
@@ -45,25 +42,17 @@ impl Progress {
         self.counts().done += 1;
     }
 
-    /// The pool's line: nodes done of all, and the nodes out now (the
-    /// batch in progress), by name.
+    /// The pool's count, said with every line of a run: nodes done of
+    /// all, and how many are in progress (each line names its own node,
+    /// and the bars name the others: the names made each line wrap).
     pub(crate) fn summary(&self) -> String {
         let c = self.counts();
-        let mut out = format!("pool: {}/{} done", c.done, c.total);
-        if c.in_progress.is_empty() {
-            return out + ", none in progress";
-        }
-        let names: Vec<&str> = c
-            .in_progress
-            .iter()
-            .take(NAMED_IN_PROGRESS)
-            .map(String::as_str)
-            .collect();
-        out = format!("{out}, in progress: {}", names.join(", "));
-        match c.in_progress.len().saturating_sub(NAMED_IN_PROGRESS) {
-            0 => out,
-            more => format!("{out} and {more} more"),
-        }
+        format!(
+            "pool: {}/{} done, {} in progress",
+            c.done,
+            c.total,
+            c.in_progress.len()
+        )
     }
 }
 
@@ -83,15 +72,8 @@ mod tests {
     }
 
     #[test]
-    fn the_pool_line_names_the_nodes_out_now() {
-        assert_eq!(pool(0, 3, &[]), "pool: 0/3 done, none in progress");
-        assert_eq!(
-            pool(3, 20, &["n5", "n4"]),
-            "pool: 3/20 done, in progress: n4, n5"
-        );
-        assert_eq!(
-            pool(0, 20, &["a", "b", "c", "d", "e", "f"]),
-            "pool: 0/20 done, in progress: a, b, c, d and 2 more"
-        );
+    fn the_pool_line_counts_the_nodes_done_and_out_now() {
+        assert_eq!(pool(0, 3, &[]), "pool: 0/3 done, 0 in progress");
+        assert_eq!(pool(3, 20, &["n5", "n4"]), "pool: 3/20 done, 2 in progress");
     }
 }

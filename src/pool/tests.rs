@@ -226,10 +226,7 @@ async fn nodes_start_in_the_drivers_order_within_the_slots() {
     assert!(results.iter().all(|(_, o)| *o == Out::Done));
     assert_eq!(*started.borrow(), [2, 0, 1, 3, 4]);
     assert_eq!(*jobs.most.borrow(), 2);
-    assert_eq!(
-        h.tell.progress.summary(),
-        "pool: 5/5 done, none in progress"
-    );
+    assert_eq!(h.tell.progress.summary(), "pool: 5/5 done, 0 in progress");
 }
 
 #[tokio::test(start_paused = true)]
@@ -278,10 +275,7 @@ async fn a_node_said_later_goes_after_the_next_and_done_nodes_need_no_job() {
             "n2: for a free slot (1 nodes in progress, --max-parallel 1)"
         ]
     );
-    assert_eq!(
-        h.tell.progress.summary(),
-        "pool: 3/3 done, none in progress"
-    );
+    assert_eq!(h.tell.progress.summary(), "pool: 3/3 done, 0 in progress");
 }
 
 #[tokio::test(start_paused = true)]

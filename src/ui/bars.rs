@@ -1,7 +1,9 @@
 //! Live progress on a terminal: one overall line, and a bar per node being
-//! drained with its wave, pods gone, terminating and blocked, the time, and
-//! why a stuck pod is stuck. It listens to the engine's events; it never
-//! drives the work.
+//! drained with its wave, pods gone, terminating and blocked and the time;
+//! under a node's bar, on a line of its own, why a stuck pod is stuck (the
+//! one fact a person needs, never cut off by the counters). Node names are
+//! padded to the longest, bars coloured by state. It listens to the
+//! engine's events; it never drives the work.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -21,6 +23,8 @@ struct NodeState {
     terminating: BTreeSet<PodKey>,
     blocked: BTreeMap<PodKey, String>,
     done: Option<String>,
+    /// How its drain ended (`drained`, `timed out`, ...), once it did.
+    status: Option<crate::vocabulary::outcome::NodeStatus>,
     /// In a roll: the node's phase and what it waits on, once past its drain.
     phase: Option<String>,
     /// In a roll: the node's roll ended.
@@ -35,7 +39,7 @@ impl NodeState {
         if let Some(status) = &self.done {
             return status.clone();
         }
-        let mut m = format!(
+        format!(
             "wave {} · {} terminating · {} blocked",
             if self.wave.is_empty() {
                 "-"
@@ -44,12 +48,57 @@ impl NodeState {
             },
             self.terminating.len(),
             self.blocked.len()
-        );
-        if let Some((pod, why)) = self.blocked.iter().next() {
-            let _ = write!(m, " · {pod}: {why}");
-        }
-        m
+        )
     }
+
+    /// The line under the bar: the first blocked pod and why, with how
+    /// many more are blocked; none once the node's drain is over.
+    fn blocker(&self) -> Option<String> {
+        if self.done.is_some() || self.phase.is_some() {
+            return None;
+        }
+        let (pod, why) = self.blocked.iter().next()?;
+        let more = match self.blocked.len() - 1 {
+            0 => String::new(),
+            n => format!(" (and {n} more blocked)"),
+        };
+        Some(format!("↳ {pod}: {why}{more}"))
+    }
+
+    /// The bar's colour: green drained, red not drained, yellow while a
+    /// pod is blocked, cyan otherwise.
+    fn colour(&self) -> &'static str {
+        use crate::vocabulary::outcome::NodeStatus;
+        match self.status {
+            Some(NodeStatus::Drained) => "green",
+            Some(_) => "red",
+            None if !self.blocked.is_empty() => "yellow",
+            None => "cyan",
+        }
+    }
+}
+
+/// The widest node name the bars pad to; longer names are cut.
+const NAME_WIDTH_MAX: usize = 48;
+
+/// Names longer than this (a cloud node's
+/// `ip-10-0-12-34.eu-west-1.compute.internal` is 41) get a line of their
+/// own above the bar, so that 80 columns still show the counts.
+const NAME_ON_ITS_OWN_LINE: usize = 24;
+
+fn bar_style(name_width: usize, colour: &str) -> ProgressStyle {
+    let template = if name_width > NAME_ON_ITS_OWN_LINE {
+        format!(
+            "  {{prefix:.bold}}\n    [{{bar:20.{colour}}}] {{pos:>3}}/{{len:<3}} {{elapsed:>4}} {{wide_msg}}"
+        )
+    } else {
+        format!(
+            "  {{prefix:<{name_width}}} [{{bar:20.{colour}}}] {{pos:>3}}/{{len:<3}} {{elapsed:>4}} {{wide_msg}}"
+        )
+    };
+    ProgressStyle::with_template(&template)
+        .expect("template")
+        .progress_chars("=> ")
 }
 
 /// Whether to draw bars: stderr is a terminal and colour/cursor control is welcome.
@@ -76,8 +125,11 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
 struct Board {
     multi: MultiProgress,
     overall: ProgressBar,
-    style: ProgressStyle,
     bars: HashMap<String, ProgressBar>,
+    /// The line under each node's bar, while it has one.
+    blockers: HashMap<String, ProgressBar>,
+    /// The longest node name so far (the bars' name column).
+    name_width: usize,
     nodes: BTreeMap<String, NodeState>,
     evicted: u64,
     cordoned: u64,
@@ -95,16 +147,12 @@ impl Board {
             ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("template"),
         );
         overall.enable_steady_tick(Duration::from_millis(120));
-        let style = ProgressStyle::with_template(
-            "  {prefix:<14} [{bar:24}] {pos:>3}/{len:<3} {elapsed:>4} {wide_msg}",
-        )
-        .expect("template")
-        .progress_chars("=> ");
         Board {
             multi,
             overall,
-            style,
             bars: HashMap::new(),
+            blockers: HashMap::new(),
+            name_width: 8,
             nodes: BTreeMap::new(),
             evicted: 0,
             cordoned: 0,
@@ -205,6 +253,7 @@ impl Board {
             } => {
                 let after = crate::duration::human(elapsed);
                 state.done = Some(format!("{} after {after}", outcome.status));
+                state.status = Some(outcome.status);
             }
             Event::ApiTrouble { message, .. } => self.api_trouble = Some(message),
             Event::Phase {
@@ -235,18 +284,43 @@ impl Board {
     }
 
     fn draw_node(&mut self, node: &str) {
+        let width = node.chars().count().min(NAME_WIDTH_MAX);
+        if width > self.name_width {
+            // A longer name: every bar's column grows to it.
+            self.name_width = width;
+            for (name, bar) in &self.bars {
+                bar.set_style(bar_style(width, self.nodes[name].colour()));
+            }
+        }
         let state = &self.nodes[node];
-        let (multi, style) = (&self.multi, &self.style);
+        let (multi, width) = (&self.multi, self.name_width);
         let bar = self.bars.entry(node.to_string()).or_insert_with(|| {
             let b = multi.add(ProgressBar::new(0));
-            b.set_style(style.clone());
-            b.set_prefix(node.to_string());
+            b.set_prefix(node.chars().take(NAME_WIDTH_MAX).collect::<String>());
             b.enable_steady_tick(Duration::from_millis(250));
             b
         });
+        bar.set_style(bar_style(width, state.colour()));
         bar.set_length(state.total);
         bar.set_position(state.gone);
         bar.set_message(state.message());
+        match (state.blocker(), self.blockers.get(node)) {
+            (Some(line), Some(under)) => under.set_message(line),
+            (Some(line), None) => {
+                let under = multi.insert_after(bar, ProgressBar::new_spinner());
+                under.set_style(
+                    ProgressStyle::with_template("    {wide_msg:.yellow}").expect("template"),
+                );
+                under.set_message(line);
+                self.blockers.insert(node.to_string(), under);
+            }
+            (None, Some(_)) => {
+                if let Some(under) = self.blockers.remove(node) {
+                    under.finish_and_clear();
+                }
+            }
+            (None, None) => {}
+        }
         // Keep what was reached: a node that timed out is not full. A
         // roll's node goes on past its drain.
         if state.rolled || (state.done.is_some() && self.pool.is_none()) {
@@ -254,22 +328,40 @@ impl Board {
         }
     }
 
+    /// The overall line: nodes by state and pods gone of all, the same
+    /// counts the report's table gives at the end.
     fn draw_overall(&self) {
-        let drained = self.nodes.values().filter(|n| n.done.is_some()).count();
+        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+        for n in self.nodes.values() {
+            let state = match n.status {
+                Some(s) => s.as_str(),
+                // Named on screen, not started yet (a roll's waiting node).
+                None if n.total == 0 => continue,
+                None => "in progress",
+            };
+            *by.entry(state).or_default() += 1;
+        }
+        let nodes: Vec<String> = by.iter().map(|(s, n)| format!("{n} {s}")).collect();
+        let (gone, total): (u64, u64) = self
+            .nodes
+            .values()
+            .fold((0, 0), |(g, t), n| (g + n.gone, t + n.total));
+        // A roll's own count (pool: done of all) says where the nodes are.
+        let nodes = match (&self.pool, nodes.is_empty()) {
+            (Some(pool), _) => pool.clone(),
+            (None, true) => "nodes: none started".to_string(),
+            (None, false) => format!("nodes: {} · {} cordoned", nodes.join(", "), self.cordoned),
+        };
         let mut msg = format!(
-            "{drained}/{} nodes done · {} cordoned · {} pods evicted",
-            self.nodes.len(),
-            self.cordoned,
+            "{nodes} · pods gone {gone}/{total} ({} evicted",
             self.evicted
         );
         if self.forced > 0 {
-            let _ = write!(msg, " · {} deleted at the deadline", self.forced);
+            let _ = write!(msg, ", {} deleted at --deadline", self.forced);
         }
+        msg.push(')');
         if let Some(t) = &self.api_trouble {
             let _ = write!(msg, " · API failing, retrying: {t}");
-        }
-        if let Some(p) = &self.pool {
-            let _ = write!(msg, " · {p}");
         }
         self.overall.set_message(msg);
     }

@@ -429,8 +429,9 @@ fn left_cordoned(outcome: &DrainOutcome) -> String {
         .filter(|n| n.status == NodeStatus::Drained)
         .count();
     let of = outcome.nodes.len();
+    let them = if nodes.len() == 1 { "it" } else { "them" };
     format!(
-        "\n{drained} of {of} drained; left cordoned: {}. `kubectl maintain uncordon {}` returns them to service.\n",
+        "\n{drained} of {of} drained; left cordoned: {}. `kubectl maintain uncordon {}` returns {them} to service.\n",
         nodes.join(", "),
         nodes.join(" ")
     )
@@ -566,7 +567,7 @@ fn blockers(outcome: &DrainOutcome) -> String {
             };
             let entry = groups
                 .entry(kind)
-                .or_insert_with(|| (Vec::new(), super::words::remedy(cause)));
+                .or_insert_with(|| (Vec::new(), super::words::remedy(cause, p.owner.as_deref())));
             entry.0.push(format!("{} on {}", p.pod, n.node));
         }
     }

@@ -221,6 +221,10 @@ pub(crate) struct PodOutcome {
     /// `namespace/name`.
     pub(crate) pod: PodKey,
     pub(crate) priority: i32,
+    /// Its controller's kind (`ReplicaSet`, `StatefulSet`, ...): what the
+    /// hints are decided from; absent for a bare pod.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) owner: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) wave: Option<String>,
     pub(crate) result: PodResult,

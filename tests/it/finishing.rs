@@ -126,7 +126,7 @@ fn the_table_names_a_pod_deleted_at_the_deadline() {
     );
     assert!(
         out.stdout.contains(
-            "1 of 1 drained; left cordoned: n1. `kubectl maintain uncordon n1` returns them to service."
+            "1 of 1 drained; left cordoned: n1. `kubectl maintain uncordon n1` returns it to service."
         ),
         "{}",
         out.stdout

@@ -151,6 +151,7 @@ pub(crate) struct WaveReport {
 pub(crate) struct PodReport {
     pub(crate) pod: String,
     pub(crate) priority: i32,
+    pub(crate) owner: Option<String>,
     pub(crate) wave: Option<String>,
     /// `state` and, for pods still there, the `cause` (docs/report.md).
     pub(crate) result: Value,

@@ -26,6 +26,7 @@ mod sandbox_cli;
 mod sandbox_kubectl;
 mod sandbox_watch;
 mod scenario;
+mod screen;
 mod script_lines;
 mod simulate;
 mod unattended;

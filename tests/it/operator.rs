@@ -294,9 +294,12 @@ fn on_a_terminal_it_asks_first_and_shows_bars() {
         "y\n",
     );
     assert_eq!(code, 3, "{screen}");
-    assert!(screen.contains("nodes done"), "the overall line: {screen}");
     assert!(
-        screen.contains(&format!("{node} ")) && screen.contains("[="),
+        screen.contains("nodes: 1 timed out"),
+        "the overall line, the report's count: {screen}"
+    );
+    assert!(
+        screen.contains(&format!("{node} ")) && screen.contains("=>"),
         "a bar for the node: {screen}"
     );
     assert!(screen.contains("wave user"), "{screen}");

@@ -72,6 +72,8 @@ impl NodeMachine {
                     self.others.push(PodOutcome {
                         pod: key,
                         priority: priority(&pod),
+                        owner: crate::policy::classify::controller_kind(&pod)
+                            .map(|(k, _)| k.to_string()),
                         wave: None,
                         result: PodResult::Skipped {
                             reason: SkipReason::ArrivedDuringDrain,

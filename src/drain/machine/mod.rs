@@ -181,6 +181,7 @@ impl NodeMachine {
             Disposition::Skip { reason } => self.others.push(PodOutcome {
                 pod: key,
                 priority: priority(&pod),
+                owner: crate::policy::classify::controller_kind(&pod).map(|(k, _)| k.to_string()),
                 wave: None,
                 result: PodResult::Skipped { reason },
                 warning: None,
@@ -191,6 +192,8 @@ impl NodeMachine {
                 self.others.push(PodOutcome {
                     pod: key,
                     priority: priority(&pod),
+                    owner: crate::policy::classify::controller_kind(&pod)
+                        .map(|(k, _)| k.to_string()),
                     wave: None,
                     result: PodResult::Remaining {
                         cause: Cause::Refused { refusal, message },

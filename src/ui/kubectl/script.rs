@@ -490,6 +490,7 @@ mod tests {
         PodOutcome {
             pod: PodKey::new(ns, name),
             priority: 0,
+            owner: None,
             wave: None,
             result,
             warning: None,

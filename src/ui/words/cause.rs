@@ -78,13 +78,22 @@ fn budget_remedy(
     healthy: Option<i32>,
     desired: Option<i32>,
     expected: Option<i32>,
+    owner: Option<&str>,
 ) -> &'static str {
     match (allowed, healthy, desired, expected) {
-        (Some(0), _, Some(d), Some(e)) if d >= e => {
-            "the budget allows no disruption even with every pod healthy, so waiting will not help: rerun with --surge (a Deployment gets one more replica first), or --deadline D (deleted past it, the budget bypassed), or relax the PDB"
-        }
+        (Some(0), _, Some(d), Some(e)) if d >= e => match owner {
+            Some("ReplicaSet") => {
+                "the budget allows no disruption even with every pod healthy, so waiting will not help: rerun with --surge (its Deployment gets one more replica first), or --deadline D (deleted past it, the budget bypassed), or relax the PDB"
+            }
+            Some("StatefulSet") => {
+                "the budget allows no disruption even with every pod healthy, so waiting will not help, and a StatefulSet cannot surge: rerun with --deadline D (deleted past it, the budget bypassed; the StatefulSet makes it again elsewhere), or scale the StatefulSet up, or relax the PDB"
+            }
+            _ => {
+                "the budget allows no disruption even with every pod healthy, so waiting will not help: rerun with --deadline D (deleted past it, the budget bypassed), or relax the PDB"
+            }
+        },
         (Some(0), Some(h), Some(d), _) if h < d => {
-            "the budget's pods are not all healthy: fix them (kubectl get pods -l <its selector>), or set the PDB's unhealthyPodEvictionPolicy: AlwaysAllow so that unready pods may go; --deadline D deletes past it"
+            "the budget's pods are not all healthy: fix them, or set the PDB's unhealthyPodEvictionPolicy: AlwaysAllow so that unready pods may go; --deadline D deletes past it"
         }
         _ => {
             "the budget lets a pod go once its replacement is Ready elsewhere: wait (the drain asks again when it allows), scale the workload up, or relax the PDB"
@@ -92,8 +101,9 @@ fn budget_remedy(
     }
 }
 
-/// What the operator can do about a cause.
-pub(crate) fn remedy(cause: &Cause) -> &'static str {
+/// What the operator can do about a cause; `owner` is the pod's
+/// controller's kind, when it has one.
+pub(crate) fn remedy(cause: &Cause, owner: Option<&str>) -> &'static str {
     match cause {
         Cause::Pdb {
             disruptions_allowed,
@@ -106,6 +116,7 @@ pub(crate) fn remedy(cause: &Cause) -> &'static str {
             *current_healthy,
             *desired_healthy,
             *expected_pods,
+            owner,
         ),
         Cause::VmEvacuation { .. } => {
             "KubeVirt is moving the VM: give it time (--timeout), or check its VirtualMachineInstanceMigration"

@@ -1,0 +1,139 @@
+//! The screen as a person reads it (#54): the binary in a real terminal
+//! (tmux, at 80 and 120 columns), a cloud node's 41-character name, read
+//! with `tmux capture-pane` while the drain is blocked and when it ends.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::harness::Cluster;
+use crate::scenario::{Scenario, template};
+
+const NODE: &str = "ip-10-0-12-34.eu-west-1.compute.internal";
+
+fn bin() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"))
+}
+
+/// A tmux session running one command at a width, killed when dropped.
+struct Terminal {
+    session: String,
+}
+
+impl Terminal {
+    fn start(c: &Cluster, width: u16, args: &str) -> Terminal {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let session = format!("km-{}-{n}-{width}", std::process::id());
+        let command = format!(
+            "env -u NO_COLOR TERM=xterm-256color KUBECONFIG={} HOME={} {} {args}; echo EXIT=$?; sleep 60",
+            c.kubeconfig.display(),
+            c.dir.path().display(),
+            bin().display()
+        );
+        let started = Command::new("tmux")
+            .args(["new-session", "-d", "-s", &session, "-x"])
+            .arg(width.to_string())
+            .args(["-y", "40", &command])
+            .status()
+            .expect("tmux is required (.ci/run installs it)");
+        assert!(started.success(), "tmux new-session");
+        Terminal { session }
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.session])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The screen once it shows `what`; panics with the screen after `limit`.
+    fn wait_for(&self, what: &str, limit: Duration) -> String {
+        let deadline = Instant::now() + limit;
+        loop {
+            let screen = self.screen();
+            if screen.contains(what) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what:?} on the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.session])
+            .status();
+    }
+}
+
+/// One replica behind `minAvailable: 1` on the cloud-named node: blocked.
+fn blocked() -> Cluster {
+    let c = Scenario::new()
+        .node(NODE)
+        .node("ip-10-0-12-35.eu-west-1.compute.internal")
+        .deployment("web", 2)
+        .deployment_with("solo", 1, |d| {
+            template(d)["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": NODE});
+        })
+        .pdb("solo", "minAvailable: 1")
+        .start(33);
+    c.wait_settled();
+    c
+}
+
+#[test]
+fn the_blocker_is_on_screen_at_80_and_120_columns_with_a_cloud_node_name() {
+    for width in [80, 120] {
+        let c = blocked();
+        let t = Terminal::start(&c, width, &format!("drain {NODE} --timeout 6s --yes"));
+        let screen = t.wait_for("↳ apps/solo-", Duration::from_secs(20));
+        let lines: Vec<&str> = screen.lines().collect();
+        // The name whole on its own line, and the blocker whole on its own,
+        // naming the pod and its budget, under the bar.
+        assert!(lines.iter().any(|l| l.trim() == NODE), "{width}:\n{screen}");
+        let blocker = lines.iter().find(|l| l.contains("↳ apps/solo-")).unwrap();
+        assert!(blocker.contains("PDB solo"), "{width}:\n{screen}");
+        assert!(
+            lines.iter().any(|l| l.contains("1 blocked")),
+            "{width}:\n{screen}"
+        );
+        let end = t.wait_for("EXIT=", Duration::from_secs(30));
+        assert!(end.contains("EXIT=3"), "{width}:\n{end}");
+        // The last words name what stays cordoned and how to undo it (the
+        // terminal may wrap them: read them joined).
+        let joined: String = end.lines().collect();
+        assert!(
+            joined.contains(&format!("left cordoned: {NODE}"))
+                && joined.contains("kubectl maintain uncordon"),
+            "{width}:\n{end}"
+        );
+        assert!(
+            joined.contains("--surge"),
+            "the hint names the fix for a one-replica Deployment: {end}"
+        );
+    }
+}
+
+#[test]
+fn the_demo_shows_its_blocker_at_80_columns() {
+    let c = blocked();
+    let t = Terminal::start(&c, 80, "demo --timeout 4s");
+    let screen = t.wait_for("↳ shop/db-0", Duration::from_secs(30));
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("↳ shop/db-0") && l.contains("PDB db")),
+        "{screen}"
+    );
+    let end = t.wait_for("EXIT=", Duration::from_secs(60));
+    assert!(!end.contains("panicked"), "{end}");
+}
