@@ -23,6 +23,8 @@ struct NodeState {
     terminating: BTreeSet<PodKey>,
     blocked: BTreeMap<PodKey, String>,
     done: Option<String>,
+    /// `--timeout`, which the time on the bar runs against.
+    timeout: Option<Duration>,
     /// How its drain ended (`drained`, `timed out`, ...), once it did.
     status: Option<crate::vocabulary::outcome::NodeStatus>,
     /// In a roll: the node's phase and what it waits on, once past its drain.
@@ -39,15 +41,21 @@ impl NodeState {
         if let Some(status) = &self.done {
             return status.clone();
         }
+        // Right after the bar's own time: "8s of 20s", the time left at a glance.
+        let of = self
+            .timeout
+            .map(|t| format!("of {} · ", crate::duration::go(t)))
+            .unwrap_or_default();
+        // Blocked before terminating: a narrow terminal cuts from the end.
         format!(
-            "wave {} · {} terminating · {} blocked",
+            "{of}wave {} · {} blocked · {} terminating",
             if self.wave.is_empty() {
                 "-"
             } else {
                 &self.wave
             },
-            self.terminating.len(),
-            self.blocked.len()
+            self.blocked.len(),
+            self.terminating.len()
         )
     }
 
@@ -220,7 +228,10 @@ impl Board {
         let state = self.nodes.entry(node.to_string()).or_default();
         match e {
             Event::Cordoned { .. } => self.cordoned += 1,
-            Event::NodeStarted { pods, .. } => state.total = pods as u64,
+            Event::NodeStarted { pods, timeout, .. } => {
+                state.total = pods as u64;
+                state.timeout = timeout;
+            }
             Event::WaveStarted { wave, .. } => state.wave = wave,
             Event::Evicted { pod, .. } => {
                 self.evicted += 1;
@@ -378,7 +389,13 @@ mod tests {
             total: 3,
             ..NodeState::default()
         };
-        assert_eq!(n.message(), "wave user · 0 terminating · 0 blocked");
+        assert_eq!(n.message(), "wave user · 0 blocked · 0 terminating");
+        // Under --timeout, the bar's time reads "8s of 20s".
+        n.timeout = Some(Duration::from_secs(20));
+        assert_eq!(
+            n.message(),
+            "of 20s · wave user · 0 blocked · 0 terminating"
+        );
         n.done = Some("drained after 2s".into());
         assert_eq!(n.message(), "drained after 2s");
         n.phase = Some("action: running \"reboot\"".into());

@@ -17,6 +17,8 @@ pub(crate) enum Event {
     NodeStarted {
         node: String,
         pods: usize,
+        /// `--timeout`, counted from now.
+        timeout: Option<Duration>,
         /// kubectl's warnings about this node's pods, as its filters give
         /// them (pkg/drain/filters.go): the message and each pod it names.
         warned: Vec<(PodKey, &'static str)>,

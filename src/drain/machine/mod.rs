@@ -296,6 +296,7 @@ impl NodeMachine {
             self.emit(Event::NodeStarted {
                 node: self.node.clone(),
                 pods: self.members.len(),
+                timeout: self.settings.timeout,
                 warned,
             });
             self.advance();
