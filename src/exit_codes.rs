@@ -40,7 +40,7 @@ pub(crate) fn of_outcome(outcome: &DrainOutcome) -> u8 {
     if statuses.contains(&NodeStatus::Interrupted) {
         return interrupted();
     }
-    if statuses.contains(&NodeStatus::Failed) || !outcome.conditions_not_written.is_empty() {
+    if outcome.failed() {
         return FAILURE;
     }
     let blocked_dry_run = outcome.nodes.iter().any(|n| {

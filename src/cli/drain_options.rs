@@ -9,6 +9,11 @@ use crate::policy::classify::FilterFlags;
 use crate::policy::plan::{self, Plan};
 use kube_conventions::selector::Selector;
 
+/// A flag's duration, or exit 2 naming the flag.
+pub(super) fn duration(flag: &str, value: &str) -> Result<std::time::Duration, Exit> {
+    crate::duration::parse(value).map_err(|e| Exit::usage(format!("--{flag}: {e}")))
+}
+
 /// Node names or a node selector, checked: one or the other, well formed.
 pub(crate) fn node_selection(
     nodes: &[String],
@@ -44,8 +49,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         Selector::parse(&args.pod_selector)
             .map_err(|e| Exit::usage(format!("--pod-selector: {e}")))?;
     }
-    let timeout = crate::duration::parse(&args.timeout)
-        .map_err(|e| Exit::usage(format!("--timeout: {e}")))?;
+    let timeout = duration("timeout", &args.timeout)?;
     // kubectl reads a negative --skip-wait-for-delete-timeout as off and a
     // negative --chunk-size as no paging; so do we.
     if args.chunk_size > i64::from(u32::MAX) {
@@ -93,16 +97,10 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         detach_wait: if args.skip_wait_for_detach {
             None
         } else {
-            Some(
-                crate::duration::parse(&args.detach_timeout)
-                    .map_err(|e| Exit::usage(format!("--detach-timeout: {e}")))?,
-            )
+            Some(duration("detach-timeout", &args.detach_timeout)?)
         },
-        lost_pod_timeout: Some(
-            crate::duration::parse(&args.lost_pod_timeout)
-                .map_err(|e| Exit::usage(format!("--lost-pod-timeout: {e}")))?,
-        )
-        .filter(|d| !d.is_zero()),
+        lost_pod_timeout: Some(duration("lost-pod-timeout", &args.lost_pod_timeout)?)
+            .filter(|d| !d.is_zero()),
         node_shut_down: args.node_shut_down.then(|| match &args.fence_command {
             Some(cmd) => crate::drain::out_of_service::Proof::Fence(cmd.clone()),
             None => crate::drain::out_of_service::Proof::Typed,
@@ -139,9 +137,7 @@ fn deadline(
     timeout: std::time::Duration,
 ) -> Result<Option<std::time::Duration>, Exit> {
     let flag = match &args.deadline {
-        Some(d) => {
-            Some(crate::duration::parse(d).map_err(|e| Exit::usage(format!("--deadline: {e}")))?)
-        }
+        Some(d) => Some(duration("deadline", d)?),
         None => None,
     };
     let deadline = flag.or(plan.deadline);

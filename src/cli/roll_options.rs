@@ -7,9 +7,7 @@ use super::RollArgs;
 use super::exit::Exit;
 use crate::roll::{Action, RollOptions};
 
-fn duration(flag: &str, value: &str) -> Result<Duration, Exit> {
-    crate::duration::parse(value).map_err(|e| Exit::usage(format!("--{flag}: {e}")))
-}
+use super::drain_options::duration;
 
 /// Everything checked before the first API call.
 pub(crate) fn validate(args: &RollArgs) -> Result<(crate::policy::plan::Plan, RollOptions), Exit> {
@@ -20,18 +18,11 @@ pub(crate) fn validate(args: &RollArgs) -> Result<(crate::policy::plan::Plan, Ro
         ));
     }
     let (plan, drain) = super::drain_options::validate(d, false)?;
-    let max_unavailable = drain.max_unavailable;
     let lease_duration = duration("lease-duration", &args.lease_duration)?;
     if lease_duration < Duration::from_secs(3) {
         return Err(Exit::usage("--lease-duration must be at least 3s"));
     }
-    let selection = if let Some(s) = &d.selector {
-        format!("-l {s}")
-    } else {
-        let mut names = d.nodes.clone();
-        names.sort();
-        names.join(" ")
-    };
+    let selection = drain.nodes.words();
     let action_words = format!(
         "exec={:?} wait-for-reboot={}",
         args.exec.as_deref().unwrap_or_default(),
@@ -50,7 +41,6 @@ pub(crate) fn validate(args: &RollArgs) -> Result<(crate::policy::plan::Plan, Ro
                 .map(|s| duration("soak", s))
                 .transpose()?,
         },
-        max_unavailable,
         lock_namespace: args.lock_namespace.clone(),
         lease_duration,
         kured: args.kured_daemonset.clone(),

@@ -7,9 +7,7 @@ use super::UnattendedArgs;
 use super::exit::Exit;
 use crate::pool::unattended::Unattended;
 
-fn duration(flag: &str, value: &str) -> Result<Duration, Exit> {
-    crate::duration::parse(value).map_err(|e| Exit::usage(format!("--{flag}: {e}")))
-}
+use super::drain_options::duration;
 
 /// Notifications, metrics, alerts, windows: checked before the first API
 /// call.

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::cli::StatusArgs;
 use crate::cli::exit::{self, Exit};
 use crate::client;
+use crate::drain::budgets::lookup::TightBudgets;
 use crate::drain::pod_watch::{self, PodQuery};
 use crate::policy::classify::{MIRROR_ANNOTATION, controller_kind};
 use crate::policy::maintenance;
@@ -84,8 +85,10 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
         .await
         .map_err(|e| Exit::from(api_error("list", "nodes", None, e)))?;
     let mut out = Vec::new();
+    // Every budget listed once, at the first node with pods left.
+    let mut tight = None;
     for node in named(nodes.items, &args.nodes)? {
-        if let Some(status) = node_status(&clients.main, &node).await? {
+        if let Some(status) = node_status(&clients.main, &node, &mut tight).await? {
             out.push(status);
         }
     }
@@ -104,7 +107,12 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
 
 /// A node under maintenance (our record on it) as the cluster shows it:
 /// its state, and the pods left on it, with why; `None` for another node.
-async fn node_status(client: &kube::Client, node: &Node) -> Result<Option<NodeStatus>, Exit> {
+/// `tight`: the budgets that allow no disruption, listed when first needed.
+async fn node_status(
+    client: &kube::Client,
+    node: &Node,
+    tight: &mut Option<TightBudgets>,
+) -> Result<Option<NodeStatus>, Exit> {
     let Some(record) = maintenance::record_of(node) else {
         return Ok(None);
     };
@@ -126,8 +134,13 @@ async fn node_status(client: &kube::Client, node: &Node) -> Result<Option<NodeSt
             .is_some_and(|a| a.contains_key(MIRROR_ANNOTATION));
         mirror || controller_kind(p).is_some_and(|(k, _)| k == "DaemonSet")
     });
-    let tight =
-        crate::drain::budgets::lookup::tight_budgets(client, remaining.iter().copied()).await;
+    if tight.is_none() && !remaining.is_empty() {
+        *tight = Some(TightBudgets::list(client).await);
+    }
+    let tight = tight
+        .as_ref()
+        .map(|t| t.of(remaining.iter().copied()))
+        .unwrap_or_default();
     let waiting_on = remaining
         .iter()
         .filter_map(|p| Some((PodKey::of(p).to_string(), why_left(p, &tight)?)))

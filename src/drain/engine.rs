@@ -405,8 +405,9 @@ impl Prepared {
     /// budget's name (for the confirmation).
     pub(crate) async fn tight_budgets(&self) -> BTreeMap<PodKey, String> {
         let pods = self.pods();
-        budgets::lookup::tight_budgets(&self.engine.clients.main, pods.iter())
+        budgets::lookup::TightBudgets::list(&self.engine.clients.main)
             .await
+            .of(&pods)
             .into_iter()
             .map(|(pod, (name, _))| (pod, name))
             .collect()
@@ -523,7 +524,7 @@ impl Prepared {
         // shown blocked, in the drain's words (no eviction is asked).
         let tight = if engine.options.plan_reads_budgets {
             let pods = self.pods();
-            budgets::lookup::tight_budgets(client, pods.iter()).await
+            budgets::lookup::TightBudgets::list(client).await.of(&pods)
         } else {
             BTreeMap::new()
         };
@@ -621,13 +622,7 @@ impl Prepared {
                 drain_one(&engine, settings.clone(), n, was, budgets)
             })
             .await?;
-        if let Some(why) = &ran.stopped {
-            engine.events.warn(Warning::RunStopped {
-                verb: "drain",
-                why: why.to_string(),
-            });
-        }
-        let mut results = ran.results;
+        let mut results = ran;
         results.sort_by_key(|(i, _)| *i);
         let nodes = results.into_iter().map(|(_, o)| o).collect();
         Ok(outcome(wave_names, DryRun::None, started, nodes))
@@ -661,6 +656,7 @@ struct Draining<'a> {
 }
 
 impl Driver for Draining<'_> {
+    const VERB: &'static str = "drain";
     type Start = (NodePlan, Option<bool>, NodeBudgets);
     type Out = NodeOutcome;
 

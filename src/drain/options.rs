@@ -12,6 +12,21 @@ pub(crate) enum NodeSelection {
     Selector(String),
 }
 
+impl NodeSelection {
+    /// The selection as a run's identity reads it: `-l SELECTOR`, or the
+    /// names sorted (the same nodes in another order are the same run).
+    pub(crate) fn words(&self) -> String {
+        match self {
+            NodeSelection::Selector(s) => format!("-l {s}"),
+            NodeSelection::Names(names) => {
+                let mut names = names.clone();
+                names.sort();
+                names.join(" ")
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Options {
     pub(crate) nodes: NodeSelection,

@@ -22,7 +22,7 @@ use crate::pool::unattended::Unattended;
 use crate::publish::Publisher;
 use crate::publish::conditions::Maintenance;
 use crate::vocabulary::events::Sink;
-use crate::vocabulary::outcome::{DrainOutcome, DryRun, NodeStatus};
+use crate::vocabulary::outcome::{DrainOutcome, DryRun};
 use crate::vocabulary::warning::Warning;
 
 /// How a drain that raised no error ended.
@@ -155,32 +155,14 @@ struct Paced<'a> {
 /// A drain's identity for notifications and metrics: the same nodes give
 /// the same one.
 fn identity(options: &Options) -> String {
-    let selection = match &options.nodes {
-        super::NodeSelection::Selector(s) => format!("-l {s}"),
-        super::NodeSelection::Names(names) => {
-            let mut names = names.clone();
-            names.sort();
-            names.join(" ")
-        }
-    };
-    crate::pool::unattended::identity(&selection, "drain")
+    crate::pool::unattended::identity(&options.nodes.words(), "drain")
 }
 
 /// How a drain ended, for its last notification.
 fn summary(o: &DrainOutcome) -> Summary {
-    let mut by = std::collections::BTreeMap::new();
-    for n in &o.nodes {
-        *by.entry(n.status.as_str()).or_default() += 1;
-    }
-    Summary {
-        by,
-        elapsed: std::time::Duration::from_millis(o.elapsed_ms),
-        exit_code: crate::exit_codes::of_outcome(o),
-        // As a roll's: a node the API failed, or a condition left behind;
-        // a blocked node is the run's news, not its failure.
-        failed: o.nodes.iter().any(|n| n.status == NodeStatus::Failed)
-            || !o.conditions_not_written.is_empty(),
-    }
+    let statuses = o.nodes.iter().map(|n| n.status.as_str());
+    let code = crate::exit_codes::of_outcome(o);
+    Summary::new(statuses, o.elapsed_ms, code, o.failed())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -234,11 +216,9 @@ async fn prepare_and_run(
     }
     let announced = unattended.announce.is_some() && prepared.changes_anything();
     if announced {
-        for n in &names {
-            publisher
-                .maintenance(n, Maintenance::Planned, Some(&events))
-                .await;
-        }
+        publisher
+            .maintenance_of_all(&names, Maintenance::Planned, Some(&events))
+            .await;
     }
     let nodes = if max_unavailable && prepared.changes_anything() {
         Some(Nodes::start(&client, &events).await?)
@@ -256,11 +236,9 @@ async fn prepare_and_run(
     };
     let mut outcome = prepared.execute(pace).await;
     if announced {
-        for n in &names {
-            publisher
-                .maintenance(n, Maintenance::NoLongerPlanned, Some(&events))
-                .await;
-        }
+        publisher
+            .maintenance_of_all(&names, Maintenance::NoLongerPlanned, Some(&events))
+            .await;
     }
     if let Ok(o) = &mut outcome {
         o.holds = tell.hold_records();

@@ -31,6 +31,7 @@ use tokio::time::Instant;
 
 use crate::vocabulary::DrainError;
 use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::warning::Warning;
 use abort_watch::AbortWatch;
 use gate::{Gate, Open};
 use hold_log::HoldLog;
@@ -72,6 +73,8 @@ pub(crate) struct Ended {
 
 /// What the runner needs of a verb.
 pub(crate) trait Driver {
+    /// The command, as a stop is said (`drain stopped: …`).
+    const VERB: &'static str;
     /// What a node's job starts with.
     type Start;
     /// A node's result.
@@ -174,13 +177,6 @@ pub(crate) struct Runner<'a> {
     pub(crate) tell: &'a Tell,
 }
 
-/// The nodes' results (by the driver's index, in the order they ended)
-/// and why the run stopped taking nodes, if it did.
-pub(crate) struct Ran<O> {
-    pub(crate) results: Vec<(usize, O)>,
-    pub(crate) stopped: Option<Stopped>,
-}
-
 /// A node's job, with the node's index.
 type Tagged<F> = Join<Ready<usize>, F>;
 
@@ -201,14 +197,16 @@ impl Runner<'_> {
     /// Runs `job` on every node of `groups` (each group finished before
     /// the next starts), as the room, the gate, an abort and the driver
     /// allow; stops on Ctrl-C (`interrupt`), the nodes not started
-    /// reported by the driver.
+    /// reported by the driver, and why the run stopped taking nodes said
+    /// as a warning. The nodes' results, by the driver's index, in the
+    /// order they ended.
     pub(crate) async fn run<D, J, F>(
         &self,
         driver: &mut D,
         groups: Vec<Vec<usize>>,
         interrupt: &watch::Receiver<bool>,
         mut job: J,
-    ) -> Result<Ran<D::Out>, DrainError>
+    ) -> Result<Vec<(usize, D::Out)>, DrainError>
     where
         D: Driver,
         J: FnMut(usize, D::Start) -> F,
@@ -283,19 +281,20 @@ impl Runner<'_> {
                     }
                 }
             }
-            let interrupted = *interrupt.borrow();
+            let was_interrupted = *interrupt.borrow();
             for i in pending {
-                let out = driver.not_started(i, interrupted, st.stopped.as_ref());
+                let out = driver.not_started(i, was_interrupted, st.stopped.as_ref());
                 st.results.push((i, out));
             }
         }
-        if let Some((what, _)) = st.gated.take() {
-            self.tell.hold_ended(None, what);
+        if let Some(why) = &st.stopped {
+            let warning = Warning::RunStopped {
+                verb: D::VERB,
+                why: why.to_string(),
+            };
+            emit(&self.tell.events, Event::Warning(warning));
         }
-        Ok(Ran {
-            results: st.results,
-            stopped: st.stopped,
-        })
+        Ok(st.results)
     }
 
     /// Starts, in the driver's order, the pending nodes the room, the gate,

@@ -25,8 +25,30 @@ pub(crate) struct Summary {
     pub(crate) by: std::collections::BTreeMap<&'static str, usize>,
     pub(crate) elapsed: Duration,
     pub(crate) exit_code: u8,
-    /// Not every node was done.
+    /// A node failed (the API), or a condition was left behind: a
+    /// blocked node is the run's news, not its failure.
     pub(crate) failed: bool,
+}
+
+impl Summary {
+    /// From each node's result in words.
+    pub(crate) fn new(
+        statuses: impl IntoIterator<Item = &'static str>,
+        elapsed_ms: u64,
+        exit_code: u8,
+        failed: bool,
+    ) -> Self {
+        let mut by = std::collections::BTreeMap::new();
+        for s in statuses {
+            *by.entry(s).or_default() += 1;
+        }
+        Summary {
+            by,
+            elapsed: Duration::from_millis(elapsed_ms),
+            exit_code,
+            failed,
+        }
+    }
 }
 
 pub(crate) struct Observers {

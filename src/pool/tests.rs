@@ -42,6 +42,7 @@ enum Out {
 }
 
 impl Driver for Fake {
+    const VERB: &'static str = "test";
     type Start = ();
     type Out = Out;
 
@@ -124,6 +125,17 @@ impl Harness {
         }
     }
 
+    /// The warnings told, in words.
+    fn warnings(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(e) = self.events.try_recv() {
+            if let Event::Warning(w) = e {
+                out.push(w.to_string());
+            }
+        }
+        out
+    }
+
     fn lines(&mut self) -> Vec<String> {
         let mut out = Vec::new();
         while let Ok(e) = self.events.try_recv() {
@@ -195,7 +207,7 @@ async fn run_all(
     room: Room,
     groups: Vec<Vec<usize>>,
     out: impl Fn(usize) -> Out,
-) -> (Ran<Out>, Rc<Jobs>) {
+) -> (Vec<(usize, Out)>, Rc<Jobs>) {
     let jobs = Jobs::new();
     let (_tx, interrupt) = watch::channel(false);
     let runner = h.runner(room);
@@ -204,8 +216,8 @@ async fn run_all(
     (ran.unwrap(), jobs)
 }
 
-fn by_node<O>(ran: Ran<O>) -> Vec<(usize, O)> {
-    let mut r = ran.results;
+fn by_node<O>(ran: Vec<(usize, O)>) -> Vec<(usize, O)> {
+    let mut r = ran;
     r.sort_by_key(|(i, _)| *i);
     r
 }
@@ -243,12 +255,12 @@ async fn groups_finish_one_before_the_next() {
 
 #[tokio::test(start_paused = true)]
 async fn too_many_blocked_nodes_stop_the_run() {
-    let h = Harness::new(4);
+    let mut h = Harness::new(4);
     let mut fake = Fake::new(4);
     let all = vec![(0..4).collect()];
     let (ran, _) = run_all(&h, &mut fake, room(1, Some(0)), all, |_| Out::Blocked).await;
     let stopped = Stopped::TooManyBlocked { blocked: 1, max: 0 };
-    assert_eq!(ran.stopped, Some(stopped.clone()));
+    assert_eq!(h.warnings(), [format!("test stopped: {stopped}")]);
     let results = by_node(ran);
     assert_eq!(results[0].1, Out::Blocked);
     for (_, out) in &results[1..] {

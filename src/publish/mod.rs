@@ -104,6 +104,18 @@ impl Publisher {
             .await;
     }
 
+    /// The same maintenance stage on each of these nodes.
+    pub(crate) async fn maintenance_of_all(
+        &self,
+        nodes: &[String],
+        stage: conditions::Maintenance,
+        warnings: Option<&Sink>,
+    ) {
+        for node in nodes {
+            self.maintenance(node, stage, warnings).await;
+        }
+    }
+
     /// The nodes whose conditions' last write failed (crate::publish::conditions).
     pub(crate) fn unwritten(&self) -> Vec<String> {
         self.conditions.unwritten()

@@ -34,7 +34,6 @@ use tokio::sync::watch;
 
 use crate::client::Clients;
 use crate::drain::{DrainError, Options};
-use crate::policy::guard::MaxUnavailable;
 use crate::policy::plan::Plan;
 use crate::pool::observers::Observers;
 use crate::pool::unattended::Unattended;
@@ -68,7 +67,6 @@ pub(crate) struct HookRun {
 pub(crate) struct RollOptions {
     pub(crate) drain: Options,
     pub(crate) action: Action,
-    pub(crate) max_unavailable: Option<MaxUnavailable>,
     pub(crate) lock_namespace: String,
     pub(crate) lease_duration: Duration,
     pub(crate) kured: String,
@@ -126,14 +124,7 @@ pub(crate) async fn run(
 
 /// How a roll ended, for its last notification.
 fn summary(o: &RollOutcome) -> crate::pool::observers::Summary {
-    let mut by = std::collections::BTreeMap::new();
-    for n in &o.nodes {
-        *by.entry(n.status.as_str()).or_default() += 1;
-    }
-    crate::pool::observers::Summary {
-        by,
-        elapsed: Duration::from_millis(o.elapsed_ms),
-        exit_code: crate::exit_codes::of_roll(o),
-        failed: o.failed(),
-    }
+    let statuses = o.nodes.iter().map(|n| n.status.as_str());
+    let code = crate::exit_codes::of_roll(o);
+    crate::pool::observers::Summary::new(statuses, o.elapsed_ms, code, o.failed())
 }

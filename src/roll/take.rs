@@ -23,7 +23,6 @@ use crate::publish::Publisher;
 use crate::publish::conditions::Maintenance;
 use crate::vocabulary::DrainError;
 use crate::vocabulary::events::{Event, Sink, emit};
-use crate::vocabulary::warning::Warning;
 
 /// The roll's nodes, by the runner's index.
 pub(crate) struct Taking<'a> {
@@ -70,6 +69,7 @@ pub(crate) fn done_before(node: &str, resumed_from: Option<Phase>) -> NodeRoll {
 }
 
 impl Driver for Taking<'_> {
+    const VERB: &'static str = "roll";
     type Start = Start;
     type Out = NodeRoll;
 
@@ -211,8 +211,8 @@ pub(super) async fn take_nodes(
             return Err(e);
         }
     };
-    results.extend(ran.results);
-    returned(&ctx, &to_take, &results, ran.stopped.as_ref()).await;
+    results.extend(ran);
+    returned(&ctx, &to_take, &results).await;
     results.sort_by_key(|(i, _)| *i);
     let elapsed_ms = ctx.tell.started.elapsed().as_millis() as u64;
     let outcome = RollOutcome {
@@ -234,14 +234,8 @@ pub(super) async fn take_nodes(
 }
 
 /// The nodes this run took and did not return are no longer planned
-/// (those back in service have it off already: Maintenance::Over); why the
-/// roll stopped taking nodes is said.
-async fn returned(
-    ctx: &Ctx,
-    to_take: &[String],
-    results: &[(usize, NodeRoll)],
-    stopped: Option<&crate::pool::Stopped>,
-) {
+/// (those back in service have it off already: Maintenance::Over).
+async fn returned(ctx: &Ctx, to_take: &[String], results: &[(usize, NodeRoll)]) {
     let done: std::collections::BTreeSet<&str> = results
         .iter()
         .filter(|(_, r)| r.status == RollStatus::Done)
@@ -253,15 +247,6 @@ async fn returned(
         .cloned()
         .collect();
     planned(ctx, &left, Maintenance::NoLongerPlanned).await;
-    if let Some(why) = stopped {
-        emit(
-            &ctx.events,
-            Event::Warning(Warning::RunStopped {
-                verb: "roll",
-                why: why.to_string(),
-            }),
-        );
-    }
 }
 
 /// The nodes an earlier run did, as results, and the groups of the
@@ -290,7 +275,7 @@ fn split_done(order: &Order, tell: &Tell) -> (Vec<(usize, NodeRoll)>, Vec<Vec<us
 fn room(o: &RollOptions) -> Room {
     Room {
         max_parallel: o.drain.max_parallel,
-        max_unavailable: o.max_unavailable,
+        max_unavailable: o.drain.max_unavailable,
         max_blocked: o.drain.max_blocked_nodes,
         keep_quorum: !o.allow_quorum_loss,
         keep_a_schedulable_node: !o.allow_no_schedulable_nodes,
@@ -300,7 +285,7 @@ fn room(o: &RollOptions) -> Room {
 
 /// `MaintenancePlanned` on these nodes of the roll, or off.
 async fn planned(ctx: &Ctx, names: &[String], stage: Maintenance) {
-    for n in names {
-        ctx.publisher.maintenance(n, stage, Some(&ctx.events)).await;
-    }
+    ctx.publisher
+        .maintenance_of_all(names, stage, Some(&ctx.events))
+        .await;
 }

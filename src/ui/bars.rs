@@ -138,6 +138,10 @@ struct Board {
     blockers: HashMap<String, ProgressBar>,
     /// The longest node name so far (the bars' name column).
     name_width: usize,
+    /// The name column and colour each bar was last styled with: a style
+    /// is parsed from its template, so it is set only when one changes,
+    /// not at every event.
+    styled: HashMap<String, (usize, &'static str)>,
     nodes: BTreeMap<String, NodeState>,
     evicted: u64,
     cordoned: u64,
@@ -161,6 +165,7 @@ impl Board {
             bars: HashMap::new(),
             blockers: HashMap::new(),
             name_width: 8,
+            styled: HashMap::new(),
             nodes: BTreeMap::new(),
             evicted: 0,
             cordoned: 0,
@@ -300,7 +305,9 @@ impl Board {
             // A longer name: every bar's column grows to it.
             self.name_width = width;
             for (name, bar) in &self.bars {
-                bar.set_style(bar_style(width, self.nodes[name].colour()));
+                let colour = self.nodes[name].colour();
+                bar.set_style(bar_style(width, colour));
+                self.styled.insert(name.clone(), (width, colour));
             }
         }
         let state = &self.nodes[node];
@@ -311,7 +318,11 @@ impl Board {
             b.enable_steady_tick(Duration::from_millis(250));
             b
         });
-        bar.set_style(bar_style(width, state.colour()));
+        let style = (width, state.colour());
+        if self.styled.get(node) != Some(&style) {
+            bar.set_style(bar_style(style.0, style.1));
+            self.styled.insert(node.to_string(), style);
+        }
         bar.set_length(state.total);
         bar.set_position(state.gone);
         bar.set_message(state.message());

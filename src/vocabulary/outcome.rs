@@ -303,6 +303,16 @@ pub(crate) struct DrainOutcome {
     pub(crate) notifications: Option<Delivered>,
 }
 
+impl DrainOutcome {
+    /// A node failed (an error the drain cannot retry), or a condition it
+    /// wrote may now say a stage that is over: exit 1, and a run that
+    /// failed for its notifications (a blocked node is not a failure).
+    pub(crate) fn failed(&self) -> bool {
+        self.nodes.iter().any(|n| n.status == NodeStatus::Failed)
+            || !self.conditions_not_written.is_empty()
+    }
+}
+
 /// What the notifications came to, for the report.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]

@@ -14,40 +14,58 @@ use kube_conventions::selector::Selector;
 
 use crate::vocabulary::pod_key::PodKey;
 
-/// Pods (`namespace/name`) whose PDB allows no disruption now, with the PDB.
-pub(crate) async fn tight_budgets<'a>(
-    client: &kube::Client,
-    pods: impl Iterator<Item = &'a Pod> + Clone,
-) -> BTreeMap<PodKey, (String, super::Budget)> {
-    let api: Api<PodDisruptionBudget> = Api::all(client.clone());
-    let Ok(list) = api.list(&ListParams::default()).await else {
-        return BTreeMap::new();
-    };
-    let mut out = BTreeMap::new();
-    for pdb in list.items.iter().filter(|p| {
-        p.status
-            .as_ref()
-            .is_some_and(|s| s.disruptions_allowed == 0)
-    }) {
-        let Some(sel) = budget_selector(pdb) else {
-            continue;
+/// The budgets that allow no disruption now, listed once (one LIST of
+/// every budget), to be matched against any number of pods.
+pub(crate) struct TightBudgets(Vec<(String, String, Selector, super::Budget)>);
+
+impl TightBudgets {
+    /// None when the budgets cannot be listed: nothing is said blocked.
+    pub(crate) async fn list(client: &kube::Client) -> Self {
+        let api: Api<PodDisruptionBudget> = Api::all(client.clone());
+        let Ok(list) = api.list(&ListParams::default()).await else {
+            return TightBudgets(Vec::new());
         };
-        for pod in pods
-            .clone()
-            .filter(|p| p.metadata.namespace == pdb.metadata.namespace)
-        {
-            if sel.matches(&pod.metadata.labels.clone().unwrap_or_default()) {
-                out.insert(
-                    PodKey::of(pod),
-                    (
-                        pdb.metadata.name.clone().unwrap_or_default(),
-                        super::Budget::from_pdb(pdb),
-                    ),
-                );
+        let tight = list
+            .items
+            .iter()
+            .filter(|p| {
+                p.status
+                    .as_ref()
+                    .is_some_and(|s| s.disruptions_allowed == 0)
+            })
+            .filter_map(|pdb| {
+                Some((
+                    pdb.metadata.namespace.clone().unwrap_or_default(),
+                    pdb.metadata.name.clone().unwrap_or_default(),
+                    budget_selector(pdb)?,
+                    super::Budget::from_pdb(pdb),
+                ))
+            })
+            .collect();
+        TightBudgets(tight)
+    }
+
+    /// Pods (`namespace/name`) one of these budgets holds, with its name
+    /// and numbers.
+    pub(crate) fn of<'a>(
+        &self,
+        pods: impl IntoIterator<Item = &'a Pod>,
+    ) -> BTreeMap<PodKey, (String, super::Budget)> {
+        let mut out = BTreeMap::new();
+        for pod in pods {
+            let labels = pod.metadata.labels.clone().unwrap_or_default();
+            let ns = pod.metadata.namespace.as_deref().unwrap_or_default();
+            if let Some((_, name, _, budget)) = self
+                .0
+                .iter()
+                .filter(|(at, ..)| at == ns)
+                .find(|(_, _, sel, _)| sel.matches(&labels))
+            {
+                out.insert(PodKey::of(pod), (name.clone(), *budget));
             }
         }
+        out
     }
-    out
 }
 
 /// The pods a budget selects, as policy/v1 reads its selector (a missing
