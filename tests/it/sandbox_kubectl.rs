@@ -351,6 +351,120 @@ fn scale_a_deployment_1_33() {
     scale_a_deployment(33);
 }
 
+/// The rehearsal docs/sandbox.md suggests, made with `kubectl create` as an
+/// operator types it: kubectl 1.33 sends these bodies as protobuf, 1.27 as
+/// JSON, and our drain then meets the budget made.
+fn objects_made_by_kubectl_create_hold_a_drain(minor: u32) {
+    let c = Cluster::start(SMALL, minor);
+    c.wait_settled();
+    for args in [
+        &["create", "namespace", "rehearse"][..],
+        &[
+            "create",
+            "deployment",
+            "api",
+            "-n",
+            "rehearse",
+            "--image=nginx",
+            "--replicas=2",
+        ],
+        &[
+            "create",
+            "pdb",
+            "api",
+            "-n",
+            "rehearse",
+            "--selector=app=api",
+            "--min-available=2",
+        ],
+        &[
+            "create",
+            "configmap",
+            "api-env",
+            "-n",
+            "rehearse",
+            "--from-literal=MODE=test",
+        ],
+        &[
+            "create",
+            "secret",
+            "generic",
+            "api-key",
+            "-n",
+            "rehearse",
+            "--from-literal=key=s3cr3t",
+        ],
+        &["create", "serviceaccount", "api", "-n", "rehearse"],
+        &[
+            "create",
+            "job",
+            "once",
+            "-n",
+            "rehearse",
+            "--image=busybox",
+            "--",
+            "true",
+        ],
+    ] {
+        c.kubectl(args).success();
+    }
+    c.wait_for("two api pods", Duration::from_secs(10), |c| {
+        c.pods()
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "api" && pods::is_ready(p))
+            .count()
+            == 2
+    });
+    let pdb = c
+        .get(Resource::PodDisruptionBudgets, "rehearse", "api")
+        .unwrap();
+    assert_eq!(pdb["spec"]["minAvailable"], 2, "{pdb}");
+    let secret = c.get(Resource::Secrets, "rehearse", "api-key").unwrap();
+    assert_eq!(secret["data"]["key"], "czNjcjN0", "{secret}");
+    let cm = c.get(Resource::ConfigMaps, "rehearse", "api-env").unwrap();
+    assert_eq!(cm["data"]["MODE"], "test", "{cm}");
+    let deploy = c.get(Resource::Deployments, "rehearse", "api").unwrap();
+    let container = &deploy["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(container["image"], "nginx", "{deploy}");
+    assert!(container.get("stdin").is_none(), "zeros stay out: {deploy}");
+
+    let node = node_of(&c, "rehearse", &web_like_pod(&c, "api"));
+    let out = c.maintain(&[
+        "drain",
+        &node,
+        "--ignore-daemonsets",
+        "--delete-emptydir-data",
+        "--force",
+        "--timeout",
+        "2s",
+        "--yes",
+    ]);
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("blocked by PodDisruptionBudget rehearse/api"),
+        "{out:?}"
+    );
+}
+
+fn web_like_pod(c: &Cluster, app: &str) -> String {
+    c.pods()
+        .iter()
+        .find(|p| p["metadata"]["labels"]["app"] == app)
+        .and_then(|p| p["metadata"]["name"].as_str().map(str::to_string))
+        .expect("a pod of the app")
+}
+
+#[test]
+fn objects_made_by_kubectl_create_hold_a_drain_1_27() {
+    objects_made_by_kubectl_create_hold_a_drain(27);
+}
+
+#[test]
+fn objects_made_by_kubectl_create_hold_a_drain_1_33() {
+    objects_made_by_kubectl_create_hold_a_drain(33);
+}
+
 /// `kubectl get -w` keeps its columns after the first screen (watch events
 /// are Tables), and `--sort-by` on a field outside metadata sorts rows
 /// (`includeObject=Object`).

@@ -30,7 +30,7 @@ pub(super) fn serve(
     if parts.method == Method::POST && access_review::is_review(path) {
         let review = if header_str(parts, header::CONTENT_TYPE).starts_with(protobuf::CONTENT_TYPE)
         {
-            protobuf::access_review(body).ok()
+            protobuf::decode(body).ok()
         } else {
             serde_json::from_slice::<Value>(body).ok()
         }?;

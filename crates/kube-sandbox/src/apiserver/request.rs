@@ -192,6 +192,12 @@ pub(super) fn parse_body(body: &[u8], content_type: &str) -> Result<Value, ApiEr
         return serde_saphyr::from_str(text)
             .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")));
     }
+    if content_type.starts_with(super::protobuf::CONTENT_TYPE) {
+        return super::protobuf::decode(body).map_err(|refused| match refused {
+            super::protobuf::Refused::Malformed(m) => ApiError::bad_request(m),
+            super::protobuf::Refused::Unread(m) => ApiError::new(415, "UnsupportedMediaType", m),
+        });
+    }
     serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding body: {e}")))
 }

@@ -40,8 +40,7 @@ fn options(req: &Request<'_>) -> Result<DeleteOptions, ApiError> {
     let mut options = if req.body.is_empty() {
         DeleteOptions::default()
     } else if req.content_type.starts_with(protobuf::CONTENT_TYPE) {
-        let options = protobuf::delete_options(req.body).map_err(ApiError::bad_request)?;
-        DeleteOptions::from_json(&options)
+        DeleteOptions::from_json(&parse_body(req.body, req.content_type)?)
     } else if req.content_type.is_empty()
         || req.content_type.starts_with("application/json")
         || req.content_type.starts_with("application/yaml")
