@@ -101,7 +101,10 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
         eprintln!("No nodes are under maintenance.");
         return Ok(exit::OK);
     }
-    print!("{}", table(&doc, !args.nodes.is_empty()));
+    print!(
+        "{}",
+        crate::ui::fit::for_stdout(table(&doc, !args.nodes.is_empty()))
+    );
     Ok(exit::OK)
 }
 

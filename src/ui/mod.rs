@@ -4,6 +4,7 @@
 
 pub(crate) mod bars;
 pub(crate) mod confirm;
+pub(crate) mod fit;
 pub(crate) mod formats;
 pub(crate) mod kubectl;
 pub(crate) mod lines;

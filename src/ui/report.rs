@@ -71,7 +71,8 @@ pub(crate) fn render(outcome: &DrainOutcome, format: OutputFormat) -> anyhow::Re
     render_with(outcome, None, format)
 }
 
-/// The report, with the prediction's own section when it is one.
+/// The report for stdout, with the prediction's own section when it is
+/// one; as a table, fitted to the terminal (super::fit).
 pub(crate) fn render_with(
     outcome: &DrainOutcome,
     prediction: Option<&Prediction>,
@@ -84,21 +85,21 @@ pub(crate) fn render_with(
     if let Some(text) = document("DrainReport", &body, format)? {
         return Ok(text);
     }
-    Ok(if outcome.dry_run == DryRun::None {
+    Ok(super::fit::for_stdout(if outcome.dry_run == DryRun::None {
         summary(outcome) + &drained(outcome) + &prediction.map(prediction_table).unwrap_or_default()
     } else {
         plan_table(outcome)
-    })
+    }))
 }
 
 /// The report after kubectl's lines (crate::ui::kubectl), on stderr: the
 /// table and what blocks, without the `node/N drained` lines stdout had.
 pub(crate) fn render_for_script(outcome: &DrainOutcome) -> String {
-    if outcome.dry_run == DryRun::None {
+    super::fit::for_stderr(if outcome.dry_run == DryRun::None {
         summary(outcome)
     } else {
         plan_table(outcome)
-    }
+    })
 }
 
 /// Where the displaced pods would go, after a predicted drain's summary.

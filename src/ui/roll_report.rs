@@ -14,8 +14,10 @@ use crate::ui::report::{document, kubectl_table};
 use crate::vocabulary::outcome::PodResult;
 use kube_conventions::count;
 
+/// The roll's report for stdout; as a table, fitted to its terminal.
 pub(crate) fn render(outcome: &RollOutcome, format: OutputFormat) -> anyhow::Result<String> {
-    Ok(document("RollReport", outcome, format)?.unwrap_or_else(|| table(outcome)))
+    Ok(document("RollReport", outcome, format)?
+        .unwrap_or_else(|| super::fit::for_stdout(table(outcome))))
 }
 
 fn ms(v: Option<u64>) -> String {

@@ -43,8 +43,18 @@ impl Terminal {
     }
 
     fn screen(&self) -> String {
+        self.capture(&[])
+    }
+
+    /// The lines as written: what the terminal wrapped, joined again.
+    fn written_lines(&self) -> String {
+        self.capture(&["-J", "-S", "-200"])
+    }
+
+    fn capture(&self, extra: &[&str]) -> String {
         let out = Command::new("tmux")
             .args(["capture-pane", "-p", "-t", &self.session])
+            .args(extra)
             .output()
             .expect("tmux capture-pane");
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -119,6 +129,23 @@ fn the_blocker_is_on_screen_at_80_and_120_columns_with_a_cloud_node_name() {
         assert!(
             joined.contains("--surge"),
             "the hint names the fix for a one-replica Deployment: {end}"
+        );
+        // Nothing the report writes is wider than the terminal: its prose
+        // wraps under its text, its tables give the node a line of its own,
+        // the command to undo stays whole on a line.
+        let written = t.written_lines();
+        let report = &written[written.find("NODE").expect("the report")..];
+        for line in report.lines().filter(|l| !l.starts_with("EXIT=")) {
+            assert!(
+                line.chars().count() <= usize::from(width),
+                "{width}: a line the terminal had to wrap: {line:?}\n{report}"
+            );
+        }
+        assert!(
+            report
+                .lines()
+                .any(|l| l.contains(&format!("`kubectl maintain uncordon {NODE}`"))),
+            "{width}:\n{report}"
         );
     }
 }
