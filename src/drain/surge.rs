@@ -43,7 +43,7 @@ pub(crate) struct Record {
 /// autoscalers (maxReplicas, target name) in its namespace.
 pub(crate) fn refusal(deployment: &Deployment, hpas: &[(i32, String)]) -> Option<String> {
     let name = deployment.metadata.name.as_deref().unwrap_or_default();
-    let spec = deployment.spec.as_ref()?;
+    let spec = &deployment.spec;
     if spec.strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("Recreate") {
         return Some(format!(
             "Deployment {name} uses the Recreate strategy, which never runs old and new pods together"
@@ -125,7 +125,7 @@ impl Surges {
                     .items
                     .into_iter()
                     .filter_map(|h| {
-                        let s = h.spec?;
+                        let s = h.spec;
                         (s.scale_target_ref.kind == "Deployment")
                             .then_some((s.max_replicas, s.scale_target_ref.name))
                     })
@@ -137,7 +137,7 @@ impl Surges {
         if let Some(why) = refusal(&d, &hpas) {
             return Err(why);
         }
-        let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+        let replicas = d.spec.replicas.unwrap_or(1);
         let record = Record {
             replicas,
             node: node.to_string(),
@@ -251,7 +251,7 @@ fn params() -> PatchParams {
 pub(crate) fn undo_patch(d: &Deployment) -> Option<(serde_json::Value, Option<String>)> {
     let record: Record =
         serde_json::from_str(d.metadata.annotations.as_ref()?.get(ANNOTATION)?).ok()?;
-    let now = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+    let now = d.spec.replicas.unwrap_or(1);
     let name = d.metadata.name.as_deref().unwrap_or_default();
     let mut patch = json!({
         "metadata": {

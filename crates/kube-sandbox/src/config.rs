@@ -154,6 +154,11 @@ impl Rule {
 }
 
 impl SandboxConfig {
+    /// The minor served, as a number (33 when unreadable).
+    pub fn minor_number(&self) -> u32 {
+        self.minor().parse().unwrap_or(33)
+    }
+
     /// The minor version served (`33` of `1.33`).
     pub fn minor(&self) -> &str {
         self.kube_version.split('.').nth(1).unwrap_or("33")

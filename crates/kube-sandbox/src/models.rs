@@ -4,7 +4,8 @@
 
 use k8s_openapi::api::{
     apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core,
-    policy::v1 as policy, rbac::v1 as rbac, storage::v1 as storage,
+    lifecycle::v1alpha1 as lifecycle, policy::v1 as policy, rbac::v1 as rbac,
+    scheduling::v1alpha3 as scheduling, storage::v1 as storage,
 };
 use serde::de::DeserializeOwned;
 
@@ -46,6 +47,9 @@ pub(crate) fn with_model<F: WithModel>(res: Resource, f: F) -> Option<F::Out> {
         Resource::RoleBindings => f.with::<rbac::RoleBinding>(),
         Resource::ClusterRoles => f.with::<rbac::ClusterRole>(),
         Resource::ClusterRoleBindings => f.with::<rbac::ClusterRoleBinding>(),
+        Resource::EvictionRequests => f.with::<lifecycle::EvictionRequest>(),
+        Resource::Evictions => f.with::<lifecycle::Eviction>(),
+        Resource::PodGroups => f.with::<scheduling::PodGroup>(),
         Resource::VirtualMachineInstances => return None,
     })
 }

@@ -54,6 +54,12 @@ pub enum Resource {
     ClusterRoles,
     /// rbac.authorization.k8s.io/v1 ClusterRoleBinding.
     ClusterRoleBindings,
+    /// lifecycle.k8s.io/v1alpha1 EvictionRequest (1.37).
+    EvictionRequests,
+    /// lifecycle.k8s.io/v1alpha1 Eviction (1.37).
+    Evictions,
+    /// scheduling.k8s.io/v1alpha3 PodGroup (1.37).
+    PodGroups,
 }
 
 /// How a resource is served: its group, version, names, scope.
@@ -91,7 +97,7 @@ const VERBS: &[&str] = &[
 
 impl Resource {
     /// Every resource served.
-    pub const ALL: [Resource; 24] = [
+    pub const ALL: [Resource; 27] = [
         Resource::Namespaces,
         Resource::Nodes,
         Resource::Pods,
@@ -116,6 +122,9 @@ impl Resource {
         Resource::RoleBindings,
         Resource::ClusterRoles,
         Resource::ClusterRoleBindings,
+        Resource::EvictionRequests,
+        Resource::Evictions,
+        Resource::PodGroups,
     ];
 
     /// How it is served.
@@ -389,6 +398,43 @@ impl Resource {
                 &[],
                 &["status"]
             ),
+            // Kubernetes 1.37's eviction requests (KEP-4563, gate
+            // EvictionRequestAPI): staging/src/k8s.io/api/lifecycle/v1alpha1.
+            Resource::EvictionRequests => info!(
+                "lifecycle.k8s.io",
+                "v1alpha1",
+                "evictionrequests",
+                "evictionrequest",
+                "EvictionRequest",
+                true,
+                &[],
+                &[],
+                &["status"]
+            ),
+            Resource::Evictions => info!(
+                "lifecycle.k8s.io",
+                "v1alpha1",
+                "evictions",
+                "eviction",
+                "Eviction",
+                true,
+                &[],
+                &[],
+                &["status"]
+            ),
+            // 1.37's scheduling groups (gate GenericWorkload): a group with
+            // `disruptionMode: {all: {}}` is disrupted whole or not at all.
+            Resource::PodGroups => info!(
+                "scheduling.k8s.io",
+                "v1alpha3",
+                "podgroups",
+                "podgroup",
+                "PodGroup",
+                true,
+                &[],
+                &[],
+                &["status"]
+            ),
             // KubeVirt's VMIs, for drains of nodes that run virtual machines.
             Resource::VirtualMachineInstances => info!(
                 "kubevirt.io",
@@ -401,6 +447,15 @@ impl Resource {
                 &["all"],
                 &["status"]
             ),
+        }
+    }
+
+    /// The first Kubernetes minor that serves it (with its alpha gates on,
+    /// as the sandbox runs them): 0 for those every supported minor serves.
+    pub fn since_minor(self) -> u32 {
+        match self {
+            Resource::EvictionRequests | Resource::Evictions | Resource::PodGroups => 37,
+            _ => 0,
         }
     }
 
@@ -457,9 +512,12 @@ impl Resource {
 }
 
 /// The group/versions served, in discovery order.
-pub(crate) fn group_versions() -> Vec<(&'static str, &'static str)> {
+pub(crate) fn group_versions(minor: u32) -> Vec<(&'static str, &'static str)> {
     let mut out: Vec<(&str, &str)> = Vec::new();
-    for r in Resource::ALL {
+    for r in Resource::ALL
+        .into_iter()
+        .filter(|r| r.since_minor() <= minor)
+    {
         let i = r.info();
         if !i.group.is_empty() && !out.contains(&(i.group, i.version)) {
             out.push((i.group, i.version));
@@ -470,7 +528,7 @@ pub(crate) fn group_versions() -> Vec<(&'static str, &'static str)> {
 
 /// `APIResourceList` for one group/version. The `pods/eviction` entry has the
 /// exact shape kubectl's `CheckEvictionSupport` looks for.
-pub(crate) fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+pub(crate) fn api_resource_list(group: &str, version: &str, minor: u32) -> Option<Value> {
     let group_version = if group.is_empty() {
         version.to_string()
     } else {
@@ -479,7 +537,7 @@ pub(crate) fn api_resource_list(group: &str, version: &str) -> Option<Value> {
     let mut resources = Vec::new();
     for r in Resource::ALL {
         let i = r.info();
-        if i.group != group || i.version != version {
+        if i.group != group || i.version != version || r.since_minor() > minor {
             continue;
         }
         let mut entry = json!({

@@ -16,8 +16,8 @@ use tokio::time::Instant;
 
 use crate::controllers::work::{Changed, Work};
 use crate::controllers::{
-    self, attach_detach, daemonset, disruption, garbage_collector, namespace, node_lifecycle,
-    pod_gc, scheduler,
+    self, attach_detach, daemonset, disruption, eviction_request, garbage_collector, namespace,
+    node_lifecycle, pod_gc, scheduler,
 };
 use crate::kubelet::triggers::{Knobs, Later, Owed};
 use crate::kubelet::{self, kubevirt, outage, reboot};
@@ -58,6 +58,8 @@ struct Sim {
     started: Instant,
     /// Pods waiting for a volume to detach from another node, by volume.
     waiting_attach: BTreeMap<String, BTreeSet<Key>>,
+    /// Pods whose eviction responder has a step timed.
+    eviction_timers: BTreeSet<Key>,
 }
 
 impl Sim {
@@ -103,6 +105,7 @@ impl Sim {
         garbage_collector::triggers(&changed, work);
         pod_gc::triggers(&changed, work);
         namespace::triggers(&changed, work);
+        eviction_request::triggers(store, &changed, work);
         let before = owed.later.len();
         kubelet::triggers::triggers(store, &changed, &self.knobs(), owed);
         // A pod's own timers read the pod when they fire: they hold the
@@ -165,6 +168,9 @@ impl Sim {
         }
         for ns in &work.namespaces {
             namespace::reconcile(store, ns);
+        }
+        for key in work.evictions {
+            self.eviction_step(store, key, false);
         }
         for node in work.orphans {
             let after = pod_gc::next_pass(elapsed, pod_gc::QUARANTINE);
@@ -276,6 +282,18 @@ impl Sim {
         }
     }
 
+    /// One pass of the evictionrequest controller over a pod, its next
+    /// step timed. A timer already due replaces none: a step that finds
+    /// nothing to do owes nothing.
+    fn eviction_step(&mut self, store: &mut Store, key: Key, step: bool) {
+        if let Some(after) = eviction_request::reconcile(store, &key, step)
+            && (step || !self.eviction_timers.contains(&key))
+        {
+            self.eviction_timers.insert(key.clone());
+            self.after(after, Timer::EvictionStep { key });
+        }
+    }
+
     fn fire(&mut self, store: &mut Store, t: Timer) {
         match t {
             Timer::Start { key, uid, ready } => {
@@ -292,6 +310,10 @@ impl Sim {
                 self.shared.runtime.signal(&key, &uid, term);
             }
             Timer::Boot { node } => reboot::boot(store, &node),
+            Timer::EvictionStep { key } => {
+                self.eviction_timers.remove(&key);
+                self.eviction_step(store, key, true);
+            }
             Timer::Detach { name } => {
                 if let Some(pv) = attach_detach::detach(store, &name) {
                     for key in self.waiting_attach.remove(&pv).unwrap_or_default() {
@@ -324,6 +346,7 @@ pub(crate) fn spawn(
         next_start_node: None,
         started: Instant::now(),
         waiting_attach: BTreeMap::new(),
+        eviction_timers: BTreeSet::new(),
     };
     sim.first_pass(changes_tx);
     let run = async move {

@@ -44,6 +44,11 @@ pub(crate) enum Timer {
     Detach {
         name: String,
     },
+    /// A pod's active eviction responder acts again (retries, heart-beats,
+    /// finishes).
+    EvictionStep {
+        key: Key,
+    },
     /// A rebooting node's kubelet is back.
     Boot {
         node: String,

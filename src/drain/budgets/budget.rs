@@ -62,10 +62,10 @@ impl Budget {
                 ..Budget::default()
             },
             |s| Budget {
-                disruptions_allowed: s.disruptions_allowed,
-                current_healthy: s.current_healthy,
-                desired_healthy: s.desired_healthy,
-                expected_pods: s.expected_pods,
+                disruptions_allowed: s.disruptions_allowed.unwrap_or(0),
+                current_healthy: s.current_healthy.unwrap_or(0),
+                desired_healthy: s.desired_healthy.unwrap_or(0),
+                expected_pods: s.expected_pods.unwrap_or(0),
                 observed,
             },
         )

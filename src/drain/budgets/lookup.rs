@@ -31,7 +31,7 @@ impl TightBudgets {
             .filter(|p| {
                 p.status
                     .as_ref()
-                    .is_some_and(|s| s.disruptions_allowed == 0)
+                    .is_some_and(|s| s.disruptions_allowed.unwrap_or(0) == 0)
             })
             .filter_map(|pdb| {
                 Some((

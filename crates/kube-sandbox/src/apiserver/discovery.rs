@@ -8,6 +8,7 @@ use crate::shared::Shared;
 
 /// Discovery documents and /version.
 pub(crate) fn discovery(shared: &Shared, path: &str) -> Option<Value> {
+    let served = shared.config.minor_number();
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     match segs.as_slice() {
         ["version"] => {
@@ -29,10 +30,10 @@ pub(crate) fn discovery(shared: &Shared, path: &str) -> Option<Value> {
             "versions": ["v1"],
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}],
         })),
-        ["api", v] => resources::api_resource_list("", v),
+        ["api", v] => resources::api_resource_list("", v, served),
         ["apis"] => {
             let reviews = super::access_review::GROUPS.iter().map(|g| (*g, "v1"));
-            let groups: Vec<Value> = resources::group_versions()
+            let groups: Vec<Value> = resources::group_versions(served)
                 .into_iter()
                 .chain(reviews)
                 .map(|(g, v)| {
@@ -42,14 +43,14 @@ pub(crate) fn discovery(shared: &Shared, path: &str) -> Option<Value> {
                 .collect();
             Some(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
         }
-        ["apis", g] => resources::group_versions()
+        ["apis", g] => resources::group_versions(served)
             .into_iter()
             .find(|(name, _)| name == g)
             .map(|(g, v)| {
                 let gv = json!({"groupVersion": format!("{g}/{v}"), "version": v});
                 json!({"kind": "APIGroup", "apiVersion": "v1", "name": g, "versions": [gv], "preferredVersion": gv})
             }),
-        ["apis", g, v] => resources::api_resource_list(g, v)
+        ["apis", g, v] => resources::api_resource_list(g, v, served)
             .or_else(|| super::access_review::discovery(path)),
         _ => None,
     }

@@ -13,6 +13,7 @@ pub(crate) mod defaults;
 pub(crate) mod deletion;
 mod discovery;
 pub(crate) mod eviction;
+mod eviction_request;
 mod field_validation;
 mod filters;
 pub(crate) mod handlers;
@@ -130,7 +131,9 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         audit.write(&shared, status, size);
         return answer;
     }
-    let Some(target) = request::parse_target(path) else {
+    let Some(target) = request::parse_target(path)
+        .filter(|t| t.resource.since_minor() <= shared.config.minor_number())
+    else {
         return response::error(&shared, &audit, &ApiError::path_not_found());
     };
     let query = query::parse_query(parts.uri.query());

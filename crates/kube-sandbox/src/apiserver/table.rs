@@ -193,6 +193,21 @@ fn own_columns(res: Resource) -> Vec<Col> {
             col("Holder", "string", 0),
             col("Age", "string", 0),
         ],
+        Resource::EvictionRequests => vec![
+            col("Name", "string", 0),
+            col("Target", "string", 0),
+            col("Intent", "string", 0),
+            col("Evicted", "string", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::Evictions => vec![
+            col("Name", "string", 0),
+            col("Target", "string", 0),
+            col("Active", "string", 0),
+            col("Evicted", "string", 0),
+            col("Age", "string", 0),
+        ],
+        Resource::PodGroups => vec![col("Name", "string", 0), col("Age", "string", 0)],
         Resource::ServiceAccounts => vec![
             col("Name", "string", 0),
             col("Secrets", "integer", 0),
@@ -540,6 +555,29 @@ fn own_cells(res: Resource, o: &Value) -> Vec<Value> {
             json!(str_or(o, "/spec/holderIdentity", "")),
             json!(age(o)),
         ],
+        Resource::EvictionRequests => vec![
+            name,
+            json!(str_or(o, "/spec/target/pod/name", "")),
+            json!(str_or(o, "/spec/intent", "")),
+            json!(condition_status(o, "TargetEvicted")),
+            json!(age(o)),
+        ],
+        Resource::Evictions => {
+            let active = o
+                .at("/status/targetResponders")
+                .and_then(Value::as_array)
+                .and_then(|rs| rs.iter().find(|r| r["state"] == "Active"))
+                .and_then(|r| r["name"].as_str())
+                .unwrap_or("<none>");
+            vec![
+                name,
+                json!(str_or(o, "/spec/target/pod/name", "")),
+                json!(active),
+                json!(condition_status(o, "TargetEvicted")),
+                json!(age(o)),
+            ]
+        }
+        Resource::PodGroups => vec![name, json!(age(o))],
         Resource::ServiceAccounts => vec![
             name,
             json!(
@@ -700,4 +738,14 @@ fn column_definitions(res: Resource) -> Value {
         })
         .collect();
     Value::Array(defs)
+}
+
+/// A condition's status, `Unknown` when it is not there.
+fn condition_status(o: &Value, kind: &str) -> String {
+    o.at("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c["type"] == kind))
+        .and_then(|c| c["status"].as_str())
+        .unwrap_or("Unknown")
+        .to_string()
 }

@@ -135,6 +135,9 @@ pub(crate) fn check(res: Resource, old: Option<&Value>, new: &Value) -> Result<(
             None => ApiError::invalid(res, name, reason(&why)),
         });
     }
+    if res == Resource::EvictionRequests {
+        super::eviction_request::check(old, new)?;
+    }
     if res == Resource::Pods
         && new
             .at("/spec/containers")

@@ -6,6 +6,7 @@ pub(crate) mod attach_detach;
 pub(crate) mod daemonset;
 pub(crate) mod deployment;
 pub(crate) mod disruption;
+pub(crate) mod eviction_request;
 pub(crate) mod garbage_collector;
 pub(crate) mod job;
 pub(crate) mod namespace;

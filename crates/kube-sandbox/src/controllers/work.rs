@@ -61,6 +61,9 @@ pub(crate) struct Work {
     /// Namespaces the namespace controller looks at: being deleted, or
     /// something left them.
     pub(crate) namespaces: BTreeSet<String>,
+    /// Pods (namespace, name) whose eviction requests the evictionrequest
+    /// controller looks at.
+    pub(crate) evictions: BTreeSet<Key>,
 }
 
 impl Work {
