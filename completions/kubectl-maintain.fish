@@ -51,6 +51,9 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l pod-selector -d 'Only pods matching this label selector are drained' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l eviction-api -d 'Which API evicts: auto (Kubernetes 1.37\'s EvictionRequest when the cluster serves it and its controller answers, so each pod\'s eviction responders act first; else the eviction subresource), request (EvictionRequest or fail before any change), eviction (the subresource, as kubectl drain)' -r -f -a "auto\t'EvictionRequest when the cluster serves it and its controller answers; the eviction subresource otherwise'
+request\t'EvictionRequest, or fail before any change when it is not served'
+eviction\t'The eviction subresource, as kubectl drain'"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l lost-pod-timeout -d 'On a node whose kubelet is down (NotReady), a pod whose deletion was asked longer ago than this counts as gone, as Cluster API does; 0 waits for it, as kubectl drain does' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l fence-command -d 'With --node-shut-down: a command that powers the node off (IPMI, Redfish, a cloud CLI), run with NODE and NODE_ADDRESSES in its environment; exit 0 is the proof' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
@@ -156,6 +159,9 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l pod-selector -d 'Only pods matching this label selector are drained' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l eviction-api -d 'Which API evicts: auto (Kubernetes 1.37\'s EvictionRequest when the cluster serves it and its controller answers, so each pod\'s eviction responders act first; else the eviction subresource), request (EvictionRequest or fail before any change), eviction (the subresource, as kubectl drain)' -r -f -a "auto\t'EvictionRequest when the cluster serves it and its controller answers; the eviction subresource otherwise'
+request\t'EvictionRequest, or fail before any change when it is not served'
+eviction\t'The eviction subresource, as kubectl drain'"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l lost-pod-timeout -d 'On a node whose kubelet is down (NotReady), a pod whose deletion was asked longer ago than this counts as gone, as Cluster API does; 0 waits for it, as kubectl drain does' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l fence-command -d 'With --node-shut-down: a command that powers the node off (IPMI, Redfish, a cloud CLI), run with NODE and NODE_ADDRESSES in its environment; exit 0 is the proof' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r
@@ -261,6 +267,9 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l pod-selector -d 'Only pods matching this label selector are drained' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l disable-eviction -d 'Delete pods instead of evicting them, bypassing PodDisruptionBudgets' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l eviction-api -d 'Which API evicts: auto (Kubernetes 1.37\'s EvictionRequest when the cluster serves it and its controller answers, so each pod\'s eviction responders act first; else the eviction subresource), request (EvictionRequest or fail before any change), eviction (the subresource, as kubectl drain)' -r -f -a "auto\t'EvictionRequest when the cluster serves it and its controller answers; the eviction subresource otherwise'
+request\t'EvictionRequest, or fail before any change when it is not served'
+eviction\t'The eviction subresource, as kubectl drain'"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l lost-pod-timeout -d 'On a node whose kubelet is down (NotReady), a pod whose deletion was asked longer ago than this counts as gone, as Cluster API does; 0 waits for it, as kubectl drain does' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l fence-command -d 'With --node-shut-down: a command that powers the node off (IPMI, Redfish, a cloud CLI), run with NODE and NODE_ADDRESSES in its environment; exit 0 is the proof' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l skip-wait-for-delete-timeout -d 'Pods terminating for longer than this many seconds are not waited for (0: wait)' -r

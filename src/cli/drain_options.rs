@@ -107,6 +107,7 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         }),
         pod_selector: (!args.pod_selector.is_empty()).then(|| args.pod_selector.clone()),
         disable_eviction: args.disable_eviction,
+        eviction_api: args.eviction_api,
         chunk_size: u32::try_from(args.chunk_size).unwrap_or(0),
         dry_run,
         max_parallel: args.max_parallel,

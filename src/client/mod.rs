@@ -63,9 +63,21 @@ pub(crate) struct Clients {
     pub(crate) evict: kube::Client,
     /// Where `main` tells of its retries.
     retries: broadcast::Sender<Retried>,
+    /// Whether the cluster serves EvictionRequests, asked once per run
+    /// (a roll prepares each node's drain on its own).
+    eviction_requests: std::sync::Arc<tokio::sync::OnceCell<bool>>,
 }
 
 impl Clients {
+    /// Whether the cluster serves Kubernetes 1.37's EvictionRequests: one
+    /// discovery request, the first time asked.
+    pub(crate) async fn serves_eviction_requests(&self) -> Result<bool, kube::Error> {
+        self.eviction_requests
+            .get_or_try_init(|| crate::drain::eviction_request::served(&self.main))
+            .await
+            .copied()
+    }
+
     /// Hears of every retry `main` makes from now on.
     pub(crate) fn retries(&self) -> broadcast::Receiver<Retried> {
         self.retries.subscribe()
@@ -246,5 +258,6 @@ fn from_config(
         main,
         evict: kube::Client::try_from(config)?,
         retries,
+        eviction_requests: std::sync::Arc::default(),
     })
 }

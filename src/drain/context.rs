@@ -44,6 +44,23 @@ pub(crate) struct DrainContext {
 }
 
 impl DrainContext {
+    /// The run ends: its EvictionRequests are cleaned up (those whose pod
+    /// went deleted, the others withdrawn), and the operator told.
+    pub(crate) async fn end_requests(&self) {
+        let Some(requests) = &self.evictor.requests else {
+            return;
+        };
+        let withdrawn = requests.finish().await;
+        for warning in requests.take_warnings() {
+            self.events.warn_once(warning);
+        }
+        if withdrawn > 0 {
+            self.events.warn(
+                crate::vocabulary::warning::Warning::EvictionRequestsWithdrawn { count: withdrawn },
+            );
+        }
+    }
+
     /// What each node's machine works with.
     pub(crate) fn settings(&self) -> Arc<Settings> {
         Arc::new(Settings {

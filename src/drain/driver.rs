@@ -301,6 +301,11 @@ async fn evict(ctx: &DrainContext, key: PodKey, uid: String, vmi: Option<String>
         let _permit = ctx.slots.acquire().await;
         ctx.evictor.evict(&key, &uid, false).await
     };
+    if let Some(requests) = &ctx.evictor.requests {
+        for warning in requests.take_warnings() {
+            ctx.events.warn_once(warning);
+        }
+    }
     let answer = match answer {
         Answer::MultiplePdbs(message) => {
             let names = budgets::lookup::budgets_selecting(&ctx.clients.main, &key).await;

@@ -334,10 +334,12 @@ pub(crate) async fn prepare_sharing(
             timeout: w.timeout,
         })
         .collect();
+    let requests = eviction_requests(&clients, &options).await?;
     let evictor = Evictor {
         client: clients.evict.clone(),
         grace_period: options.grace_period,
         delete: options.disable_eviction,
+        requests,
     };
     let engine = Arc::new(DrainContext {
         evictor,
@@ -355,13 +357,45 @@ pub(crate) async fn prepare_sharing(
         terminating_namespaces: classifier.terminating_namespaces,
     });
     let wave_names = engine.waves.iter().map(|w| w.name.clone()).collect();
-    let warnings = warnings(&nodes, &engine.options, no_room);
+    let mut warnings = warnings(&nodes, &engine.options, no_room);
+    if engine.evictor.requests.is_some() {
+        warnings.push(Warning::EvictsByRequest);
+    }
     Ok(Prepared {
         engine,
         nodes,
         wave_names,
         warnings,
     })
+}
+
+/// `--eviction-api`: whether pods are evicted through EvictionRequests.
+/// One discovery request when it may be; none for `eviction`, a delete
+/// (`--disable-eviction`) or a dry run (which asks the subresource).
+async fn eviction_requests(
+    clients: &crate::client::Clients,
+    options: &Options,
+) -> Result<Option<Arc<super::eviction_request::Requests>>, DrainError> {
+    use super::eviction_request::{EvictionApi, Requests};
+    let api = options.eviction_api;
+    if api == EvictionApi::Eviction || options.disable_eviction || options.dry_run != DryRun::None {
+        return Ok(None);
+    }
+    let not_served = |why: String| {
+        DrainError::NotServed(format!(
+            "--eviction-api=request: {why}; EvictionRequest needs Kubernetes 1.37 with the EvictionRequestAPI feature gate (or use --eviction-api=auto or eviction)"
+        ))
+    };
+    match clients.serves_eviction_requests().await {
+        Ok(true) => Ok(Some(Arc::new(Requests::new(clients.evict.clone())))),
+        Ok(false) if api == EvictionApi::Request => Err(not_served(
+            "the server does not serve lifecycle.k8s.io/v1alpha1 evictionrequests".into(),
+        )),
+        Err(e) if api == EvictionApi::Request => Err(not_served(format!(
+            "cannot read lifecycle.k8s.io/v1alpha1 discovery: {e}"
+        ))),
+        _ => Ok(None),
+    }
 }
 
 /// `--deadline` shorter than a grace period it would cut: refused before
@@ -560,6 +594,7 @@ impl Prepared {
             let joined = n.join_budgets(&engine);
             nodes.push(n.drain(&engine, settings.clone(), was, joined).await);
         }
+        engine.end_requests().await;
         Ok(outcome(self.wave_names, DryRun::None, started, nodes))
     }
 
@@ -625,6 +660,7 @@ impl Prepared {
         let mut results = ran;
         results.sort_by_key(|(i, _)| *i);
         let nodes = results.into_iter().map(|(_, o)| o).collect();
+        engine.end_requests().await;
         Ok(outcome(wave_names, DryRun::None, started, nodes))
     }
 }

@@ -31,18 +31,26 @@ pub(crate) struct Request<'a> {
 }
 
 /// Sends a drain's evictions (or, with `--disable-eviction`, deletes) with
-/// its `--grace-period`.
+/// its `--grace-period`; with `requests`, asks through EvictionRequests
+/// (crate::drain::eviction_request) and evicts the old way only the pods
+/// those cannot take.
 #[derive(Clone)]
 pub(crate) struct Evictor {
     /// A client that does not retry on its own: the machine decides.
     pub(crate) client: kube::Client,
     pub(crate) grace_period: Option<i64>,
     pub(crate) delete: bool,
+    pub(crate) requests: Option<std::sync::Arc<super::eviction_request::Requests>>,
 }
 
 impl Evictor {
     /// Evicts (or deletes) one pod, this uid only.
     pub(crate) async fn evict(&self, key: &PodKey, uid: &str, dry_run: bool) -> Answer {
+        if let Some(requests) = self.requests.as_ref().filter(|_| !dry_run && !self.delete)
+            && let super::eviction_request::Asking::Answer(answer) = requests.ask(key, uid).await
+        {
+            return answer;
+        }
         self.send(key, uid, self.grace_period, dry_run, self.delete)
             .await
     }
@@ -109,7 +117,7 @@ pub(crate) fn http_request(r: &Request<'_>) -> http::Request<Vec<u8>> {
         .expect("valid request")
 }
 
-fn pdb_name_from_cause(message: &str) -> Option<String> {
+pub(crate) fn pdb_name_from_cause(message: &str) -> Option<String> {
     let rest = message.strip_prefix("The disruption budget ")?;
     rest.split_whitespace().next().map(str::to_string)
 }

@@ -17,6 +17,7 @@ pub(crate) mod discover;
 mod driver;
 mod engine;
 pub(crate) mod evict;
+pub(crate) mod eviction_request;
 pub(crate) mod heartbeat;
 pub(crate) mod kubevirt;
 mod machine;

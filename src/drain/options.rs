@@ -53,6 +53,9 @@ pub(crate) struct Options {
     pub(crate) node_shut_down: Option<crate::drain::out_of_service::Proof>,
     pub(crate) pod_selector: Option<String>,
     pub(crate) disable_eviction: bool,
+    /// `--eviction-api`: EvictionRequests, the eviction subresource, or
+    /// whichever the cluster serves.
+    pub(crate) eviction_api: crate::drain::eviction_request::EvictionApi,
     pub(crate) chunk_size: u32,
     pub(crate) dry_run: DryRun,
     pub(crate) max_parallel: usize,

@@ -38,6 +38,9 @@ pub(crate) struct Needs {
     pub(crate) deletes_pods: bool,
     /// `--disable-eviction` alone: no eviction is ever asked.
     pub(crate) no_evictions: bool,
+    /// `--eviction-api` auto or request: pods may be evicted through
+    /// Kubernetes 1.37's EvictionRequests.
+    pub(crate) eviction_requests: bool,
     pub(crate) surge: bool,
     /// `--surge`'s Deployments (namespace, name): those whose pods were on
     /// the run's nodes when it was submitted. `None` when unknown
@@ -243,6 +246,20 @@ fn by_flags(n: &Needs) -> Vec<Rule> {
             "delete pods (--disable-eviction, --deadline)",
         ));
     }
+    if n.eviction_requests {
+        out.push(rule(
+            "lifecycle.k8s.io",
+            &["evictionrequests"],
+            &["create", "get", "patch", "delete"],
+            "ask for each pod's eviction, adopt a request left by a killed run, withdraw or remove it at the end (--eviction-api, Kubernetes 1.37)",
+        ));
+        out.push(rule(
+            "lifecycle.k8s.io",
+            &["evictions"],
+            &["list"],
+            "read which eviction responder holds a pod and what it says",
+        ));
+    }
     if n.node_conditions {
         out.push(rule(
             "",
@@ -396,6 +413,29 @@ mod tests {
             ..Needs::default()
         });
         assert!(!allows(&no_evictions, "", "pods/eviction", "create"));
+        assert!(!allows(
+            &plain,
+            "lifecycle.k8s.io",
+            "evictionrequests",
+            "create"
+        ));
+        let requests = rules(&Needs {
+            eviction_requests: true,
+            ..Needs::default()
+        });
+        assert!(allows(
+            &requests,
+            "lifecycle.k8s.io",
+            "evictionrequests",
+            "patch"
+        ));
+        assert!(allows(&requests, "lifecycle.k8s.io", "evictions", "list"));
+        assert!(!allows(
+            &requests,
+            "lifecycle.k8s.io",
+            "evictions",
+            "create"
+        ));
         assert!(allows(&no_evictions, "", "pods", "delete"));
         assert!(!allows(&plain, "", "pods", "delete"));
         assert!(!allows(&plain, "", "nodes/status", "patch"));

@@ -125,6 +125,8 @@ fn needs(run: &Run<'_>, plan: &Plan, found: &Found) -> Needs {
         roll: matches!(run, Run::Roll(_)),
         deletes_pods: d.disable_eviction || d.deadline.is_some(),
         no_evictions: d.disable_eviction,
+        eviction_requests: !d.disable_eviction
+            && d.eviction_api != crate::drain::eviction_request::EvictionApi::Eviction,
         surge: d.surge,
         surge_deployments: found.surge_deployments.clone(),
         node_conditions: d.node_conditions,

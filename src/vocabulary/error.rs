@@ -36,6 +36,9 @@ pub(crate) enum DrainError {
     /// A fence command failed: no proof of power-off; nothing was changed.
     #[error("{0}")]
     NotShutDown(String),
+    /// An API the options need is not served; nothing was changed.
+    #[error("{0}")]
+    NotServed(String),
 }
 
 impl DrainError {
@@ -47,6 +50,7 @@ impl DrainError {
                 | DrainError::NoNodesMatch(_)
                 | DrainError::Guard(_)
                 | DrainError::NoProof(_)
+                | DrainError::NotServed(_)
         )
     }
 }

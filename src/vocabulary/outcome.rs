@@ -77,6 +77,9 @@ pub(crate) enum Cause {
         strategy: String,
         from_node: String,
     },
+    /// An eviction responder (KEP-4563) is at work on the pod: a live
+    /// migration, a switchover; its own words.
+    Responder { responder: String, message: String },
     /// More than one PDB selects the pod; the eviction API refuses it.
     MultiplePdbs { message: String },
     /// A kubectl filter refuses the pod.
@@ -119,6 +122,7 @@ impl Cause {
         match self {
             Cause::Pdb { .. } => "pdb",
             Cause::VmEvacuation { .. } => "vmEvacuation",
+            Cause::Responder { .. } => "responder",
             Cause::MultiplePdbs { .. } => "multiplePdbs",
             Cause::Refused { .. } => "refused",
             Cause::WaitingForCompletion { .. } => "waitingForCompletion",

@@ -109,6 +109,20 @@ pub(crate) enum Warning {
     /// A paced drain (a gate, `--max-unavailable`) cordons each node at
     /// its turn, where kubectl drain cordons every node first.
     CordonsAtTurn { by: &'static str },
+
+    // Kubernetes 1.37's EvictionRequest API (crate::drain::eviction_request).
+    /// Pods are evicted through EvictionRequests (`--eviction-api`).
+    EvictsByRequest,
+    /// No controller observed a request in `waited`: every pod goes
+    /// through the eviction subresource.
+    NoEvictionRequestController { waited: Duration },
+    /// The API refused a request for this pod: evicted the old way.
+    EvictionRequestRefused { pod: PodKey, message: String },
+    /// The controller failed this pod's request (`reason`): evicted the
+    /// old way.
+    EvictionRequestFailed { pod: PodKey, reason: String },
+    /// Requests this run made were withdrawn as it ended early.
+    EvictionRequestsWithdrawn { count: usize },
 }
 
 impl Warning {

@@ -7,6 +7,7 @@ mod connecting;
 mod dead_node;
 mod demo;
 mod drain;
+mod eviction_requests;
 mod faults;
 mod finishing;
 mod fuzz;

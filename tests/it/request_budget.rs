@@ -129,10 +129,12 @@ fn each_drained_node_adds_eight_requests_besides_its_evictions() {
     );
     // Per run: the server's version, the selected nodes and a sample of
     // schedulable ones, every budget listed once and watched (the scenario
-    // has no DaemonSet to look up).
+    // has no DaemonSet to look up), and whether EvictionRequests are served
+    // (one discovery request for `--eviction-api=auto`; 1.33 serves none,
+    // so each node's requests are what they were before it).
     assert!(
-        per_run <= 5,
-        "the run adds {per_run} requests of its own (was 5): {two:#?}"
+        per_run <= 6,
+        "the run adds {per_run} requests of its own (was 6): {two:#?}"
     );
 }
 

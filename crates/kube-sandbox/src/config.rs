@@ -57,6 +57,10 @@ pub struct SandboxConfig {
     /// goes Unknown. Unset: the served version's default (40 s, 50 s since
     /// 1.32).
     pub node_monitor_grace_period_seconds: Option<f64>,
+    /// kube-controller-manager's `--feature-gates` where they differ from
+    /// the API server's: `{EvictionRequestAPI: false}` serves the
+    /// EvictionRequest API (1.37) with no controller acting on it.
+    pub controller_manager_gates: std::collections::BTreeMap<String, bool>,
 }
 
 impl Default for SandboxConfig {
@@ -71,6 +75,7 @@ impl Default for SandboxConfig {
             role: None,
             owner_token: None,
             node_monitor_grace_period_seconds: None,
+            controller_manager_gates: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -154,6 +159,16 @@ impl Rule {
 }
 
 impl SandboxConfig {
+    /// Whether kube-controller-manager runs with this feature gate on (the
+    /// sandbox turns every gate of the version served on, unless
+    /// `controllerManagerGates` says otherwise).
+    pub fn controller_gate(&self, gate: &str) -> bool {
+        self.controller_manager_gates
+            .get(gate)
+            .copied()
+            .unwrap_or(true)
+    }
+
     /// The minor served, as a number (33 when unreadable).
     pub fn minor_number(&self) -> u32 {
         self.minor().parse().unwrap_or(33)

@@ -169,8 +169,10 @@ impl Sim {
         for ns in &work.namespaces {
             namespace::reconcile(store, ns);
         }
-        for key in work.evictions {
-            self.eviction_step(store, key, false);
+        if self.shared.config.controller_gate("EvictionRequestAPI") {
+            for key in work.evictions {
+                self.eviction_step(store, key, false);
+            }
         }
         for node in work.orphans {
             let after = pod_gc::next_pass(elapsed, pod_gc::QUARANTINE);

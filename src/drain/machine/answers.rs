@@ -31,6 +31,12 @@ impl NodeMachine {
                 self.budgets.get(&(namespace.to_string(), pdb.clone())),
                 message.clone(),
             )),
+            Answer::Responding {
+                responder, message, ..
+            } => Some(Cause::Responder {
+                responder: responder.clone(),
+                message: message.clone(),
+            }),
             Answer::MultiplePdbs(message) => Some(Cause::MultiplePdbs {
                 message: message.clone(),
             }),
@@ -125,6 +131,9 @@ impl NodeMachine {
             Answer::PdbBlocked {
                 pdb, retry_after, ..
             } => self.refused_by_budget(key, pdb, retry_after, cause.expect("a refusal")),
+            Answer::Responding { retry_after, .. } => {
+                self.responding(key, retry_after, cause.expect("a responder"));
+            }
             // kubectl drain fails such a pod at once: no retry will help.
             Answer::MultiplePdbs(message) => {
                 let message = format!("cannot evict {key}: {message}");
@@ -182,6 +191,9 @@ impl NodeMachine {
 
     /// The pod (this uid) no longer exists.
     pub(super) fn gone_already(&mut self, key: &PodKey) {
+        if self.member(key).requested && !self.member(key).evicted {
+            self.accepted(key);
+        }
         let m = self.member(key);
         m.state = State::Done(if m.evicted {
             PodResult::Evicted
@@ -222,6 +234,17 @@ impl NodeMachine {
         }
         let retry = now + retry_after.unwrap_or(fallback);
         self.block(key, cause, Some(retry), Some(budget));
+    }
+
+    /// A responder works on the pod: progress, not a refusal; asked about
+    /// again after `retry_after`.
+    pub(super) fn responding(&mut self, key: &PodKey, retry_after: Option<Duration>, cause: Cause) {
+        let now = self.last.at;
+        let m = self.member(key);
+        m.attempts = 0;
+        m.requested = true;
+        let retry = now + retry_after.unwrap_or(FALLBACK_RETRY);
+        self.block(key, cause, Some(retry), None);
     }
 
     /// `--surge` for a pod its budget holds: one more replica of its
@@ -318,7 +341,8 @@ pub(super) fn budget_cause(name: &str, budget: Option<&Budget>, message: String)
 /// change as pods come and go, its name does not.
 fn same_reason(a: &Cause, b: &Cause) -> bool {
     match (a, b) {
-        (Cause::Pdb { name: x, .. }, Cause::Pdb { name: y, .. }) => x == y,
+        (Cause::Pdb { name: x, .. }, Cause::Pdb { name: y, .. })
+        | (Cause::Responder { responder: x, .. }, Cause::Responder { responder: y, .. }) => x == y,
         _ => a == b,
     }
 }

@@ -15,6 +15,15 @@ impl NodeMachine {
         match change {
             Change::Gone { key, uid: gone } => {
                 let node = self.node.clone();
+                // A pod whose EvictionRequest a responder worked on: the
+                // request evicted it.
+                if self
+                    .members
+                    .get(&key)
+                    .is_some_and(|m| uid(&m.pod) == gone && m.requested && !m.evicted && !m.done())
+                {
+                    self.accepted(&key);
+                }
                 if let Some(m) = self.members.get_mut(&key)
                     && uid(&m.pod) == gone
                     && !m.done()

@@ -84,6 +84,13 @@ pub(crate) enum Answer {
         api_message: String,
         retry_after: Option<Duration>,
     },
+    /// An eviction responder is at work on the pod's EvictionRequest
+    /// (crate::drain::eviction_request): asked about again later.
+    Responding {
+        responder: String,
+        message: String,
+        retry_after: Option<Duration>,
+    },
     /// More than one PDB selects the pod (500).
     MultiplePdbs(String),
     /// Throttling or a server error: retry later.
@@ -106,6 +113,7 @@ impl Answer {
     pub(crate) fn code(&self) -> &'static str {
         match self {
             Answer::Accepted => "201",
+            Answer::Responding { .. } => "202",
             Answer::NamespaceTerminating | Answer::Forbidden(_) => "403",
             Answer::Gone => "404",
             Answer::PdbBlocked { .. }

@@ -143,6 +143,7 @@ impl NodeMachine {
             wave,
             state,
             evicted: false,
+            requested: false,
             attempts: 0,
             warning,
             told: None,

@@ -30,6 +30,12 @@ impl fmt::Display for Cause {
             Cause::VmEvacuation { vmi, strategy, .. } => {
                 format!("VM evacuation in progress (VMI {vmi}, evictionStrategy {strategy})")
             }
+            Cause::Responder { responder, message } if message.is_empty() => {
+                format!("eviction responder {responder} at work")
+            }
+            Cause::Responder { responder, message } => {
+                format!("eviction responder {responder}: {message}")
+            }
             Cause::MultiplePdbs { .. } => {
                 "more than one PDB selects the pod; the eviction API refuses it".into()
             }
@@ -120,6 +126,9 @@ pub(crate) fn remedy(cause: &Cause, owner: Option<&str>) -> &'static str {
         ),
         Cause::VmEvacuation { .. } => {
             "KubeVirt is moving the VM: give it time (--timeout), or check its VirtualMachineInstanceMigration"
+        }
+        Cause::Responder { .. } => {
+            "the pod's eviction responder decides when it goes: give it time (--timeout), or read its Eviction (kubectl get evictions -n NS -o yaml); --eviction-api=eviction skips responders"
         }
         Cause::MultiplePdbs { .. } => "make exactly one PDB select these pods",
         Cause::Refused { refusal, .. } => match refusal {

@@ -54,6 +54,7 @@ fn of_roll(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
 const SHOWN: usize = 10;
 
 impl fmt::Display for Warning {
+    #[allow(clippy::too_many_lines)] // long on purpose: a table of words, one arm per warning
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Warning::HeldByMarkers(held) => held_by_markers(f, held),
@@ -77,6 +78,11 @@ impl fmt::Display for Warning {
                 "cannot read PersistentVolumeClaims, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {error}"
             ),
             Warning::CannotReadVms { error } => write!(f, "{CANNOT_READ_VMS}: {error}"),
+            w @ (Warning::EvictsByRequest
+            | Warning::NoEvictionRequestController { .. }
+            | Warning::EvictionRequestRefused { .. }
+            | Warning::EvictionRequestFailed { .. }
+            | Warning::EvictionRequestsWithdrawn { .. }) => eviction_requests(f, w),
             Warning::CannotListAttachments { error } => write!(
                 f,
                 "cannot list VolumeAttachments, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {error}"
@@ -236,3 +242,30 @@ fn conditions_not_written(
 const ABORT_UNHEARD: &str = "cannot read its own Job, so `kubectl maintain abort` is not heard (the roll goes on; abort then stops it with its Job)";
 
 const CANNOT_READ_VMS: &str = "cannot read VirtualMachineInstances, so a VM's launcher held by its budget is reported as held, not as migrating";
+
+/// The EvictionRequest path's warnings (crate::drain::eviction_request).
+fn eviction_requests(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
+    match w {
+        Warning::EvictsByRequest => f.write_str(
+            "pods are evicted through EvictionRequests (lifecycle.k8s.io/v1alpha1, Kubernetes 1.37): each pod's eviction responders act first; --eviction-api=eviction evicts as kubectl drain does",
+        ),
+        Warning::NoEvictionRequestController { waited } => write!(
+            f,
+            "no controller took an EvictionRequest within {}s (is the EvictionRequestAPI gate off in kube-controller-manager?): the request was withdrawn and every pod is evicted through the eviction subresource",
+            waited.as_secs()
+        ),
+        Warning::EvictionRequestRefused { pod, message } => write!(
+            f,
+            "pod/{pod}: the API refused an EvictionRequest ({message}); evicting it through the eviction subresource"
+        ),
+        Warning::EvictionRequestFailed { pod, reason } => write!(
+            f,
+            "pod/{pod}: its EvictionRequest failed ({reason}); the request was withdrawn and the pod is evicted through the eviction subresource"
+        ),
+        Warning::EvictionRequestsWithdrawn { count } => write!(
+            f,
+            "withdrew {count} EvictionRequest(s) this run made (intent: Withdrawn): their pods' responders stop; a rerun asks again"
+        ),
+        _ => Ok(()),
+    }
+}

@@ -14,8 +14,8 @@ fn field<'a>(obj: &'a Value, path: &str) -> &'a str {
     obj.at(path).and_then(Value::as_str).unwrap_or_default()
 }
 
-fn invalid(name: &str, path: &str, reason: &'static str, message: String) -> ApiError {
-    ApiError::invalid_field(Resource::EvictionRequests, name, reason, path, &message)
+fn invalid(name: &str, path: &str, reason: &'static str, message: &str) -> ApiError {
+    ApiError::invalid_field(Resource::EvictionRequests, name, reason, path, message)
 }
 
 /// Checks one write of an EvictionRequest (`old`: the stored one).
@@ -29,7 +29,7 @@ pub(crate) fn check(old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
                 name,
                 "spec.requester",
                 "FieldValueInvalid",
-                format!(
+                &format!(
                     "Invalid value: {requester:?}: must be a domain-prefixed key (such as \"acme.io/foo\")"
                 ),
             ));
@@ -44,7 +44,7 @@ pub(crate) fn check(old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
                 name,
                 "spec.requester",
                 "FieldValueInvalid",
-                format!(
+                &format!(
                     "Invalid value: {requester:?}: domain names *.k8s.io and *.kubernetes.io are reserved"
                 ),
             ));
@@ -57,7 +57,9 @@ pub(crate) fn check(old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
             name,
             "spec.intent",
             "FieldValueNotSupported",
-            format!("Unsupported value: {intent:?}: supported values: \"Eviction\", \"Withdrawn\""),
+            &format!(
+                "Unsupported value: {intent:?}: supported values: \"Eviction\", \"Withdrawn\""
+            ),
         ));
     }
     for part in ["name", "uid"] {
@@ -66,7 +68,7 @@ pub(crate) fn check(old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
                 name,
                 &format!("spec.target.pod.{part}"),
                 "FieldValueRequired",
-                "Required value".to_string(),
+                "Required value",
             ));
         }
     }
@@ -80,7 +82,7 @@ pub(crate) fn check(old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
                     name,
                     shown,
                     "FieldValueInvalid",
-                    "field is immutable".to_string(),
+                    "field is immutable",
                 ));
             }
         }

@@ -196,7 +196,7 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key, step: bool) -> Option<Dura
         restart_if_canceled(status);
         advance(store, &pod, status, step)
     };
-    write_eviction(store, &eviction_key, before, eviction.clone());
+    write_eviction(store, &eviction_key, &before, eviction.clone());
     for (k, _) in &live {
         mirror(store, k, Some(&eviction), None);
     }
@@ -327,27 +327,26 @@ fn restart_if_canceled(status: &mut Value) {
 /// active one acts when it has just started or its timer fired.
 fn advance(store: &mut Store, pod: &Value, status: &mut Value, step: bool) -> Option<Duration> {
     let mut started = false;
-    let active = match states(status).iter().position(|r| r["state"] == "Active") {
-        Some(i) => i,
-        None => {
-            let Some(i) = states(status).iter().position(|r| r["state"] == "Inactive") else {
-                set_condition(
-                    status,
-                    "Failed",
-                    true,
-                    "NoResponderLeft",
-                    "no responder evicted the pod",
-                );
-                return None;
-            };
-            states(status)[i]["state"] = json!("Active");
-            let name = text(&states(status)[i], "/name");
-            let r = responder_status(status, &name);
-            r["startTime"] = json!(stamp());
-            r["heartbeatTime"] = json!(stamp());
-            started = true;
-            i
-        }
+    let active = if let Some(i) = states(status).iter().position(|r| r["state"] == "Active") {
+        i
+    } else {
+        let Some(i) = states(status).iter().position(|r| r["state"] == "Inactive") else {
+            set_condition(
+                status,
+                "Failed",
+                true,
+                "NoResponderLeft",
+                "no responder evicted the pod",
+            );
+            return None;
+        };
+        states(status)[i]["state"] = json!("Active");
+        let name = text(&states(status)[i], "/name");
+        let r = responder_status(status, &name);
+        r["startTime"] = json!(stamp());
+        r["heartbeatTime"] = json!(stamp());
+        started = true;
+        i
     };
     let name = text(&states(status)[active], "/name");
     if !(started || step) {
@@ -356,30 +355,26 @@ fn advance(store: &mut Store, pod: &Value, status: &mut Value, step: bool) -> Op
     if name == IMPERATIVE {
         return imperative(store, pod, status, &name);
     }
-    match pod.at(&format!(
-        "/metadata/annotations/{}",
-        RESPOND_AFTER.replace('/', "~1")
-    )) {
-        Some(after) => test_responder(store, pod, status, &name, after.as_str().unwrap_or("never")),
-        None => {
-            // Nobody answers for this responder: passed over at the deadline.
-            let r = responder_status(status, &name);
-            let silent = r
-                .at("/heartbeatTime")
-                .and_then(Value::as_str)
-                .and_then(seconds_since)
-                .unwrap_or(0);
-            let left = HEARTBEAT_DEADLINE
-                .as_secs()
-                .saturating_sub(silent.max(0) as u64);
-            if left == 0 {
-                r["message"] = json!("no heartbeat within the deadline");
-                states(status)[active]["state"] = json!("Interrupted");
-                return advance(store, pod, status, true);
-            }
-            Some(Duration::from_secs(left))
-        }
+    let annotation = format!("/metadata/annotations/{}", RESPOND_AFTER.replace('/', "~1"));
+    if let Some(after) = pod.at(&annotation) {
+        return test_responder(store, pod, status, &name, after.as_str().unwrap_or("never"));
     }
+    // Nobody answers for this responder: passed over at the deadline.
+    let r = responder_status(status, &name);
+    let silent = r
+        .at("/heartbeatTime")
+        .and_then(Value::as_str)
+        .and_then(seconds_since)
+        .unwrap_or(0);
+    let left = HEARTBEAT_DEADLINE
+        .as_secs()
+        .saturating_sub(u64::try_from(silent).unwrap_or(0));
+    if left == 0 {
+        r["message"] = json!("no heartbeat within the deadline");
+        states(status)[active]["state"] = json!("Interrupted");
+        return advance(store, pod, status, true);
+    }
+    Some(Duration::from_secs(left))
 }
 
 /// pkg/controller/imperativeevictionresponder: the eviction subresource,
@@ -473,15 +468,15 @@ fn duration(s: &str) -> Option<Duration> {
     n.parse::<u64>().ok().map(|n| Duration::from_secs(n * unit))
 }
 
-fn write_eviction(store: &mut Store, key: &Key, before: Value, after: Value) {
-    if before == after {
+fn write_eviction(store: &mut Store, key: &Key, before: &Value, after: Value) {
+    if *before == after {
         return;
     }
     if store.get(Resource::Evictions, key).is_none() {
         let _ = store.create(Resource::Evictions, after);
     } else {
         let _ = store.modify(Resource::Evictions, key, |e| {
-            e["status"] = after["status"].clone()
+            e["status"] = after["status"].clone();
         });
     }
 }

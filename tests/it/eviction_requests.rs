@@ -1,0 +1,251 @@
+//! Kubernetes 1.37's EvictionRequest API through the binary, on the
+//! sandbox serving it (`--eviction-api`, crate::drain::eviction_request):
+//! a responder that moves its pod, one that never acts (withdrawn at the
+//! timeout, at Ctrl-C), a rerun after kill -9 adopting the request left
+//! behind, a controller that never answers (the old way, said), and a
+//! server without the API (today's path, one discovery request more).
+
+use std::time::Duration;
+
+use kube_sandbox::resources::Resource;
+use serde_json::{Value, json};
+
+use crate::harness::Cluster;
+use crate::scenario::{Scenario, shutdown};
+
+const RESPOND_AFTER: &str = "sandbox.kubectl-maintain.io/respond-after";
+const REQUESTS: &str = "/apis/lifecycle.k8s.io/v1alpha1/namespaces/apps/evictionrequests";
+
+/// Two nodes, a Deployment's four pods spread over them under a budget
+/// that allows one, and on n1 `vm`, a pod whose interceptor
+/// (`kubevirt.io/migrate`) acts after `respond_after` (or `never`).
+fn scenario(respond_after: &str) -> Scenario {
+    Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment("web", 4)
+        .pdb("web", "maxUnavailable: 1")
+        .pod("apps", "vm", "n1", |p| {
+            p["metadata"]["annotations"][RESPOND_AFTER] = json!(respond_after);
+            p["spec"]["evictionResponders"] =
+                json!([{"name": "kubevirt.io/migrate", "priority": 10000}]);
+            shutdown(p, 0.2);
+        })
+}
+
+fn started(respond_after: &str, minor: u32) -> Cluster {
+    let c = scenario(respond_after).start(minor);
+    c.wait_settled();
+    c
+}
+
+fn requests(c: &Cluster) -> Vec<std::sync::Arc<Value>> {
+    c.sandbox.view().list(Resource::EvictionRequests)
+}
+
+fn ours(c: &Cluster) -> impl Fn(&kube_sandbox::request_log::Entry) -> bool + '_ {
+    let _ = c;
+    |e| e.user_agent.starts_with("kubectl-maintain/")
+}
+
+#[test]
+fn a_responder_moves_its_pod_and_the_budgets_still_pace_the_rest() {
+    let c = started("1s", 37);
+    let out = c.maintain(&[
+        "drain",
+        "n1",
+        "--force",
+        "--timeout",
+        "30s",
+        "-o",
+        "json",
+        "--yes",
+    ]);
+    out.success();
+    let report = out.report();
+    let node = report.node("n1");
+    assert!(
+        node.pods.iter().all(|p| p.result["state"] == "evicted"),
+        "every pod evicted, through its request: {out:?}"
+    );
+    let log = c.requests();
+    let created: Vec<_> = log
+        .iter()
+        .filter(|e| ours(&c)(e) && e.method == "POST" && e.path == REQUESTS)
+        .collect();
+    assert_eq!(
+        created.len(),
+        3,
+        "one request per pod, never two: {created:?}"
+    );
+    assert!(
+        !log.iter()
+            .any(|e| ours(&c)(e) && e.path.ends_with("/eviction")),
+        "no eviction subresource from the drain: the imperative responder calls it"
+    );
+    // Its pods gone, each request is removed at the end.
+    assert!(requests(&c).is_empty(), "{:?}", requests(&c));
+    assert!(
+        out.stderr.contains("evicted through EvictionRequests"),
+        "said before anything changes: {out:?}"
+    );
+}
+
+/// Beside it, a one-replica Deployment behind `minAvailable: 1`: the
+/// imperative responder's refusal reads as the subresource's, with the
+/// budget's hint.
+#[test]
+fn a_responder_that_never_acts_is_named_and_withdrawn_at_the_timeout() {
+    let c = scenario("never")
+        .deployment_with("solo", 1, |d| {
+            d["spec"]["template"]["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "n1"});
+        })
+        .pdb("solo", "minAvailable: 1")
+        .start(37);
+    c.wait_settled();
+    c.wait_for("solo's budget counting it", Duration::from_secs(10), |c| {
+        c.get(Resource::PodDisruptionBudgets, "apps", "solo")
+            .is_some_and(|b| b["status"]["currentHealthy"] == 1)
+    });
+    let out = c.maintain(&["drain", "n1", "--force", "--timeout", "3s", "--yes"]);
+    out.code(3);
+    assert!(
+        out.stderr
+            .contains("blocked by PodDisruptionBudget apps/solo")
+            && out.stderr.contains("--surge"),
+        "the budget, as the eviction subresource would say it: {out:?}"
+    );
+    assert!(
+        !c.requests()
+            .iter()
+            .any(|e| ours(&c)(e) && e.path.ends_with("/eviction")),
+        "no eviction subresource from the drain"
+    );
+    assert!(
+        out.stderr
+            .contains("eviction responder kubevirt.io/migrate: moving the workload"),
+        "the blocker is the responder, in its words: {out:?}"
+    );
+    assert!(out.stderr.contains("withdrew 2 EvictionRequest"), "{out:?}");
+    let left = requests(&c);
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert!(
+        left.iter().all(|r| r["spec"]["intent"] == "Withdrawn"),
+        "{left:?}"
+    );
+    let evictions = c.sandbox.view().list(Resource::Evictions);
+    let eviction = evictions
+        .iter()
+        .find(|e| e["spec"]["target"]["pod"]["name"] == "vm")
+        .expect("vm's Eviction");
+    assert_eq!(
+        eviction["status"]["targetResponders"][0]["state"], "Canceled",
+        "the responder stops: {eviction}"
+    );
+    assert!(
+        c.get(Resource::Pods, "apps", "vm").is_some(),
+        "the pod stays"
+    );
+}
+
+/// The request a killed run left is found and asked again, never doubled;
+/// Ctrl-C withdraws it.
+#[test]
+fn a_rerun_after_kill_9_adopts_its_request_and_ctrl_c_withdraws_it() {
+    let c = started("never", 37);
+    let mut child = c.maintain_spawn(&["drain", "n1", "--force", "--yes"]);
+    c.wait_for("the request", Duration::from_secs(10), |c| {
+        requests(c)
+            .iter()
+            .any(|r| r["spec"]["target"]["pod"]["name"] == "vm")
+    });
+    child.kill().expect("kill -9");
+    let _ = child.wait();
+    let first = requests(&c)
+        .into_iter()
+        .find(|r| r["spec"]["target"]["pod"]["name"] == "vm")
+        .expect("left behind");
+    assert_eq!(first["spec"]["intent"], "Eviction", "nobody withdrew it");
+
+    let child = c.maintain_spawn(&["drain", "n1", "--force", "--yes"]);
+    c.wait_for("the request asked again", Duration::from_secs(10), |c| {
+        c.requests()
+            .iter()
+            .any(|e| e.method == "POST" && e.path == REQUESTS && e.status == 409)
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let out = Cluster::finish(child, Duration::from_secs(10));
+    out.code(130);
+    let vm: Vec<_> = requests(&c)
+        .into_iter()
+        .filter(|r| r["spec"]["target"]["pod"]["name"] == "vm")
+        .collect();
+    assert_eq!(vm.len(), 1, "adopted, not doubled: {vm:?}");
+    assert_eq!(
+        vm[0]["metadata"]["uid"], first["metadata"]["uid"],
+        "the same request"
+    );
+    assert_eq!(vm[0]["spec"]["intent"], "Withdrawn", "Ctrl-C withdrew it");
+}
+
+#[test]
+fn without_a_controller_the_request_is_withdrawn_and_the_pod_evicted_the_old_way() {
+    let c = Cluster::start_with(&scenario("never").yaml(), 37, |config| {
+        config
+            .controller_manager_gates
+            .insert("EvictionRequestAPI".into(), false);
+    });
+    c.wait_settled();
+    let out = c.maintain(&["drain", "n1", "--force", "--timeout", "40s", "--yes"]);
+    out.success();
+    assert!(
+        out.stderr
+            .contains("no controller took an EvictionRequest within 10s"),
+        "{out:?}"
+    );
+    assert!(
+        c.requests()
+            .iter()
+            .any(|e| ours(&c)(e) && e.path.ends_with("/pods/vm/eviction") && e.status == 201),
+        "evicted through the subresource"
+    );
+    assert!(requests(&c).is_empty(), "withdrawn: {:?}", requests(&c));
+}
+
+/// 1.36 serves no EvictionRequest: `auto` drains as before, with one
+/// discovery request more; `request` fails before any change.
+#[test]
+fn without_the_api_auto_is_todays_path_and_request_fails_first() {
+    let c = started("1s", 36);
+    let refused = c.maintain(&["drain", "n1", "--force", "--eviction-api=request", "--yes"]);
+    refused.code(2);
+    assert!(
+        refused
+            .stderr
+            .contains("the server does not serve lifecycle.k8s.io/v1alpha1 evictionrequests"),
+        "{refused:?}"
+    );
+    let node = c.get(Resource::Nodes, "", "n1").unwrap();
+    assert!(node["spec"]["unschedulable"].is_null(), "nothing changed");
+
+    let before = c.requests().len();
+    let out = c.maintain(&["drain", "n1", "--force", "--timeout", "30s", "--yes"]);
+    out.success();
+    assert!(!out.stderr.contains("EvictionRequest"), "{out:?}");
+    let log = c.requests();
+    let discovery: Vec<_> = log[before..]
+        .iter()
+        .filter(|e| e.path.starts_with("/apis/lifecycle.k8s.io"))
+        .collect();
+    assert_eq!(discovery.len(), 1, "one discovery request: {discovery:?}");
+    assert_eq!(discovery[0].status, 404);
+    assert!(
+        log[before..]
+            .iter()
+            .any(|e| e.path == "/api/v1/namespaces/apps/pods/vm/eviction" && e.status == 201),
+        "the subresource, as kubectl drain"
+    );
+}
