@@ -307,6 +307,28 @@ async fn evict(ctx: &DrainContext, key: PodKey, uid: String, vmi: Option<String>
         }
     }
     let answer = match answer {
+        // A budget's 403 does not name it: looked up, as one selects the pod.
+        Answer::PdbBlocked {
+            pdb,
+            message,
+            api_message,
+            retry_after,
+        } if pdb.is_empty() => {
+            let names = budgets::lookup::budgets_selecting(&ctx.clients.main, &key).await;
+            match names.and_then(|n| n.into_iter().next()) {
+                Some(pdb) => Answer::PdbBlocked {
+                    pdb,
+                    message,
+                    api_message,
+                    retry_after,
+                },
+                None => Answer::Retry {
+                    retry_after,
+                    message,
+                    throttled: false,
+                },
+            }
+        }
         Answer::MultiplePdbs(message) => {
             let names = budgets::lookup::budgets_selecting(&ctx.clients.main, &key).await;
             Answer::MultiplePdbs(match names {

@@ -128,6 +128,22 @@ fn has_cause(status: Option<&Status>, reason: &str) -> bool {
         .is_some_and(|d| d.causes.iter().any(|c| c.reason == reason))
 }
 
+/// A budget's own 403, in words that name its cause: `Reason: message`
+/// when the server types it (1.37), the message otherwise.
+fn budget_forbidden(status: Option<&Status>, message: &str) -> Option<String> {
+    let typed = status.and_then(|s| s.details.as_ref()).and_then(|d| {
+        d.causes
+            .iter()
+            .find(|c| c.reason.starts_with("DisruptionBudget"))
+    });
+    if let Some(c) = typed {
+        return Some(format!("{}: {}", c.reason, c.message));
+    }
+    (message == "pdb disruptions allowed is negative"
+        || message.starts_with("DisruptedPods map too big"))
+    .then(|| message.to_string())
+}
+
 /// What an answer means. Pure, for tests.
 pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -> Answer {
     let status: Option<Status> = serde_json::from_slice(body).ok();
@@ -171,6 +187,16 @@ pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -
         500 if message.contains("more than one PodDisruptionBudget") => {
             Answer::MultiplePdbs(message)
         }
+        // A budget's 403s (eviction.go): its disruptions negative, or more
+        // disrupted pods than its controller has confirmed. Kubernetes 1.37
+        // types them (a `DisruptionBudget...` cause); older servers give the
+        // message alone. The budget is named by the caller, which looks it up.
+        403 if budget_forbidden(status.as_ref(), &message).is_some() => Answer::PdbBlocked {
+            pdb: String::new(),
+            message: budget_forbidden(status.as_ref(), &message).unwrap_or_default(),
+            api_message: message,
+            retry_after,
+        },
         403 if has_cause(status.as_ref(), "NamespaceTerminating") => Answer::NamespaceTerminating,
         403 => Answer::Forbidden(message),
         500..=599 | 408 => Answer::Retry {
@@ -241,6 +267,17 @@ mod tests {
         ));
         let uid = br#"{"message":"Operation cannot be fulfilled on pods \"db-0\": Precondition failed: UID in precondition: a, UID in object meta: b","code":409}"#;
         assert_eq!(interpret(409, None, uid), Answer::Gone);
+        let negative = br#"{"kind":"Status","status":"Failure","message":"pdb disruptions allowed is negative","reason":"Forbidden","details":{"causes":[{"reason":"DisruptionBudgetNegativeAllowedDisruptions","message":"pdb disruptions allowed is negative"}]},"code":403}"#;
+        assert!(matches!(
+            interpret(403, None, negative),
+            Answer::PdbBlocked { pdb, message, .. }
+                if pdb.is_empty() && message == "DisruptionBudgetNegativeAllowedDisruptions: pdb disruptions allowed is negative"
+        ));
+        let older = br#"{"kind":"Status","status":"Failure","message":"pdb disruptions allowed is negative","reason":"Forbidden","code":403}"#;
+        assert!(matches!(
+            interpret(403, None, older),
+            Answer::PdbBlocked { message, .. } if message == "pdb disruptions allowed is negative"
+        ));
         let leaving = br#"{"kind":"Status","status":"Failure","message":"pods \"p\" is forbidden: unable to create new content in namespace gone because it is being terminated","reason":"Forbidden","details":{"causes":[{"reason":"NamespaceTerminating","message":"namespace gone is being terminated","field":"metadata.namespace"}]},"code":403}"#;
         assert_eq!(interpret(403, None, leaving), Answer::NamespaceTerminating);
         assert!(matches!(

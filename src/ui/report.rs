@@ -558,11 +558,17 @@ fn blockers(outcome: &DrainOutcome) -> String {
                 continue;
             };
             let kind = match cause {
-                Cause::Pdb { name, .. } => {
+                Cause::Pdb { name, message, .. } => {
                     let ns = &p.pod.namespace;
                     let e = pdbs.entry(format!("{ns}/{name}")).or_insert((cause, 0));
                     e.1 += 1;
-                    format!("blocked by PodDisruptionBudget {ns}/{name}")
+                    // A budget's 403 (its cause typed since 1.37) is named;
+                    // the usual 429's numbers are in the table below.
+                    if message.is_empty() || message.starts_with("The disruption budget ") {
+                        format!("blocked by PodDisruptionBudget {ns}/{name}")
+                    } else {
+                        format!("blocked by PodDisruptionBudget {ns}/{name} ({message})")
+                    }
                 }
                 other => other.to_string(),
             };

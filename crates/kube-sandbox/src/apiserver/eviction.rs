@@ -24,13 +24,29 @@ fn budget_refusal(cause: &str, retry_after: Option<u64>) -> ApiError {
     e
 }
 
+/// The most disruptions a budget records before its controller confirms
+/// them (eviction.go's `MaxDisruptedPodSize`).
+const MAX_DISRUPTED_PODS: usize = 2000;
+
+/// The refusals of a budget that are 403s (eviction.go), with the typed
+/// cause Kubernetes 1.37 adds to them (`DisruptionBudget...`); older
+/// minors send the message alone.
+fn budget_forbidden(minor: u32, reason: &str, message: &str) -> ApiError {
+    let e = ApiError::new(403, "Forbidden", message.to_string());
+    if minor < 37 {
+        return e;
+    }
+    e.with_details(json!({"causes": [{"reason": reason, "message": message}]}))
+}
+
 /// Evicts `pod_key` as asked by an Eviction `body`; `query_dry_run` is the
-/// `?dryRun=All` of the request.
+/// `?dryRun=All` of the request; `minor` the Kubernetes minor served.
 pub(crate) fn evict(
     store: &mut Store,
     pod_key: &Key,
     body: &Value,
     query_dry_run: bool,
+    minor: u32,
 ) -> Result<Value, ApiError> {
     let body_name = body
         .at("/metadata/name")
@@ -72,7 +88,7 @@ pub(crate) fn evict(
             ));
         }
     };
-    take_disruption(store, pod_key, &pod, &pdb_key, &opts)?;
+    take_disruption(store, pod_key, &pod, &pdb_key, &opts, minor)?;
     delete_evicted(store, pod_key, &opts, true)
 }
 
@@ -85,6 +101,7 @@ fn take_disruption(
     pod: &Value,
     pdb_key: &Key,
     opts: &DeleteOptions,
+    minor: u32,
 ) -> Result<(), ApiError> {
     let pdb = store
         .get(Resource::PodDisruptionBudgets, pdb_key)
@@ -119,10 +136,21 @@ fn take_disruption(
     }
     let allowed = st("disruptionsAllowed");
     if allowed < 0 {
-        return Err(ApiError::new(
-            403,
-            "Forbidden",
+        return Err(budget_forbidden(
+            minor,
+            "DisruptionBudgetNegativeAllowedDisruptions",
             "pdb disruptions allowed is negative",
+        ));
+    }
+    let disrupted = pdb
+        .at("/status/disruptedPods")
+        .and_then(Value::as_object)
+        .map_or(0, serde_json::Map::len);
+    if disrupted > MAX_DISRUPTED_PODS {
+        return Err(budget_forbidden(
+            minor,
+            "DisruptionBudgetTooManyDisruptedPods",
+            "DisruptedPods map too big - too many evictions not confirmed by PDB controller",
         ));
     }
     if allowed == 0 {
@@ -185,4 +213,59 @@ fn delete_evicted(
         "status": "Success",
         "code": 201,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ready pod under a budget whose status says `status`.
+    fn store_with(status: &Value) -> Store {
+        let mut store = Store::new(100);
+        store
+            .load(
+                Resource::Pods,
+                json!({"metadata": {"name": "p", "namespace": "ns", "uid": "u", "labels": {"app": "a"}},
+                    "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "x"}]},
+                    "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}),
+            )
+            .unwrap();
+        store
+            .load(
+                Resource::PodDisruptionBudgets,
+                json!({"metadata": {"name": "b", "namespace": "ns", "generation": 1},
+                    "spec": {"selector": {"matchLabels": {"app": "a"}}, "minAvailable": 1},
+                    "status": status.clone()}),
+            )
+            .unwrap();
+        store
+    }
+
+    fn evict_p(store: &mut Store, minor: u32) -> ApiError {
+        let body = json!({"metadata": {"name": "p"}});
+        evict(store, &("ns".into(), "p".into()), &body, false, minor).unwrap_err()
+    }
+
+    #[test]
+    fn a_budgets_403s_carry_their_typed_cause_from_1_37() {
+        let negative = json!({"observedGeneration": 1, "disruptionsAllowed": -1});
+        let e = evict_p(&mut store_with(&negative), 37);
+        assert_eq!(e.code, 403);
+        assert_eq!(
+            e.details.as_ref().unwrap()["causes"][0]["reason"],
+            "DisruptionBudgetNegativeAllowedDisruptions"
+        );
+        let older = evict_p(&mut store_with(&negative), 36);
+        assert_eq!((older.code, older.details.is_none()), (403, true));
+        let disrupted: serde_json::Map<String, Value> = (0..=MAX_DISRUPTED_PODS)
+            .map(|i| (format!("p{i}"), json!("2026-01-01T00:00:00Z")))
+            .collect();
+        let full =
+            json!({"observedGeneration": 1, "disruptionsAllowed": 1, "disruptedPods": disrupted});
+        let e = evict_p(&mut store_with(&full), 37);
+        assert_eq!(
+            e.details.as_ref().unwrap()["causes"][0]["reason"],
+            "DisruptionBudgetTooManyDisruptedPods"
+        );
+    }
 }

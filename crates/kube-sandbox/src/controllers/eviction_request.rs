@@ -388,7 +388,8 @@ fn imperative(store: &mut Store, pod: &Value, status: &mut Value, name: &str) ->
         "metadata": {"name": key.1},
         "deleteOptions": {"preconditions": {"uid": text(pod, "/metadata/uid")}},
     });
-    let answer = crate::apiserver::eviction::evict(store, &key, &body, false);
+    // The controller runs only where the API is served: 1.37 or later.
+    let answer = crate::apiserver::eviction::evict(store, &key, &body, false, 37);
     let r = responder_status(status, name);
     r["heartbeatTime"] = json!(stamp());
     match answer {

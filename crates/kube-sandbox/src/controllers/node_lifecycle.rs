@@ -12,8 +12,11 @@
 //!   at once, and those that tolerate it for `tolerationSeconds` once that
 //!   long has passed (the default 300 s tolerations come from admission);
 //! - a node whose kubelet stopped posting for `--node-monitor-grace-period`
-//!   has every condition set to Unknown ("Kubelet stopped posting node
-//!   status.", `tryUpdateNodeHealth`) and its pods marked not Ready
+//!   has its Ready condition and the kubelet's own (MemoryPressure,
+//!   DiskPressure, PIDPressure) set to Unknown ("Kubelet stopped posting
+//!   node status.", `tryUpdateNodeHealth`), never a condition another
+//!   writer owns (NetworkUnavailable, or a maintenance tool's
+//!   MaintenanceInProgress), and its pods marked not Ready
 //!   (`MarkPodsNotReady`, pkg/controller/util/node/controller_utils.go).
 
 use crate::objects::path::At;
@@ -30,6 +33,10 @@ use crate::objects::taints::{
 use crate::resources::Resource;
 use crate::store::{Key, Store};
 
+/// The conditions the kubelet posts besides Ready, which the node lifecycle
+/// controller marks Unknown with it (`remainingNodeConditionTypes`).
+const KUBELET_CONDITIONS: [&str; 3] = ["MemoryPressure", "DiskPressure", "PIDPressure"];
+
 /// The kubelet of `node` has been silent for the grace period: its
 /// conditions Unknown, its pods not Ready.
 pub(crate) fn mark_unknown(store: &mut Store, node: &str) {
@@ -42,7 +49,7 @@ pub(crate) fn mark_unknown(store: &mut Store, node: &str) {
             .into_iter()
             .flatten()
             .filter_map(|c| c["type"].as_str().map(str::to_string))
-            .filter(|t| t != "Ready")
+            .filter(|t| KUBELET_CONDITIONS.contains(&t.as_str()))
             .collect();
         for t in types {
             pods::set_condition(
@@ -251,6 +258,45 @@ mod tests {
 
     fn load(store: &mut Store, res: Resource, obj: Value) {
         store.load(res, obj).unwrap();
+    }
+
+    #[test]
+    fn a_silent_kubelet_makes_only_its_own_conditions_unknown() {
+        let mut store = Store::new(100);
+        let condition = |t: &str, s: &str| json!({"type": t, "status": s});
+        load(
+            &mut store,
+            Resource::Nodes,
+            json!({"metadata": {"name": "n1"}, "status": {"conditions": [
+                condition("Ready", "True"),
+                condition("MemoryPressure", "False"),
+                condition("NetworkUnavailable", "False"),
+                condition("MaintenanceInProgress", "True"),
+                condition("MaintenancePlanned", "True"),
+            ]}}),
+        );
+        mark_unknown(&mut store, "n1");
+        let node = store
+            .get(Resource::Nodes, &(String::new(), "n1".into()))
+            .unwrap();
+        let status = |t: &str| {
+            node["status"]["conditions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["type"] == t)
+                .unwrap()["status"]
+                .clone()
+        };
+        assert_eq!(status("Ready"), "Unknown");
+        assert_eq!(status("MemoryPressure"), "Unknown");
+        assert_eq!(status("NetworkUnavailable"), "False");
+        assert_eq!(
+            status("MaintenanceInProgress"),
+            "True",
+            "a maintenance tool's, kept"
+        );
+        assert_eq!(status("MaintenancePlanned"), "True");
     }
 
     #[test]

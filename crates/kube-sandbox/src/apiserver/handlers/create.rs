@@ -109,7 +109,8 @@ pub(in crate::apiserver) fn eviction(
     let _parsed = doc.map(|d| d.value());
     let mut store = shared.store();
     admission::namespace_lifecycle(&store, t.resource, &key.0, &key.1)?;
-    let status = eviction::evict(&mut store, &key, &body, opts.dry_run)?;
+    let minor = shared.config.minor_number();
+    let status = eviction::evict(&mut store, &key, &body, opts.dry_run, minor)?;
     Ok(Reply::Json {
         status: 201,
         body: status,
