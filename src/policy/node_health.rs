@@ -11,8 +11,11 @@
 //! A node is down when its Ready condition is Unknown (the controller has
 //! already waited its grace period), False for longer than that grace, or
 //! when its lease has not been renewed for its duration plus that grace
-//! (the controller has not noticed yet). Pure: the clock is passed in;
-//! crate::drain::heartbeat reads the node and its lease.
+//! (the controller has not noticed yet); and at once when its kubelet says
+//! it is shutting down gracefully (`GracefulNodeShutdownInProgress` True,
+//! KEP-5683, Kubernetes 1.37: pkg/kubelet/nodeshutdown): it is going away,
+//! not coming back. Pure: the clock is passed in; crate::drain::heartbeat
+//! reads the node and its lease.
 
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Node;
@@ -31,6 +34,8 @@ pub(crate) const SHUTDOWN: &str = "node.kubernetes.io/shutdown";
 /// KEP-2268 (GA in 1.28): the node is powered off, its pods may be
 /// force-deleted and its volumes detached.
 pub(crate) const OUT_OF_SERVICE: &str = "node.kubernetes.io/out-of-service";
+/// The kubelet's condition while it shuts the node down (1.37).
+pub(crate) const SHUTTING_DOWN: &str = "GracefulNodeShutdownInProgress";
 
 /// A node whose kubelet is not running, and what says so.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -66,6 +71,11 @@ impl NodeDown {
         self.taints.iter().any(|t| t == OUT_OF_SERVICE)
     }
 
+    /// Its kubelet is shutting it down gracefully: it goes away.
+    pub(crate) fn shutting_down(&self) -> bool {
+        self.reason == SHUTTING_DOWN
+    }
+
     /// Seconds since it went down, when known.
     pub(crate) fn seconds(&self, now: Timestamp) -> Option<i64> {
         let since = self.since.as_deref()?.parse::<Timestamp>().ok()?;
@@ -89,8 +99,34 @@ pub(crate) fn ready_condition(node: &Node) -> Option<&k8s_openapi::api::core::v1
         .find(|c| c.type_ == "Ready")
 }
 
+/// The node's condition of this type, when True.
+fn true_condition<'a>(
+    node: &'a Node,
+    kind: &str,
+) -> Option<&'a k8s_openapi::api::core::v1::NodeCondition> {
+    node.status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == kind && c.status == "True")
+}
+
 /// Is the node down now? `lease` is its kube-node-lease Lease, when read.
 pub(crate) fn assess(node: &Node, lease: Option<&Lease>, now: Timestamp) -> Option<NodeDown> {
+    if let Some(shutdown) = true_condition(node, SHUTTING_DOWN) {
+        let ready = ready_condition(node).map_or("True", |c| c.status.as_str());
+        return Some(NodeDown {
+            ready: ready.to_string(),
+            reason: SHUTTING_DOWN.to_string(),
+            since: shutdown
+                .last_transition_time
+                .as_ref()
+                .map(|t| kube_conventions::time::format_time(t.0)),
+            kubelet_last_heard: None,
+            taints: Vec::new(),
+        });
+    }
     let condition = ready_condition(node);
     let status = condition.map_or("True", |c| c.status.as_str());
     let transition = condition.and_then(|c| c.last_transition_time.as_ref().map(|t| t.0));
@@ -189,6 +225,25 @@ mod tests {
         assert_eq!(down.taints, [UNREACHABLE]);
         assert_eq!(down.seconds(at("2026-01-01T00:01:00Z")), Some(60));
         assert!(!down.shut_down() && !down.out_of_service());
+    }
+
+    #[test]
+    fn a_node_shutting_down_gracefully_is_going_away_at_once() {
+        let mut n = node("False", "2026-01-01T00:00:00Z", &[]);
+        let shutting: k8s_openapi::api::core::v1::NodeCondition = serde_json::from_value(json!({
+            "type": SHUTTING_DOWN, "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z",
+        }))
+        .unwrap();
+        n.status
+            .as_mut()
+            .unwrap()
+            .conditions
+            .as_mut()
+            .unwrap()
+            .push(shutting);
+        let down = assess(&n, None, at("2026-01-01T00:00:01Z")).expect("down at once");
+        assert!(down.shutting_down());
+        assert_eq!(down.ready, "False");
     }
 
     #[test]

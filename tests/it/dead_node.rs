@@ -382,3 +382,48 @@ fn killed_after_the_taint_a_rerun_reaches_the_same_end_without_a_second_fence() 
         db_ready_on(c, "n2")
     });
 }
+
+/// Kubernetes 1.37: a node whose kubelet is shutting it down gracefully
+/// (`GracefulNodeShutdownInProgress`) is said first and treated as going
+/// away: its pods, terminated by its kubelet, are not waited on as if it
+/// would come back, and the drain ends once they are gone or lost.
+#[test]
+fn a_node_shutting_down_gracefully_is_said_first_and_not_waited_for() {
+    let c = Cluster::start_with(&scenario().yaml(), 37, |config| {
+        config.node_monitor_grace_period_seconds = Some(0.3);
+    });
+    c.wait_settled();
+    c.wait_for("db-0 and web running on n1", Duration::from_secs(20), |c| {
+        c.pods_on("n1").len() == 3
+    });
+    c.kubectl(&["uncordon", "n2"]).success();
+    c.kubectl(&[
+        "annotate",
+        "node",
+        "n1",
+        "sandbox.kubectl-maintain.io/graceful-shutdown-seconds=20",
+    ])
+    .success();
+    c.wait_for("n1 shutting down", Duration::from_secs(10), |c| {
+        c.get(Resource::Nodes, "", "n1").is_some_and(|n| {
+            n["status"]["conditions"].as_array().is_some_and(|cs| {
+                cs.iter()
+                    .any(|x| x["type"] == "GracefulNodeShutdownInProgress" && x["status"] == "True")
+            })
+        })
+    });
+    let out = c.maintain(&[&["drain", "n1", "--yes"][..], &FLAGS].concat());
+    // First of the warnings, which come before any change.
+    let first = out.stderr.lines().find(|l| l.starts_with("warning: node/"));
+    assert!(
+        first.is_some_and(
+            |l| l.contains("node/n1 is shutting down (GracefulNodeShutdownInProgress)")
+        ),
+        "{out:?}"
+    );
+    assert!(
+        !out.stderr.contains("timed out"),
+        "not waited on until --timeout: {out:?}"
+    );
+    out.success();
+}

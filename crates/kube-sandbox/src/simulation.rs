@@ -181,6 +181,11 @@ impl Sim {
         for node in owed.revived {
             outage::post_ready(store, &node);
         }
+        for (node, off_in) in owed.shutdowns {
+            let minor = self.shared.config.minor_number();
+            kubelet::graceful_shutdown::begin(store, &node, minor);
+            self.after(off_in, Timer::PowerOff { node });
+        }
         for (node, down_for) in owed.reboots {
             reboot::shut_down(store, &node);
             self.after(down_for, Timer::Boot { node });
@@ -312,6 +317,7 @@ impl Sim {
                 self.shared.runtime.signal(&key, &uid, term);
             }
             Timer::Boot { node } => reboot::boot(store, &node),
+            Timer::PowerOff { node } => kubelet::graceful_shutdown::power_off(store, &node),
             Timer::EvictionStep { key } => {
                 self.eviction_timers.remove(&key);
                 self.eviction_step(store, key, true);

@@ -49,6 +49,10 @@ pub(crate) enum Timer {
     EvictionStep {
         key: Key,
     },
+    /// A node shutting down gracefully is off.
+    PowerOff {
+        node: String,
+    },
     /// A rebooting node's kubelet is back.
     Boot {
         node: String,

@@ -58,6 +58,22 @@ pub(crate) fn warning(
     down: &NodeDown,
     lost_after: Option<Duration>,
 ) -> fmt::Result {
+    if down.shutting_down() {
+        write!(
+            f,
+            "node/{node} is shutting down (GracefulNodeShutdownInProgress): its kubelet is stopping its pods and the node is going away, not coming back"
+        )?;
+        return match lost_after {
+            Some(t) => write!(
+                f,
+                "; a pod whose deletion was asked more than {} ago counts as gone once the kubelet is silent (--lost-pod-timeout), and the drain does not wait for the node to return",
+                human(t)
+            ),
+            None => f.write_str(
+                "; the drain waits for its pods as kubectl drain does (--lost-pod-timeout=0)",
+            ),
+        };
+    }
     write!(
         f,
         "node/{node} is {}: its kubelet is not running, so nothing stops its pods",

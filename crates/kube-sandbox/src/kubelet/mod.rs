@@ -4,6 +4,7 @@
 //! does (`DELETE` with `gracePeriodSeconds: 0` and a uid precondition).
 
 pub(crate) mod containers;
+pub(crate) mod graceful_shutdown;
 pub(crate) mod heartbeat;
 pub(crate) mod kubevirt;
 pub(crate) mod outage;

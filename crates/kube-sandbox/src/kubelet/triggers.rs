@@ -40,6 +40,8 @@ pub(crate) struct Owed {
     pub(crate) reboots: Vec<(String, Duration)>,
     /// Nodes whose stopped kubelet runs again and posts Ready.
     pub(crate) revived: Vec<String>,
+    /// Nodes asked to shut down gracefully, and how long until they are off.
+    pub(crate) shutdowns: Vec<(String, Duration)>,
 }
 
 /// A timer owed, after its delay; with the tree of the pod whose change
@@ -79,6 +81,9 @@ pub(crate) fn triggers(store: &Store, c: &Changed<'_>, knobs: &Knobs, owed: &mut
             }
             if let Some(down_for) = c.new.and_then(reboot::asked) {
                 owed.reboots.push((c.key.1.clone(), down_for));
+            }
+            if let Some(off_in) = c.new.and_then(super::graceful_shutdown::asked) {
+                owed.shutdowns.push((c.key.1.clone(), off_in));
             }
             let node = c.key.1.clone();
             match outage::turn(c.old, c.new) {
