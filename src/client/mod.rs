@@ -63,16 +63,19 @@ pub(crate) struct Clients {
     pub(crate) evict: kube::Client,
     /// Where `main` tells of its retries.
     retries: broadcast::Sender<Retried>,
-    /// Whether the cluster serves EvictionRequests, asked once per run
-    /// (a roll prepares each node's drain on its own).
-    eviction_requests: std::sync::Arc<tokio::sync::OnceCell<bool>>,
+    /// Which of Kubernetes 1.37's alpha APIs the cluster serves, asked once
+    /// per run (a roll prepares each node's drain on its own).
+    served: std::sync::Arc<tokio::sync::OnceCell<crate::drain::eviction_request::Served>>,
 }
 
 impl Clients {
-    /// Whether the cluster serves Kubernetes 1.37's EvictionRequests: one
-    /// discovery request, the first time asked.
-    pub(crate) async fn serves_eviction_requests(&self) -> Result<bool, kube::Error> {
-        self.eviction_requests
+    /// Which of Kubernetes 1.37's alpha APIs the cluster serves
+    /// (EvictionRequests, PodGroups): one discovery request, the first time
+    /// asked.
+    pub(crate) async fn served(
+        &self,
+    ) -> Result<crate::drain::eviction_request::Served, kube::Error> {
+        self.served
             .get_or_try_init(|| crate::drain::eviction_request::served(&self.main))
             .await
             .copied()
@@ -258,6 +261,6 @@ fn from_config(
         main,
         evict: kube::Client::try_from(config)?,
         retries,
-        eviction_requests: std::sync::Arc::default(),
+        served: std::sync::Arc::default(),
     })
 }

@@ -52,11 +52,12 @@ pub(crate) async fn drain_node(
                     uid,
                     vmi,
                     granted,
+                    group,
                 } => match budgets.ask(&key, granted.as_ref()) {
                     // Held without asking until the budget changes, and due
                     // on it meanwhile.
                     Go::Hold(budget) => held.push(not_asked(key, uid, &budget)),
-                    Go::Send => inflight.push(evict(ctx, key, uid, vmi).boxed()),
+                    Go::Send => inflight.push(evict(ctx, key, uid, vmi, group).boxed()),
                 },
                 Effect::AwaitDetach { claims, limit } => {
                     let node = machine.node().to_string();
@@ -295,11 +296,51 @@ async fn force(ctx: &DrainContext, key: PodKey, uid: String, grace: i64) -> Inpu
 }
 
 /// One eviction, under the drain-wide limit; for a refused virt-launcher
-/// pod, also whether KubeVirt is evacuating its VM.
-async fn evict(ctx: &DrainContext, key: PodKey, uid: String, vmi: Option<String>) -> Input {
+/// pod, also whether KubeVirt is evacuating its VM. A pod of a group
+/// disrupted whole goes with the rest of its gang or not at all
+/// (crate::drain::gang); a grouped pod goes through the eviction
+/// subresource, which EvictionRequests do not take it from.
+async fn evict(
+    ctx: &DrainContext,
+    key: PodKey,
+    uid: String,
+    vmi: Option<String>,
+    group: Option<String>,
+) -> Input {
+    if let Some(group) = &group
+        && ctx.clients.served().await.is_ok_and(|s| s.pod_groups)
+    {
+        match super::gang::judge(&ctx.clients.main, &key, group).await {
+            super::gang::Verdict::Held { pdb, message } => {
+                let answer = Answer::PdbBlocked {
+                    pdb,
+                    api_message: message.clone(),
+                    message,
+                    retry_after: None,
+                };
+                return Input::Answer {
+                    key,
+                    uid,
+                    answer,
+                    evacuation: None,
+                };
+            }
+            super::gang::Verdict::Together(others) => {
+                for (other, other_uid) in others {
+                    let _permit = ctx.slots.acquire().await;
+                    let _ = ctx.evictor.evict_directly(&other, &other_uid).await;
+                }
+            }
+            super::gang::Verdict::Alone => {}
+        }
+    }
     let answer = {
         let _permit = ctx.slots.acquire().await;
-        ctx.evictor.evict(&key, &uid, false).await
+        if group.is_some() {
+            ctx.evictor.evict_directly(&key, &uid).await
+        } else {
+            ctx.evictor.evict(&key, &uid, false).await
+        }
     };
     if let Some(requests) = &ctx.evictor.requests {
         for warning in requests.take_warnings() {

@@ -386,7 +386,7 @@ async fn eviction_requests(
             "--eviction-api=request: {why}; EvictionRequest needs Kubernetes 1.37 with the EvictionRequestAPI feature gate (or use --eviction-api=auto or eviction)"
         ))
     };
-    match clients.serves_eviction_requests().await {
+    match clients.served().await.map(|s| s.eviction_requests) {
         Ok(true) => Ok(Some(Arc::new(Requests::new(clients.evict.clone())))),
         Ok(false) if api == EvictionApi::Request => Err(not_served(
             "the server does not serve lifecycle.k8s.io/v1alpha1 evictionrequests".into(),

@@ -55,6 +55,13 @@ impl Evictor {
             .await
     }
 
+    /// Evicts (or deletes) one pod through the subresource, never an
+    /// EvictionRequest (a grouped pod, which requests do not take).
+    pub(crate) async fn evict_directly(&self, key: &PodKey, uid: &str) -> Answer {
+        self.send(key, uid, self.grace_period, false, self.delete)
+            .await
+    }
+
     /// Deletes one pod, budgets bypassed (`--deadline`), with this grace period.
     pub(crate) async fn force(&self, key: &PodKey, uid: &str, grace: i64) -> Answer {
         self.send(key, uid, Some(grace), false, true).await

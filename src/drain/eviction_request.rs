@@ -59,18 +59,35 @@ pub enum EvictionApi {
     Eviction,
 }
 
-/// Whether the cluster serves EvictionRequests: one discovery request.
-pub(crate) async fn served(client: &kube::Client) -> Result<bool, kube::Error> {
-    let req = http::Request::get(format!("/apis/{GROUP_VERSION}"))
+/// Kubernetes 1.37's alpha APIs a drain uses when the cluster serves them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Served {
+    /// `lifecycle.k8s.io/v1alpha1`: EvictionRequests.
+    pub(crate) eviction_requests: bool,
+    /// `scheduling.k8s.io/v1alpha3`: PodGroups (gangs).
+    pub(crate) pod_groups: bool,
+}
+
+/// Which of them the cluster serves: one discovery request (`/apis`).
+pub(crate) async fn served(client: &kube::Client) -> Result<Served, kube::Error> {
+    let req = http::Request::get("/apis")
         .body(Vec::new())
         .expect("a request");
-    match client.request::<Value>(req).await {
-        Ok(list) => Ok(list["resources"]
-            .as_array()
-            .is_some_and(|rs| rs.iter().any(|r| r["name"] == "evictionrequests"))),
-        Err(kube::Error::Api(e)) if e.code == 404 => Ok(false),
-        Err(e) => Err(e),
-    }
+    let groups = client.request::<Value>(req).await?;
+    let has = |group: &str, version: &str| {
+        groups["groups"].as_array().is_some_and(|gs| {
+            gs.iter().any(|g| {
+                g["name"] == group
+                    && g["versions"]
+                        .as_array()
+                        .is_some_and(|vs| vs.iter().any(|v| v["version"] == version))
+            })
+        })
+    };
+    Ok(Served {
+        eviction_requests: has("lifecycle.k8s.io", "v1alpha1"),
+        pod_groups: has("scheduling.k8s.io", "v1alpha3"),
+    })
 }
 
 /// A request this run made or adopted.

@@ -18,6 +18,7 @@ mod driver;
 mod engine;
 pub(crate) mod evict;
 pub(crate) mod eviction_request;
+mod gang;
 pub(crate) mod heartbeat;
 pub(crate) mod kubevirt;
 mod machine;

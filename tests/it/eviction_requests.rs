@@ -238,14 +238,97 @@ fn without_the_api_auto_is_todays_path_and_request_fails_first() {
     let log = c.requests();
     let discovery: Vec<_> = log[before..]
         .iter()
-        .filter(|e| e.path.starts_with("/apis/lifecycle.k8s.io"))
+        .filter(|e| {
+            ours(&c)(e) && (e.path == "/apis" || e.path.starts_with("/apis/lifecycle.k8s.io"))
+        })
         .collect();
     assert_eq!(discovery.len(), 1, "one discovery request: {discovery:?}");
-    assert_eq!(discovery[0].status, 404);
+    assert_eq!(discovery[0].path, "/apis");
     assert!(
         log[before..]
             .iter()
             .any(|e| e.path == "/api/v1/namespaces/apps/pods/vm/eviction" && e.status == 201),
         "the subresource, as kubectl drain"
+    );
+}
+
+/// A gang: three pods of one PodGroup with `disruptionMode: {all: {}}`,
+/// two on n1 and one on n2, under a budget that allows `allowed`
+/// disruptions (bare pods: `minAvailable`, as a budget counts them).
+fn gang(allowed: u32) -> Scenario {
+    let member = |p: &mut Value| {
+        p["metadata"]["labels"] = json!({"app": "train"});
+        p["spec"]["schedulingGroup"] = json!({"podGroupName": "train"});
+        shutdown(p, 0.1);
+    };
+    Scenario::new()
+        .node("n1")
+        .node("n2")
+        .object(json!({"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "PodGroup",
+            "metadata": {"name": "train", "namespace": "apps"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 3}}, "disruptionMode": {"all": {}}}}))
+        .pod("apps", "train-0", "n1", member)
+        .pod("apps", "train-1", "n1", member)
+        .pod("apps", "train-2", "n2", member)
+        .pdb("train", &format!("minAvailable: {}", 3 - allowed))
+}
+
+fn train_left(c: &Cluster) -> Vec<String> {
+    c.pods()
+        .iter()
+        .filter(|p| {
+            p["metadata"]["labels"]["app"] == "train"
+                && p["metadata"]["deletionTimestamp"].is_null()
+        })
+        .map(|p| {
+            p["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_gang_is_held_together_by_its_budget_then_released_together() {
+    let c = gang(1).start(37);
+    c.wait_settled();
+    c.wait_for(
+        "the budget counting the gang",
+        Duration::from_secs(10),
+        |c| {
+            c.get(Resource::PodDisruptionBudgets, "apps", "train")
+                .is_some_and(|b| b["status"]["currentHealthy"] == 3)
+        },
+    );
+    let held = c.maintain(&["drain", "n1", "--force", "--timeout", "3s", "--yes"]);
+    held.code(3);
+    assert!(
+        held.stderr.contains("gang apps/train (3 pods, disruptionMode All): PodDisruptionBudget train allows 1 disruption now and the gang needs 3"),
+        "one blocker for the gang: {held:?}"
+    );
+    assert_eq!(train_left(&c).len(), 3, "never one by one: {held:?}");
+
+    c.kubectl(&[
+        "patch",
+        "pdb",
+        "train",
+        "-n",
+        "apps",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"minAvailable":0}}"#,
+    ])
+    .success();
+    c.wait_for("the budget allowing three", Duration::from_secs(10), |c| {
+        c.get(Resource::PodDisruptionBudgets, "apps", "train")
+            .is_some_and(|b| b["status"]["disruptionsAllowed"] == 3)
+    });
+    let out = c.maintain(&["drain", "n1", "--force", "--timeout", "20s", "--yes"]);
+    out.success();
+    assert!(
+        train_left(&c).is_empty(),
+        "the whole gang, n2's pod too: {:?}",
+        train_left(&c)
     );
 }

@@ -15,13 +15,15 @@ impl NodeMachine {
         match change {
             Change::Gone { key, uid: gone } => {
                 let node = self.node.clone();
-                // A pod whose EvictionRequest a responder worked on: the
-                // request evicted it.
-                if self
-                    .members
-                    .get(&key)
-                    .is_some_and(|m| uid(&m.pod) == gone && m.requested && !m.evicted && !m.done())
-                {
+                // A pod whose EvictionRequest a responder worked on, or
+                // whose eviction is in flight: the drain evicted it (the
+                // answer comes after the pod went).
+                if self.members.get(&key).is_some_and(|m| {
+                    uid(&m.pod) == gone
+                        && (m.requested || matches!(m.state, State::InFlight))
+                        && !m.evicted
+                        && !m.done()
+                }) {
                     self.accepted(&key);
                 }
                 if let Some(m) = self.members.get_mut(&key)

@@ -18,6 +18,9 @@ pub(crate) enum Effect {
         /// The budget whose change granted this retry (`Input::Budget`):
         /// the disruption is this node's to use.
         granted: Option<BudgetKey>,
+        /// The pod's scheduling group (1.37's PodGroup), whose
+        /// `disruptionMode` may make it one of a gang (crate::drain::gang).
+        group: Option<String>,
     },
     /// Wait until these claims' (namespace, name) volumes are detached
     /// from the node, at most `limit`.

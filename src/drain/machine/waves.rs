@@ -148,11 +148,13 @@ impl NodeMachine {
             let uid = uid(&m.pod).to_string();
             let vmi = crate::policy::classify::vmi_name(&m.pod);
             let granted = self.granted.remove(&key);
+            let group = crate::drain::gang::group_of(&m.pod);
             self.effects.push(Effect::Evict {
                 key,
                 uid,
                 vmi,
                 granted,
+                group,
             });
         }
     }
