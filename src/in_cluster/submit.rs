@@ -37,6 +37,9 @@ struct Found {
     kured: bool,
     /// `--surge`'s Deployments: those of the pods on the run's nodes.
     surge_deployments: Option<Vec<(String, String)>>,
+    /// The cluster serves EvictionRequests (1.37), which `--eviction-api`
+    /// auto then uses.
+    eviction_requests: bool,
 }
 
 impl Found {
@@ -44,6 +47,7 @@ impl Found {
         Found {
             kured: true,
             surge_deployments: None,
+            eviction_requests: true,
         }
     }
 
@@ -53,9 +57,13 @@ impl Found {
         } else {
             None
         };
+        let eviction_requests = crate::drain::eviction_request::served(client)
+            .await
+            .is_ok_and(|s| s.eviction_requests);
         Ok(Found {
             kured: kured_exists(client, run).await,
             surge_deployments,
+            eviction_requests,
         })
     }
 }
@@ -126,7 +134,11 @@ fn needs(run: &Run<'_>, plan: &Plan, found: &Found) -> Needs {
         deletes_pods: d.disable_eviction || d.deadline.is_some(),
         no_evictions: d.disable_eviction,
         eviction_requests: !d.disable_eviction
-            && d.eviction_api != crate::drain::eviction_request::EvictionApi::Eviction,
+            && match d.eviction_api {
+                crate::drain::eviction_request::EvictionApi::Eviction => false,
+                crate::drain::eviction_request::EvictionApi::Request => true,
+                crate::drain::eviction_request::EvictionApi::Auto => found.eviction_requests,
+            },
         surge: d.surge,
         surge_deployments: found.surge_deployments.clone(),
         node_conditions: d.node_conditions,

@@ -37,6 +37,10 @@ pub(crate) enum Maintenance {
     /// The roll ended without taking it (or left it cordoned): no longer
     /// planned; `MaintenanceInProgress` is left as it is.
     NoLongerPlanned,
+    /// Returned to service while another run still plans it
+    /// (crate::publish::planners): `MaintenanceInProgress` False,
+    /// `MaintenancePlanned` True.
+    ReturnedStillPlanned,
 }
 
 /// One condition as the patches write it.
@@ -97,6 +101,20 @@ pub(crate) fn maintenance_patch(stage: Maintenance, now: &str) -> Value {
             "RollEnded",
             "the kubectl maintain roll that planned it ended",
         )],
+        Maintenance::ReturnedStillPlanned => vec![
+            condition(
+                MAINTENANCE_PLANNED,
+                "True",
+                "PlannedByAnotherRun",
+                "another kubectl maintain run still plans this node",
+            ),
+            condition(
+                MAINTENANCE_IN_PROGRESS,
+                "False",
+                "MaintenanceCompleted",
+                "kubectl maintain returned the node to service",
+            ),
+        ],
     };
     json!({"status": {"conditions": conditions}})
 }
@@ -162,6 +180,10 @@ pub(crate) fn present(node: &Node) -> bool {
 pub(crate) struct Writer {
     client: kube::Client,
     enabled: bool,
+    /// This run among the node's planners (crate::publish::planners).
+    id: String,
+    /// Nodes this run's claim is on.
+    claimed: Mutex<BTreeSet<String>>,
     refused: AtomicBool,
     /// Nodes whose last write failed (after the client's retries): what
     /// they show may be stale, and followers read it.
@@ -173,6 +195,8 @@ impl Writer {
         Writer {
             client,
             enabled,
+            id: super::planners::own_id(),
+            claimed: Mutex::new(BTreeSet::new()),
             refused: AtomicBool::new(false),
             unwritten: Mutex::new(BTreeSet::new()),
         }
@@ -192,8 +216,59 @@ impl Writer {
         stage: Maintenance,
         events: Option<&Sink>,
     ) {
+        if !self.enabled || self.refused.load(Ordering::Relaxed) {
+            return;
+        }
+        // `MaintenancePlanned` is shared: False only when no other run
+        // still plans the node.
+        let plans = matches!(stage, Maintenance::Planned | Maintenance::InProgress);
+        let claimed = self.claimed.lock().expect("claimed").contains(node);
+        // Taking a node this run already planned changes no claim.
+        let others = if plans && claimed {
+            false
+        } else {
+            self.claim(node, plans).await
+        };
+        let stage = match (stage, others) {
+            (Maintenance::NoLongerPlanned, true) => return,
+            (Maintenance::Over, true) => Maintenance::ReturnedStillPlanned,
+            (stage, _) => stage,
+        };
         let body = maintenance_patch(stage, &kube_conventions::time::now_rfc3339());
         self.write_patch(node, body, events).await;
+    }
+
+    /// Adds (`plans`) or removes this run's claim on the node
+    /// (crate::publish::planners); whether another run still plans it. A
+    /// node that cannot be written counts as planned by no one else (the
+    /// condition is written as before).
+    async fn claim(&self, node: &str, plans: bool) -> bool {
+        let api: kube::Api<Node> = kube::Api::all(self.client.clone());
+        let now = kube_conventions::time::now().as_second();
+        let params = PatchParams {
+            field_manager: Some(FIELD_MANAGER.into()),
+            ..PatchParams::default()
+        };
+        let patch = super::planners::patch(&self.id, plans, now);
+        {
+            let mut claimed = self.claimed.lock().expect("claimed");
+            if plans {
+                claimed.insert(node.to_string());
+            } else {
+                claimed.remove(node);
+            }
+        }
+        match api
+            .patch_metadata(node, &params, &Patch::Merge(&patch))
+            .await
+        {
+            Ok(written) => super::planners::others(
+                &written.metadata.annotations.unwrap_or_default(),
+                &self.id,
+                now,
+            ),
+            Err(_) => false,
+        }
     }
 
     async fn write_patch(&self, node: &str, body: Value, events: Option<&Sink>) {

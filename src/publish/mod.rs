@@ -14,6 +14,7 @@
 mod blocked_news;
 pub(crate) mod conditions;
 pub(crate) mod node_events;
+mod planners;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -139,7 +139,7 @@ fn each_drained_node_adds_eight_requests_besides_its_evictions() {
 }
 
 #[test]
-fn each_rolled_node_adds_30_requests_besides_its_evictions() {
+fn each_rolled_node_adds_32_requests_besides_its_evictions() {
     let (per_node, _, _, growth) = per_node_and_run(&[
         "roll",
         "-l",
@@ -158,11 +158,14 @@ fn each_rolled_node_adds_30_requests_besides_its_evictions() {
     // uncordon: the action's boot ID and addresses come from the roll's
     // watch of every node) and a sample of schedulable nodes listed once;
     // kured's DaemonSet looked for once (and, were it there, read again to
-    // give its lock back); 4 more condition patches, its uncordon. Counted,
-    // not timed: stable over runs, as the writes follow the roll's steps,
-    // not a clock.
+    // give its lock back); 4 more condition patches, its uncordon; and
+    // its claim among the node's planners, made when the roll plans it and
+    // taken back when it returns it (two metadata patches, so that
+    // MaintenancePlanned stays True while another run still plans the node,
+    // crate::publish::planners). Counted, not timed: stable over runs, as
+    // the writes follow the roll's steps, not a clock.
     assert!(
-        per_node <= 30,
-        "each rolled node now adds {per_node} requests besides its evictions (was 30):\n{growth}"
+        per_node <= 32,
+        "each rolled node now adds {per_node} requests besides its evictions (was 32):\n{growth}"
     );
 }

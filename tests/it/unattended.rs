@@ -575,6 +575,66 @@ fn maintenance_planned_is_on_every_node_before_the_first_drain_and_cleared_at_th
     }
 }
 
+/// Two runs plan r1: the roll that returns it leaves MaintenancePlanned
+/// True while the other still plans it (its claim, as another run writes
+/// it), and False everywhere no one else does.
+#[test]
+fn maintenance_planned_stays_while_another_run_still_plans_the_node() {
+    let c = four_nodes().start(33);
+    c.wait_settled();
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 3600;
+    c.kubectl(&[
+        "annotate",
+        "node",
+        "r1",
+        &format!("kubectl-maintain.io/planned-by-otherrun={later}"),
+    ])
+    .success();
+    let out = c.maintain(&[
+        "roll",
+        "-l",
+        "pool=blue",
+        "--ignore-daemonsets",
+        "--max-parallel",
+        "2",
+        "--announce",
+        "1s",
+    ]);
+    out.success();
+    assert_eq!(
+        condition(&c, "r1", "MaintenancePlanned").as_deref(),
+        Some("True"),
+        "the other run still plans r1"
+    );
+    assert_eq!(
+        condition(&c, "r1", "MaintenanceInProgress").as_deref(),
+        Some("False")
+    );
+    for n in ["r2", "r3", "r4"] {
+        assert_eq!(
+            condition(&c, n, "MaintenancePlanned").as_deref(),
+            Some("False"),
+            "{n}"
+        );
+    }
+    let r1 = c.get(Resource::Nodes, "", "r1").unwrap();
+    let claims: Vec<&String> = r1["metadata"]["annotations"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.starts_with("kubectl-maintain.io/planned-by-"))
+        .collect();
+    assert_eq!(
+        claims,
+        ["kubectl-maintain.io/planned-by-otherrun"],
+        "ours taken back: {r1}"
+    );
+}
+
 fn two_nodes() -> Cluster {
     let c = Scenario::new()
         .node("n1")

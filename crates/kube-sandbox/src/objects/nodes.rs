@@ -13,10 +13,19 @@ pub(crate) fn is_ready(node: &Value) -> bool {
     pods::condition(node, "Ready").is_none_or(|c| c["status"] == "True")
 }
 
-/// Does the node's kubelet run: Ready, and not stopped by the
-/// `sandbox.kubectl-maintain.io/kubelet: stopped` knob (crate::kubelet::outage)?
+/// Does the node's kubelet run: Ready (or NotReady because it is shutting
+/// the node down gracefully, crate::kubelet::graceful_shutdown: it stops
+/// pods and unmounts volumes until the machine is off), and not stopped by
+/// the `sandbox.kubectl-maintain.io/kubelet: stopped` knob
+/// (crate::kubelet::outage)?
 pub(crate) fn kubelet_running(node: &Value) -> bool {
-    is_ready(node) && !kubelet_stopped(node)
+    (is_ready(node) || shutting_down(node)) && !kubelet_stopped(node)
+}
+
+/// Is the node's kubelet shutting it down gracefully (its Ready condition
+/// says so, as pkg/kubelet/nodeshutdown writes it)?
+pub(crate) fn shutting_down(node: &Value) -> bool {
+    pods::condition(node, "Ready").is_some_and(|c| c["message"] == "node is shutting down")
 }
 
 /// Is the node's kubelet stopped by the sandbox's knob?
