@@ -107,6 +107,21 @@ fn a_responder_that_never_acts_is_named_and_withdrawn_at_the_timeout() {
         c.get(Resource::PodDisruptionBudgets, "apps", "solo")
             .is_some_and(|b| b["status"]["currentHealthy"] == 1)
     });
+    let predicted = c.maintain(&["plan", "n1", "--simulate", "--force", "--timeout", "3s"]);
+    predicted.code(3);
+    assert!(
+        predicted
+            .stdout
+            .contains("eviction responder kubevirt.io/migrate")
+            && predicted
+                .stdout
+                .contains("blocked by PodDisruptionBudget apps/solo"),
+        "predicted on the copy: {predicted:?}"
+    );
+    assert!(
+        requests(&c).is_empty(),
+        "a prediction asks the cluster for nothing"
+    );
     let out = c.maintain(&["drain", "n1", "--force", "--timeout", "3s", "--yes"]);
     out.code(3);
     assert!(
@@ -301,6 +316,16 @@ fn a_gang_is_held_together_by_its_budget_then_released_together() {
                 .is_some_and(|b| b["status"]["currentHealthy"] == 3)
         },
     );
+    // Predicted on a copy of the cluster first, then as it happens.
+    let predicted = c.maintain(&["plan", "n1", "--simulate", "--force", "--timeout", "3s"]);
+    predicted.code(3);
+    assert!(
+        predicted
+            .stdout
+            .contains("gang apps/train (3 pods, disruptionMode All)"),
+        "{predicted:?}"
+    );
+    assert_eq!(train_left(&c).len(), 3, "a prediction changes nothing");
     let held = c.maintain(&["drain", "n1", "--force", "--timeout", "3s", "--yes"]);
     held.code(3);
     assert!(

@@ -502,7 +502,12 @@ impl Resource {
     /// of a cluster for `plan --simulate` needs)? Events and leases are
     /// records; accounts, config and RBAC are a run's own.
     pub fn drain_reads(self) -> bool {
-        !matches!(self, Resource::Events | Resource::Leases) && !self.run_own()
+        // Evictions are the evictionrequest controller's, made again from
+        // the requests.
+        !matches!(
+            self,
+            Resource::Events | Resource::Leases | Resource::Evictions
+        ) && !self.run_own()
     }
 
     /// Does this kind have a spec whose changes bump `metadata.generation`?
