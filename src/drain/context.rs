@@ -76,6 +76,7 @@ impl DrainContext {
             deadline_overrides_markers: self.options.deadline_overrides_markers,
             surge: self.options.surge,
             detach_wait: self.options.detach_wait,
+            by_request: self.evictor.requests.is_some(),
         })
     }
 }

@@ -16,9 +16,15 @@
 //! went are deleted and the others withdrawn (`intent: Withdrawn`), so
 //! Ctrl-C, `--timeout` and `abort` leave no standing request behind.
 //!
-//! The shapes follow staging/src/k8s.io/api/lifecycle/v1alpha1 (types.go);
-//! the controllers' behaviour, kubernetes pkg/controller/evictionrequest and
-//! pkg/controller/imperativeevictionresponder.
+//! The shapes follow staging/src/k8s.io/api/lifecycle/v1alpha1 (types.go) as
+//! Kubernetes 1.37 serves them (k8s-openapi's `v1_37`); the controllers'
+//! behaviour, kubernetes pkg/controller/evictionrequest and
+//! pkg/controller/imperativeevictionresponder. The API is alpha and moves:
+//! upstream's evictionrequest_controller.go after 1.37 serves it as
+//! `coordination.k8s.io/v1alpha1`, names each request after its pod's uid
+//! (one request per pod, shared by its requesters), calls the responders
+//! interceptors and ends a request with `Evicted` or `Canceled`; the
+//! 20-minute heartbeat deadline stays. This module is where that lands.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -30,8 +30,8 @@ pub(super) struct Member {
     pub(super) wave: usize,
     pub(super) state: State,
     pub(super) evicted: bool,
-    /// Its EvictionRequest is being worked on by a responder: if the pod
-    /// goes, the request evicted it.
+    /// Its EvictionRequest was made (a responder may be at work on it): if
+    /// the pod goes, the request evicted it.
     pub(super) requested: bool,
     pub(super) attempts: u32,
     /// What the report notes about the pod (kubectl's warning, or what

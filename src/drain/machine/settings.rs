@@ -53,4 +53,9 @@ pub(crate) struct Settings {
     /// to detach from the node (`--detach-timeout`); None with
     /// `--skip-wait-for-detach`.
     pub(crate) detach_wait: Option<Duration>,
+    /// Pods are asked for through EvictionRequests
+    /// (crate::drain::eviction_request): once asked, a pod's request stays
+    /// open and its responders may evict it at any time, so a pod that goes
+    /// after it was asked for was evicted.
+    pub(crate) by_request: bool,
 }

@@ -761,3 +761,22 @@ fn a_surge_not_made_is_decided_again_at_the_next_refusal() {
     let third = d.answer(43 * SEC, "a", refusal("solo", None));
     assert_eq!(surges(&third), 0);
 }
+
+/// Through EvictionRequests, a pod held by its budget is evicted by the
+/// imperative responder on its own when the budget allows, before the
+/// drain asks again: it counts as evicted, not as gone by itself.
+#[test]
+fn a_requested_pod_that_goes_while_held_was_evicted() {
+    let settings = Settings {
+        by_request: true,
+        ..waves(&["user"])
+    };
+    let (mut d, _) = Drain::new(&[("a", 0), ("b", 0)], settings);
+    d.answer(SEC / 10, "a", refusal("web", None));
+    d.answer(SEC / 10, "b", Answer::Accepted);
+    d.gone(SEC, "b");
+    let end = d.gone(2 * SEC, "a");
+    let outcome = finished(&end).expect("drained once both are gone");
+    assert_eq!(result(outcome, "a"), PodResult::Evicted);
+    assert_eq!(result(outcome, "b"), PodResult::Evicted);
+}
