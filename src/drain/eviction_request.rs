@@ -257,8 +257,8 @@ impl Requests {
                 return Asking::OldWay;
             }
             return Asking::Answer(Answer::Responding {
-                responder: "evictionrequest-controller".into(),
-                message: "waiting for the controller to take the request".into(),
+                responder: String::new(),
+                message: "EvictionRequest made, not yet taken by its controller".into(),
                 retry_after: Some(Duration::from_secs(1)),
             });
         }
@@ -361,8 +361,8 @@ impl Requests {
         });
         let Some(status) = eviction.map(|e| &e["status"]) else {
             return Answer::Responding {
-                responder: "evictionrequest-controller".into(),
-                message: "waiting for the controller to make the Eviction".into(),
+                responder: String::new(),
+                message: "EvictionRequest taken, its Eviction not made yet".into(),
                 retry_after: Some(Duration::from_secs(1)),
             };
         };
@@ -388,12 +388,13 @@ impl Requests {
                 retry_after: None,
             };
         }
+        let message = if active.is_empty() && message.is_empty() {
+            "EvictionRequest in progress, no responder active".to_string()
+        } else {
+            message
+        };
         Answer::Responding {
-            responder: if active.is_empty() {
-                "evictionrequest-controller".into()
-            } else {
-                active
-            },
+            responder: active,
             message,
             retry_after: Some(POLL),
         }

@@ -191,26 +191,28 @@ impl Board {
             | Event::NodeDone { node, .. }
             | Event::ApiTrouble { node, .. } => node.clone(),
             Event::Warning(warning) => {
-                let _ = self.multi.println(format!("warning: {warning}"));
+                let _ = self
+                    .multi
+                    .println(super::fit::for_stderr(format!("warning: {warning}")));
                 return;
             }
             Event::Phase { node, .. } => {
                 // Also as a line: the bars show where each node is, the
                 // lines what happened (a command's output among it).
                 if let Some(line) = super::lines::line(&e) {
-                    let _ = self.multi.println(line);
+                    let _ = self.multi.println(super::fit::for_stderr(line));
                 }
                 node.clone()
             }
             Event::Surge { .. } => {
                 if let Some(line) = super::lines::line(&e) {
-                    let _ = self.multi.println(line);
+                    let _ = self.multi.println(super::fit::for_stderr(line));
                 }
                 return;
             }
             Event::PodLost { node, .. } => {
                 if let Some(line) = super::lines::line(&e) {
-                    let _ = self.multi.println(line);
+                    let _ = self.multi.println(super::fit::for_stderr(line));
                 }
                 node.clone()
             }

@@ -29,7 +29,7 @@ pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
     let confirming = prepared.changes_anything() && !assume_yes && interactive();
     if !confirming {
         for w in prepared.warnings() {
-            eprintln!("warning: {w}");
+            eprintln!("{}", super::fit::for_stderr(format!("warning: {w}")));
         }
         return typed(prepared).await;
     }

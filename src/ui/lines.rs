@@ -6,6 +6,7 @@ use tokio::sync::mpsc;
 use crate::client::Clients;
 use crate::drain::retry::RetriesTold;
 use crate::vocabulary::events::{Event, Sink};
+use crate::vocabulary::outcome::Cause;
 use kube_conventions::count;
 
 use crate::duration::human;
@@ -55,7 +56,12 @@ pub(crate) fn line(e: &Event) -> Option<String> {
             release,
             ..
         } => format!(
-            "node/{node} pod/{pod} blocked: {}",
+            "node/{node} pod/{pod} {}: {}",
+            // Something works on moving it: progress, not a refusal.
+            match cause {
+                Cause::Responder { .. } | Cause::VmEvacuation { .. } => "waiting",
+                _ => "blocked",
+            },
             super::words::blocked(cause, release.as_deref())
         ),
         Event::PodGone { node, pod } => format!("node/{node} pod/{pod} gone"),

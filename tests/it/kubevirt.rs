@@ -51,7 +51,7 @@ fn the_drain_waits_for_kubevirt_to_move_the_vm() {
     let out = c.maintain(&["drain", "n1", "--timeout", "30s"]);
     out.success();
     assert!(
-        out.stderr.contains("pod/vms/virt-launcher-vm1-x7k2p blocked: VM evacuation in progress (VMI vms/vm1, evictionStrategy LiveMigrate)"),
+        out.stderr.contains("pod/vms/virt-launcher-vm1-x7k2p waiting: VM evacuation in progress (VMI vms/vm1, evictionStrategy LiveMigrate)"),
         "{out:?}"
     );
     assert!(!launcher_on(&c, "n1"));

@@ -30,6 +30,7 @@ impl fmt::Display for Cause {
             Cause::VmEvacuation { vmi, strategy, .. } => {
                 format!("VM evacuation in progress (VMI {vmi}, evictionStrategy {strategy})")
             }
+            Cause::Responder { responder, message } if responder.is_empty() => message.clone(),
             Cause::Responder { responder, message } if message.is_empty() => {
                 format!("eviction responder {responder} at work")
             }
