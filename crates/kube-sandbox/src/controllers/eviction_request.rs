@@ -153,12 +153,12 @@ pub(crate) fn reconcile(store: &mut Store, key: &Key, step: bool) -> Option<Dura
         }
     }
     let (Some(pod), Some(uid)) = (pod, pod_uid) else {
-        collect_evictions(store, ns, name, None);
+        collect_evictions(store, ns, name);
         return None;
     };
     let eviction_key = (ns.clone(), uid.clone());
     if live.is_empty() {
-        collect_evictions(store, ns, name, None);
+        collect_evictions(store, ns, name);
         return None;
     }
     let mut eviction = store
@@ -517,15 +517,12 @@ fn mirror(store: &mut Store, key: &Key, eviction: Option<&Value>, forced: Option
     }
 }
 
-/// Evictions of this pod name (but not of `keep`'s uid) whose requests are
-/// all gone: garbage collected.
-fn collect_evictions(store: &mut Store, ns: &str, name: &str, keep: Option<&str>) {
+/// Evictions of this pod name, whose requests are all gone: garbage
+/// collected.
+fn collect_evictions(store: &mut Store, ns: &str, name: &str) {
     let stale: Vec<Key> = store
         .iter(Resource::Evictions, Some(ns), None)
-        .filter(|(k, e)| {
-            e.at("/spec/target/pod/name").and_then(Value::as_str) == Some(name)
-                && keep != Some(k.1.as_str())
-        })
+        .filter(|(_, e)| e.at("/spec/target/pod/name").and_then(Value::as_str) == Some(name))
         .map(|(k, _)| k.clone())
         .collect();
     for k in stale {
