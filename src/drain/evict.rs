@@ -167,6 +167,20 @@ pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -
             .filter(|s| *s > 0)
             .map(|s| Duration::from_secs(u64::from(s)))
     });
+    // A budget's 403s (eviction.go): its disruptions negative, or more
+    // disrupted pods than its controller has confirmed. Kubernetes 1.37
+    // types them (a `DisruptionBudget...` cause); older servers give the
+    // message alone. The budget is named by the caller, which looks it up.
+    if code == 403
+        && let Some(cause) = budget_forbidden(status.as_ref(), &message)
+    {
+        return Answer::PdbBlocked {
+            pdb: String::new(),
+            message: cause,
+            api_message: message,
+            retry_after,
+        };
+    }
     match code {
         200..=299 => Answer::Accepted,
         404 => Answer::Gone,
@@ -194,16 +208,6 @@ pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -
         500 if message.contains("more than one PodDisruptionBudget") => {
             Answer::MultiplePdbs(message)
         }
-        // A budget's 403s (eviction.go): its disruptions negative, or more
-        // disrupted pods than its controller has confirmed. Kubernetes 1.37
-        // types them (a `DisruptionBudget...` cause); older servers give the
-        // message alone. The budget is named by the caller, which looks it up.
-        403 if budget_forbidden(status.as_ref(), &message).is_some() => Answer::PdbBlocked {
-            pdb: String::new(),
-            message: budget_forbidden(status.as_ref(), &message).unwrap_or_default(),
-            api_message: message,
-            retry_after,
-        },
         403 if has_cause(status.as_ref(), "NamespaceTerminating") => Answer::NamespaceTerminating,
         403 => Answer::Forbidden(message),
         500..=599 | 408 => Answer::Retry {

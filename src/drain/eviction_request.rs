@@ -26,7 +26,7 @@
 //! interceptors and ends a request with `Evicted` or `Canceled`; the
 //! 20-minute heartbeat deadline stays. This module is where that lands.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -109,7 +109,7 @@ pub(crate) struct Requests {
     asked: Mutex<HashMap<String, Asked>>,
     /// Pods (uids) evicted the old way: the API refused their request or
     /// its controller failed it.
-    old_way: Mutex<Vec<String>>,
+    old_way: Mutex<HashSet<String>>,
     /// No controller answered a request: every pod goes the old way.
     no_controller: AtomicBool,
     /// What the operator is told, once each.
@@ -144,7 +144,7 @@ impl Requests {
         Requests {
             client,
             asked: Mutex::new(HashMap::new()),
-            old_way: Mutex::new(Vec::new()),
+            old_way: Mutex::new(HashSet::new()),
             no_controller: AtomicBool::new(false),
             said: Mutex::new(Vec::new()),
         }
@@ -161,12 +161,7 @@ impl Requests {
 
     fn goes_old_way(&self, uid: &str) -> bool {
         self.no_controller.load(Ordering::Relaxed)
-            || self
-                .old_way
-                .lock()
-                .expect("old way")
-                .iter()
-                .any(|u| u == uid)
+            || self.old_way.lock().expect("old way").contains(uid)
     }
 
     async fn send(
@@ -247,13 +242,12 @@ impl Requests {
                 .map_or(Duration::ZERO, |a| a.since.elapsed());
             if waited >= CONTROLLER_WAIT {
                 self.no_controller.store(true, Ordering::Relaxed);
-                self.fall_back(
-                    key,
-                    uid,
-                    &name,
-                    Warning::NoEvictionRequestController { waited },
-                )
-                .await;
+                // The same words for every pod that finds it, so it is said
+                // once.
+                let said = Warning::NoEvictionRequestController {
+                    waited: CONTROLLER_WAIT,
+                };
+                self.fall_back(key, uid, &name, said).await;
                 return Asking::OldWay;
             }
             return Asking::Answer(Answer::Responding {
@@ -318,7 +312,10 @@ impl Requests {
             }
             // The API refuses a request for this pod: the old way.
             400 | 422 => {
-                self.old_way.lock().expect("old way").push(uid.to_string());
+                self.old_way
+                    .lock()
+                    .expect("old way")
+                    .insert(uid.to_string());
                 let message = answer["message"].as_str().unwrap_or_default().to_string();
                 self.say(Warning::EvictionRequestRefused {
                     pod: key.clone(),
@@ -411,7 +408,10 @@ impl Requests {
             )
             .await;
         self.asked.lock().expect("asked").remove(uid);
-        self.old_way.lock().expect("old way").push(uid.to_string());
+        self.old_way
+            .lock()
+            .expect("old way")
+            .insert(uid.to_string());
         self.say(why);
     }
 

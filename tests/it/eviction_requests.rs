@@ -221,10 +221,12 @@ fn without_a_controller_the_request_is_withdrawn_and_the_pod_evicted_the_old_way
     c.wait_settled();
     let out = c.maintain(&["drain", "n1", "--force", "--timeout", "40s", "--yes"]);
     out.success();
-    assert!(
+    assert_eq!(
         out.stderr
-            .contains("no controller took an EvictionRequest within 10s"),
-        "{out:?}"
+            .matches("no controller took an EvictionRequest within 10s")
+            .count(),
+        1,
+        "said once, whichever pods found it: {out:?}"
     );
     assert!(
         c.requests()
