@@ -11,6 +11,7 @@ mod commands;
 mod drain;
 mod duration;
 mod exit_codes;
+mod files;
 mod in_cluster;
 mod metrics;
 mod notify;

@@ -140,9 +140,9 @@ pub async fn run(args: &[String]) {
     };
     let (words, directive) = candidates(args, || nodes);
     for w in words {
-        println!("{w}");
+        crate::outln!("{w}");
     }
-    println!(":{directive}");
+    crate::outln!(":{directive}");
 }
 
 /// Node names from the cluster the kubeconfig points at, quickly or not at all.

@@ -28,13 +28,27 @@ pub(crate) fn node_selection(
                 "name at least one node, or select nodes with -l/--selector",
             ));
         }
+        // kubectl's resource builder ignores a selector that is empty once
+        // trimmed, and then has nothing to act on (`You must provide one or
+        // more resources`): `-l "$POOL"` with POOL unset must never read as
+        // every node.
         (Some(sel), true) => {
-            Selector::parse(sel).map_err(|e| Exit::usage(format!("--selector: {e}")))?;
+            let parsed =
+                Selector::parse(sel).map_err(|e| Exit::usage(format!("--selector: {e}")))?;
+            // Whatever spelling selects every node: the empty one, and
+            // anything that parses to no requirement.
+            if parsed.is_everything() {
+                return Err(Exit::usage(format!(
+                    "You must provide one or more resources by argument or filename: -l/--selector {sel:?} is empty, which would select every node; name the nodes, or give a selector that says which (-l 'node-role.kubernetes.io/worker' for every worker)"
+                )));
+            }
             NodeSelection::Selector(sel.clone())
         }
         (None, false) => {
-            if let Some(bad) = nodes.iter().find(|n| n.is_empty() || n.contains('/')) {
-                return Err(Exit::usage(format!("{bad:?} is not a node name")));
+            // Each was checked by crate::cli::node_arg as clap read it; a
+            // caller that builds names itself is checked the same way.
+            for n in nodes {
+                super::node_arg::parse(n).map_err(Exit::usage)?;
             }
             NodeSelection::Names(nodes.to_vec())
         }

@@ -36,10 +36,22 @@ impl From<DrainError> for Exit {
 }
 
 /// Maps a command's result to the process exit code, printing the error
-/// chain the way kubectl prints errors.
+/// chain the way kubectl prints errors. A write to stdout or stderr that failed (crate::ui::streams) ends a run
+/// that would have succeeded with exit 1 and kubectl's line for it.
 pub fn report(result: anyhow::Result<u8>) -> ExitCode {
+    let code = decide(result);
+    match crate::ui::streams::failure() {
+        Some(words) => {
+            crate::errln!("error: {words}");
+            ExitCode::from(if code == OK { FAILURE } else { code })
+        }
+        None => ExitCode::from(code),
+    }
+}
+
+fn decide(result: anyhow::Result<u8>) -> u8 {
     match result {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => code,
         Err(err) => {
             let code = match err.downcast_ref::<Exit>() {
                 Some(e) => e.code,
@@ -65,11 +77,11 @@ pub fn report(result: anyhow::Result<u8>) -> ExitCode {
             .any(|p| words.starts_with(p))
                 || words.contains("\nUnable to connect to the server")
             {
-                eprintln!("{words}");
+                crate::errln!("{words}");
             } else {
-                eprintln!("error: {words}");
+                crate::errln!("error: {words}");
             }
-            ExitCode::from(code)
+            code
         }
     }
 }

@@ -25,7 +25,7 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
         };
         if let Some(sigterm) = asked().await {
             crate::exit_codes::signalled(sigterm);
-            eprintln!("interrupted: stopping new evictions (Ctrl-C again to quit at once)");
+            crate::errln!("interrupted: stopping new evictions (Ctrl-C again to quit at once)");
             // A request retrying against a server that does not answer
             // fails now instead of after its retry window.
             crate::client::retry::stop();
@@ -38,7 +38,7 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
                 let term = dialoguer::console::Term::stderr();
                 if term.is_term() {
                     let _ = term.show_cursor();
-                    eprintln!();
+                    crate::errln!();
                 }
                 std::process::exit(i32::from(crate::exit_codes::interrupted()));
             }

@@ -9,6 +9,13 @@
 //! (in lower case only, as kubectl expands it), each optionally with the
 //! core group spelled out (`nodes.`, `node.v1.`). Checked against kubectl
 //! 1.27 and 1.33: `nodes.v1/x` (group `v1`) and `NO/x` are refused there too.
+//!
+//! The name is checked before any request, so that nothing an operator's
+//! script produces by mistake reaches a URL: what client-go's `Request.Name`
+//! refuses (`..`, `%`) in its words, and any other name no node can have
+//! (kube-apiserver's `ValidateNodeName` takes lowercase RFC 1123 subdomains
+//! only: `n1?x`, `N1`, a trailing newline) as not found, which is what the
+//! server would answer (kubectl: `nodes "n1?x" not found`).
 
 /// The node name an argument stands for, or kubectl's error for it.
 pub fn parse(arg: &str) -> Result<String, String> {
@@ -16,7 +23,7 @@ pub fn parse(arg: &str) -> Result<String, String> {
         return if arg.is_empty() {
             Err("a node name cannot be empty".into())
         } else {
-            Ok(arg.to_string())
+            checked(arg)
         };
     };
     if name.contains('/') {
@@ -26,12 +33,31 @@ pub fn parse(arg: &str) -> Result<String, String> {
         return Err("arguments in resource/name form must have a single resource and name".into());
     }
     if names_nodes(kind) {
-        Ok(name.to_string())
+        checked(name)
     } else {
         Err(format!(
             "expected resource of type node, got {kind:?} (node/NAME, nodes/NAME or no/NAME)"
         ))
     }
+}
+
+/// A name some node can have, or why none can.
+fn checked(name: &str) -> Result<String, String> {
+    use kube_conventions::names;
+    let errors = names::path_segment_errors(name);
+    if !errors.is_empty() {
+        return Err(format!(
+            "invalid resource name {name:?}: {}",
+            names::go_list(&errors)
+        ));
+    }
+    if !names::is_dns1123_subdomain(name) {
+        return Err(format!(
+            "nodes {name:?} not found: no node can have this name ({}), so nothing was asked of the cluster",
+            names::DNS1123_SUBDOMAIN_RULE
+        ));
+    }
+    Ok(name.to_string())
 }
 
 /// Does this TYPE name nodes, as kubectl's REST mapper reads it?
@@ -83,5 +109,19 @@ mod tests {
             );
         }
         assert!(refused("").contains("empty"));
+    }
+
+    #[test]
+    fn a_name_no_node_can_have_never_reaches_a_url() {
+        let refused = |arg: &str| parse(arg).expect_err(arg);
+        assert_eq!(
+            refused(".."),
+            r#"invalid resource name "..": [may not be '..']"#
+        );
+        assert!(refused("node/.").contains("[may not be '.']"));
+        assert!(refused("n1%2F").contains("may not contain '%'"));
+        for arg in ["n1?x", "n1#x", "n1\n", "N1", "node/n1?x", " n1", "n1 "] {
+            assert!(refused(arg).contains("not found"), "{arg:?}");
+        }
     }
 }

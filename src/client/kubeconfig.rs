@@ -60,6 +60,15 @@ pub(crate) enum ConfigError {
     /// not parse, a token file that cannot be read).
     #[error("invalid configuration: {0}")]
     Unusable(String),
+    /// validation.go `validateAuthInfo`: a token beside a login.
+    #[error(
+        "more than one authentication method found for {0}; found [token basicAuth], only one is allowed"
+    )]
+    TwoMethods(String),
+    /// validation.go `validateAuthInfo`: a group, uid or extra to act as,
+    /// with no user to impersonate (the request would run as yourself).
+    #[error("requesting uid, groups or user-extra for {0} without impersonating a user")]
+    ImpersonationWithoutUser(String),
 }
 
 /// The exec credential plugin the chosen user runs, for kubectl's words
@@ -197,6 +206,7 @@ pub(crate) fn choose(mut kc: Kubeconfig, args: &ClusterArgs) -> Result<Chosen, C
         .and_then(|a| a.auth_info.clone())
         .unwrap_or_default();
     override_user(&mut user, args);
+    validate_user(&user_name, &user)?;
     let exec = user.exec.as_ref().map(|e| ExecPlugin {
         command: e.command.clone().unwrap_or_default(),
         install_hint: e.install_hint.clone(),
@@ -350,6 +360,50 @@ fn override_user(user: &mut AuthInfo, args: &ClusterArgs) {
     if let Some(password) = &args.password {
         user.password = Some(password.clone().into());
     }
+    impersonate(user, args);
+}
+
+/// `--as`, `--as-group` and `--as-uid` over the user's own impersonation
+/// (clientcmd's overrides.go: each flag given replaces the field), which
+/// kube sends as `Impersonate-*` headers.
+pub(crate) fn impersonate(user: &mut AuthInfo, args: &ClusterArgs) {
+    if let Some(name) = &args.as_user {
+        user.impersonate = Some(name.clone());
+    }
+    if !args.as_group.is_empty() {
+        user.impersonate_groups = Some(args.as_group.clone());
+    }
+    if let Some(uid) = &args.as_uid {
+        user.impersonate_uid = Some(uid.clone());
+    }
+}
+
+/// clientcmd's `validateAuthInfo`, for what kube would otherwise take
+/// silently: a token and a login both (kube would send the token), and a
+/// group, uid or extra to act as without a user (the server would answer
+/// as yourself, with your rights rather than the group's).
+pub(crate) fn validate_user(name: &str, user: &AuthInfo) -> Result<(), ConfigError> {
+    use secrecy::ExposeSecret;
+    let set = |s: Option<&str>| s.is_some_and(|s| !s.is_empty());
+    let token = set(user.token.as_ref().map(ExposeSecret::expose_secret));
+    let basic = set(user.username.as_deref())
+        || set(user.password.as_ref().map(ExposeSecret::expose_secret));
+    if token && basic {
+        return Err(ConfigError::TwoMethods(name.to_string()));
+    }
+    let acts_as = set(user.impersonate_uid.as_deref())
+        || user
+            .impersonate_groups
+            .as_ref()
+            .is_some_and(|g| !g.is_empty())
+        || user
+            .impersonate_user_extra
+            .as_ref()
+            .is_some_and(|e| !e.is_empty());
+    if acts_as && !set(user.impersonate.as_deref()) {
+        return Err(ConfigError::ImpersonationWithoutUser(name.to_string()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -87,27 +87,6 @@ impl Clients {
     }
 }
 
-/// Impersonation as kubectl sends it: `--as`, `--as-group`, `--as-uid`.
-fn impersonation(args: &ClusterArgs) -> anyhow::Result<Vec<(http::HeaderName, http::HeaderValue)>> {
-    let header = |name: &'static str, value: &str| -> anyhow::Result<_> {
-        Ok((
-            http::HeaderName::from_static(name),
-            http::HeaderValue::from_str(value).with_context(|| format!("{name}: {value:?}"))?,
-        ))
-    };
-    let mut headers = Vec::new();
-    if let Some(user) = &args.as_user {
-        headers.push(header("impersonate-user", user)?);
-    }
-    for group in &args.as_group {
-        headers.push(header("impersonate-group", group)?);
-    }
-    if let Some(uid) = &args.as_uid {
-        headers.push(header("impersonate-uid", uid)?);
-    }
-    Ok(headers)
-}
-
 /// Is this a pod whose ServiceAccount can be used, as client-go's deferred
 /// loading decides when there is no kubeconfig (clientcmd
 /// `inClusterClientConfig.Possible`: the service's address in the
@@ -128,11 +107,13 @@ async fn config(
 ) -> anyhow::Result<(kube::Config, Option<kubeconfig::ExecPlugin>)> {
     let loaded = kubeconfig::load(args.kubeconfig.as_deref())?;
     let (mut config, exec, cluster_proxy) = match loaded {
-        None if args.server.is_none() && in_pod() => (
-            kube::Config::incluster().context("loading the pod's ServiceAccount")?,
-            None,
-            None,
-        ),
+        None if args.server.is_none() && in_pod() => {
+            let mut config =
+                kube::Config::incluster().context("loading the pod's ServiceAccount")?;
+            kubeconfig::impersonate(&mut config.auth_info, args);
+            kubeconfig::validate_user("the pod's ServiceAccount", &config.auth_info)?;
+            (config, None, None)
+        }
         loaded => {
             let chosen = kubeconfig::choose(loaded.unwrap_or_default(), args)?;
             let config = kube::Config::from_custom_kubeconfig(chosen.kubeconfig, &chosen.options)
@@ -150,7 +131,6 @@ async fn config(
         cluster_proxy.as_deref(),
         &crate::outbound::proxy::environment,
     )?;
-    config.headers.extend(impersonation(args)?);
     if args.disable_compression {
         config.disable_compression = true;
     }

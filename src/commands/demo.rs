@@ -30,7 +30,7 @@ pub(crate) async fn run(args: DemoArgs) -> anyhow::Result<u8> {
     let sandbox = Sandbox::start(parsed.objects, kube_sandbox::Options::default())
         .await
         .context("starting the sandbox")?;
-    eprintln!("demo: a sandbox cluster is serving at {}", sandbox.url());
+    crate::errln!("demo: a sandbox cluster is serving at {}", sandbox.url());
     let result = demo_on(&sandbox, &args, timeout).await;
     // Every task of the sandbox ends before the runtime does.
     sandbox.shutdown().await;
@@ -57,11 +57,11 @@ async fn demo_on(
             )
             .await?;
     }
-    eprintln!(
+    crate::errln!(
         "demo: draining {NODE}: kubectl maintain drain {NODE} --ignore-daemonsets --delete-emptydir-data --force --timeout {}",
         args.timeout
     );
-    eprintln!(
+    crate::errln!(
         "demo: shop/db-0's PodDisruptionBudget allows no disruption, so the drain ends blocked and says why\n"
     );
     let options = Options {
@@ -110,17 +110,19 @@ async fn demo_on(
         .0
         .map_err(Exit::from)?;
     if let Ended::Finished(outcome) = &ended {
-        print!(
+        crate::out!(
             "{}",
             crate::ui::report::render(outcome, OutputFormat::Table)?
         );
     }
     let code = crate::exit_codes::of_ended(&ended);
-    eprintln!("\ndemo: the drain would exit {code} (3: not drained, the report above says why)");
+    crate::errln!(
+        "\ndemo: the drain would exit {code} (3: not drained, the report above says why)"
+    );
     if args.keep_running {
         let path = std::env::temp_dir().join("kubectl-maintain-demo.kubeconfig");
         sandbox.write_kubeconfig(&path)?;
-        eprintln!(
+        crate::errln!(
             "demo: the sandbox keeps serving; try: KUBECONFIG={} kubectl get pods -A -o wide  (Ctrl-C to stop)",
             path.display()
         );

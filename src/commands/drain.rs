@@ -41,7 +41,7 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
         unattended.bind_metrics().await.map_err(Exit::usage)?
     };
     if !plan.hooks.is_empty() {
-        eprintln!(
+        crate::errln!(
             "warning: {}: spec.hooks are waited on by `kubectl maintain roll`; this drain does not wait on them",
             plan.source
         );
@@ -51,7 +51,7 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
     #[cfg(feature = "sandbox")]
     if args.simulate {
         match crate::simulate::verdict(&args).await? {
-            Ok(verdict) => eprint!("{verdict}"),
+            Ok(verdict) => crate::err!("{verdict}"),
             Err(code) => return Ok(code),
         }
     }
@@ -78,10 +78,12 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
             kubectl::write(&script.end(Some(outcome)));
             // Our report after kubectl's last line, where a script's
             // stdout does not meet it.
-            eprint!("{}", report::render_for_script(outcome));
+            crate::err!("{}", report::render_for_script(outcome));
         }
-        (Ended::Finished(outcome), None) => print!("{}", report::render(outcome, args.format())?),
-        (Ended::Stopped(stopped), _) => eprintln!("{stopped}"),
+        (Ended::Finished(outcome), None) => {
+            crate::out!("{}", report::render(outcome, args.format())?);
+        }
+        (Ended::Stopped(stopped), _) => crate::errln!("{stopped}"),
     }
     Ok(crate::exit_codes::of_ended(&ended))
 }

@@ -32,7 +32,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Logs(args) => logs::run(args).await,
         Command::Abort(args) => abort::run(args).await,
         Command::Completion { shell } => {
-            print!("{}", crate::cli::completion::script(shell));
+            crate::out!("{}", crate::cli::completion::script(shell));
             Ok(crate::cli::exit::OK)
         }
         Command::Drain(args) => {

@@ -22,7 +22,7 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
         // nothing to do, exit 0.
         Err(crate::vocabulary::DrainError::NoNodesMatch(selector)) => {
             listeners.finish().await;
-            eprintln!("No nodes match the selector {selector:?}: nothing to roll.");
+            crate::errln!("No nodes match the selector {selector:?}: nothing to roll.");
             return Ok(exit::OK);
         }
         order => order.map_err(Exit::from)?,
@@ -33,14 +33,14 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
     let width = options.drain.max_parallel;
     let shown = roll_report::order(&order.groups, width, options.drain.by_zone);
     if order.all_done {
-        eprintln!(
+        crate::errln!(
             "Every selected node was done by an earlier run of this roll ({}): nothing to do; --fresh rolls them again.",
             options.identity
         );
         return Ok(exit::OK);
     }
     if dry_run {
-        println!(
+        crate::outln!(
             "Roll {} would take the nodes up to {width} at a time{} (nothing was changed):\n{shown}",
             options.identity,
             args.drain
@@ -52,12 +52,12 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
         return Ok(exit::OK);
     }
     if !args.drain.yes && confirm::interactive() {
-        eprint!(
+        crate::err!(
             "Roll {}, up to {width} nodes at a time:\n{shown}",
             options.identity
         );
         if !confirm::ask("Roll now?".into()).await {
-            eprintln!("nothing was changed");
+            crate::errln!("nothing was changed");
             return Ok(exit::INCOMPLETE);
         }
     }
@@ -65,6 +65,6 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
     let outcome = roll::run(clients, plan, options, order, events, interrupt, metrics).await;
     listeners.finish().await;
     let outcome = outcome.map_err(Exit::from)?;
-    print!("{}", roll_report::render(&outcome, args.drain.format())?);
+    crate::out!("{}", roll_report::render(&outcome, args.drain.format())?);
     Ok(crate::exit_codes::of_roll(&outcome))
 }

@@ -103,7 +103,7 @@ pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
         (None, None) => unreachable!("a private directory without --kubeconfig-out"),
     };
     sandbox.write_kubeconfig(&kubeconfig)?;
-    println!(
+    crate::outln!(
         "sandbox listening on {} (kubeconfig: {})",
         sandbox.url(),
         kubeconfig.display()

@@ -94,14 +94,14 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
     }
     let doc = Nodes { nodes: out };
     if let Some(text) = crate::ui::report::document("MaintenanceStatus", &doc, args.output)? {
-        print!("{text}");
+        crate::out!("{text}");
         return Ok(exit::OK);
     }
     if doc.nodes.is_empty() {
-        eprintln!("No nodes are under maintenance.");
+        crate::errln!("No nodes are under maintenance.");
         return Ok(exit::OK);
     }
-    print!(
+    crate::out!(
         "{}",
         crate::ui::fit::for_stdout(table(&doc, !args.nodes.is_empty()))
     );

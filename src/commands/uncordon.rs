@@ -15,7 +15,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let nodes = match discover::resolve_nodes(&clients.main, &selection).await {
         // kubectl uncordon -l with nothing matching: silent, exit 0.
         Err(crate::vocabulary::DrainError::NoNodesMatch(selector)) => {
-            eprintln!("No nodes match the selector {selector:?}: nothing to uncordon.");
+            crate::errln!("No nodes match the selector {selector:?}: nothing to uncordon.");
             return Ok(exit::OK);
         }
         found => found.map_err(Exit::from)?,
@@ -36,7 +36,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         if !args.even_if_not_ready
             && let Some(down) = crate::drain::heartbeat::check(&clients.main, &node).await
         {
-            eprintln!(
+            crate::errln!(
                 "error: unable to uncordon node {name:?}: it is {}: pods scheduled there would not start; rerun once it is Ready, or with --even-if-not-ready",
                 crate::ui::words::dead_node::State(&down)
             );
@@ -56,7 +56,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
             Err(e) => {
                 let e = Exit::from(e);
                 // kubectl uncordon's words for it.
-                eprintln!("error: unable to uncordon node {name:?}: {e}");
+                crate::errln!("error: unable to uncordon node {name:?}: {e}");
                 failed = Some(e.code);
                 continue;
             }
@@ -64,13 +64,13 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         kept |= undo.kept_for_another;
         let words = undo.words;
         publisher.uncordoned(&name, &words).await;
-        println!("node/{name} {words}");
+        crate::outln!("node/{name} {words}");
     }
     publisher.finish().await;
     // Conditions left showing a drain that is over mislead whoever follows
     // them (`kubectl wait --for=condition=Drained`): not a success.
     for name in publisher.unwritten() {
-        eprintln!(
+        crate::errln!(
             "error: node/{name}: its DrainInProgress/Drained conditions could not be written: they may still show the drain"
         );
         failed.get_or_insert(exit::FAILURE);
@@ -108,7 +108,7 @@ async fn dry_run(
             let e = Exit::from(crate::vocabulary::api_error::api_error(
                 "patch", "nodes", None, e,
             ));
-            eprintln!("error: unable to uncordon node {name:?}: {e}");
+            crate::errln!("error: unable to uncordon node {name:?}: {e}");
             return Err(e.code);
         }
         "(server dry run)"
@@ -120,6 +120,6 @@ async fn dry_run(
     } else {
         "already uncordoned"
     };
-    println!("node/{name} {words} {suffix}");
+    crate::outln!("node/{name} {words} {suffix}");
     Ok(())
 }

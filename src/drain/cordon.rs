@@ -103,7 +103,7 @@ pub(crate) async fn uncordon(
     if maintenance::record_of(&node).is_some_and(|r| r.surge) {
         let undone = Box::pin(super::surge::undo_left_by(client, &name)).await;
         for left in &undone.left_as_is {
-            eprintln!("warning: {left}");
+            crate::errln!("warning: {left}");
         }
         if !undone.failed.is_empty() {
             return Err(DrainError::Unfinished(format!(

@@ -48,7 +48,7 @@ pub(crate) async fn abort(clients: &Clients, job: Job, who: &str) -> Result<u8, 
         jobs.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
             .map_err(|e| Exit::from(api_error("patch", "jobs.batch", Some(&name), e)))?;
-        eprintln!(
+        crate::errln!(
             "abort asked of run {name}: it takes no more nodes, and ends once the node in progress is done"
         );
         let mut said = String::new();
@@ -65,7 +65,7 @@ pub(crate) async fn abort(clients: &Clients, job: Job, who: &str) -> Result<u8, 
                 format!("waiting for the node in progress: {}", progress.join(", "))
             };
             if line != said {
-                eprintln!("{line}");
+                crate::errln!("{line}");
                 said = line;
             }
             tokio::time::sleep(POLL).await;
@@ -76,7 +76,7 @@ pub(crate) async fn abort(clients: &Clients, job: Job, who: &str) -> Result<u8, 
         ..DeleteParams::default()
     };
     match jobs.delete(&name, &background).await {
-        Ok(_) => eprintln!("job.batch/{name} deleted"),
+        Ok(_) => crate::errln!("job.batch/{name} deleted"),
         Err(kube::Error::Api(s)) if s.code == 404 => {}
         Err(e) => {
             return Err(Exit::from(api_error(
@@ -119,7 +119,7 @@ async fn left(clients: &Clients, ns: &str) -> Result<(), Exit> {
         .filter(|n| crate::policy::maintenance::record_of(n).is_some())
         .filter_map(|n| n.metadata.name.clone())
         .collect();
-    eprintln!(
+    crate::errln!(
         "rolled: {}",
         if rolled.is_empty() {
             "none".to_string()
@@ -128,9 +128,9 @@ async fn left(clients: &Clients, ns: &str) -> Result<(), Exit> {
         }
     );
     if ours.is_empty() {
-        eprintln!("no node is left cordoned by kubectl maintain");
+        crate::errln!("no node is left cordoned by kubectl maintain");
     } else {
-        eprintln!(
+        crate::errln!(
             "left cordoned: {} (kubectl maintain uncordon {} returns them to service; a rerun of the roll takes them up)",
             ours.join(", "),
             ours.join(" ")

@@ -66,7 +66,7 @@ async fn stream(
     // A stream cut by the network ends the same way as one whose
     // container ended: the caller looks at the pod again.
     while let Ok(Some(line)) = lines.try_next().await {
-        println!("{line}");
+        crate::outln!("{line}");
     }
     Ok(())
 }
@@ -100,7 +100,7 @@ pub(crate) async fn logs(
             let cut = followed.as_ref() == Some(now) && now.running;
             if let Some(why) = next.or(cut.then_some(None)) {
                 if let Some(why) = why {
-                    eprintln!("--- {why}: following it");
+                    crate::errln!("--- {why}: following it");
                 } else if cut {
                     // Its status may not show its end yet: look again
                     // after a while, not at once.
@@ -116,7 +116,7 @@ pub(crate) async fn logs(
         }
         if state.ended() {
             if state == JobState::Failed {
-                eprintln!("error: run {name} failed (kubectl -n {ns} describe job {name})");
+                crate::errln!("error: run {name} failed (kubectl -n {ns} describe job {name})");
             }
             return Ok(crate::exit_codes::of_job(state == JobState::Failed));
         }
@@ -125,7 +125,7 @@ pub(crate) async fn logs(
                 || "the Job has no pod yet".to_string(),
                 |p| format!("pod {} has not started its container yet", p.name),
             );
-            eprintln!("no log yet: {pending} (kubectl maintain logs -f waits for it)");
+            crate::errln!("no log yet: {pending} (kubectl maintain logs -f waits for it)");
             return Ok(exit::FAILURE);
         }
         let waiting = pods.last().map_or_else(
@@ -133,7 +133,7 @@ pub(crate) async fn logs(
             |p| format!("pod {} to run", p.name),
         );
         if waiting != said_waiting {
-            eprintln!("--- waiting for {waiting}");
+            crate::errln!("--- waiting for {waiting}");
             said_waiting = waiting;
         }
         tokio::time::sleep(POLL).await;

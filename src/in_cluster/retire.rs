@@ -36,11 +36,11 @@ pub(crate) async fn retire(cluster: &ClusterArgs, code: u8) {
         anyhow::Ok(())
     };
     match deleted.await {
-        Ok(()) => eprintln!(
+        Ok(()) => crate::errln!(
             "clusterrole.rbac.authorization.k8s.io/{name} deleted: the run's cluster-wide rights end with it"
         ),
         Err(e) => {
-            eprintln!(
+            crate::errln!(
                 "warning: the run's ClusterRole {name} stays: {e:#} (`--cleanup` removes it)"
             );
         }

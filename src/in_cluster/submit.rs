@@ -191,7 +191,7 @@ fn submission(
     let plan_text = d
         .plan
         .as_ref()
-        .map(|p| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display())))
+        .map(|p| crate::files::read_text(p).with_context(|| format!("reading {}", p.display())))
         .transpose()?;
     let name = format!("kubectl-maintain-{}-{:08x}", run.verb(), id as u32);
     let namespace = d
@@ -236,7 +236,7 @@ pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
     let d = run.drain();
     if d.render {
         let s = submission(&run, &validated, &typed, &Found::assumed())?;
-        print!("{}", render::yaml(&render::objects(&s.for_review()))?);
+        crate::out!("{}", render::yaml(&render::objects(&s.for_review()))?);
         return Ok(exit::OK);
     }
     let clients = client::connect(&d.cluster).await?;
@@ -254,7 +254,7 @@ pub(crate) async fn submit(run: Run<'_>) -> anyhow::Result<u8> {
     s.submitter = whoami(client).await;
     apply_owned(client, &s).await?;
     record(client, &s).await;
-    eprintln!(
+    crate::errln!(
         "job.batch/{name} submitted in namespace {ns}{by}: it runs `kubectl-maintain {args}` as serviceaccount {ns}/{name}.\nFollow it:  kubectl maintain status -w -n {ns} {name}\n            kubectl maintain logs -f -n {ns} {name}\nStop it:    kubectl maintain abort -n {ns} {name}  (after the node in progress)\nAfterwards: a run that succeeds deletes its ClusterRole and bindings itself, and the rest goes with the Job a day after it ends;\n            after a failure, kubectl maintain {verb} ... --in-cluster --cleanup  (the same flags) removes what it left",
         name = s.name,
         ns = s.namespace,
@@ -396,7 +396,7 @@ async fn cleanup(client: &kube::Client, s: &Submission) -> anyhow::Result<u8> {
     for object in render::objects(s).iter().filter(|o| o["kind"] != "Job") {
         let (api, resource) = api_for(client, object);
         match api.delete(&s.name, &DeleteParams::default()).await {
-            Ok(_) => eprintln!("{resource}/{} deleted", s.name),
+            Ok(_) => crate::errln!("{resource}/{} deleted", s.name),
             Err(kube::Error::Api(e)) if e.code == 404 => {}
             Err(e) => {
                 return Err(api_error(

@@ -176,9 +176,9 @@ pub(crate) async fn watch(clients: &Clients, job: &Job, watch: bool) -> Result<u
         let text = render(&view);
         if text != last {
             if !last.is_empty() {
-                println!();
+                crate::outln!();
             }
-            print!("{text}");
+            crate::out!("{text}");
             last = text;
         }
         if !watch || view.state.ended() {

@@ -25,16 +25,33 @@ impl Drop for Server {
     }
 }
 
-/// Listens on `addr` (`HOST:PORT`, `:PORT` for every address).
+/// Listens on `addr` (`HOST:PORT`, `:PORT` for every address, as Go's
+/// net.Listen reads it). Listening beyond this machine is said on stderr
+/// before the run starts, with the address that keeps it to this machine:
+/// the page names the nodes and what blocks them.
 pub(crate) async fn bind(addr: &str) -> Result<TcpListener, String> {
     let full = if addr.starts_with(':') {
         format!("0.0.0.0{addr}")
     } else {
         addr.to_string()
     };
-    TcpListener::bind(&full)
+    let listener = TcpListener::bind(&full)
         .await
-        .map_err(|e| format!("--metrics-addr {addr}: cannot listen there: {e}"))
+        .map_err(|e| format!("--metrics-addr {addr}: cannot listen there: {e}"))?;
+    if let Ok(local) = listener.local_addr()
+        && !local.ip().is_loopback()
+    {
+        crate::errln!(
+            "--metrics-addr {addr}: /metrics is served on {}, reachable from other machines; --metrics-addr 127.0.0.1:{} keeps it to this one",
+            if local.ip().is_unspecified() {
+                format!("every interface, port {}", local.port())
+            } else {
+                local.to_string()
+            },
+            local.port()
+        );
+    }
+    Ok(listener)
 }
 
 pub(crate) fn start(listener: TcpListener, metrics: Arc<Metrics>) -> Server {

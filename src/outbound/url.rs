@@ -107,7 +107,7 @@ pub(crate) fn resolve(flag: &str, input: &str) -> Result<String, String> {
             .ok_or_else(|| format!("{flag} env:{name}: the variable {name} is not set"));
     }
     if let Some(path) = input.strip_prefix("file:") {
-        let text = std::fs::read_to_string(path)
+        let text = crate::files::read_text(std::path::Path::new(path))
             .map_err(|e| format!("{flag} file:{path}: cannot be read: {e}"))?;
         return text
             .lines()

@@ -309,7 +309,7 @@ impl Writer {
         };
         match events {
             Some(sink) => emit(sink, Event::Warning(warning)),
-            None => eprintln!("warning: {warning}"),
+            None => crate::errln!("warning: {warning}"),
         }
     }
 }

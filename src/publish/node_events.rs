@@ -83,7 +83,7 @@ impl Recorder {
                 }
                 other => other.to_string(),
             };
-            eprintln!("warning: cannot record Kubernetes events (the drain goes on): {why}");
+            crate::errln!("warning: cannot record Kubernetes events (the drain goes on): {why}");
         }
     }
 }

@@ -164,10 +164,9 @@ pub(crate) fn alive(group: u32) -> bool {
 /// spaces and parentheses, so fields are counted after the last `)`): is
 /// the process in `group` and not a zombie?
 fn running_in(stat: &str, group: i32) -> bool {
-    let Some((_, rest)) = stat.rsplit_once(')') else {
+    let Some(mut fields) = super::holder::stat_fields(stat) else {
         return false;
     };
-    let mut fields = rest.split_whitespace();
     let state = fields.next();
     let pgrp = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
     pgrp == Some(group) && !matches!(state, Some("Z" | "X"))

@@ -9,9 +9,10 @@
 //! that record and empties the holder.
 //!
 //! A lease is stale when its holder has not renewed it within its duration,
-//! or when its holder was a process on this machine that no longer runs (a
-//! roll killed with kill -9 is taken up at once by its rerun). A stale
-//! lease is taken over with a warning.
+//! or when its holder was a process on this machine that the OS says no
+//! longer runs (crate::roll::holder: a roll killed with kill -9 is taken up
+//! at once by its rerun; another user's live roll is not). A stale lease is
+//! taken over with a warning.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -51,38 +52,13 @@ pub(crate) fn node_of(lease: &str) -> Option<&str> {
 
 const PREFIX: &str = "kubectl-maintain-";
 
-/// This run's identity as a lease holder: `kubectl-maintain/HOST/PID`.
+/// This run's identity as a lease holder (crate::roll::holder).
 pub(crate) fn holder() -> String {
-    format!("kubectl-maintain/{}/{}", hostname(), std::process::id())
+    super::holder::ours()
 }
 
-/// This machine's name, as lease holders and actions record it.
-pub(crate) fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "unknown-host".into())
-}
-
-/// Is a holder a process of this machine that has gone?
-fn gone_from_here(holder: &str) -> bool {
-    let mut parts = holder.split('/');
-    let (Some("kubectl-maintain"), Some(host), Some(pid)) =
-        (parts.next(), parts.next(), parts.next())
-    else {
-        return false;
-    };
-    if host != hostname() || pid.parse::<u32>().is_err() {
-        return false;
-    }
-    !std::process::Command::new("kill")
-        .args(["-0", pid])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
+use super::holder::gone_from_here;
+pub(crate) use super::holder::hostname;
 
 /// What a lease's record says of an earlier run.
 pub(crate) fn record(lease: &Lease) -> Option<Record> {

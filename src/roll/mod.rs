@@ -9,13 +9,14 @@
 //! observers; `order` reads the nodes and where each is taken up (`phase`)
 //! before anything changes; `take` takes them through the pool runner
 //! (crate::pool, past the room and the gate, as for a drain), each under
-//! its lock (`lease`); `ctx` is what every node's roll shares; `node` runs
-//! one node's phases (`action`, `wait`, `hooks` for other operators,
-//! `kured` for kured's lock), `stop` says why one stopped, `outcome` what
-//! the roll ended with.
+//! its lock (`lease`, held by `holder`); `ctx` is what every node's roll
+//! shares; `node` runs one node's phases (`action`, `wait`, `hooks` for
+//! other operators, `kured` for kured's lock), `stop` says why one stopped,
+//! `outcome` what the roll ended with.
 
 pub(crate) mod action;
 mod ctx;
+mod holder;
 mod hooks;
 pub(crate) mod kured;
 pub(crate) mod lease;

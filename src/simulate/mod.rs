@@ -41,7 +41,7 @@ pub(crate) async fn run(args: DrainArgs) -> anyhow::Result<u8> {
     let output = args.format();
     match predict(&args, true).await? {
         Ok((outcome, prediction)) => {
-            print!(
+            crate::out!(
                 "{}",
                 crate::ui::report::render_with(&outcome, Some(&prediction), output)?
             );
@@ -179,7 +179,7 @@ async fn simulate(
     sandbox.wait_idle().await;
     let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
     let copy_of = crate::vocabulary::outcome::copy_of(source);
-    eprintln!(
+    crate::errln!(
         "prediction: the drain runs on a copy of {copy_of} on a simulated clock; nothing is changed{}",
         if horizon.is_some() {
             " (no --timeout: followed for 1h of simulated time)"
@@ -207,7 +207,7 @@ async fn simulate(
     let outcome = match ended {
         Ended::Finished(outcome) => outcome,
         Ended::Stopped(stopped) => {
-            eprintln!("{stopped}");
+            crate::errln!("{stopped}");
             return Ok(Err(crate::exit_codes::of_stopped(&stopped)));
         }
     };

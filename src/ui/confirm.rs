@@ -29,13 +29,13 @@ pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
     let confirming = prepared.changes_anything() && !assume_yes && interactive();
     if !confirming {
         for w in prepared.warnings() {
-            eprintln!("{}", super::fit::for_stderr(format!("warning: {w}")));
+            crate::errln!("{}", super::fit::for_stderr(format!("warning: {w}")));
         }
         return typed(prepared).await;
     }
     let preview = prepared.preview();
     let tight = prepared.tight_budgets().await;
-    eprint!(
+    crate::err!(
         "{}",
         describe(
             &preview,
@@ -64,7 +64,7 @@ async fn typed(prepared: &Prepared) -> bool {
         .await
         .unwrap_or_default();
         if answer.trim() != name {
-            eprintln!(
+            crate::errln!(
                 "error: {:?} is not the node's name: node/{name} is not taken out of service",
                 answer.trim()
             );

@@ -128,7 +128,7 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
         // Milliseconds are enough for people.
         let ts = format!("{}Z", &ts[..ts.len().saturating_sub(4)]);
         if let Some(line) = line(&e) {
-            eprintln!("{ts} {line}");
+            crate::errln!("{ts} {line}");
         }
     }
 }

@@ -11,4 +11,5 @@ pub(crate) mod lines;
 pub(crate) mod listeners;
 pub(crate) mod report;
 pub(crate) mod roll_report;
+pub(crate) mod streams;
 pub(crate) mod words;

@@ -267,6 +267,21 @@ impl Cluster {
         format!("{{server: \"{server}\", certificate-authority-data: {ca}}}")
     }
 
+    /// A kubeconfig `name` in the test's directory for this sandbox whose
+    /// one user, `u`, is `user` (a flow-style YAML map, `{}` for none).
+    pub(crate) fn kubeconfig_with_user(&self, name: &str, user: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: sb\n  cluster: {}\ncontexts:\n- name: x\n  context: {{cluster: sb, user: u}}\nusers:\n- name: u\n  user: {user}\n",
+                self.cluster_entry()
+            ),
+        )
+        .expect("kubeconfig");
+        path
+    }
+
     /// Its `server` and `certificate-authority-data`, as its kubeconfig
     /// carries them.
     pub(crate) fn server_and_ca(&self) -> (String, String) {
@@ -375,6 +390,15 @@ impl Cluster {
         Self::run(self.command(&bin, args), Duration::from_secs(60))
     }
 
+    /// Our binary with its stdout sent to `stdout` (a full disk, a closed
+    /// pipe); the Run's stdout is then empty.
+    pub(crate) fn maintain_with_stdout(&self, args: &[&str], stdout: Stdio) -> Run {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
+        let mut cmd = self.command(&bin, args);
+        cmd.stdout(stdout).stderr(Stdio::piped());
+        Self::finish(cmd.spawn().expect("starts"), Duration::from_secs(60))
+    }
+
     /// Our binary with extra environment (over the hermetic one).
     pub(crate) fn maintain_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let bin = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"));
@@ -471,6 +495,56 @@ impl Cluster {
     pub(crate) fn requests(&self) -> Vec<Entry> {
         request_log::read(&self.log).expect("request log")
     }
+
+    /// Where the request log stands: what comes after it, a run asked.
+    pub(crate) fn mark(&self) -> usize {
+        self.requests().len()
+    }
+
+    /// Asserts what our binary asked of the cluster since `mark`: nothing
+    /// at all ([`Asked::Nothing`]) or nothing that changes it
+    /// ([`Asked::NoWrite`]). The log is proven live first: a request made
+    /// here must reach it, and the sandbox must have lost no entry; so a
+    /// log that stopped writing (a full disk) fails the check rather than
+    /// passing it. Returns the run's requests.
+    #[track_caller]
+    pub(crate) fn assert_asked(&self, mark: usize, asked: Asked, what: &str) -> Vec<Entry> {
+        let probe = self.kubectl(&["get", "--raw", "/version"]);
+        probe.success();
+        assert!(
+            !self.sandbox.request_log_failed(),
+            "{what}: the request log lost entries, so it cannot tell"
+        );
+        let since: Vec<Entry> = self.requests().into_iter().skip(mark).collect();
+        assert!(
+            since
+                .iter()
+                .any(|r| r.path == "/version" && !r.user_agent.starts_with("kubectl-maintain/")),
+            "{what}: the probe never reached the request log: {since:?}"
+        );
+        let ours: Vec<Entry> = since
+            .into_iter()
+            .filter(|r| r.user_agent.starts_with("kubectl-maintain/"))
+            .collect();
+        let bad: Vec<&Entry> = ours
+            .iter()
+            .filter(|r| match asked {
+                Asked::Nothing => true,
+                Asked::NoWrite => r.method != "GET" && !r.query.contains("dryRun=All"),
+            })
+            .collect();
+        assert!(bad.is_empty(), "{what}: asked {asked:?}, but: {bad:#?}");
+        ours
+    }
+}
+
+/// What a run may have asked of the cluster ([`Cluster::assert_asked`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Asked {
+    /// No request at all: refused before any.
+    Nothing,
+    /// Reads and dry runs only.
+    NoWrite,
 }
 
 /// Milliseconds since the epoch of an RFC 3339 timestamp from the request log.

@@ -2,6 +2,7 @@
 //! binary. One test target, so the crate builds once.
 
 mod actions;
+mod careless_input;
 mod compression;
 mod connecting;
 mod dead_node;

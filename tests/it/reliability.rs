@@ -650,9 +650,28 @@ fn every_kubectl_global_flag_is_accepted() {
             );
         }
     }
+    // Beside the sandbox kubeconfig's token, a login is refused as kubectl
+    // refuses it (clientcmd's validateAuthInfo), before any request.
+    let mark = c.mark();
+    let both = c.maintain(&["status", "--username=admin", "--password=s3cret-basic"]);
+    both.code(2);
+    let kubectl = c.kubectl(&[
+        "get",
+        "nodes",
+        "--username=admin",
+        "--password=s3cret-basic",
+    ]);
+    let words = "more than one authentication method found for sandbox; found [token basicAuth], only one is allowed";
+    assert!(both.stderr.contains(words), "{both:?}");
+    assert!(kubectl.stderr.contains(words), "{kubectl:?}");
+    c.assert_asked(mark, crate::harness::Asked::Nothing, "token and login");
+    // A kubeconfig with no credential of its own takes the login.
+    let login_only = c.kubeconfig_with_user("login-only", "{}");
     let before = c.requests().len();
     let out = c.maintain(&[
         "status",
+        "--kubeconfig",
+        login_only.to_str().unwrap(),
         "--log-flush-frequency=5s",
         "--vmodule=drain*=4,cordon=2",
         "--profile=cpu",

@@ -1,7 +1,8 @@
 //! How Kubernetes writes things down, shared by the plugin and the sandbox:
-//! label selectors, resource quantities, `metav1.Time` and kubectl's human durations, and
+//! object names, label selectors, resource quantities, `metav1.Time` and kubectl's human durations, and
 //! positions of YAML errors.
 
+pub mod names;
 pub mod quantity;
 pub mod selector;
 pub mod time;

@@ -206,6 +206,15 @@ impl Sandbox {
         self.addr
     }
 
+    /// Has the request log (`Options::request_log`) lost an entry? Every
+    /// check that reads it for what was not asked must fail then.
+    pub fn request_log_failed(&self) -> bool {
+        self.shared
+            .log
+            .as_ref()
+            .is_some_and(request_log::RequestLog::failed)
+    }
+
     /// Its URL, for a kubeconfig or a client.
     pub fn url(&self) -> String {
         format!("https://{}", self.addr)

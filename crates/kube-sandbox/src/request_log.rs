@@ -51,12 +51,18 @@ pub struct Entry {
 
 pub(crate) struct RequestLog {
     out: Mutex<BufWriter<File>>,
+    path: std::path::PathBuf,
+    /// Set at the first entry that could not be written: said once, on
+    /// stderr, since every "no write was made" check reads this file.
+    failed: std::sync::atomic::AtomicBool,
 }
 
 impl RequestLog {
     pub(crate) fn create(path: &Path) -> std::io::Result<Self> {
         Ok(RequestLog {
             out: Mutex::new(BufWriter::new(File::create(path)?)),
+            path: path.to_path_buf(),
+            failed: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -66,10 +72,23 @@ impl RequestLog {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // A line per request, flushed, so a reader sees requests as they end.
-        if serde_json::to_writer(&mut *out, entry).is_ok() {
-            let _ = out.write_all(b"\n");
-            let _ = out.flush();
+        let written = serde_json::to_writer(&mut *out, entry)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush());
+        if let Err(e) = written
+            && !self.failed.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            eprintln!(
+                "sandbox: the request log {} cannot be written ({e}): from now on it misses requests",
+                self.path.display()
+            );
         }
+    }
+
+    /// Has an entry been lost?
+    pub(crate) fn failed(&self) -> bool {
+        self.failed.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 

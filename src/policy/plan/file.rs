@@ -13,8 +13,6 @@ use kube_conventions::selector::Selector;
 
 pub const API_VERSION: &str = "kubectl-maintain.io/v1alpha1";
 pub const KIND: &str = "DrainPlan";
-/// Plans are short; anything larger is a mistake or an attack on the parser.
-const MAX_PLAN_BYTES: u64 = 1 << 20;
 
 /// A plan's mistake: `file:line:column: message`, or `file: message` for
 /// the whole file (it cannot be read), then the hint.
@@ -144,8 +142,7 @@ pub fn load(path: &Path) -> Result<Plan, PlanError> {
 }
 
 /// A small YAML file the operator wrote (a plan, workload times): its name
-/// as errors show it, and its text. Anything over a megabyte is a mistake
-/// or an attack on the parser.
+/// as errors show it, and its text, read up to a bound (crate::files).
 pub fn read_small(path: &Path, what: &str) -> Result<(String, String), PlanError> {
     let file = path.display().to_string();
     let whole = |message: String| PlanError {
@@ -155,15 +152,10 @@ pub fn read_small(path: &Path, what: &str) -> Result<(String, String), PlanError
         message,
         hint: None,
     };
-    let meta = std::fs::metadata(path).map_err(|e| whole(format!("cannot read {what}: {e}")))?;
-    if meta.len() > MAX_PLAN_BYTES {
-        return Err(whole(format!(
-            "{what} is {} bytes; files larger than {MAX_PLAN_BYTES} bytes are refused",
-            meta.len()
-        )));
-    }
-    let text =
-        std::fs::read_to_string(path).map_err(|e| whole(format!("cannot read {what}: {e}")))?;
+    let text = crate::files::read_text(path).map_err(|e| match e {
+        crate::files::SmallFileError::Io(e) => whole(format!("cannot read {what}: {e}")),
+        other => whole(format!("{what}: {other}")),
+    })?;
     Ok((file, text))
 }
 
@@ -300,6 +292,23 @@ fn waves(file: &str, waves: &[Spanned<WaveDoc>]) -> Result<Vec<Wave>, PlanError>
             namespace_selector: sel(&d.namespace_selector, "namespaceSelector")?,
             timeout,
         };
+        // An empty selector is what a template renders from empty values;
+        // as a wave's it would sort the wave as narrower than it is.
+        for (field, s) in [
+            ("podSelector", &wave.pod_selector),
+            ("namespaceSelector", &wave.namespace_selector),
+        ] {
+            if s.as_ref().is_some_and(Selector::is_everything) {
+                return Err(at(
+                    file,
+                    loc,
+                    format!("waves[{i}].{field} is empty, so it matches every pod"),
+                    Some(
+                        "leave the selector out for a wave of every pod of its type and priority, or say which pods it is for",
+                    ),
+                ));
+            }
+        }
         if let Some(prev) = out.last()
             && wave.order_key() < Wave::order_key(prev)
         {
@@ -350,12 +359,38 @@ fn rules(file: &str, rules: &[Spanned<RuleDoc>]) -> Result<Vec<Rule>, PlanError>
         let sel = |s: &Option<LabelSelectorDoc>, field: &str| {
             selector_at(file, loc, s.as_ref(), &format!("rules[{i}].{field}"))
         };
-        out.push(Rule {
+        let rule = Rule {
             name: d.name.clone().unwrap_or_else(|| format!("rule-{i}")),
             action: d.action,
             pod_selector: sel(&d.pod_selector, "podSelector")?,
             namespace_selector: sel(&d.namespace_selector, "namespaceSelector")?,
-        });
+        };
+        // `podSelector: {}` (or `{matchLabels: {}}`, `{matchExpressions:
+        // []}`) matches every pod, as a rule with no selector would: a rule
+        // that skips or forces every pod is a template's empty values, not
+        // an intent. Beside a namespace selector it means "every pod there".
+        if [&rule.pod_selector, &rule.namespace_selector]
+            .into_iter()
+            .flatten()
+            .all(Selector::is_everything)
+        {
+            return Err(at(
+                file,
+                loc,
+                format!(
+                    "rules[{i}] matches every pod: its {} empty",
+                    match (&rule.pod_selector, &rule.namespace_selector) {
+                        (Some(_), Some(_)) => "podSelector and namespaceSelector are",
+                        (Some(_), None) => "podSelector is",
+                        _ => "namespaceSelector is",
+                    }
+                ),
+                Some(
+                    "an empty selector matches every pod, as a missing one would; say which pods the rule is for",
+                ),
+            ));
+        }
+        out.push(rule);
     }
     Ok(out)
 }
@@ -565,6 +600,33 @@ spec:
                 .starts_with("/nonexistent/plan.yaml: cannot read the plan"),
             "{missing}"
         );
+    }
+
+    #[test]
+    fn an_empty_selector_is_refused_where_it_would_match_every_pod() {
+        let head = "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n";
+        for empty in ["{}", "{matchLabels: {}}", "{matchExpressions: []}"] {
+            for field in ["podSelector", "namespaceSelector"] {
+                let e = err(&format!(
+                    "{head}  rules:\n  - name: all\n    action: skip\n    {field}: {empty}\n"
+                ));
+                assert_eq!(e.line, 5, "{e}");
+                assert!(e.message.contains("matches every pod"), "{e}");
+                let e = err(&format!(
+                    "{head}  waves:\n  - podPriority: 5\n    {field}: {empty}\n"
+                ));
+                assert!(e.message.contains("is empty"), "{e}");
+            }
+        }
+        // Every pod of the namespaces named: a selector that says which.
+        let p = parse(
+            "p.yaml",
+            &format!(
+                "{head}  rules:\n  - action: skip\n    podSelector: {{}}\n    namespaceSelector: {{matchLabels: {{team: a}}}}\n"
+            ),
+        )
+        .unwrap();
+        assert_eq!(p.rules.len(), 1);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 mod dialect;
 mod script;
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use tokio::sync::mpsc;
 
@@ -45,13 +45,14 @@ pub(crate) async fn dialect(client: &kube::Client) -> Dialect {
 /// Writes lines as they come, each on its stream, flushed at once: a
 /// script reads them while the drain runs.
 pub(crate) fn write(lines: &[Line]) {
-    let (mut stdout, mut stderr) = (std::io::stdout().lock(), std::io::stderr().lock());
+    // A closed pipe (`| head`) or a full disk must not stop the drain: it
+    // is remembered, and the process exits 1 once the work is done.
     for line in lines {
-        // A closed pipe (`| head`) must not stop the drain.
-        let _ = match line.stream {
-            Stream::Out => writeln!(stdout, "{}", line.text).and_then(|()| stdout.flush()),
-            Stream::Err => writeln!(stderr, "{}", line.text),
+        let stream = match line.stream {
+            Stream::Out => crate::ui::streams::Stream::Out,
+            Stream::Err => crate::ui::streams::Stream::Err,
         };
+        crate::ui::streams::write(stream, format_args!("{}\n", line.text));
     }
 }
 

@@ -101,24 +101,36 @@ where
     }
 }
 
+/// The largest request body kube-apiserver reads (its
+/// `MaxRequestBodyBytes`, 3 MiB; staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go
+/// `limitedReadBody`): a larger one is refused with 413, unread.
+pub(crate) const MAX_REQUEST_BODY: u64 = 3 * 1024 * 1024;
+
 /// One request: logged, filtered, answered by a non-resource endpoint or
-/// routed to its handler.
+/// routed to its handler. As kube-apiserver's filter chain does, it is
+/// authenticated on its headers before its body is read, and a body is
+/// read only up to [`MAX_REQUEST_BODY`].
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let (parts, body) = req.into_parts();
-    let body = body
-        .collect()
-        .await
-        .map(http_body_util::Collected::to_bytes)
-        .unwrap_or_default();
-    let audit = Audit::of(&parts, body.len());
-    let path = parts.uri.path();
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let early = Audit::of(&parts, declared.map_or(0, |n| n as usize));
     if let Some(e) = filters::refuse_any(&shared) {
-        return response::error(&shared, &audit, &e);
+        return response::error(&shared, &early, &e);
     }
     let identity = match crate::auth::authenticate(&shared, &parts) {
         Ok(identity) => identity,
-        Err(e) => return response::error(&shared, &audit, &e),
+        Err(e) => return response::error(&shared, &early, &e),
     };
+    let body = match read_body(body, declared).await {
+        Ok(body) => body,
+        Err(e) => return response::error(&shared, &early, &e),
+    };
+    let audit = Audit::of(&parts, body.len());
+    let path = parts.uri.path();
     // The sandbox's own user reads discovery and asks its reviews whatever
     // its rehearsed Role says (those are the bootstrap roles' to allow).
     if matches!(identity, crate::auth::Identity::User(_))
@@ -158,6 +170,28 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let warnings = request.warnings.take();
     let gzip = compression::accepts_gzip(header_str(&parts, header::ACCEPT_ENCODING));
     response::reply(shared, reply, audit, &warnings, gzip)
+}
+
+/// The body, read up to [`MAX_REQUEST_BODY`]: a larger one (declared, or
+/// found while reading) is kube-apiserver's 413.
+async fn read_body(body: Incoming, declared: Option<u64>) -> Result<bytes::Bytes, ApiError> {
+    let too_large = || {
+        ApiError::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: limit is {MAX_REQUEST_BODY}"),
+        )
+    };
+    if declared.is_some_and(|n| n > MAX_REQUEST_BODY) {
+        return Err(too_large());
+    }
+    let limit = usize::try_from(MAX_REQUEST_BODY).unwrap_or(usize::MAX);
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        // A client gone mid-body: nothing to answer it with.
+        Err(_) => Ok(bytes::Bytes::new()),
+    }
 }
 
 /// Binds the listener (port 0 picks a free one).

@@ -19,7 +19,10 @@
 //!   names, in `system:authenticated` (and, for a ServiceAccount named
 //!   without groups, its ServiceAccount groups), and RBAC decides; so
 //!   `kubectl auth can-i --as=system:serviceaccount:NS:NAME` tells the
-//!   truth. A ServiceAccount needs `impersonate` to impersonate.
+//!   truth. A ServiceAccount needs `impersonate` to impersonate. Groups, a
+//!   uid or extras to act as without a user are refused (500), as
+//!   impersonation.go's `buildImpersonationRequests` refuses them: such a
+//!   request is never served as the caller.
 //! - `system:masters` is allowed everything before RBAC is asked, as the
 //!   apiserver's privileged-group authorizer does.
 
@@ -123,10 +126,31 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
             _ => return Err(unauthorized()),
         },
     };
-    let Some(as_user) = header("impersonate-user").into_iter().next() else {
+    let as_groups = header("impersonate-group");
+    let as_extra = parts
+        .headers
+        .keys()
+        .any(|k| k.as_str().starts_with("impersonate-extra-"));
+    let Some(as_user) = header("impersonate-user")
+        .into_iter()
+        .next()
+        .filter(|u| !u.is_empty())
+    else {
+        // impersonation.go `buildImpersonationRequests`: groups or extras
+        // without a user are refused (500), never served as the caller.
+        if !as_groups.is_empty() || as_extra || header_present(parts, "impersonate-uid") {
+            let asked: Vec<String> = as_groups.iter().map(|g| format!("{{Group {g}}}")).collect();
+            return Err(ApiError::new(
+                500,
+                "InternalError",
+                format!(
+                    "Internal error occurred: requested [{}] without impersonating a user",
+                    asked.join(" ")
+                ),
+            ));
+        }
         return Ok(identity);
     };
-    let as_groups = header("impersonate-group");
     if let Identity::User(user) = &identity {
         let mut asks = vec![match service_account_of(&as_user) {
             Some((ns, name)) => ("serviceaccounts", name.to_string(), ns.to_string()),
@@ -152,6 +176,10 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
         }
     }
     Ok(Identity::User(impersonated(&as_user, as_groups)))
+}
+
+fn header_present(parts: &Parts, name: &str) -> bool {
+    parts.headers.contains_key(name)
 }
 
 /// Who a request without credentials is (k8s.io/apiserver

@@ -101,12 +101,7 @@ pub(super) fn validate_name(res: Resource, body: &Value) -> Result<(), ApiError>
     if name.is_empty() {
         return Ok(()); // generateName, or the store's own error.
     }
-    let valid = name.len() <= 253
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
-        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+    let valid = kube_conventions::names::is_dns1123_subdomain(name);
     if valid {
         Ok(())
     } else {
@@ -114,7 +109,8 @@ pub(super) fn validate_name(res: Resource, body: &Value) -> Result<(), ApiError>
             res,
             name,
             format!(
-                "metadata.name: Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+                "metadata.name: Invalid value: {name:?}: {}",
+                kube_conventions::names::DNS1123_SUBDOMAIN_RULE
             ),
         ))
     }
