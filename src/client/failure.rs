@@ -131,10 +131,28 @@ fn credentials(e: &kube::client::AuthError) -> Credentials {
     }
 }
 
-/// rustls's words for a certificate, as Go's x509 says them.
+/// rustls's words for a handshake that failed, as Go's crypto/tls and x509
+/// say them (never a rustls enum name): the server's refusal of our
+/// certificate (`received fatal alert: X`) as Go's `remote error: tls: ...`,
+/// our refusal of the server's as x509's.
 fn tls_words(words: &str) -> String {
+    if let Some(alert) = words.split("received fatal alert: ").nth(1) {
+        let alert = alert
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .unwrap_or_default();
+        return format!("remote error: tls: {}", go_alert(alert));
+    }
+    if words.contains("KeyMismatch") {
+        // crypto/tls X509KeyPair's words: our own key and certificate.
+        return "tls: private key does not match public key (the kubeconfig's client-key is not the client-certificate's)".into();
+    }
     let x509 = if words.contains("UnknownIssuer") {
         "x509: certificate signed by unknown authority"
+    } else if words.contains("BadSignature") {
+        // Go finds a trusted authority of the issuer's name whose key did
+        // not sign it (every kubeadm cluster's CA is `CN=kubernetes`).
+        "x509: certificate signed by unknown authority (a trusted certificate authority has the issuer's name but did not sign it: check certificate-authority-data)"
     } else if let Some(names) = not_valid_for(words) {
         return format!("tls: failed to verify certificate: x509: {names}");
     } else if words.contains("NotValidForName") {
@@ -145,6 +163,37 @@ fn tls_words(words: &str) -> String {
         return format!("tls: {}", innermost_words(words));
     };
     format!("tls: failed to verify certificate: {x509}")
+}
+
+/// A TLS alert as Go's crypto/tls alert.go names it: rustls names it in
+/// CamelCase (`CertificateExpired`).
+fn go_alert(alert: &str) -> String {
+    let known = match alert {
+        "CertificateExpired" => "expired certificate",
+        "CertificateRequired" => "certificate required",
+        "BadCertificate" => "bad certificate",
+        "UnknownCA" => "unknown certificate authority",
+        "CertificateRevoked" => "revoked certificate",
+        "CertificateUnknown" => "unknown certificate",
+        "UnsupportedCertificate" => "unsupported certificate",
+        "HandshakeFailure" => "handshake failure",
+        "AccessDenied" => "access denied",
+        "DecryptError" => "error decrypting message",
+        "ProtocolVersion" => "protocol version not supported",
+        "InternalError" => "internal error",
+        _ => "",
+    };
+    if !known.is_empty() {
+        return known.to_string();
+    }
+    let mut out = String::new();
+    for c in alert.chars() {
+        if c.is_ascii_uppercase() && !out.is_empty() {
+            out.push(' ');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }
 
 /// rustls's `certificate not valid for name "x"; certificate is only
@@ -310,6 +359,31 @@ mod tests {
             words(&cause, "https://a:6443", None, None),
             "Unable to connect to the server: tls: failed to verify certificate: x509: certificate signed by unknown authority"
         );
+        for (rustls, go) in [
+            (
+                "invalid peer certificate: BadSignature",
+                "tls: failed to verify certificate: x509: certificate signed by unknown authority (",
+            ),
+            (
+                "received fatal alert: CertificateExpired",
+                "remote error: tls: expired certificate",
+            ),
+            (
+                "received fatal alert: CertificateRequired",
+                "remote error: tls: certificate required",
+            ),
+            (
+                "received fatal alert: NoApplicationProtocol",
+                "remote error: tls: no application protocol",
+            ),
+        ] {
+            let e = std::io::Error::new(std::io::ErrorKind::InvalidData, rustls);
+            let said = words(&of(&e), "https://a", None, None);
+            assert!(said.contains(go), "{said}");
+            for name in ["BadSignature", "Expired", "Required", "Protocol"] {
+                assert!(!said.contains(name), "{said}");
+            }
+        }
         let sni = std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             r#"certificate not valid for name "wrong.example"; certificate is only valid for IpAddress(127.0.0.1), DnsName("localhost") or DnsName("kubernetes")"#,
