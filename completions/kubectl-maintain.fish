@@ -343,7 +343,7 @@ threadcreate\t''
 block\t''
 mutex\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l profile-output -d 'Where kubectl writes --profile; accepted, no profile is written' -r -F
-complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l exec -d 'Run this shell command on each drained node\'s turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l exec -d 'Run this shell command on each drained node\'s turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned. env:NAME or file:PATH reads a command that carries a credential from there: it is never shown, and an in-cluster run keeps it in its Secret' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l action-timeout -d 'How long --exec may run; then it and every process it started are ended and the node is left cordoned' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ready-timeout -d 'How long a node may take to reboot, and then to be Ready' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l soak -d 'After uncordoning (and the budgets), wait this long before the node counts as done' -r

@@ -482,7 +482,7 @@ impl DrainArgs {
 pub struct RollArgs {
     #[command(flatten)]
     pub drain: DrainArgs,
-    /// Run this shell command on each drained node's turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned
+    /// Run this shell command on each drained node's turn, with NODE, NODE_ADDRESSES, NODE_INTERNAL_IP, NODE_EXTERNAL_IP and NODE_HOSTNAME in its environment; a failure leaves the node cordoned. env:NAME or file:PATH reads a command that carries a credential from there: it is never shown, and an in-cluster run keeps it in its Secret
     #[arg(long, value_name = "CMD")]
     #[arg(help_heading = "Rolling: each node's action and return")]
     pub exec: Option<String>,

@@ -30,7 +30,12 @@ pub(crate) fn validate(args: &RollArgs) -> Result<(crate::policy::plan::Plan, Ro
     );
     let options = RollOptions {
         action: Action {
-            exec: args.exec.clone(),
+            exec: args
+                .exec
+                .as_deref()
+                .map(crate::roll::Exec::from_flag)
+                .transpose()
+                .map_err(Exit::usage)?,
             wait_for_reboot: args.wait_for_reboot,
             ready_timeout: duration("ready-timeout", &args.ready_timeout)?,
             timeout: duration("action-timeout", &args.action_timeout)?,

@@ -44,8 +44,10 @@ pub(crate) enum Credentials {
     NotFound,
     /// The plugin's output was not a credential.
     BadOutput,
+    /// A token file that cannot be read, or holds nothing.
+    File { path: String, why: String },
     /// Any other failure of the credentials, kind only.
-    Other(&'static str),
+    Other(String),
 }
 
 impl NoAnswer {
@@ -80,6 +82,9 @@ pub(crate) fn of(e: &(dyn Error + 'static)) -> NoAnswer {
         }
         if let Some(auth) = c.downcast_ref::<kube::client::AuthError>() {
             return NoAnswer::Credentials(credentials(auth));
+        }
+        if let Some(e) = c.downcast_ref::<super::credential::CredentialError>() {
+            return NoAnswer::Credentials(e.0.clone());
         }
         if let Some(kube::Error::Auth(auth)) = c.downcast_ref::<kube::Error>() {
             return NoAnswer::Credentials(credentials(auth));
@@ -123,11 +128,14 @@ fn credentials(e: &kube::client::AuthError) -> Credentials {
             stderr: String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
         },
         A::AuthExecStart(io) if io.kind() == std::io::ErrorKind::NotFound => Credentials::NotFound,
-        A::AuthExecStart(_) => Credentials::Other("the plugin could not be started"),
+        A::AuthExecStart(_) => Credentials::Other("the plugin could not be started".into()),
         A::AuthExecParse(_) | A::ExecPluginFailed => Credentials::BadOutput,
-        A::ReadTokenFile(..) => Credentials::Other("the token file could not be read"),
-        A::MissingCommand => Credentials::Other("the exec plugin names no command"),
-        _ => Credentials::Other("the credentials could not be obtained"),
+        A::ReadTokenFile(e, path) => Credentials::File {
+            path: path.display().to_string(),
+            why: e.to_string(),
+        },
+        A::MissingCommand => Credentials::Other("the exec plugin names no command".into()),
+        _ => Credentials::Other("the credentials could not be obtained".into()),
     }
 }
 
@@ -303,6 +311,11 @@ pub(crate) fn words(
                 Credentials::BadOutput => format!(
                     "{unable}: getting credentials: decoding stdout: the output of {command} is not an ExecCredential with a status"
                 ),
+                Credentials::File { path, why } => {
+                    format!(
+                        "{unable}: getting credentials: failed to read token file {path:?}: {why}"
+                    )
+                }
                 Credentials::Other(what) => format!("{unable}: getting credentials: {what}"),
             }
         }

@@ -15,6 +15,7 @@ use tower::retry::RetryLayer;
 use flags::ClusterArgs;
 use retry::{Retried, RetryPolicy};
 
+pub(crate) mod credential;
 pub(crate) mod failure;
 pub(crate) mod flags;
 pub(crate) mod kubeconfig;
@@ -175,7 +176,7 @@ pub(crate) async fn connect(args: &ClusterArgs) -> anyhow::Result<Clients> {
     // kubectl's bound on a single request bounds its retries too.
     let timeout = request_timeout(args)?;
     let (config, exec) = config(args, timeout).await?;
-    from_config(config, timeout, exec)
+    from_config(config, timeout, exec).await
 }
 
 /// Clients for a kubeconfig held in memory (the demo's sandbox).
@@ -186,7 +187,7 @@ pub(crate) async fn from_kubeconfig_yaml(yaml: &str) -> anyhow::Result<Clients> 
         kube::Config::from_custom_kubeconfig(kc, &kube::config::KubeConfigOptions::default())
             .await
             .context("loading the kubeconfig")?;
-    from_config(config, None, None)
+    from_config(config, None, None).await
 }
 
 /// `kubectl-maintain/v0.1.0 (linux/amd64)`, the shape of kubectl's own
@@ -205,9 +206,66 @@ pub(crate) fn user_agent() -> String {
     )
 }
 
+/// The process's credentials (crate::client::credential), one per source
+/// (a plugin's configuration, a token file's path): every client a
+/// process builds shares it, whatever command or run builds them.
+fn shared_credential(
+    key: String,
+    make: impl FnOnce() -> credential::Credential,
+) -> (std::sync::Arc<credential::Credential>, bool) {
+    type Registry = std::sync::Mutex<Vec<(String, std::sync::Arc<credential::Credential>)>>;
+    static CREDENTIALS: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    let mut all = CREDENTIALS
+        .get_or_init(Registry::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, c)) = all.iter().find(|(k, _)| *k == key) {
+        return (c.clone(), false);
+    }
+    let c = std::sync::Arc::new(make());
+    all.push((key, c.clone()));
+    (c, true)
+}
+
+/// Takes the user's exec plugin or token file from what kube would run or
+/// read itself, for the one shared credential; its first fetch is made
+/// here (a plugin may answer with a client certificate, which only the
+/// connection can use). An inline token wins over a file, as in client-go.
+async fn take_credential(
+    config: &mut kube::Config,
+) -> Result<Option<std::sync::Arc<credential::Credential>>, kube::Error> {
+    let info = &mut config.auth_info;
+    if info.token.is_some() {
+        return Ok(None);
+    }
+    let (credential, fresh) = if let Some(exec) = info.exec.take() {
+        let key = format!("exec {}", serde_json::to_string(&exec).unwrap_or_default());
+        shared_credential(key, || credential::Credential::exec(exec))
+    } else if let Some(path) = info.token_file.take() {
+        shared_credential(format!("file {path}"), || {
+            credential::Credential::file(path)
+        })
+    } else {
+        return Ok(None);
+    };
+    if fresh {
+        use base64::Engine as _;
+        let identity = credential
+            .first()
+            .await
+            .map_err(|e| kube::Error::Service(Box::new(e)))?;
+        let b64 = |pem: String| base64::engine::general_purpose::STANDARD.encode(pem);
+        if let (Some(cert), Some(key)) = (identity.certificate, identity.key) {
+            info.client_certificate_data = Some(b64(cert));
+            info.client_key_data = Some(b64(key).into());
+        }
+    }
+    Ok(Some(credential))
+}
+
 /// Clients with the retry policy; a request is retried for `retry_window`
 /// at most (`retry::WINDOW` when `None`).
-fn from_config(
+async fn from_config(
     mut config: kube::Config,
     retry_window: Option<Duration>,
     exec: Option<kubeconfig::ExecPlugin>,
@@ -228,18 +286,35 @@ fn from_config(
     let (retries, _) = broadcast::channel(256);
     // A credential plugin runs here first: its failure is said in
     // kubectl's words (crate::vocabulary::api_error), with no context of ours.
+    let credential = take_credential(&mut config).await?;
+    let refreshes = credential.is_some();
+    let auth = credential.map(credential::AuthLayer);
+    // The retry layer sends a request again through a clone of the service
+    // below it, and the credential's layer answers a request from a clone:
+    // a buffer makes the boxed stack cloneable. A retried request takes
+    // the credential again, fresh after a 401.
     let main = kube::client::ClientBuilder::try_from(config.clone())?
-        // The retry layer sends a request again through a clone of the
-        // service below it; a buffer makes the boxed stack cloneable.
         .with_layer(&BufferLayer::new(1024))
-        .with_layer(&RetryLayer::new(RetryPolicy::new(
-            retries.clone(),
-            retry_window,
-        )))
+        .with_layer(&tower::util::option_layer(auth.clone()))
+        .with_layer(&RetryLayer::new({
+            let policy = RetryPolicy::new(retries.clone(), retry_window);
+            if refreshes {
+                policy.refreshing_credentials()
+            } else {
+                policy
+            }
+        }))
+        .build();
+    let evict = kube::client::ClientBuilder::try_from(config)?
+        .with_layer(&BufferLayer::new(1024))
+        .with_layer(&tower::util::option_layer(auth))
+        .with_layer(&tower::util::option_layer(
+            refreshes.then(|| RetryLayer::new(RetryPolicy::refresh_only())),
+        ))
         .build();
     Ok(Clients {
         main,
-        evict: kube::Client::try_from(config)?,
+        evict,
         retries,
         served: std::sync::Arc::default(),
     })

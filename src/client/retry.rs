@@ -111,6 +111,13 @@ pub(crate) struct RetryPolicy {
     told: broadcast::Sender<Retried>,
     /// Whether any write of this client's has succeeded.
     changed: Arc<AtomicBool>,
+    /// The client's credential is fetched again after a 401
+    /// (crate::client::credential): such a request is sent once more.
+    refresh_401: bool,
+    refreshed: bool,
+    /// Nothing but that resend (the eviction client, whose loop owns the
+    /// rest).
+    only_401: bool,
 }
 
 impl RetryPolicy {
@@ -124,7 +131,25 @@ impl RetryPolicy {
             rng: HasherRng::new(),
             told,
             changed: Arc::default(),
+            refresh_401: false,
+            refreshed: false,
+            only_401: false,
         }
+    }
+
+    /// A request refused 401 is sent once more, with the credential
+    /// fetched again (client-go runs the plugin again once after a 401).
+    pub(crate) fn refreshing_credentials(mut self) -> Self {
+        self.refresh_401 = true;
+        self
+    }
+
+    /// That resend alone, nothing else retried.
+    pub(crate) fn refresh_only() -> Self {
+        let (told, _) = broadcast::channel(1);
+        let mut p = RetryPolicy::new(told, None).refreshing_credentials();
+        p.only_401 = true;
+        p
     }
 }
 
@@ -186,7 +211,12 @@ impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
                 (Answer::NoAnswer, None)
             }
         };
-        if STOPPED.load(Ordering::SeqCst)
+        if self.refresh_401 && !self.refreshed && answer == Answer::Status(401) {
+            self.refreshed = true;
+            return Some(Box::pin(async {}));
+        }
+        if self.only_401
+            || STOPPED.load(Ordering::SeqCst)
             || classify(req.method(), req.uri().path(), answer) != Class::Retryable
         {
             return None;

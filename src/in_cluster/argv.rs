@@ -48,6 +48,15 @@ const ALONE: &[&str] = &[
 /// Flags whose values may be credentials.
 const SECRET_VALUED: &[&str] = &["--notify", "--pushgateway", "--block-on-alerts"];
 
+/// Does this flag's value go to the run's Secret? Every endpoint's (its URL
+/// may carry a login), and an `--exec` command given as `env:NAME` or
+/// `file:PATH`, the form for a command that carries a credential (a plain
+/// one stays in the arguments, where the operator reviewing it reads it).
+fn secret_valued(flag: &str, value: &str) -> bool {
+    SECRET_VALUED.contains(&flag)
+        || (flag == "--exec" && (value.starts_with("env:") || value.starts_with("file:")))
+}
+
 /// A value kept out of the Job's arguments: the flag it was given to, the
 /// how-manieth such value it is, and the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,11 +112,17 @@ pub(crate) fn without_secrets(
             break;
         }
         match a.split_once('=') {
-            Some((flag, value)) if SECRET_VALUED.contains(&flag) => {
+            Some((flag, value)) if secret_valued(flag, value) => {
                 out.push(keep(flag, value, &mut secrets)?);
             }
-            None if SECRET_VALUED.contains(&a.as_str()) => match it.next() {
-                Some(value) => out.push(keep(&a, &value, &mut secrets)?),
+            None if SECRET_VALUED.contains(&a.as_str()) || a == "--exec" => match it.next() {
+                Some(value) if secret_valued(&a, &value) => {
+                    out.push(keep(&a, &value, &mut secrets)?);
+                }
+                Some(value) => {
+                    out.push(a);
+                    out.push(value);
+                }
                 None => out.push(a),
             },
             _ => out.push(a),
@@ -231,6 +246,34 @@ mod tests {
             !line.contains("x/SECRET") && !line.contains(":PW@"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn an_exec_command_from_env_or_file_goes_to_the_secret_and_a_plain_one_stays() {
+        let resolve = |_: &str, v: &str| Ok(format!("ssh root@$NODE reboot # token {v}"));
+        let typed = vec![
+            "roll".to_string(),
+            "n1".to_string(),
+            "--exec".to_string(),
+            "env:REBOOT".to_string(),
+        ];
+        let job = without_secrets(typed, resolve).unwrap();
+        assert_eq!(
+            job.args,
+            args("roll n1 --exec=env:KUBECTL_MAINTAIN_SECRET_0")
+        );
+        assert_eq!(
+            job.secrets[0].value,
+            "ssh root@$NODE reboot # token env:REBOOT"
+        );
+        let plain = vec![
+            "roll".to_string(),
+            "--exec".to_string(),
+            "systemctl reboot".to_string(),
+        ];
+        let job = without_secrets(plain.clone(), resolve).unwrap();
+        assert_eq!(job.args, plain);
+        assert!(job.secrets.is_empty());
     }
 
     #[test]

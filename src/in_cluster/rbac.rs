@@ -2,8 +2,9 @@
 //! resources the requests of this run's flags make, each with why, so that
 //! the roles the Job runs under hold nothing more: what is read or written
 //! in one namespace only (the heartbeat leases in kube-node-lease, the
-//! roll's locks in `--lock-namespace`, kured's DaemonSet, its own Job) is a
-//! Role there, the rest a ClusterRole. Pure: the flags in, the rules out;
+//! roll's locks in `--lock-namespace`, renewed by name, the nodes' Events
+//! in `default`, kured's DaemonSet, its own Job) is a Role there, the rest
+//! a ClusterRole. Pure: the flags in, the rules out;
 //! crate::in_cluster::render writes them.
 //!
 //! The requests behind each rule, by module: the node list, cordon and
@@ -57,6 +58,10 @@ pub(crate) struct Needs {
     pub(crate) kured: Option<(String, String)>,
     /// A roll's `--lock-namespace`.
     pub(crate) lock_namespace: Option<String>,
+    /// The nodes whose locks the roll reads and renews, when known (named,
+    /// or selected when the run was submitted); `None` (`--render` of a
+    /// selector asks the cluster nothing): any Lease of the namespace.
+    pub(crate) lock_nodes: Option<Vec<String>>,
 }
 
 fn rule(
@@ -206,11 +211,16 @@ fn every_run() -> Vec<Rule> {
                 "read a not-Ready node's heartbeat lease",
             ),
         ),
-        rule(
-            "",
-            &["events"],
-            &["create", "patch"],
-            "record the maintenance as Events on the nodes",
+        // A cluster-scoped object's Events live in `default`
+        // (publish/node_events.rs), as kubectl's and the kubelet's do.
+        within(
+            "default",
+            rule(
+                "",
+                &["events"],
+                &["create", "patch"],
+                "record the maintenance as Events on the nodes",
+            ),
         ),
         rule(
             "kubevirt.io",
@@ -288,15 +298,7 @@ fn by_flags(n: &Needs) -> Vec<Rule> {
         out.extend(surge(n.surge_deployments.as_deref()));
     }
     if let Some(ns) = &n.lock_namespace {
-        out.push(within(
-            ns,
-            rule(
-                "coordination.k8s.io",
-                &["leases"],
-                &["get", "create", "update"],
-                "the roll's lock and record, one Lease per node (--lock-namespace)",
-            ),
-        ));
+        out.extend(locks(ns, n.lock_nodes.as_deref()));
     }
     if let Some((ns, name)) = &n.kured {
         let mut r = within(
@@ -310,6 +312,39 @@ fn by_flags(n: &Needs) -> Vec<Rule> {
         );
         r.resource_names = vec![name.clone()];
         out.push(r);
+    }
+    out
+}
+
+/// A roll's locks in `--lock-namespace`. RBAC cannot hold a create to a
+/// name; what is read and renewed it can: the nodes' own locks, never the
+/// control plane's leader-election Leases beside them in kube-system.
+fn locks(ns: &str, nodes: Option<&[String]>) -> Vec<Rule> {
+    let mut out = vec![within(
+        ns,
+        rule(
+            "coordination.k8s.io",
+            &["leases"],
+            &["create"],
+            "take a node's lock, one Lease per node (--lock-namespace)",
+        ),
+    )];
+    let mut held = within(
+        ns,
+        rule(
+            "coordination.k8s.io",
+            &["leases"],
+            &["get", "update"],
+            "read, renew and release the nodes' locks and their records",
+        ),
+    );
+    match nodes {
+        Some([]) => {}
+        Some(nodes) => {
+            held.resource_names = nodes.iter().map(|n| crate::roll::lease::name(n)).collect();
+            out.push(held);
+        }
+        None => out.push(held),
     }
     out
 }
@@ -356,6 +391,25 @@ mod tests {
                 .filter(|r| r.resources.contains(&"leases"))
                 .all(|r| r.namespace.is_some())
         );
+        // Named locks only, where the nodes are known: never the control
+        // plane's leader-election Leases beside them.
+        let named = rules(&Needs {
+            roll: true,
+            lock_namespace: Some("kube-system".into()),
+            lock_nodes: Some(vec!["n1".into(), "n2".into()]),
+            ..Needs::default()
+        });
+        let update = named
+            .iter()
+            .find(|r| r.resources == ["leases"] && r.verbs.contains(&"update"))
+            .unwrap();
+        assert_eq!(
+            update.resource_names,
+            ["kubectl-maintain-n1", "kubectl-maintain-n2"]
+        );
+        // Events in `default` alone, where the nodes' Events go.
+        let events = drain.iter().find(|r| r.resources == ["events"]).unwrap();
+        assert_eq!(events.namespace.as_deref(), Some("default"));
         // kured's rule only when its DaemonSet exists, on it alone.
         assert!(!allows(&roll, "apps", "daemonsets", "update"));
         let kured = rules(&Needs {

@@ -332,6 +332,8 @@ mod tests {
                 "ClusterRoleBinding",
                 "Role",
                 "RoleBinding",
+                "Role",
+                "RoleBinding",
                 "ConfigMap",
                 "Job"
             ]
@@ -342,7 +344,11 @@ mod tests {
         assert_eq!(objects[4]["roleRef"]["kind"], "Role");
         assert_eq!(objects[4]["subjects"][0]["namespace"], "kube-system");
         assert!(!objects[1]["rules"].to_string().contains("leases"));
-        let job = &objects[6];
+        // The nodes' Events in `default` alone.
+        assert_eq!(objects[5]["metadata"]["namespace"], "default");
+        assert_eq!(objects[5]["rules"][0]["resources"], json!(["events"]));
+        assert!(!objects[1]["rules"].to_string().contains("events"));
+        let job = &objects[8];
         let pod = &job["spec"]["template"]["spec"];
         assert_eq!(pod["restartPolicy"], "OnFailure");
         assert_eq!(pod["priorityClassName"], "system-cluster-critical");
@@ -356,7 +362,7 @@ mod tests {
             away[0]["preference"]["matchExpressions"][0],
             json!({"key": "pool", "operator": "NotIn", "values": ["blue"]})
         );
-        assert_eq!(objects[5]["data"]["plan.yaml"], "kind: DrainPlan\n");
+        assert_eq!(objects[7]["data"]["plan.yaml"], "kind: DrainPlan\n");
         let c = &pod["containers"][0];
         assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], true);
         assert_eq!(c["args"][0], "roll");

@@ -40,6 +40,8 @@ struct Found {
     /// The cluster serves EvictionRequests (1.37), which `--eviction-api`
     /// auto then uses.
     eviction_requests: bool,
+    /// The nodes the run takes now (named, or selected).
+    nodes: Option<Vec<String>>,
 }
 
 impl Found {
@@ -48,12 +50,14 @@ impl Found {
             kured: true,
             surge_deployments: None,
             eviction_requests: true,
+            nodes: None,
         }
     }
 
     async fn ask(client: &kube::Client, run: &Run<'_>) -> anyhow::Result<Found> {
+        let nodes = run_nodes(client, run.drain()).await?;
         let surge_deployments = if run.drain().surge {
-            Some(surge_deployments(client, run.drain()).await?)
+            Some(surge_deployments(client, &nodes).await?)
         } else {
             None
         };
@@ -64,20 +68,19 @@ impl Found {
             kured: kured_exists(client, run).await,
             surge_deployments,
             eviction_requests,
+            nodes: Some(nodes),
         })
     }
 }
 
-/// The Deployments (namespace, name) whose pods are on the nodes the run
-/// takes now, through their ReplicaSets: what `--surge` may scale.
-async fn surge_deployments(
+/// The nodes the run takes now: named, or selected.
+async fn run_nodes(
     client: &kube::Client,
     d: &crate::cli::DrainArgs,
-) -> anyhow::Result<Vec<(String, String)>> {
-    use k8s_openapi::api::apps::v1::ReplicaSet;
-    use k8s_openapi::api::core::v1::{Node, Pod};
+) -> anyhow::Result<Vec<String>> {
+    use k8s_openapi::api::core::v1::Node;
     use kube::api::ListParams;
-    let nodes: Vec<String> = match &d.selector {
+    Ok(match &d.selector {
         Some(selector) => Api::<Node>::all(client.clone())
             .list(&ListParams::default().labels(selector))
             .await
@@ -87,9 +90,20 @@ async fn surge_deployments(
             .filter_map(|n| n.metadata.name)
             .collect(),
         None => d.nodes.clone(),
-    };
+    })
+}
+
+/// The Deployments (namespace, name) whose pods are on the nodes the run
+/// takes now, through their ReplicaSets: what `--surge` may scale.
+async fn surge_deployments(
+    client: &kube::Client,
+    nodes: &[String],
+) -> anyhow::Result<Vec<(String, String)>> {
+    use k8s_openapi::api::apps::v1::ReplicaSet;
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::ListParams;
     let mut replica_sets = std::collections::BTreeSet::new();
-    for node in &nodes {
+    for node in nodes {
         let on_node = ListParams::default().fields(&format!("spec.nodeName={node}"));
         let pods = Api::<Pod>::all(client.clone())
             .list(&on_node)
@@ -152,6 +166,10 @@ fn needs(run: &Run<'_>, plan: &Plan, found: &Found) -> Needs {
             Run::Roll(r) => Some(r.lock_namespace.clone()),
             Run::Drain(_) => None,
         },
+        lock_nodes: match &d.selector {
+            None => Some(d.nodes.clone()),
+            Some(_) => found.nodes.clone(),
+        },
     }
 }
 
@@ -186,8 +204,14 @@ fn submission(
     let d = run.drain();
     let args = argv::for_job(typed, takes_value(run.verb()));
     let id = kube_conventions::fnv1a(args.join("\0").as_bytes());
-    let job = argv::without_secrets(args, crate::outbound::resolve)
-        .map_err(crate::cli::exit::Exit::usage)?;
+    let job = argv::without_secrets(args, |flag, value| {
+        if flag == "--exec" {
+            crate::roll::Exec::from_flag(value).map(|e| e.command)
+        } else {
+            crate::outbound::resolve(flag, value)
+        }
+    })
+    .map_err(crate::cli::exit::Exit::usage)?;
     let plan_text = d
         .plan
         .as_ref()

@@ -44,10 +44,49 @@ pub(crate) use ctx::Ctx;
 pub(crate) use order::{Order, order, refusals};
 use outcome::RollOutcome;
 
+/// `--exec`: the command, and how it is shown. A command given as
+/// `env:NAME` or `file:PATH` (one that carries a credential) is shown by
+/// where it comes from, never by its text, and an in-cluster run keeps it
+/// in its Secret (crate::in_cluster::argv).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Exec {
+    pub(crate) command: String,
+    pub(crate) shown: String,
+}
+
+impl Exec {
+    /// `--exec`'s value: a command, or `env:NAME` / `file:PATH` holding one.
+    pub(crate) fn from_flag(value: &str) -> Result<Exec, String> {
+        let from = |command: String| -> Result<Exec, String> {
+            if command.trim().is_empty() {
+                return Err(format!("--exec {value}: the command is empty"));
+            }
+            Ok(Exec {
+                command,
+                shown: format!("the command in {value}"),
+            })
+        };
+        if let Some(name) = value.strip_prefix("env:") {
+            let command = std::env::var(name)
+                .map_err(|_| format!("--exec env:{name}: the variable {name} is not set"))?;
+            return from(command);
+        }
+        if let Some(path) = value.strip_prefix("file:") {
+            let command = crate::files::read_text(std::path::Path::new(path))
+                .map_err(|e| format!("--exec file:{path}: cannot be read: {e}"))?;
+            return from(command);
+        }
+        Ok(Exec {
+            command: value.to_string(),
+            shown: format!("{value:?}"),
+        })
+    }
+}
+
 /// What each node's action is.
 #[derive(Debug, Clone)]
 pub(crate) struct Action {
-    pub(crate) exec: Option<String>,
+    pub(crate) exec: Option<Exec>,
     pub(crate) wait_for_reboot: bool,
     /// How long a node may take to reboot and to be Ready again.
     pub(crate) ready_timeout: Duration,

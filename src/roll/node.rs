@@ -275,11 +275,11 @@ impl Run<'_> {
     /// ended well.
     async fn action(&mut self, boot_before: String) -> Result<(), Stop> {
         self.ctx.hold_kured(&self.node).await?;
-        if let Some(command) = self.ctx.action.exec.clone()
+        if let Some(exec) = self.ctx.action.exec.clone()
             && !self.earlier_action_stands(&boot_before).await?
         {
-            self.say("action", format!("running {command:?}"));
-            self.exec(&command).await?;
+            self.say("action", format!("running {}", exec.shown));
+            self.exec(&exec.command).await?;
         }
         if self.ctx.action.wait_for_reboot {
             self.say(

@@ -177,3 +177,75 @@ fn a_rerun_waits_for_an_action_that_still_runs() {
         out.stderr
     );
 }
+
+/// A command that carries a credential, given as `env:NAME` or
+/// `file:PATH`, runs as given and is never shown: not in the lines, the
+/// report, the Lease's record or an Event; `--render` keeps it in the
+/// run's Secret, out of the Job's arguments and ConfigMap.
+#[test]
+fn an_exec_command_from_env_or_file_runs_and_is_never_shown() {
+    const SECRET: &str = "tok-exec-8d1f";
+    let c = four_nodes().start(33);
+    c.wait_settled();
+    let ran = c.dir.path().join("ran");
+    let command = format!("echo {SECRET} >> {}", ran.display());
+    let script = c.dir.path().join("reboot.sh");
+    std::fs::write(&script, &command).unwrap();
+    let from_file = format!("file:{}", script.display());
+    for (exec, env) in [
+        ("env:REBOOT_CMD", vec![("REBOOT_CMD", command.as_str())]),
+        (from_file.as_str(), vec![]),
+    ] {
+        let args = roll_r1(exec, &["--yes", "--fresh"]);
+        let out = c.maintain_env(&strs(&args), &env);
+        out.success();
+        for text in [&out.stdout, &out.stderr] {
+            assert!(!text.contains(SECRET), "{exec}: {out:?}");
+        }
+    }
+    assert_eq!(runs(&ran), 2, "each ran once");
+    let stored: String = c
+        .requests()
+        .iter()
+        .map(|r| format!("{r:?}"))
+        .chain(
+            [
+                kube_sandbox::resources::Resource::Leases,
+                kube_sandbox::resources::Resource::Events,
+            ]
+            .into_iter()
+            .flat_map(|res| c.history(res))
+            .map(|e| format!("{e:?}")),
+        )
+        .collect();
+    assert!(!stored.contains(SECRET));
+    // In the cluster: the command in the Secret, the arguments name it.
+    let render = c.maintain_env(
+        &[
+            "roll",
+            "r1",
+            "--ignore-daemonsets",
+            "--exec",
+            "env:REBOOT_CMD",
+            "--in-cluster",
+            "--image",
+            "registry.example/tools-with-a-shell:1",
+            "--render",
+        ],
+        &[("REBOOT_CMD", command.as_str())],
+    );
+    render.success();
+    assert!(!render.stdout.contains(SECRET), "{render:?}");
+    assert!(
+        render
+            .stdout
+            .contains("--exec=env:KUBECTL_MAINTAIN_SECRET_0"),
+        "{render:?}"
+    );
+    assert!(
+        render
+            .stdout
+            .contains("(not shown: the value given to --exec)"),
+        "{render:?}"
+    );
+}

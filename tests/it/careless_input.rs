@@ -11,6 +11,7 @@
 //! at all, or acts only on the nodes it names.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::time::Duration;
 
 use kube_conventions::selector::Selector;
@@ -556,6 +557,112 @@ fn any_selector_is_refused_or_acts_only_on_what_it_selects() {
                 touched.is_subset(&matched),
                 "{sel:?} touched {touched:?}, matches {matched:?}"
             );
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    assert!(cordoned(&c).is_empty());
+}
+
+/// A selector as a plan's template renders it: absent, empty in each
+/// spelling, or one that says which pods.
+fn plan_selector() -> impl Strategy<Value = Option<&'static str>> {
+    prop::sample::select(vec![
+        None,
+        Some("{}"),
+        Some("{matchLabels: {}}"),
+        Some("{matchExpressions: []}"),
+        Some("{matchLabels: {}, matchExpressions: []}"),
+        Some("{matchLabels: {app: web}}"),
+        Some("{matchExpressions: [{key: app, operator: Exists}]}"),
+    ])
+}
+
+fn is_empty_selector(s: Option<&str>) -> bool {
+    s.is_some_and(|s| !s.contains("app"))
+}
+
+/// Any plan of rules and waves: refused with exit 2 and no request when a
+/// rule would match every pod or a wave's selector is empty, taken (a dry
+/// run on the node named, and only there) otherwise.
+#[test]
+fn any_plan_with_an_empty_selector_is_refused_and_any_other_taken() {
+    let c = three_nodes();
+    let rule = (
+        prop::sample::select(vec!["skip", "waitCompleted"]),
+        plan_selector(),
+        plan_selector(),
+    );
+    let wave = (plan_selector(), plan_selector());
+    let plans = (
+        prop::collection::vec(rule, 0..3),
+        prop::collection::vec(wave, 0..2),
+    );
+    let n = std::sync::atomic::AtomicUsize::new(0);
+    let result = runner().run(&plans, |(rules, waves)| {
+        let n = n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut yaml = String::from(
+            "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  surge: false\n",
+        );
+        let field =
+            |name: &str, s: Option<&str>| s.map_or(String::new(), |s| format!(", {name}: {s}"));
+        if !rules.is_empty() {
+            yaml.push_str("  rules:\n");
+            for (i, (action, pods, namespaces)) in rules.iter().enumerate() {
+                let (pods, namespaces) = match (pods, namespaces) {
+                    // A rule with no selector at all is refused already;
+                    // give it one that says which pods.
+                    (None, None) => (Some("{matchLabels: {app: web}}"), None),
+                    other => (*other.0, *other.1),
+                };
+                let _ = writeln!(
+                    yaml,
+                    "  - {{name: r{i}, action: {action}{}{}}}",
+                    field("podSelector", pods),
+                    field("namespaceSelector", namespaces)
+                );
+            }
+        }
+        if !waves.is_empty() {
+            yaml.push_str("  waves:\n");
+            for (i, (pods, namespaces)) in waves.iter().enumerate() {
+                let _ = writeln!(
+                    yaml,
+                    "  - {{name: w{i}, podPriority: {}{}{}}}",
+                    100 * (i + 1),
+                    field("podSelector", *pods),
+                    field("namespaceSelector", *namespaces)
+                );
+            }
+        }
+        let every_pod = rules.iter().any(|(_, p, ns)| {
+            let given: Vec<&str> = [*p, *ns].into_iter().flatten().collect();
+            !given.is_empty() && given.iter().all(|s| is_empty_selector(Some(s)))
+        });
+        let empty_wave = waves
+            .iter()
+            .any(|(p, ns)| is_empty_selector(*p) || is_empty_selector(*ns));
+        let file = c.dir.path().join(format!("plan-{n}.yaml"));
+        std::fs::write(&file, &yaml).unwrap();
+        let mark = c.mark();
+        let out = c.maintain(&[
+            "drain",
+            "n1",
+            "--plan",
+            file.to_str().unwrap(),
+            "--dry-run=server",
+            "--ignore-daemonsets",
+        ]);
+        if every_pod || empty_wave {
+            prop_assert_eq!(out.code, 2, "{}: {:?}", yaml, out);
+            c.assert_asked(mark, Asked::Nothing, &yaml);
+        } else {
+            prop_assert_ne!(out.code, 2, "{}: {:?}", yaml, out);
+            let ours = c.assert_asked(mark, Asked::NoWrite, &yaml);
+            let touched = nodes_touched(&ours);
+            prop_assert!(touched.iter().all(|t| t == "n1"), "{yaml}: {touched:?}");
         }
         Ok(())
     });

@@ -10,7 +10,7 @@ use kube_sandbox::resources::Resource;
 
 use serde_json::json;
 
-use crate::harness::Cluster;
+use crate::harness::{Asked, Cluster};
 use crate::scenario::{self, Scenario, template};
 
 /// n1 takes the scenario's pods; the spare n2 starts cordoned, and tests
@@ -497,7 +497,7 @@ fn dry_runs_change_nothing() {
         .get(Resource::PodDisruptionBudgets, "apps", "web")
         .unwrap()["status"]
         .clone();
-    let writes_before = c.writes().len();
+    let mark = c.mark();
 
     let client = c.maintain(&["drain", "n1", "--dry-run=client"]);
     client.success();
@@ -539,12 +539,7 @@ fn dry_runs_change_nothing() {
             .any(|r| r.path.ends_with("/eviction") && r.query.contains("dryRun=All"))
     );
 
-    assert_eq!(
-        c.writes().len(),
-        writes_before,
-        "no request without dryRun changed anything: {:?}",
-        c.writes()
-    );
+    c.assert_asked(mark, Asked::NoWrite, "dry runs and plans");
     let after: Vec<String> = c
         .pods()
         .iter()
@@ -569,7 +564,7 @@ fn invalid_input_makes_no_api_call() {
     let c = two_nodes().start(33);
     let bad_plan = c.dir.path().join("bad.yaml");
     std::fs::write(&bad_plan, "apiVersion: kubectl-maintain.io/v1alpha1\nkind: DrainPlan\nspec:\n  waves:\n  - podPriority: 10\n    podSelektor: {}\n").unwrap();
-    let before = c.requests().len();
+    let mark = c.mark();
     let out = c.maintain(&["drain", "n1", "--plan", bad_plan.to_str().unwrap()]);
     out.code(2);
     assert!(
@@ -615,12 +610,9 @@ fn invalid_input_makes_no_api_call() {
             .contains("files larger than 1048576 bytes are refused"),
         "{out:?}"
     );
-    assert_eq!(
-        c.requests().len(),
-        before,
-        "no request reached the API server"
-    );
+    c.assert_asked(mark, Asked::Nothing, "invalid input");
     // A node that does not exist: exit 2, and nothing was changed.
+    let mark = c.mark();
     let out = c.maintain(&["drain", "n1", "nope"]);
     out.code(2);
     // kubectl's words for it.
@@ -629,7 +621,7 @@ fn invalid_input_makes_no_api_call() {
             .contains("Error from server (NotFound): nodes \"nope\" not found"),
         "{out:?}"
     );
-    assert!(c.writes().is_empty());
+    c.assert_asked(mark, Asked::NoWrite, "a node that does not exist");
 }
 
 #[test]
@@ -972,9 +964,10 @@ fn a_refused_node_does_not_stop_the_others() {
         assert!(c.get(Resource::Pods, "apps", "owned").is_none());
     }
 
+    let mark = untouched.mark();
     let out = untouched.maintain(&[&args[..], &["--all-or-nothing"]].concat());
     out.code(3);
-    assert!(untouched.writes().is_empty(), "{:?}", untouched.writes());
+    untouched.assert_asked(mark, Asked::NoWrite, "--all-or-nothing refused");
 }
 
 /// kubectl's older spellings, as kubectl 1.27 reads them: `--dry-run` with

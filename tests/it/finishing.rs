@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use kube_sandbox::resources::Resource;
 use serde_json::json;
 
-use crate::harness::{Cluster, log_ms};
+use crate::harness::{Asked, Cluster, log_ms};
 use crate::scenario::{Scenario, template};
 
 #[test]
@@ -136,6 +136,7 @@ fn the_table_names_a_pod_deleted_at_the_deadline() {
 #[test]
 fn a_deadline_past_the_timeout_is_refused_before_any_request() {
     let c = Scenario::new().node("n1").start(33);
+    let mark = c.mark();
     let out = c.maintain(&["drain", "n1", "--deadline", "5m", "--timeout", "1m"]);
     out.code(2);
     assert!(
@@ -143,7 +144,7 @@ fn a_deadline_past_the_timeout_is_refused_before_any_request() {
             .contains("--deadline 5m must be shorter than --timeout 1m"),
         "{out:?}"
     );
-    assert!(c.writes().is_empty(), "{:?}", c.writes());
+    c.assert_asked(mark, Asked::Nothing, "--deadline past --timeout");
 }
 
 /// `solo` is back at one replica, the surge's record gone.
@@ -473,6 +474,7 @@ fn a_deadline_inside_grace_periods_is_refused_naming_the_pods_in_drain_and_roll(
         "--yes",
     ];
     for args in [&drain[..], &roll[..]] {
+        let mark = c.mark();
         let out = c.maintain(args);
         out.code(2);
         let line = out
@@ -490,7 +492,11 @@ fn a_deadline_inside_grace_periods_is_refused_naming_the_pods_in_drain_and_roll(
             assert!(line.contains(&format!("{pod} (30s)")), "{pod}: {line}");
         }
         assert!(line.contains("--allow-short-deadline"), "{line}");
-        assert!(c.writes().is_empty(), "nothing changed: {:?}", c.writes());
+        c.assert_asked(
+            mark,
+            Asked::NoWrite,
+            "a deadline shorter than a grace period",
+        );
     }
     // Said yes to: the drain goes on.
     let mut yes = drain.clone();

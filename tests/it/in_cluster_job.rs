@@ -335,9 +335,9 @@ fn without(rule: &Value) -> Option<(i32, &'static str)> {
         }
         () if has("daemonsets") => (1, r#"cannot update resource "daemonsets""#),
         () if has("poddisruptionbudgets") => (0, r#"cannot list resource "poddisruptionbudgets""#),
-        // The roll's lock is read before it is made.
-        () if has("leases") && verbs.contains("create") => (1, r#"cannot get resource "leases""#),
-        () if has("leases") => (1, r#"cannot get resource "leases""#),
+        // The roll's lock is read before it is made, by name.
+        () if has("leases") && verbs.contains("get") => (1, r#"cannot get resource "leases""#),
+        () if has("leases") => (1, r#"cannot create resource "leases""#),
         () if has("events") => (0, r#"cannot create resource "events""#),
         () if has("pods/eviction") => (3, r#"cannot create resource "pods/eviction""#),
         () if has("nodes/status") => (0, r#"cannot patch resource "nodes/status""#),
@@ -362,7 +362,7 @@ fn roles_of(c: &Cluster, name: &str) -> Vec<(Resource, String, Value)> {
         String::new(),
         (*c.get(Resource::ClusterRoles, "", name).expect("the role")).clone(),
     )];
-    for ns in ["kube-node-lease", "kube-system"] {
+    for ns in ["default", "kube-node-lease", "kube-system"] {
         if let Some(role) = c.get(Resource::Roles, ns, name) {
             all.push((Resource::Roles, ns.to_string(), (*role).clone()));
         }

@@ -7,7 +7,7 @@ use kube_sandbox::objects::pods;
 use kube_sandbox::resources::Resource;
 use kubectl_maintain::policy::maintenance;
 
-use crate::harness::Cluster;
+use crate::harness::{Asked, Cluster};
 use crate::scenario::Scenario;
 
 const WORKERS: &str = "
@@ -592,7 +592,7 @@ fn uncordon_dry_run_says_what_kubectl_says_and_changes_nothing() {
     let c = crate::drain::two_nodes().start(33);
     c.kubectl(&["cordon", "n1"]).success();
     c.kubectl(&["uncordon", "n2"]).success();
-    let writes = c.writes().len();
+    let mark = c.mark();
     for mode in ["--dry-run", "--dry-run=client", "--dry-run=server"] {
         let theirs = c.kubectl(&["uncordon", "n1", "n2", mode]);
         let ours = c.maintain(&["uncordon", "n1", "n2", mode]);
@@ -600,7 +600,7 @@ fn uncordon_dry_run_says_what_kubectl_says_and_changes_nothing() {
         ours.success();
         assert_eq!(ours.stdout, theirs.stdout, "{mode}: {ours:?}");
     }
-    assert_eq!(c.writes().len(), writes, "nothing written");
+    c.assert_asked(mark, Asked::NoWrite, "uncordon's dry runs");
     assert_eq!(spec_of(&c, "n1")["unschedulable"], true, "still cordoned");
 }
 

@@ -5,6 +5,7 @@ mod actions;
 mod careless_input;
 mod compression;
 mod connecting;
+mod credentials;
 mod dead_node;
 mod demo;
 mod drain;

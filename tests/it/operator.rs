@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::harness::{Cluster, kubectl_path};
+use crate::harness::{Asked, Cluster, kubectl_path};
 
 const SMALL: &str = include_str!("../../examples/scenarios/small.yaml");
 
@@ -269,7 +269,7 @@ fn on_a_terminal_it_asks_first_and_shows_bars() {
     let c = Cluster::start(SMALL, 33);
     c.wait_settled();
     let node = db_node(&c);
-    let writes = c.writes().len();
+    let mark = c.mark();
     let (screen, code) = in_terminal(
         &c,
         &format!("drain {node} --ignore-daemonsets --force --timeout 3s"),
@@ -286,7 +286,7 @@ fn on_a_terminal_it_asks_first_and_shows_bars() {
     assert!(screen.contains("Drain now?"), "{screen}");
     assert!(screen.contains("nothing was changed"), "{screen}");
     assert_eq!(code, 3);
-    assert_eq!(c.writes().len(), writes, "answering no changed nothing");
+    c.assert_asked(mark, Asked::NoWrite, "answering no");
 
     let (screen, code) = in_terminal(
         &c,
@@ -319,7 +319,7 @@ fn on_a_terminal_the_question_follows_the_prediction() {
     let c = Cluster::start(SMALL, 33);
     c.wait_settled();
     let node = db_node(&c);
-    let writes = c.writes().len();
+    let mark = c.mark();
     let (screen, code) = in_terminal(
         &c,
         &format!("drain {node} --ignore-daemonsets --force --timeout 3s --simulate"),
@@ -340,11 +340,7 @@ fn on_a_terminal_the_question_follows_the_prediction() {
         "{said}"
     );
     assert_eq!(code, 3);
-    assert_eq!(
-        c.writes().len(),
-        writes,
-        "predicting and answering no changed nothing"
-    );
+    c.assert_asked(mark, Asked::NoWrite, "predicting and answering no");
 }
 
 #[test]
