@@ -40,6 +40,8 @@ struct Figures {
     evicted: usize,
     peak_rss_kib: u64,
     first_eviction: Option<Duration>,
+    /// How late the sandbox acted during the run.
+    lag: kube_sandbox::SandboxLag,
     /// The run's requests, for `--kinds`.
     entries: Vec<request_log::Entry>,
 }
@@ -110,10 +112,12 @@ fn run(
         }
     }
     cmd.env("KUBECONFIG", &kubeconfig).env("HOME", work);
+    sandbox.reset_lag();
     let started = Instant::now();
     let start_ms = k8s_openapi::jiff::Timestamp::now().as_millisecond();
     let out = cmd.output().expect("runs");
     let wall = started.elapsed();
+    let lag = sandbox.lag();
     let entries = common::settled_log(&log, before);
     let evictions: Vec<_> = entries
         .iter()
@@ -133,6 +137,7 @@ fn run(
         evicted: evictions.len(),
         peak_rss_kib: peak_rss(&String::from_utf8_lossy(&out.stderr)),
         first_eviction: first,
+        lag,
         entries,
     };
     sandbox.stop();
@@ -255,9 +260,9 @@ fn main() {
     let mut breakdowns = args.iter().any(|a| a == "--kinds").then(Vec::new);
     let work = std::env::temp_dir().join(format!("km-bench-{}", std::process::id()));
     println!(
-        "| cluster | drained | tool | wall | lower bound | wall / bound | evicted | requests / evicted pod | KiB / evicted pod | peak memory | first eviction | exit |"
+        "| cluster | drained | tool | wall | lower bound | wall / bound | evicted | requests / evicted pod | KiB / evicted pod | peak memory | first eviction | exit | sandbox lag p50 / p99: timers; writes |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &nodes in &sizes {
         for &drained in drains.iter().filter(|d| **d <= nodes) {
             let mut pair = Vec::new();
@@ -286,7 +291,7 @@ fn main() {
                     stop.push_str(", kubectl drain's permissions only");
                 }
                 println!(
-                    "| {nodes} nodes, {} pods{stop} | {drained} | {name} | {:.1} s | {:.1} s | {:.2} | {} | {:.2} | {:.1} | {} MiB | {} | {} |",
+                    "| {nodes} nodes, {} pods{stop} | {drained} | {name} | {:.1} s | {:.1} s | {:.2} | {} | {:.2} | {:.1} | {} MiB | {} | {} | {} |",
                     nodes * PODS_PER_NODE,
                     f.wall.as_secs_f64(),
                     bound.as_secs_f64(),
@@ -298,6 +303,7 @@ fn main() {
                     f.first_eviction
                         .map_or_else(|| "-".into(), |d| format!("{:.2} s", d.as_secs_f64())),
                     f.exit,
+                    common::lag_cell(&f.lag),
                 );
                 if let Some(b) = breakdowns.as_mut() {
                     // The row is printed: only the breakdown reads the log.
@@ -313,7 +319,7 @@ fn main() {
             }
             let (m, k) = (&pair[0], &pair[1]);
             println!(
-                "| | | kubectl drain / kubectl maintain | {:.2}x | | | | {:.2}x | {:.2}x | {:.2}x | | |",
+                "| | | kubectl drain / kubectl maintain | {:.2}x | | | | {:.2}x | {:.2}x | {:.2}x | | | |",
                 k.wall.as_secs_f64() / m.wall.as_secs_f64(),
                 (k.requests as f64 / k.evicted.max(1) as f64)
                     / (m.requests as f64 / m.evicted.max(1) as f64),

@@ -9,7 +9,10 @@
 //! and the ratio to it, requests and bytes per evicted pod, pods evicted that
 //! were themselves replacements, and budget violations (a budget's healthy
 //! pods below what it requires, in any status the sandbox's disruption
-//! controller wrote during the run). For the roll: wall time, each node's
+//! controller wrote during the run), and the sandbox's lag (how late its
+//! kubelets' and controllers' timers fired, and how long its writes waited
+//! for the controllers: median and p99; a p99 over 100 ms marks the row as
+//! measuring the simulator, not the drain). For the roll: wall time, each node's
 //! time out of service, and the rolling process's peak memory and CPU.
 //!
 //! The benchmark's own process, which hosts the sandbox, keeps the pages its
@@ -68,6 +71,9 @@ struct Figures {
     node_times: Option<(f64, f64, f64)>,
     /// The mean of the nodes' own lower bounds.
     own_mean: f64,
+    /// How late the sandbox's kubelets and controllers acted during the
+    /// run (kube_sandbox::SandboxLag).
+    lag: kube_sandbox::SandboxLag,
     /// The run's requests, for the breakdown by kind.
     entries: Vec<request_log::Entry>,
     /// Of the requests, the records others read: Events written, and
@@ -152,6 +158,7 @@ fn drain(setup: Setup, work: &Path, cmd: &str) -> (Figures, f64) {
     let since = std::time::SystemTime::now();
     let existing = pods_now(&sandbox);
     let cpu_before = common::own_cpu_seconds();
+    sandbox.reset_lag();
     let started = Instant::now();
     let out = common::as_shipped(&mut Command::new("/usr/bin/time"))
         .args(["-v", "sh", "-c", cmd])
@@ -164,6 +171,7 @@ fn drain(setup: Setup, work: &Path, cmd: &str) -> (Figures, f64) {
         .output()
         .expect("runs");
     let wall = started.elapsed();
+    let lag = sandbox.lag();
     let sandbox_cpu = common::own_cpu_seconds() - cpu_before;
     let entries = common::settled_log(&log, before);
     let evictions: Vec<String> = entries
@@ -208,6 +216,7 @@ fn drain(setup: Setup, work: &Path, cmd: &str) -> (Figures, f64) {
                 })
                 .count(),
         ),
+        lag,
         entries,
     };
     sandbox.stop();
@@ -292,7 +301,7 @@ fn print_row(setup: Setup, name: &str, f: &Figures, bound: f64) {
     let Setup { nodes, drained, .. } = setup;
     let per = |x: f64| x / f.evicted.max(1) as f64;
     println!(
-        "| {nodes} nodes, {} pods | {drained} | {name} | {:.1} s | {bound:.1} s | {:.2} | {} | {} | {:.2} | {:.1} | {} in {} budgets | {} MiB | {:.2}, {:.2} | {} |",
+        "| {nodes} nodes, {} pods | {drained} | {name} | {:.1} s | {bound:.1} s | {:.2} | {} | {} | {:.2} | {:.1} | {} in {} budgets | {} MiB | {:.2}, {:.2} | {} | {} |",
         nodes * common::PODS_PER_NODE,
         f.wall.as_secs_f64(),
         f.wall.as_secs_f64() / bound.max(0.001),
@@ -306,6 +315,7 @@ fn print_row(setup: Setup, name: &str, f: &Figures, bound: f64) {
         f.drain_cpu / f.wall.as_secs_f64(),
         f.sandbox_cpu / f.wall.as_secs_f64(),
         f.exit,
+        common::lag_cell(&f.lag),
     );
 }
 
@@ -376,9 +386,9 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse::<usize>().ok());
     println!(
-        "| cluster | drained | tool | wall | global lower bound | wall / bound | evicted | replacements evicted again | requests / evicted pod | KiB / evicted pod | budget violations | peak memory | CPU / wall: drain, sandbox | exit |"
+        "| cluster | drained | tool | wall | global lower bound | wall / bound | evicted | replacements evicted again | requests / evicted pod | KiB / evicted pod | budget violations | peak memory | CPU / wall: drain, sandbox | exit | sandbox lag p50 / p99: timers; writes |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut breakdown = Vec::new();
     let mut tables = Vec::new();
     for (i, (name, cmd)) in runs.iter().enumerate() {

@@ -50,7 +50,7 @@ def pool(text):
     # The first row of kubectl maintain's drain in the pool bench's table.
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 14 and cells[2].startswith("kubectl maintain drain"):
+        if len(cells) >= 14 and cells[2].startswith("kubectl maintain drain"):
             return {
                 "ratio": float(cells[5]),
                 "requests": float(cells[8]),

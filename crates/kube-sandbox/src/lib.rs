@@ -22,6 +22,7 @@ mod controllers;
 mod events;
 pub mod generate;
 mod kubelet;
+mod lag;
 mod models;
 pub mod objects;
 pub mod private_dir;
@@ -46,6 +47,7 @@ use tokio::sync::watch as tokio_watch;
 
 pub use clock::follow_tokio_clock;
 pub use config::{Deny, Faults, Rule, SandboxConfig};
+pub use lag::{Lateness, SandboxLag};
 pub use private_dir::PrivateDir;
 use resources::Resource;
 use shared::Shared;
@@ -204,6 +206,18 @@ impl Sandbox {
     /// The address it serves on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// How late the simulated kubelets and controllers acted against their
+    /// own schedule since the start or the last [`Sandbox::reset_lag`]
+    /// (crate::lag): a bench whose sandbox is late measures the simulator.
+    pub fn lag(&self) -> SandboxLag {
+        self.shared.lag.read()
+    }
+
+    /// Starts counting lateness afresh (a bench, once its cluster settled).
+    pub fn reset_lag(&self) {
+        self.shared.lag.reset();
     }
 
     /// Has the request log (`Options::request_log`) lost an entry? Every

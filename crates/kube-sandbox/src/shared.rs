@@ -45,6 +45,8 @@ pub(crate) struct Shared {
     pub(crate) tasks: std::sync::Arc<crate::tasks::Tasks>,
     /// The processes of the containers of local images.
     pub(crate) runtime: crate::kubelet::containers::Runtime,
+    /// How late the simulation acts (crate::lag).
+    pub(crate) lag: crate::lag::Lag,
 }
 
 impl Shared {
@@ -73,6 +75,7 @@ impl Shared {
             tls: None,
             tokens: crate::auth::tokens::Tokens::default(),
             runtime: crate::kubelet::containers::Runtime::none(),
+            lag: crate::lag::Lag::new(),
         }
     }
 

@@ -87,6 +87,7 @@ impl Sim {
 
     /// What each controller and the kubelets owe for one change.
     fn note_change(&mut self, store: &Store, c: &Change, work: &mut Work, owed: &mut Owed) {
+        self.shared.lag.change(c.at.elapsed());
         let old = c.old.as_ref().map(Stored::value);
         let new = c.new.as_deref();
         let object = new.or(old.as_deref()).expect("a change has an object");
@@ -385,7 +386,10 @@ pub(crate) fn spawn(
                 let fired = sim.timers.pop_due(Instant::now());
                 if !fired.is_empty() {
                     let mut store = shared.store();
-                    for (t, _held) in fired {
+                    for (due, (t, _held)) in fired {
+                        sim.shared
+                            .lag
+                            .timer(Instant::now().saturating_duration_since(due));
                         sim.fire(&mut store, t);
                     }
                     StoreGuard::unlock_fair(store);

@@ -122,12 +122,12 @@ impl<T> TimerQueue<T> {
         self.heap.peek().map(|Reverse((at, _, _))| *at)
     }
 
-    /// Every item due at or before `now`, in order.
-    pub(crate) fn pop_due(&mut self, now: Instant) -> Vec<T> {
+    /// Every item due at or before `now`, in order, with when it was due.
+    pub(crate) fn pop_due(&mut self, now: Instant) -> Vec<(Instant, T)> {
         let mut due = Vec::new();
         while self.next_due().is_some_and(|at| at <= now) {
-            let Reverse((_, _, Slot(item))) = self.heap.pop().expect("peeked");
-            due.push(item);
+            let Reverse((at, _, Slot(item))) = self.heap.pop().expect("peeked");
+            due.push((at, item));
         }
         due
     }
@@ -147,9 +147,17 @@ mod tests {
         q.push(t0 + Duration::from_secs(1), "first");
         q.push(t0 + Duration::from_secs(1), "second");
         assert_eq!(q.next_due(), Some(t0 + Duration::from_secs(1)));
+        let items =
+            |due: Vec<(Instant, &'static str)>| due.into_iter().map(|(_, i)| i).collect::<Vec<_>>();
         assert!(q.pop_due(t0).is_empty());
-        assert_eq!(q.pop_due(t0 + Duration::from_secs(1)), ["first", "second"]);
-        assert_eq!(q.pop_due(t0 + Duration::from_secs(5)), ["late"]);
+        assert_eq!(
+            items(q.pop_due(t0 + Duration::from_secs(1))),
+            ["first", "second"]
+        );
+        assert_eq!(
+            q.pop_due(t0 + Duration::from_secs(5)),
+            [(t0 + Duration::from_secs(2), "late")]
+        );
         assert_eq!(q.next_due(), None);
     }
 }

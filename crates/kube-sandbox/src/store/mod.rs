@@ -123,6 +123,8 @@ pub(crate) struct Change {
     /// The tree of `old`, held while the change waits to be handled so
     /// that the simulation does not parse it again (`Held`).
     _held: Option<Held>,
+    /// When it was written (crate::lag: how long it waited).
+    pub(crate) at: std::time::Instant,
 }
 
 /// At most this many replaced or deleted trees are held for the
@@ -493,6 +495,7 @@ impl Store {
                 old: o,
                 new: n,
                 _held: tree.and_then(|t| Held::new(t, &self.held, HELD_TREES)),
+                at: std::time::Instant::now(),
             });
         }
         if self.started == 0 {

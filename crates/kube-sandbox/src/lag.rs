@@ -1,0 +1,145 @@
+//! How late the simulated cluster acts against its own schedule: for each
+//! timer of its kubelets and controllers (a pod's start, readiness, stop,
+//! a volume's detach), the time from when it was due to when it fired; for
+//! each write to the store, the time from the write to when the
+//! controllers heard of it. A bench whose sandbox is late measures the
+//! simulator, not the drain (benches/pool.rs says so beside its row).
+//!
+//! Kept as counts in exponential buckets (1 µs to about an hour), so a
+//! run of millions of events costs a few hundred counters.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+const BUCKETS: usize = 64;
+
+/// A histogram of lateness, shared by the simulation and its readers.
+pub(crate) struct Lag {
+    timers: Histogram,
+    changes: Histogram,
+}
+
+struct Histogram([AtomicU64; BUCKETS]);
+
+/// The median and the 99th percentile of one kind of lateness, and how
+/// many were counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Lateness {
+    /// Half were at most this late (the upper edge of its bucket).
+    pub median: Duration,
+    /// 99 in 100 were at most this late.
+    pub p99: Duration,
+    /// The latest.
+    pub max: Duration,
+    /// How many were counted.
+    pub count: u64,
+}
+
+/// The sandbox's lateness since it started (or since `reset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SandboxLag {
+    /// Timers: kubelets' starts, readiness and stops, detaches, controllers' steps.
+    pub timers: Lateness,
+    /// Writes: from the store's change to the controllers' hearing of it.
+    pub changes: Lateness,
+}
+
+impl Histogram {
+    fn new() -> Self {
+        Histogram(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+
+    /// Bucket `i` holds lateness in [2^(i-1), 2^i) µs; bucket 0 under 1 µs.
+    fn record(&self, late: Duration) {
+        let us = u64::try_from(late.as_micros()).unwrap_or(u64::MAX);
+        let i = (64 - us.leading_zeros() as usize).min(BUCKETS - 1);
+        self.0[i].fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn read(&self) -> Lateness {
+        let counts: Vec<u64> = self.0.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        let count: u64 = counts.iter().sum();
+        // The upper edge of the bucket where the quantile falls.
+        let at = |q: f64| {
+            let want = ((count as f64) * q).ceil().max(1.0) as u64;
+            let mut seen = 0;
+            for (i, c) in counts.iter().enumerate() {
+                seen += c;
+                if seen >= want {
+                    return Duration::from_micros(if i == 0 { 0 } else { 1 << i });
+                }
+            }
+            Duration::ZERO
+        };
+        let max = counts
+            .iter()
+            .rposition(|c| *c > 0)
+            .map_or(Duration::ZERO, |i| {
+                Duration::from_micros(if i == 0 { 0 } else { 1 << i })
+            });
+        Lateness {
+            median: if count == 0 { Duration::ZERO } else { at(0.5) },
+            p99: if count == 0 { Duration::ZERO } else { at(0.99) },
+            max,
+            count,
+        }
+    }
+
+    fn reset(&self) {
+        for c in &self.0 {
+            c.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Lag {
+    pub(crate) fn new() -> Self {
+        Lag {
+            timers: Histogram::new(),
+            changes: Histogram::new(),
+        }
+    }
+
+    pub(crate) fn timer(&self, late: Duration) {
+        self.timers.record(late);
+    }
+
+    pub(crate) fn change(&self, late: Duration) {
+        self.changes.record(late);
+    }
+
+    pub(crate) fn read(&self) -> SandboxLag {
+        SandboxLag {
+            timers: self.timers.read(),
+            changes: self.changes.read(),
+        }
+    }
+
+    pub(crate) fn reset(&self) {
+        self.timers.reset();
+        self.changes.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_fall_in_their_bucket() {
+        let lag = Lag::new();
+        for _ in 0..98 {
+            lag.timer(Duration::from_micros(300));
+        }
+        lag.timer(Duration::from_millis(40));
+        lag.timer(Duration::from_millis(900));
+        let t = lag.read().timers;
+        assert_eq!(t.count, 100);
+        // 300 µs is in [256, 512): said as 512 µs, never less than it was.
+        assert_eq!(t.median, Duration::from_micros(512));
+        assert!(t.p99 >= Duration::from_millis(40) && t.p99 < Duration::from_millis(80));
+        assert!(t.max >= Duration::from_millis(900));
+        lag.reset();
+        assert_eq!(lag.read().timers.count, 0);
+    }
+}
