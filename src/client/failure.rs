@@ -254,6 +254,16 @@ fn innermost(e: &(dyn Error + 'static)) -> String {
     last
 }
 
+/// Does a TCP connection to `host:port` open within a second?
+fn dials(at: &str) -> bool {
+    use std::net::ToSocketAddrs as _;
+    at.to_socket_addrs().is_ok_and(|mut addrs| {
+        addrs.any(|a| {
+            std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(1)).is_ok()
+        })
+    })
+}
+
 /// What kubectl says of it, for the server at `server` (a URL); `exec`,
 /// the chosen user's credential plugin; `proxy`, the proxy requests go
 /// through (shown without credentials).
@@ -275,7 +285,17 @@ pub(crate) fn words(
             format!("{unable}: dial tcp: lookup {host}: no such host")
         }
         NoAnswer::ConnectTimeout => {
-            format!("{unable}: dial tcp {}: i/o timeout", host_port(server))
+            let at = host_port(server);
+            // The connect timeout covers the dial and the TLS handshake
+            // alike; which one the server let lapse is told apart here,
+            // once, by a dial of its own (never through a proxy).
+            if proxy.is_none() && server.starts_with("https://") && dials(&at) {
+                format!(
+                    "{unable}: net/http: TLS handshake timeout (the server at {at} takes connections but never completes TLS: check that this is the API server's port, and that nothing in between holds the handshake)"
+                )
+            } else {
+                format!("{unable}: dial tcp {at}: i/o timeout")
+            }
         }
         NoAnswer::Proxy(w) => format!(
             "{unable}: proxyconnect {}: {w} (the proxy comes from the kubeconfig's proxy-url, else HTTPS_PROXY or HTTP_PROXY; NO_PROXY names what goes direct)",

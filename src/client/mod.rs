@@ -22,6 +22,7 @@ pub(crate) mod kubeconfig;
 pub(crate) mod metadata_answers;
 pub(crate) mod pages;
 pub(crate) mod retry;
+pub(crate) mod silence;
 
 /// A global flag whose value kubectl would refuse: input that cannot run
 /// (exit 2), found before any request.
@@ -138,6 +139,9 @@ async fn config(
     if let Some(timeout) = timeout {
         config.read_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
+        // It bounds the dial and the handshake too, as client-go's
+        // http.Client.Timeout bounds the whole request.
+        config.connect_timeout = Some(config.connect_timeout.map_or(timeout, |c| c.min(timeout)));
     }
     Ok((config, exec))
 }
@@ -296,6 +300,9 @@ async fn from_config(
     let main = kube::client::ClientBuilder::try_from(config.clone())?
         .with_layer(&BufferLayer::new(1024))
         .with_layer(&tower::util::option_layer(auth.clone()))
+        .with_layer(&silence::SilenceLayer {
+            told: retries.clone(),
+        })
         .with_layer(&RetryLayer::new({
             let policy = RetryPolicy::new(retries.clone(), retry_window);
             if refreshes {

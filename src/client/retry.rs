@@ -59,7 +59,10 @@ pub(crate) enum Answer {
     /// The server answered with this status.
     Status(u16),
     /// No answer: the connection was refused, reset or timed out.
-    NoAnswer,
+    Unanswered,
+    /// No answer yet, after this long (crate::client::silence): not a
+    /// retry, a wait said.
+    Silent(Duration),
 }
 
 /// Classifies an answer to `method path`.
@@ -68,8 +71,9 @@ pub(crate) fn classify(method: &Method, path: &str, answer: Answer) -> Class {
         return Class::Eviction;
     }
     match answer {
-        Answer::NoAnswer | Answer::Status(429 | 500..=599) => Class::Retryable,
-        Answer::Status(_) => Class::Final,
+        Answer::Unanswered | Answer::Status(429 | 500..=599) => Class::Retryable,
+        // Told while waiting (crate::client::silence), never an answer.
+        Answer::Status(_) | Answer::Silent(_) => Class::Final,
     }
 }
 
@@ -208,7 +212,7 @@ impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
             }
             Err(e) => {
                 cause = Some(super::failure::of(e.as_ref()));
-                (Answer::NoAnswer, None)
+                (Answer::Unanswered, None)
             }
         };
         if self.refresh_401 && !self.refreshed && answer == Answer::Status(401) {
@@ -277,13 +281,13 @@ mod tests {
         assert_eq!(get(Answer::Status(500)), Class::Retryable);
         assert_eq!(get(Answer::Status(503)), Class::Retryable);
         assert_eq!(get(Answer::Status(429)), Class::Retryable);
-        assert_eq!(get(Answer::NoAnswer), Class::Retryable);
+        assert_eq!(get(Answer::Unanswered), Class::Retryable);
         assert_eq!(get(Answer::Status(404)), Class::Final);
         assert_eq!(get(Answer::Status(403)), Class::Final);
         assert_eq!(get(Answer::Status(409)), Class::Final);
         assert_eq!(get(Answer::Status(200)), Class::Final);
         let evict = "/api/v1/namespaces/apps/pods/web-1/eviction";
-        for a in [Answer::Status(429), Answer::Status(500), Answer::NoAnswer] {
+        for a in [Answer::Status(429), Answer::Status(500), Answer::Unanswered] {
             assert_eq!(classify(&Method::POST, evict, a), Class::Eviction);
         }
         // Patching a node is retried like any other write.

@@ -42,11 +42,17 @@ pub(crate) fn tell(clients: &Clients, events: &Sink) -> RetriesTold {
 }
 
 fn warning(r: &Retried) -> Warning {
+    if let Answer::Silent(waited) = r.answer {
+        return Warning::NoAnswerYet {
+            what: format!("{} {}", r.method, resource_of(&r.path)),
+            seconds: waited.as_secs(),
+        };
+    }
     Warning::Retrying {
         what: format!("{} {}", r.method, resource_of(&r.path)),
         error: match r.answer {
             Answer::Status(code) => format!("answered {code}"),
-            Answer::NoAnswer => "no answer".to_string(),
+            Answer::Unanswered | Answer::Silent(_) => "no answer".to_string(),
         },
     }
 }

@@ -57,6 +57,8 @@ pub(crate) enum Warning {
     // As the drain goes.
     /// A request failed and is retried.
     Retrying { what: String, error: String },
+    /// A request has had no answer for this long (crate::client::silence).
+    NoAnswerYet { what: String, seconds: u64 },
     /// A node's pods are gone; their volumes are still attached.
     AwaitingDetach {
         node: String,

@@ -31,6 +31,7 @@ mod sandbox_watch;
 mod scenario;
 mod screen;
 mod script_lines;
+mod silent_servers;
 mod simulate;
 mod unattended;
 mod virtual_time;

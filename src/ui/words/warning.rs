@@ -107,6 +107,14 @@ impl fmt::Display for Warning {
                 error,
                 forbidden,
             } => conditions_not_written(f, node, error, *forbidden),
+            Warning::NoAnswerYet { what, seconds } => write!(
+                f,
+                "{what}: no answer from {} for {seconds} s; still waiting (--request-timeout bounds each request): check that the API server is up and that nothing between here and it (a proxy, a firewall, a load balancer) holds the connection",
+                crate::client::target().map_or_else(
+                    || "the API server".to_string(),
+                    |t| t.url.trim_end_matches('/').to_string()
+                )
+            ),
             Warning::Retrying { what, error } => write!(
                 f,
                 "{what} {error}, retrying with backoff (each request for up to {})",
