@@ -1,8 +1,9 @@
 //! Kubernetes clients from a kubeconfig, as kubectl would pick it
 //! (kubeconfig.rs), through the proxy kubectl would use
-//! (crate::outbound::proxy), with
-//! one retry policy (retry.rs) that knows which failures are final
-//! (failure.rs).
+//! (crate::outbound::proxy), with one credential for every client of the
+//! process (credential.rs), one retry policy (retry.rs) that knows which
+//! failures are final (failure.rs), and a wait on a silent server said
+//! (silence.rs).
 
 use std::time::Duration;
 
