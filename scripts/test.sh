@@ -17,14 +17,15 @@ need() {
 # Debian's prometheus, prometheus-pushgateway and prometheus-alertmanager are
 # the real metrics and alerting parts a run talks to (tests/it/unattended.rs);
 # curl drives them from the tests. tinyproxy is the real HTTP CONNECT proxy
-# the proxy tests go through (tests/it/connecting.rs). tmux is the terminal
+# the proxy tests go through (tests/it/connecting.rs), microsocks the real
+# SOCKS5 proxy with a login (RFC 1929) they go through too. tmux is the terminal
 # the screen tests read at 80 and 120 columns (tests/it/screen.rs).
 # Installed when missing (we are root); a failed install fails.
 missing=()
 for tool in podman:podman buildah:buildah unshare:util-linux setpriv:util-linux \
   prometheus:prometheus prometheus-pushgateway:prometheus-pushgateway \
   prometheus-alertmanager:prometheus-alertmanager curl:curl tinyproxy:tinyproxy \
-  tmux:tmux; do
+  microsocks:microsocks tmux:tmux; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -43,6 +44,7 @@ need prometheus-pushgateway "the roll pushes its metrics to a real Pushgateway"
 need prometheus-alertmanager "--block-on-alerts reads Alertmanager's API too"
 need curl "the tests push, delete and query through the Prometheus APIs"
 need tinyproxy "the proxy tests send requests through a real HTTP CONNECT proxy"
+need microsocks "the proxy tests send requests through a real SOCKS5 proxy with a login"
 need tmux "the screen tests read the bars in a real terminal at 80 and 120 columns"
 if [ "$(id -u)" != 0 ]; then
   echo "test: the in-cluster tests run containers in private mount namespaces: run as root" >&2

@@ -297,6 +297,17 @@ pub(crate) fn words(
                 format!("{unable}: dial tcp {at}: i/o timeout")
             }
         }
+        // The proxy refused its login: Go's words (x/net/proxy's SOCKS5
+        // dialer; net/http's CONNECT answer), and where the login is.
+        NoAnswer::Proxy(w) if w.contains("credentials not accepted") => format!(
+            "{unable}: socks connect tcp {}->{}: username/password authentication failed (the proxy refused the login in its URL: check its user and password)",
+            proxy.map_or_else(|| "(proxy)".to_string(), host_port),
+            host_port(server)
+        ),
+        NoAnswer::Proxy(w) if w.contains("proxy authorization required") => format!(
+            "{unable}: proxyconnect tcp {}: Proxy Authentication Required (the proxy refused the login in its URL, or wants one: check its user and password)",
+            proxy.map_or_else(|| "(proxy)".to_string(), host_port)
+        ),
         NoAnswer::Proxy(w) => format!(
             "{unable}: proxyconnect {}: {w} (the proxy comes from the kubeconfig's proxy-url, else HTTPS_PROXY or HTTP_PROXY; NO_PROXY names what goes direct)",
             proxy.unwrap_or("(proxy)")

@@ -24,6 +24,7 @@ pub(crate) mod metadata_answers;
 pub(crate) mod pages;
 pub(crate) mod retry;
 pub(crate) mod silence;
+mod socks_login;
 
 /// A global flag whose value kubectl would refuse: input that cannot run
 /// (exit 2), found before any request.
@@ -298,7 +299,11 @@ async fn from_config(
     // below it, and the credential's layer answers a request from a clone:
     // a buffer makes the boxed stack cloneable. A retried request takes
     // the credential again, fresh after a 401.
-    let main = kube::client::ClientBuilder::try_from(config.clone())?
+    let base = || match config.proxy_url.as_ref().and_then(socks_login::login_of) {
+        Some((proxy, user, password)) => socks_login::builder(&config, proxy, user, password),
+        None => kube::client::ClientBuilder::try_from(config.clone()),
+    };
+    let main = base()?
         .with_layer(&BufferLayer::new(1024))
         .with_layer(&tower::util::option_layer(auth.clone()))
         .with_layer(&silence::SilenceLayer {
@@ -313,7 +318,7 @@ async fn from_config(
             }
         }))
         .build();
-    let evict = kube::client::ClientBuilder::try_from(config)?
+    let evict = base()?
         .with_layer(&BufferLayer::new(1024))
         .with_layer(&tower::util::option_layer(auth))
         .with_layer(&tower::util::option_layer(

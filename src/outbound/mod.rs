@@ -17,7 +17,7 @@ use hyper_util::rt::TokioExecutor;
 
 pub(crate) mod proxy;
 mod url;
-pub(crate) use url::{Url, resolve};
+pub(crate) use url::{Url, login, resolve};
 
 /// How long one request may take, connection included.
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);

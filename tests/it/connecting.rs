@@ -652,3 +652,71 @@ fn base64_decode(text: &str) -> Vec<u8> {
         .decode(text)
         .unwrap()
 }
+
+/// A SOCKS5 proxy that takes a login (RFC 1929), as Debian's microsocks
+/// with `-u`/`-P`: the login from the proxy URL is sent, a wrong one is
+/// refused, beside kubectl on the same kubeconfig.
+#[test]
+fn a_socks5_proxy_with_a_login_is_used_as_kubectl_uses_it() {
+    const PASSWORD: &str = "sock-pass-3e9a";
+    let c = https_cluster();
+    let dir = c.dir.path();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut socks = Command::new("microsocks")
+        .args([
+            "-i",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "-u",
+            "ops",
+            "-P",
+            PASSWORD,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("microsocks is installed (scripts/test.sh installs it from Debian)");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "microsocks did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (server, ca) = c.server_and_ca();
+    let token = indent(&[format!("token: {TOKEN}")]);
+    let with = |name: &str, login: &str| {
+        kubeconfig(
+            dir,
+            name,
+            &indent(&[
+                format!("server: {server}"),
+                format!("certificate-authority-data: {ca}"),
+                format!("proxy-url: socks5://{login}@127.0.0.1:{port}"),
+            ]),
+            &token,
+            "",
+        )
+    };
+    let good = with("socks-login", &format!("ops:{PASSWORD}"));
+    let g = good.to_str().unwrap();
+    c.kubectl(&["--kubeconfig", g, "get", "nodes"]).success();
+    let ours = c.maintain(&["status", "--kubeconfig", g]);
+    ours.success();
+    assert_no_secret(&ours, &[PASSWORD]);
+    let bad = with("socks-wrong", "ops:not-the-password");
+    let b = bad.to_str().unwrap();
+    let kubectl = c.kubectl(&["--kubeconfig", b, "get", "nodes"]);
+    assert_ne!(kubectl.code, 0);
+    let ours = c.maintain(&["status", "--kubeconfig", b]);
+    assert_ne!(ours.code, 0, "{ours:?}");
+    let words = "username/password authentication failed";
+    assert!(ours.stderr.contains(words), "{ours:?}");
+    assert!(kubectl.stderr.contains(words), "{kubectl:?}");
+    assert_no_secret(&ours, &["not-the-password", PASSWORD]);
+    let _ = socks.kill();
+    let _ = socks.wait();
+}
