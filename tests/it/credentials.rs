@@ -141,3 +141,60 @@ fn a_token_file_ending_in_a_newline_is_trimmed_as_client_go_trims_it() {
         "{out:?}"
     );
 }
+
+/// A roll that outlives its tokens: 15-second tokens the sandbox refuses
+/// once they expire, as an identity provider's are; the plugin runs about
+/// once a token, and the roll ends as if they lasted for ever.
+#[test]
+fn a_roll_outlives_its_15_second_tokens() {
+    let c = cluster();
+    let count = c.dir.path().join("minted");
+    let plugin = c.dir.path().join("short-lived.sh");
+    std::fs::write(
+        &plugin,
+        format!(
+            "#!/bin/sh\nn=$(cat {c} 2>/dev/null || echo 0); echo $((n+1)) > {c}\n\
+             until=$(( $(date +%s) + 15 ))\n\
+             exp=$(date -u -d @$until +%Y-%m-%dT%H:%M:%SZ)\n\
+             echo \"{{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{{\\\"token\\\":\\\"{OWNER}.until.$until\\\",\\\"expirationTimestamp\\\":\\\"$exp\\\"}}}}\"\n",
+            c = count.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let kc = c.kubeconfig_with_user(
+        "short-lived",
+        &format!(
+            "{{exec: {{apiVersion: client.authentication.k8s.io/v1, command: \"{}\", interactiveMode: Never}}}}",
+            plugin.display()
+        ),
+    );
+    let started = std::time::Instant::now();
+    let out = c.maintain(&[
+        "roll",
+        "n1",
+        "n2",
+        "--ignore-daemonsets",
+        "--yes",
+        "--exec",
+        "sleep 12",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+    ]);
+    let took = started.elapsed().as_secs();
+    out.success();
+    let minted = runs(&count);
+    assert!(took >= 24, "the roll outlived a token: {took} s");
+    assert!(
+        (2..=took / 15 + 2).contains(&u64::from(minted)),
+        "{minted} tokens for {took} s: {out:?}"
+    );
+    assert!(!out.stderr.contains(OWNER) && !out.stdout.contains(OWNER));
+    // The door the tokens go through: an expired one is refused.
+    let past = kube_conventions::time::now().as_second() - 1;
+    let expired = c.kubectl(&["get", "nodes", "--token", &format!("{OWNER}.until.{past}")]);
+    assert!(
+        expired.stderr.contains("You must be logged in"),
+        "{expired:?}"
+    );
+}
