@@ -18,38 +18,44 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// A subcommand's help as kubectl lays it out: what it does, its examples,
+/// then its usage and flags (clap puts `before_help` above the summary and
+/// `after_help` below the flags).
+const EXAMPLES_FIRST: &str =
+    "{about-with-newline}\n{before-help}{usage-heading} {usage}\n\n{all-args}{after-help}";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Cordon nodes and evict their pods in priority waves (a drop-in for kubectl drain)
-    #[command(after_help = DRAIN_EXAMPLES)]
+    #[command(help_template = EXAMPLES_FIRST, before_help = DRAIN_EXAMPLES)]
     Drain(DrainArgs),
     /// Show which pods each wave would evict, and what would be refused, without changing anything
-    #[command(after_help = PLAN_EXAMPLES)]
+    #[command(help_template = EXAMPLES_FIRST, before_help = PLAN_EXAMPLES)]
     Plan(DrainArgs),
     /// Maintain a pool node by node: lock, drain, act (--exec, --wait-for-reboot), Ready, uncordon, next; resumable
-    #[command(after_help = ROLL_EXAMPLES)]
+    #[command(help_template = EXAMPLES_FIRST, before_help = ROLL_EXAMPLES)]
     Roll(Box<RollArgs>),
     /// Return nodes to service, undoing exactly what the drain changed
-    #[command(after_help = UNCORDON_EXAMPLES)]
+    #[command(help_template = EXAMPLES_FIRST, before_help = UNCORDON_EXAMPLES)]
     Uncordon(UncordonArgs),
     /// List the nodes under maintenance: state, since when, why, what is still on them; -w follows a run handed to the cluster
-    #[command(after_help = STATUS_EXAMPLES)]
+    #[command(help_template = EXAMPLES_FIRST, before_help = STATUS_EXAMPLES)]
     Status(StatusArgs),
     /// Print the log of a run handed to the cluster (--in-cluster); -f follows it across its pods to its end
-    #[command(after_help = LOGS_EXAMPLES)]
+    #[command(help_template = EXAMPLES_FIRST, before_help = LOGS_EXAMPLES)]
     Logs(LogsArgs),
     /// Stop a run handed to the cluster after the node in progress, remove its Job, and say what is left
-    #[command(after_help = ABORT_EXAMPLES)]
+    #[command(help_template = EXAMPLES_FIRST, before_help = ABORT_EXAMPLES)]
     Abort(AbortArgs),
     /// Drain a node of a simulated cluster, to see what kubectl maintain does
     #[cfg(feature = "sandbox")]
     Demo(DemoArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell)
-    #[command(after_help = COMPLETION_HELP)]
+    #[command(help_template = EXAMPLES_FIRST, before_help = COMPLETION_HELP)]
     Completion { shell: clap_complete::Shell },
     /// Serve a simulated cluster on loopback, for rehearsals and tests
     #[cfg(feature = "sandbox")]
-    #[command(after_help = SANDBOX_EXAMPLES)]
+    #[command(help_template = EXAMPLES_FIRST, before_help = SANDBOX_EXAMPLES)]
     Sandbox(SandboxArgs),
 }
 
@@ -58,8 +64,8 @@ const SANDBOX_EXAMPLES: &str = "\
 Examples:
   # Serve a dump of a real cluster and point kubectl at it
   kubectl get nodes,pods,pdb,deploy,rs,sts,ds,jobs -A -o yaml > cluster.yaml
-  kubectl maintain sandbox --scenario cluster.yaml --kubeconfig-out sandbox.kubeconfig
-  KUBECONFIG=sandbox.kubeconfig kubectl get nodes
+  kubectl maintain sandbox --scenario cluster.yaml --kubeconfig-out sb.conf
+  KUBECONFIG=sb.conf kubectl get nodes
 
   # A synthetic cluster of 100 nodes, every request logged
   kubectl maintain sandbox --synthetic-nodes 100 --request-log requests.jsonl";
@@ -130,22 +136,26 @@ Examples:
   kubectl maintain drain node-1 --ignore-daemonsets --delete-emptydir-data
 
   # Drain a node pool two nodes at a time, giving up after 20 minutes
-  kubectl maintain drain -l pool=blue --max-parallel 2 --timeout 20m --ignore-daemonsets
+  kubectl maintain drain -l pool=blue --max-parallel 2 --timeout 20m \\
+    --ignore-daemonsets
 
   # Follow a drain plan, and print the report as JSON for a script
   kubectl maintain drain node-1 --plan plan.yaml -o json
 
-  # Drain a pool unattended from CI: only inside a window, telling Slack, metrics pushed
-  kubectl maintain drain -l pool=blue --max-parallel 5 --ignore-daemonsets --yes \
-    --window 'Sat,Sun 02:00-06:00 Europe/Berlin' --notify env:SLACK_WEBHOOK \
-    --pushgateway http://pushgateway:9091
+  # Drain a pool unattended from CI: only inside a window, telling Slack,
+  # metrics pushed
+  kubectl maintain drain -l pool=blue --max-parallel 5 --ignore-daemonsets \\
+    --yes --window 'Sat,Sun 02:00-06:00 Europe/Berlin' \\
+    --notify env:SLACK_WEBHOOK --pushgateway http://pushgateway:9091
 
-Exit codes: 0 drained, 1 API or unexpected failure, 2 invalid input (nothing changed),
-3 not drained (blocked, refused or timed out; the report says why), 130 interrupted (143 by SIGTERM).";
+Exit codes: 0 drained, 1 API or unexpected failure, 2 invalid input (nothing
+changed), 3 not drained (blocked, refused or timed out; the report says why),
+130 interrupted (143 by SIGTERM).";
 
 const UNCORDON_EXAMPLES: &str = "\
 Examples:
-  # Return a node to service: the cordon, taints and labels the drain added are undone
+  # Return a node to service: the cordon, taints and labels the drain added
+  # are undone
   kubectl maintain uncordon node-1
 
   # Every node a pool drain left cordoned; first show what would change
@@ -188,26 +198,32 @@ Examples:
   # Which pods go in which wave, and what kubectl's filters would refuse
   kubectl maintain plan node-1 --ignore-daemonsets
 
-  # Also ask the API server which evictions its PodDisruptionBudgets refuse right now
+  # Also ask the API server which evictions its PodDisruptionBudgets refuse
+  # right now
   kubectl maintain plan node-1 --ignore-daemonsets --dry-run=server";
 
 const ROLL_EXAMPLES: &str = "\
 Examples:
   # Reboot a pool two nodes at a time, one zone after the other
-  kubectl maintain roll -l pool=blue --ignore-daemonsets --max-parallel 2 --by-zone \\
-    --exec 'ssh \"$NODE\" sudo systemctl reboot' --wait-for-reboot --wait-for-budgets
+  kubectl maintain roll -l pool=blue --ignore-daemonsets --max-parallel 2 \\
+    --by-zone --exec 'ssh \"$NODE\" sudo systemctl reboot' \\
+    --wait-for-reboot --wait-for-budgets
 
-  # Let another actor (a cloud console, a PXE reimage) reboot each node; show the order first
-  kubectl maintain roll node-1 node-2 node-3 --ignore-daemonsets --wait-for-reboot --dry-run
+  # Let another actor (a cloud console, a PXE reimage) reboot each node;
+  # show the order first
+  kubectl maintain roll node-1 node-2 node-3 --ignore-daemonsets \\
+    --wait-for-reboot --dry-run
 
-An interrupted roll (Ctrl-C, a lost connection, kill -9) is taken up by running the same
-command again: nodes done are skipped, the node in progress continues from its phase.
-Each node is locked by a Lease (kubectl-maintain-NODE in --lock-namespace) against a second run.
-Control-plane nodes are taken out only while etcd keeps quorum (--allow-quorum-loss overrides),
-and never the last schedulable node (--allow-no-schedulable-nodes overrides).
+An interrupted roll (Ctrl-C, a lost connection, kill -9) is taken up by running
+the same command again: nodes done are skipped, the node in progress continues
+from its phase. Each node is locked by a Lease (kubectl-maintain-NODE in
+--lock-namespace) against a second run. Control-plane nodes are taken out only
+while etcd keeps quorum (--allow-quorum-loss overrides), and never the last
+schedulable node (--allow-no-schedulable-nodes overrides).
 
-Exit codes: 0 every node done, 1 API or unexpected failure, 2 invalid input (nothing changed),
-3 some node not done (blocked, not started; the report says why), 130 interrupted (143 by SIGTERM).";
+Exit codes: 0 every node done, 1 API or unexpected failure, 2 invalid input
+(nothing changed), 3 some node not done (blocked, not started; the report says
+why), 130 interrupted (143 by SIGTERM).";
 
 pub use crate::client::flags::ClusterArgs;
 use crate::client::flags::kubectl_bool;
@@ -620,4 +636,41 @@ fn parse_local_image(s: &str) -> Result<(String, PathBuf), String> {
         .ok_or_else(|| format!("{s:?}: expected IMAGE=PATH"))?;
     let path = std::fs::canonicalize(path).map_err(|e| format!("{path}: {e}"))?;
     Ok((image.to_string(), path))
+}
+
+#[cfg(test)]
+mod help_tests {
+    use clap::CommandFactory as _;
+
+    /// Each subcommand's examples come first, as kubectl's help has them,
+    /// and fit 80 columns, so that a copy and paste never breaks.
+    #[test]
+    fn examples_come_first_and_fit_80_columns() {
+        let mut cli = super::Cli::command();
+        let names: Vec<String> = cli
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        let mut with_examples = 0;
+        for name in names {
+            let sub = cli.find_subcommand_mut(&name).expect("a subcommand");
+            let help = sub.render_long_help().to_string();
+            let Some(examples) = help.find("Examples:") else {
+                continue;
+            };
+            with_examples += 1;
+            let usage = help.find("Usage:").expect("usage");
+            assert!(
+                examples < usage,
+                "{name}: examples after the usage:\n{help}"
+            );
+            for line in help[examples..usage].lines() {
+                assert!(
+                    line.chars().count() <= 80,
+                    "{name}: {line:?} is over 80 columns"
+                );
+            }
+        }
+        assert!(with_examples >= 7, "{with_examples}");
+    }
 }
