@@ -42,13 +42,14 @@ impl NodeState {
             return status.clone();
         }
         // Right after the bar's own time: "8s of 20s", the time left at a glance.
+        let sep = super::glyphs::glyphs().sep;
         let of = self
             .timeout
-            .map(|t| format!("of {} · ", crate::duration::go(t)))
+            .map(|t| format!("of {} {sep} ", crate::duration::go(t)))
             .unwrap_or_default();
         // Blocked before terminating: a narrow terminal cuts from the end.
         format!(
-            "{of}wave {} · {} blocked · {} terminating",
+            "{of}wave {} {sep} {} blocked {sep} {} terminating",
             if self.wave.is_empty() {
                 "-"
             } else {
@@ -70,7 +71,10 @@ impl NodeState {
             0 => String::new(),
             n => format!(" (and {n} more blocked)"),
         };
-        Some(format!("↳ {pod}: {why}{more}"))
+        Some(format!(
+            "{} {pod}: {why}{more}",
+            super::glyphs::glyphs().under
+        ))
     }
 
     /// The bar's colour: green drained, red not drained, yellow while a
@@ -156,7 +160,9 @@ impl Board {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
         let overall = multi.add(ProgressBar::new_spinner());
         overall.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("template"),
+            ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                .expect("template")
+                .tick_chars(super::glyphs::glyphs().spinner),
         );
         overall.enable_steady_tick(Duration::from_millis(120));
         Board {
@@ -370,14 +376,19 @@ impl Board {
             .nodes
             .values()
             .fold((0, 0), |(g, t), n| (g + n.gone, t + n.total));
+        let sep = super::glyphs::glyphs().sep;
         // A roll's own count (pool: done of all) says where the nodes are.
         let nodes = match (&self.pool, nodes.is_empty()) {
             (Some(pool), _) => pool.clone(),
             (None, true) => "nodes: none started".to_string(),
-            (None, false) => format!("nodes: {} · {} cordoned", nodes.join(", "), self.cordoned),
+            (None, false) => format!(
+                "nodes: {} {sep} {} cordoned",
+                nodes.join(", "),
+                self.cordoned
+            ),
         };
         let mut msg = format!(
-            "{nodes} · pods gone {gone}/{total} ({} evicted",
+            "{nodes} {sep} pods gone {gone}/{total} ({} evicted",
             self.evicted
         );
         if self.forced > 0 {
@@ -385,7 +396,7 @@ impl Board {
         }
         msg.push(')');
         if let Some(t) = &self.api_trouble {
-            let _ = write!(msg, " · API failing, retrying: {t}");
+            let _ = write!(msg, " {sep} API failing, retrying: {t}");
         }
         self.overall.set_message(msg);
     }
@@ -402,12 +413,16 @@ mod tests {
             total: 3,
             ..NodeState::default()
         };
-        assert_eq!(n.message(), "wave user · 0 blocked · 0 terminating");
+        let sep = crate::ui::glyphs::glyphs().sep;
+        assert_eq!(
+            n.message(),
+            format!("wave user {sep} 0 blocked {sep} 0 terminating")
+        );
         // Under --timeout, the bar's time reads "8s of 20s".
         n.timeout = Some(Duration::from_secs(20));
         assert_eq!(
             n.message(),
-            "of 20s · wave user · 0 blocked · 0 terminating"
+            format!("of 20s {sep} wave user {sep} 0 blocked {sep} 0 terminating")
         );
         n.done = Some("drained after 2s".into());
         assert_eq!(n.message(), "drained after 2s");

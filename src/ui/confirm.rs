@@ -55,6 +55,12 @@ async fn typed(prepared: &Prepared) -> bool {
             "node/{name} will be taken out of service: its pods are force-deleted and its volumes detached, which corrupts them if it still runs. Type its name to confirm it is powered off"
         );
         let answer = tokio::task::spawn_blocking(move || {
+            if dumb_terminal() {
+                crate::err!("{question}: ");
+                let mut line = String::new();
+                let _ = std::io::stdin().read_line(&mut line);
+                return line;
+            }
             dialoguer::Input::<String>::new()
                 .with_prompt(question)
                 .allow_empty(true)
@@ -104,7 +110,7 @@ pub(crate) fn describe(
         let waves: Vec<String> = waves.iter().map(|(w, c)| format!("{w}: {c}")).collect();
         let _ = writeln!(
             out,
-            "  {}{}: {} · {left} left alone",
+            "  {}{}: {} {} {left} left alone",
             n.node,
             if n.was_cordoned {
                 " (already cordoned)"
@@ -115,7 +121,8 @@ pub(crate) fn describe(
                 "nothing to evict".to_string()
             } else {
                 waves.join(", ")
-            }
+            },
+            super::glyphs::glyphs().sep
         );
         if let Some(refusal) = &n.message {
             let _ = writeln!(out, "    will be cordoned but not drained: {refusal}");
@@ -141,9 +148,17 @@ pub(crate) fn describe(
     out
 }
 
-/// Asks on the terminal; `false` unless the answer is yes.
+/// Asks on the terminal; `false` unless the answer is yes. A terminal that
+/// takes no control sequences (`TERM=dumb`, as Emacs' shell and some CI
+/// consoles are) is asked in plain text and read a line.
 pub(crate) async fn ask(question: String) -> bool {
     tokio::task::spawn_blocking(move || {
+        if dumb_terminal() {
+            crate::err!("{question} [y/N] ");
+            let mut line = String::new();
+            let _ = std::io::stdin().read_line(&mut line);
+            return matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+        }
         dialoguer::Confirm::new()
             .with_prompt(question)
             .default(false)
@@ -152,4 +167,9 @@ pub(crate) async fn ask(question: String) -> bool {
     })
     .await
     .unwrap_or(false)
+}
+
+/// `TERM=dumb` (or no TERM): no cursor movement, no colour.
+pub(crate) fn dumb_terminal() -> bool {
+    std::env::var("TERM").map_or(true, |t| t.is_empty() || t == "dumb")
 }

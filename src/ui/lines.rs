@@ -100,7 +100,10 @@ pub(crate) fn line(e: &Event) -> Option<String> {
             } else {
                 format!(": {detail}")
             };
-            format!("node/{node} {phase}{detail} · {pool}")
+            format!(
+                "node/{node} {phase}{detail} {} {pool}",
+                super::glyphs::glyphs().sep
+            )
         }
     })
 }

@@ -748,7 +748,8 @@ fn a_roll_names_the_limit_a_waiting_node_waits_on() {
     out.success();
     assert!(
         out.stderr.contains(
-            "node/r3 waiting: for a free slot (2 nodes in progress, --max-parallel 2) · pool: 0/3 done, 2 in progress"
+            // A pipe under no locale: ASCII (crate::ui::glyphs).
+            "node/r3 waiting: for a free slot (2 nodes in progress, --max-parallel 2) - pool: 0/3 done, 2 in progress"
         ),
         "{out:?}"
     );

@@ -23,11 +23,16 @@ struct Terminal {
 
 impl Terminal {
     fn start(c: &Cluster, width: u16, args: &str) -> Terminal {
+        Self::start_in(c, width, "LANG=C.UTF-8", args)
+    }
+
+    /// In a locale of its own (`LANG=C`: no UTF-8).
+    fn start_in(c: &Cluster, width: u16, locale: &str, args: &str) -> Terminal {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let session = format!("km-{}-{n}-{width}", std::process::id());
         let command = format!(
-            "env -u NO_COLOR TERM=xterm-256color KUBECONFIG={} HOME={} {} {args}; echo EXIT=$?; sleep 60",
+            "env -u NO_COLOR -u LC_ALL -u LC_CTYPE TERM=xterm-256color {locale} KUBECONFIG={} HOME={} {} {args}; echo EXIT=$?; sleep 60",
             c.kubeconfig.display(),
             c.dir.path().display(),
             bin().display()
@@ -147,6 +152,20 @@ fn the_blocker_is_on_screen_at_80_and_120_columns_with_a_cloud_node_name() {
                 .any(|l| l.contains(&format!("`kubectl maintain uncordon {NODE}`"))),
             "{width}:\n{report}"
         );
+    }
+}
+
+/// Under a locale that is not UTF-8, everything the drain draws is ASCII:
+/// the spinner, the separators, the line under a bar.
+#[test]
+fn under_lang_c_the_screen_is_ascii() {
+    let c = blocked();
+    let t = Terminal::start_in(&c, 80, "LANG=C", "demo --timeout 4s");
+    let screen = t.wait_for("-> shop/db-0", Duration::from_secs(30));
+    let end = t.wait_for("EXIT=", Duration::from_secs(60));
+    for frame in [&screen, &t.written_lines(), &end] {
+        let wide: Vec<&str> = frame.lines().filter(|l| !l.is_ascii()).collect();
+        assert!(wide.is_empty(), "not ASCII under LANG=C: {wide:#?}");
     }
 }
 

@@ -68,16 +68,15 @@ fn a_server_that_never_completes_tls_is_told_so_within_the_request_timeout() {
             .contains("Unable to connect to the server: net/http: TLS handshake timeout"),
         "{ours:?}"
     );
-    // kubectl, beside it: the same end, in five tries of discovery
-    // (`Client.Timeout exceeded while awaiting headers` under the flag,
-    // `TLS handshake timeout` past client-go's 10 s without it).
+    // kubectl, beside it: the same end, after five tries of discovery
+    // (`TLS handshake timeout` only past client-go's 10 s, without the flag).
     let started = Instant::now();
     let kubectl = c.kubectl(&["get", "nodes", "--request-timeout=2s", "--kubeconfig", kc]);
     assert_ne!(kubectl.code, 0);
+    // Its last words vary from run to run (`context deadline exceeded`,
+    // `request canceled while waiting for connection`): its prefix does not.
     assert!(
-        kubectl
-            .stderr
-            .contains("Unable to connect to the server: net/http:"),
+        kubectl.stderr.contains("Unable to connect to the server: "),
         "{kubectl:?}"
     );
     assert!(took <= started.elapsed(), "ours gave up first");
