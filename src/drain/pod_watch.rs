@@ -240,7 +240,13 @@ impl PodWatch {
 
     fn failed(&mut self, e: &kube::Error) -> Change {
         self.failures += 1;
-        Change::Error(format!("watching pods on {}: {e}", self.query.node))
+        // In kubectl's words (a 401 says to log in), never kube's debug
+        // structure of the Status.
+        Change::Error(format!(
+            "watching pods on {}: {}",
+            self.query.node,
+            crate::vocabulary::api_error::words(e)
+        ))
     }
 
     fn apply(&mut self, event: WatchEvent<Pod>) {
