@@ -17,7 +17,7 @@ use rustix::process::Pid;
 /// This process, as a lock's holder identity.
 pub(crate) fn ours() -> String {
     let pid = std::process::id();
-    match process_of(pid) {
+    match Process::of(pid) {
         Some(p) => format!("kubectl-maintain/{}/{pid}/{p}", hostname()),
         None => format!("kubectl-maintain/{}/{pid}", hostname()),
     }
@@ -33,19 +33,51 @@ pub(crate) fn hostname() -> String {
         .unwrap_or_else(|| "unknown-host".into())
 }
 
-/// `BOOT.PIDNS.START` for a process of this machine, as this process sees
-/// it; `None` where `/proc` does not say.
-fn process_of(pid: u32) -> Option<String> {
-    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
-    let boot: String = boot
-        .trim()
-        .chars()
-        .filter(char::is_ascii_hexdigit)
-        .take(12)
-        .collect();
-    let ns = pid_namespace()?;
-    let start = start_time(pid)?;
-    Some(format!("{boot}.{ns}.{start}"))
+/// A process of this machine, told apart from any other that had its PID:
+/// its boot, its PID namespace and its start time. Written `BOOT.PIDNS.START`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Process {
+    boot: String,
+    ns: u64,
+    start: u64,
+}
+
+impl Process {
+    /// A process as this process sees it; `None` where `/proc` does not say.
+    fn of(pid: u32) -> Option<Process> {
+        let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+        let boot = boot
+            .trim()
+            .chars()
+            .filter(char::is_ascii_hexdigit)
+            .take(12)
+            .collect();
+        Some(Process {
+            boot,
+            ns: pid_namespace()?,
+            start: start_time(pid)?,
+        })
+    }
+
+    fn parse(text: &str) -> Option<Process> {
+        let mut parts = text.split('.');
+        let (Some(boot), Some(ns), Some(start), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        Some(Process {
+            boot: boot.to_string(),
+            ns: ns.parse().ok()?,
+            start: start.parse().ok()?,
+        })
+    }
+}
+
+impl std::fmt::Display for Process {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.boot, self.ns, self.start)
+    }
 }
 
 /// The inode of this process's PID namespace (`pid:[4026531836]`).
@@ -83,20 +115,12 @@ pub(crate) fn gone_from_here(holder: &str) -> bool {
     if host != hostname() {
         return false;
     }
-    let Some(ours) = process_of(std::process::id()) else {
+    let (Some(theirs), Some(ours)) = (Process::parse(process), Process::of(std::process::id()))
+    else {
         return false;
     };
     // Same boot and PID namespace, or nothing can be told of it.
-    let (Some((boot, rest)), Some((our_boot, our_rest))) =
-        (process.split_once('.'), ours.split_once('.'))
-    else {
-        return false;
-    };
-    let (Some((ns, start)), Some((our_ns, _))) = (rest.split_once('.'), our_rest.split_once('.'))
-    else {
-        return false;
-    };
-    if boot != our_boot || ns != our_ns {
+    if theirs.boot != ours.boot || theirs.ns != ours.ns {
         return false;
     }
     let Some(raw) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
@@ -106,7 +130,7 @@ pub(crate) fn gone_from_here(holder: &str) -> bool {
         Err(Errno::SRCH) => true,
         // Alive (ours, or another user's: EPERM): the same process only if
         // it started when the holder did.
-        Ok(()) | Err(_) => start_time(pid).is_some_and(|now| now.to_string() != start),
+        Ok(()) | Err(_) => start_time(pid).is_some_and(|now| now != theirs.start),
     }
 }
 
@@ -125,7 +149,7 @@ mod tests {
         let theirs = format!(
             "kubectl-maintain/{}/{pid}/{}",
             hostname(),
-            process_of(pid).unwrap()
+            Process::of(pid).unwrap()
         );
         child.wait().unwrap();
         assert!(gone_from_here(&theirs), "{theirs}");
@@ -143,7 +167,7 @@ mod tests {
         let init = format!(
             "kubectl-maintain/{}/1/{}",
             hostname(),
-            process_of(1).unwrap()
+            Process::of(1).unwrap()
         );
         assert!(!gone_from_here(&init), "{init}");
         // Another PID namespace, boot or host, or an older release's
