@@ -54,6 +54,11 @@ impl Audit {
         }
     }
 
+    /// The body as read: its size replaces the size the headers declared.
+    pub(super) fn body_read(&mut self, request_bytes: usize) {
+        self.request_bytes = request_bytes as u64;
+    }
+
     pub(super) fn write(&self, shared: &Shared, status: u16, response_bytes: u64) {
         self.write_encoded(shared, status, response_bytes, None);
     }

@@ -117,19 +117,20 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    let early = Audit::of(&parts, declared.map_or(0, |n| n as usize));
+    // Logged with the size declared until the body is read.
+    let mut audit = Audit::of(&parts, declared.map_or(0, |n| n as usize));
     if let Some(e) = filters::refuse_any(&shared) {
-        return response::error(&shared, &early, &e);
+        return response::error(&shared, &audit, &e);
     }
     let identity = match crate::auth::authenticate(&shared, &parts) {
         Ok(identity) => identity,
-        Err(e) => return response::error(&shared, &early, &e),
+        Err(e) => return response::error(&shared, &audit, &e),
     };
     let body = match read_body(body, declared).await {
         Ok(body) => body,
-        Err(e) => return response::error(&shared, &early, &e),
+        Err(e) => return response::error(&shared, &audit, &e),
     };
-    let audit = Audit::of(&parts, body.len());
+    audit.body_read(body.len());
     let path = parts.uri.path();
     // The sandbox's own user reads discovery and asks its reviews whatever
     // its rehearsed Role says (those are the bootstrap roles' to allow).

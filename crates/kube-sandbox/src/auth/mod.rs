@@ -122,13 +122,12 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
         None => Identity::User(anonymous()),
         Some(a) => match a.strip_prefix("Bearer ") {
             Some(token) if token == shared.owner_token => Identity::Owner,
-            Some(token) if owner_until(token, &shared.owner_token).is_some() => {
-                match owner_until(token, &shared.owner_token) {
-                    Some(until) if kube_conventions::time::now().as_second() < until => {
-                        Identity::Owner
-                    }
-                    _ => return Err(unauthorized()),
-                }
+            // An expired one is no token the sandbox made: 401 below.
+            Some(token)
+                if owner_until(token, &shared.owner_token)
+                    .is_some_and(|until| kube_conventions::time::now().as_second() < until) =>
+            {
+                Identity::Owner
             }
             Some(token) if tokens::is_ours(token) => {
                 let user = shared.tokens.user(&shared.store(), token);
@@ -149,7 +148,7 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
     else {
         // impersonation.go `buildImpersonationRequests`: groups or extras
         // without a user are refused (500), never served as the caller.
-        if !as_groups.is_empty() || as_extra || header_present(parts, "impersonate-uid") {
+        if !as_groups.is_empty() || as_extra || parts.headers.contains_key("impersonate-uid") {
             let asked: Vec<String> = as_groups.iter().map(|g| format!("{{Group {g}}}")).collect();
             return Err(ApiError::new(
                 500,
@@ -198,10 +197,6 @@ fn owner_until(token: &str, owner: &str) -> Option<i64> {
         .strip_prefix(".until.")?
         .parse()
         .ok()
-}
-
-fn header_present(parts: &Parts, name: &str) -> bool {
-    parts.headers.contains_key(name)
 }
 
 /// Who a request without credentials is (k8s.io/apiserver
