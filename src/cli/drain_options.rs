@@ -44,14 +44,8 @@ pub(crate) fn node_selection(
             }
             NodeSelection::Selector(sel.clone())
         }
-        (None, false) => {
-            // Each was checked by crate::cli::node_arg as clap read it; a
-            // caller that builds names itself is checked the same way.
-            for n in nodes {
-                super::node_arg::parse(n).map_err(Exit::usage)?;
-            }
-            NodeSelection::Names(nodes.to_vec())
-        }
+        // Each name was checked by crate::cli::node_arg as clap read it.
+        (None, false) => NodeSelection::Names(nodes.to_vec()),
     })
 }
 
