@@ -491,11 +491,7 @@ impl Proxy {
             .stderr(Stdio::null())
             .spawn()
             .expect("tinyproxy is installed (.ci/run installs it from Debian)");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "tinyproxy did not listen");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        listening(port, "tinyproxy");
         Proxy { child, port, log }
     }
 
@@ -509,6 +505,15 @@ impl Proxy {
         log.lines()
             .filter(|l| l.contains(&format!("CONNECT {host}:")))
             .count()
+    }
+}
+
+/// Waits for `what` to listen on a loopback port (10 s at most).
+fn listening(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not listen");
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -681,11 +686,7 @@ fn a_socks5_proxy_with_a_login_is_used_as_kubectl_uses_it() {
         .stderr(Stdio::null())
         .spawn()
         .expect("microsocks is installed (scripts/test.sh installs it from Debian)");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "microsocks did not listen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    listening(port, "microsocks");
     let (server, ca) = c.server_and_ca();
     let token = indent(&[format!("token: {TOKEN}")]);
     let with = |name: &str, login: &str| {

@@ -35,6 +35,17 @@ fn plugin(dir: &Path, revoke_first: bool) -> (PathBuf, PathBuf) {
     (path, count)
 }
 
+/// A kubeconfig for the sandbox whose user's credential is `plugin`.
+fn exec_kubeconfig(c: &Cluster, name: &str, plugin: &Path) -> PathBuf {
+    c.kubeconfig_with_user(
+        name,
+        &format!(
+            "{{exec: {{apiVersion: client.authentication.k8s.io/v1, command: \"{}\", interactiveMode: Never}}}}",
+            plugin.display()
+        ),
+    )
+}
+
 fn runs(count: &Path) -> u32 {
     let n = std::fs::read_to_string(count).map_or(0, |s| s.trim().parse().unwrap_or(0));
     let _ = std::fs::remove_file(count);
@@ -56,13 +67,7 @@ fn cluster() -> Cluster {
 fn a_plugin_runs_once_a_process_while_its_token_holds() {
     let c = cluster();
     let (path, count) = plugin(c.dir.path(), false);
-    let kc = c.kubeconfig_with_user(
-        "exec",
-        &format!(
-            "{{exec: {{apiVersion: client.authentication.k8s.io/v1, command: \"{}\", interactiveMode: Never}}}}",
-            path.display()
-        ),
-    );
+    let kc = exec_kubeconfig(&c, "exec", &path);
     let kc = kc.to_str().unwrap();
     for args in [
         vec!["status", "--kubeconfig", kc],
@@ -99,13 +104,7 @@ fn a_plugin_runs_once_a_process_while_its_token_holds() {
 fn a_refused_token_is_fetched_again_once_and_the_request_sent_again() {
     let c = cluster();
     let (path, count) = plugin(c.dir.path(), true);
-    let kc = c.kubeconfig_with_user(
-        "revoking",
-        &format!(
-            "{{exec: {{apiVersion: client.authentication.k8s.io/v1, command: \"{}\", interactiveMode: Never}}}}",
-            path.display()
-        ),
-    );
+    let kc = exec_kubeconfig(&c, "revoking", &path);
     let out = c.maintain(&["status", "--kubeconfig", kc.to_str().unwrap()]);
     out.success();
     assert_eq!(runs(&count), 2, "once refused, once fresh: {out:?}");
@@ -162,13 +161,7 @@ fn a_roll_outlives_its_15_second_tokens() {
     )
     .unwrap();
     std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let kc = c.kubeconfig_with_user(
-        "short-lived",
-        &format!(
-            "{{exec: {{apiVersion: client.authentication.k8s.io/v1, command: \"{}\", interactiveMode: Never}}}}",
-            plugin.display()
-        ),
-    );
+    let kc = exec_kubeconfig(&c, "short-lived", &plugin);
     let started = std::time::Instant::now();
     let out = c.maintain(&[
         "roll",
