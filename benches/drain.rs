@@ -260,7 +260,7 @@ fn main() {
     let mut breakdowns = args.iter().any(|a| a == "--kinds").then(Vec::new);
     let work = std::env::temp_dir().join(format!("km-bench-{}", std::process::id()));
     println!(
-        "| cluster | drained | tool | wall | lower bound | wall / bound | evicted | requests / evicted pod | KiB / evicted pod | peak memory | first eviction | exit | sandbox lag p50 / p99: timers; writes |"
+        "| cluster | drained | tool | wall | lower bound | wall / bound | evicted | requests / evicted pod | KiB / evicted pod | peak memory | first eviction | exit | sandbox lag p50 / p99: timers; writes; the simulation |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &nodes in &sizes {
@@ -303,7 +303,7 @@ fn main() {
                     f.first_eviction
                         .map_or_else(|| "-".into(), |d| format!("{:.2} s", d.as_secs_f64())),
                     f.exit,
-                    common::lag_cell(&f.lag),
+                    common::lag_cell(&f.lag, f.wall),
                 );
                 if let Some(b) = breakdowns.as_mut() {
                     // The row is printed: only the breakdown reads the log.

@@ -315,7 +315,7 @@ fn print_row(setup: Setup, name: &str, f: &Figures, bound: f64) {
         f.drain_cpu / f.wall.as_secs_f64(),
         f.sandbox_cpu / f.wall.as_secs_f64(),
         f.exit,
-        common::lag_cell(&f.lag),
+        common::lag_cell(&f.lag, f.wall),
     );
 }
 
@@ -386,7 +386,7 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse::<usize>().ok());
     println!(
-        "| cluster | drained | tool | wall | global lower bound | wall / bound | evicted | replacements evicted again | requests / evicted pod | KiB / evicted pod | budget violations | peak memory | CPU / wall: drain, sandbox | exit | sandbox lag p50 / p99: timers; writes |"
+        "| cluster | drained | tool | wall | global lower bound | wall / bound | evicted | replacements evicted again | requests / evicted pod | KiB / evicted pod | budget violations | peak memory | CPU / wall: drain, sandbox | exit | sandbox lag p50 / p99: timers; writes; the simulation |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut breakdown = Vec::new();

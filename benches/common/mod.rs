@@ -357,18 +357,20 @@ pub(crate) fn cpu_seconds(stderr: &str) -> f64 {
         .sum()
 }
 
-/// The sandbox's lateness during a run: timers' and writes' median and
-/// p99. A p99 over `LAG_BOUND` marks the row as measuring the simulator.
-pub(crate) fn lag_cell(lag: &kube_sandbox::SandboxLag) -> String {
+/// The sandbox's lateness during a run of `wall`: timers' and writes'
+/// median and p99, and the simulation's busy and waiting shares (what it
+/// costs a write, and why it is late when it is). A p99 over `LAG_BOUND`
+/// marks the row as measuring the simulator.
+pub(crate) fn lag_cell(lag: &kube_sandbox::SandboxLag, wall: Duration) -> String {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let late = lag.timers.p99.max(lag.changes.p99) > LAG_BOUND;
     format!(
-        "{:.1} / {:.1} ms; {:.1} / {:.1} ms{}",
+        "{:.1} / {:.1} ms; {:.1} / {:.1} ms; {}{}",
         ms(lag.timers.median),
         ms(lag.timers.p99),
         ms(lag.changes.median),
         ms(lag.changes.p99),
-        if late {
+        lag.cause(wall),
+        if lag.late(LAG_BOUND) {
             " **(late: the row measures the simulator, not the drain)**"
         } else {
             ""

@@ -7,6 +7,12 @@
 //!
 //! Kept as counts in exponential buckets (1 µs to about an hour), so a
 //! run of millions of events costs a few hundred counters.
+//!
+//! Beside them, why it is late: how long the simulation was at work, and
+//! how much of that it spent waiting for the store while the API server's
+//! handlers held it. A simulation busy nearly all the run is saturated; one
+//! that waits a large share of it is held up by the requests it serves (both
+//! run under the one lock of the store, crate::shared).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -17,6 +23,11 @@ const BUCKETS: usize = 64;
 pub(crate) struct Lag {
     timers: Histogram,
     changes: Histogram,
+    /// Nanoseconds the simulation worked (from a change or timer heard to
+    /// the store quiet again), its waits for the store included.
+    busy: AtomicU64,
+    /// Nanoseconds of it the simulation waited to take the store.
+    waited: AtomicU64,
 }
 
 struct Histogram([AtomicU64; BUCKETS]);
@@ -42,6 +53,31 @@ pub struct SandboxLag {
     pub timers: Lateness,
     /// Writes: from the store's change to the controllers' hearing of it.
     pub changes: Lateness,
+    /// How long the simulation was at work, waits for the store included.
+    pub busy: Duration,
+    /// How long of that it waited to take the store from the API server.
+    pub waited: Duration,
+}
+
+impl SandboxLag {
+    /// Timers or writes were later than `bound` at their 99th percentile.
+    pub fn late(&self, bound: Duration) -> bool {
+        self.timers.p99.max(self.changes.p99) > bound
+    }
+
+    /// Why, over a run of `wall`: "simulation busy 84 % of the run (65 µs a
+    /// write), 27 % waiting for the store". The work a write is what must
+    /// not grow with the cluster; the busy share, what a faster drain needs.
+    pub fn cause(&self, wall: Duration) -> String {
+        let share = |d: Duration| 100.0 * d.as_secs_f64() / wall.as_secs_f64().max(1e-9);
+        let work = self.busy.saturating_sub(self.waited);
+        let per_write = work.as_secs_f64() * 1e6 / self.changes.count.max(1) as f64;
+        format!(
+            "simulation busy {:.0} % of the run ({per_write:.0} µs a write), {:.0} % waiting for the store",
+            share(self.busy).min(100.0),
+            share(self.waited).min(100.0)
+        )
+    }
 }
 
 impl Histogram {
@@ -97,7 +133,19 @@ impl Lag {
         Lag {
             timers: Histogram::new(),
             changes: Histogram::new(),
+            busy: AtomicU64::new(0),
+            waited: AtomicU64::new(0),
         }
+    }
+
+    /// The simulation worked this long (one pass until the store was quiet).
+    pub(crate) fn busy(&self, d: Duration) {
+        add(&self.busy, d);
+    }
+
+    /// The simulation waited this long to take the store.
+    pub(crate) fn waited(&self, d: Duration) {
+        add(&self.waited, d);
     }
 
     pub(crate) fn timer(&self, late: Duration) {
@@ -112,13 +160,22 @@ impl Lag {
         SandboxLag {
             timers: self.timers.read(),
             changes: self.changes.read(),
+            busy: Duration::from_nanos(self.busy.load(Ordering::Relaxed)),
+            waited: Duration::from_nanos(self.waited.load(Ordering::Relaxed)),
         }
     }
 
     pub(crate) fn reset(&self) {
         self.timers.reset();
         self.changes.reset();
+        self.busy.store(0, Ordering::Relaxed);
+        self.waited.store(0, Ordering::Relaxed);
     }
+}
+
+fn add(counter: &AtomicU64, d: Duration) {
+    let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    counter.fetch_add(ns, Ordering::Relaxed);
 }
 
 #[cfg(test)]
@@ -141,5 +198,23 @@ mod tests {
         assert!(t.max >= Duration::from_millis(900));
         lag.reset();
         assert_eq!(lag.read().timers.count, 0);
+    }
+
+    #[test]
+    fn the_cause_is_said_as_shares_of_the_run() {
+        let lag = Lag::new();
+        lag.busy(Duration::from_secs(8));
+        lag.waited(Duration::from_secs(2));
+        for _ in 0..200_000 {
+            lag.change(Duration::from_micros(5));
+        }
+        let read = lag.read();
+        assert_eq!(
+            read.cause(Duration::from_secs(10)),
+            "simulation busy 80 % of the run (30 µs a write), 20 % waiting for the store"
+        );
+        assert!(!read.late(Duration::from_millis(100)));
+        lag.reset();
+        assert_eq!(lag.read().busy, Duration::ZERO);
     }
 }

@@ -62,6 +62,14 @@ struct Sim {
     eviction_timers: BTreeSet<Key>,
 }
 
+/// The store, the simulation's wait for it counted (crate::lag).
+fn lock(shared: &Shared) -> StoreGuard<'_> {
+    let asked = Instant::now();
+    let store = shared.store();
+    shared.lag.waited(asked.elapsed());
+    store
+}
+
 impl Sim {
     fn after(&mut self, delay: Duration, t: Timer) {
         self.timers.push(Instant::now() + delay, (t, None));
@@ -376,6 +384,7 @@ pub(crate) fn spawn(
             }
             let _ = idle.send(false);
             let shared = sim.shared.clone();
+            let busy_since = Instant::now();
             // Reconciling writes again; loop until the store is quiet. The
             // lock is handed to whoever waits for it between rounds of at
             // most MAX_BATCH changes, so API requests are answered while the
@@ -385,7 +394,7 @@ pub(crate) fn spawn(
             loop {
                 let fired = sim.timers.pop_due(Instant::now());
                 if !fired.is_empty() {
-                    let mut store = shared.store();
+                    let mut store = lock(&shared);
                     for (due, (t, _held)) in fired {
                         sim.shared
                             .lag
@@ -404,7 +413,7 @@ pub(crate) fn spawn(
                     break;
                 }
                 {
-                    let mut store = shared.store();
+                    let mut store = lock(&shared);
                     let (mut work, mut owed) = (Work::default(), Owed::default());
                     for c in batch.drain(..) {
                         sim.note_change(&store, &c, &mut work, &mut owed);
@@ -415,6 +424,7 @@ pub(crate) fn spawn(
                 // A task among the API server's on a single-threaded runtime.
                 tokio::task::yield_now().await;
             }
+            sim.shared.lag.busy(busy_since.elapsed());
         }
     };
     start(run)
