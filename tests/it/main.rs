@@ -23,6 +23,7 @@ mod operator;
 mod pool;
 mod python_client;
 mod rehearsal;
+mod release;
 mod reliability;
 mod request_budget;
 mod sandbox_cli;

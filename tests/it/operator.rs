@@ -1,6 +1,6 @@
 //! What an operator sees and scripts against: log lines and the report of a
 //! blocked drain, the JSON schema, the prompt and bars on a terminal,
-//! completions, the krew manifest.
+//! completions.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -391,63 +391,6 @@ fn kubectl_completes_node_names_through_the_plugin() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines, ["worker-1", "worker-3", ":4"], "{stdout}");
-}
-
-#[test]
-fn krew_manifest_names_the_binary_for_every_platform() {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("krew-manifest.yaml"))
-            .unwrap();
-    let m: serde_json::Value = serde_saphyr::from_str(&text).expect("manifest parses");
-    assert_eq!(
-        m["apiVersion"],
-        "krew.googlecontainertools.github.com/v1alpha2"
-    );
-    assert_eq!(m["kind"], "Plugin");
-    assert_eq!(m["metadata"]["name"], "maintain");
-    let version = m["spec"]["version"].as_str().unwrap();
-    assert!(
-        version.starts_with('v') && version[1..].split('.').count() == 3,
-        "{version}"
-    );
-    assert_eq!(
-        version[1..],
-        *env!("CARGO_PKG_VERSION"),
-        "manifest and crate versions agree"
-    );
-    for key in ["shortDescription", "description", "homepage"] {
-        assert!(
-            m["spec"][key].as_str().is_some_and(|s| !s.is_empty()),
-            "{key}"
-        );
-    }
-    let mut platforms: Vec<(String, String)> = Vec::new();
-    for p in m["spec"]["platforms"].as_array().unwrap() {
-        assert_eq!(p["bin"], "./kubectl-maintain");
-        let uri = p["uri"].as_str().unwrap();
-        assert!(uri.ends_with(".tar.gz") && uri.contains(version), "{uri}");
-        let sha = p["sha256"].as_str().unwrap();
-        assert!(
-            sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()),
-            "{sha}"
-        );
-        let labels = &p["selector"]["matchLabels"];
-        platforms.push((
-            labels["os"].as_str().unwrap().into(),
-            labels["arch"].as_str().unwrap().into(),
-        ));
-    }
-    platforms.sort();
-    let want: Vec<(String, String)> = [
-        ("darwin", "amd64"),
-        ("darwin", "arm64"),
-        ("linux", "amd64"),
-        ("linux", "arm64"),
-    ]
-    .iter()
-    .map(|(o, a)| ((*o).into(), (*a).into()))
-    .collect();
-    assert_eq!(platforms, want);
 }
 
 /// Automation under a pseudo-terminal turns the question off with an
