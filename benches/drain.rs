@@ -260,7 +260,7 @@ fn main() {
     let mut breakdowns = args.iter().any(|a| a == "--kinds").then(Vec::new);
     let work = std::env::temp_dir().join(format!("km-bench-{}", std::process::id()));
     println!(
-        "| cluster | drained | tool | wall | lower bound | wall / bound | evicted | requests / evicted pod | KiB / evicted pod | peak memory | first eviction | exit | sandbox lag p50 / p99: timers; writes; the simulation |"
+        "| cluster | drained | tool | wall | lower bound | wall / bound | evicted | requests / evicted pod | KiB / evicted pod | peak memory | first eviction | exit | sandbox lag p50 / p99: timers; writes; requests; the simulation |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &nodes in &sizes {

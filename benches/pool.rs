@@ -10,9 +10,10 @@
 //! were themselves replacements, and budget violations (a budget's healthy
 //! pods below what it requires, in any status the sandbox's disruption
 //! controller wrote during the run), and the sandbox's lag (how late its
-//! kubelets' and controllers' timers fired, and how long its writes waited
-//! for the controllers: median and p99; a p99 over 100 ms marks the row as
-//! measuring the simulator, not the drain). For the roll: wall time, each node's
+//! kubelets' and controllers' timers fired, how long its writes waited for
+//! the controllers and its requests for the store: median and p99; a p99
+//! over 100 ms marks the row as measuring the simulator, not the drain; with
+//! the simulation's busy share and its work per write). For the roll: wall time, each node's
 //! time out of service, and the rolling process's peak memory and CPU.
 //!
 //! The benchmark's own process, which hosts the sandbox, keeps the pages its
@@ -386,7 +387,7 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse::<usize>().ok());
     println!(
-        "| cluster | drained | tool | wall | global lower bound | wall / bound | evicted | replacements evicted again | requests / evicted pod | KiB / evicted pod | budget violations | peak memory | CPU / wall: drain, sandbox | exit | sandbox lag p50 / p99: timers; writes; the simulation |"
+        "| cluster | drained | tool | wall | global lower bound | wall / bound | evicted | replacements evicted again | requests / evicted pod | KiB / evicted pod | budget violations | peak memory | CPU / wall: drain, sandbox | exit | sandbox lag p50 / p99: timers; writes; requests; the simulation |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut breakdown = Vec::new();

@@ -357,18 +357,20 @@ pub(crate) fn cpu_seconds(stderr: &str) -> f64 {
         .sum()
 }
 
-/// The sandbox's lateness during a run of `wall`: timers' and writes'
-/// median and p99, and the simulation's busy and waiting shares (what it
+/// The sandbox's lateness during a run of `wall`: timers', writes' and
+/// requests' (their wait for the store) median and p99, and the simulation's busy and waiting shares (what it
 /// costs a write, and why it is late when it is). A p99 over `LAG_BOUND`
 /// marks the row as measuring the simulator.
 pub(crate) fn lag_cell(lag: &kube_sandbox::SandboxLag, wall: Duration) -> String {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     format!(
-        "{:.1} / {:.1} ms; {:.1} / {:.1} ms; {}{}",
+        "{:.1} / {:.1} ms; {:.1} / {:.1} ms; {:.1} / {:.1} ms; {}{}",
         ms(lag.timers.median),
         ms(lag.timers.p99),
         ms(lag.changes.median),
         ms(lag.changes.p99),
+        ms(lag.requests.median),
+        ms(lag.requests.p99),
         lag.cause(wall),
         if lag.late(LAG_BOUND) {
             " **(late: the row measures the simulator, not the drain)**"

@@ -8,6 +8,10 @@
 //! Kept as counts in exponential buckets (1 µs to about an hour), so a
 //! run of millions of events costs a few hundred counters.
 //!
+//! And for the API server's side, how long a request's handler waited to
+//! take the store: a request that waits is an answer the drain waits for,
+//! so a row whose requests wait long measures the sandbox too.
+//!
 //! Beside them, why it is late: how long the simulation was at work, and
 //! how much of that it spent waiting for the store while the API server's
 //! handlers held it. A simulation busy nearly all the run is saturated; one
@@ -23,6 +27,7 @@ const BUCKETS: usize = 64;
 pub(crate) struct Lag {
     timers: Histogram,
     changes: Histogram,
+    requests: Histogram,
     /// Nanoseconds the simulation worked (from a change or timer heard to
     /// the store quiet again), its waits for the store included.
     busy: AtomicU64,
@@ -53,6 +58,9 @@ pub struct SandboxLag {
     pub timers: Lateness,
     /// Writes: from the store's change to the controllers' hearing of it.
     pub changes: Lateness,
+    /// Requests: how long a handler of the API server waited for the store
+    /// (only those that found it taken).
+    pub requests: Lateness,
     /// How long the simulation was at work, waits for the store included.
     pub busy: Duration,
     /// How long of that it waited to take the store from the API server.
@@ -60,9 +68,10 @@ pub struct SandboxLag {
 }
 
 impl SandboxLag {
-    /// Timers or writes were later than `bound` at their 99th percentile.
+    /// Timers, writes or requests were later than `bound` at their 99th
+    /// percentile.
     pub fn late(&self, bound: Duration) -> bool {
-        self.timers.p99.max(self.changes.p99) > bound
+        self.timers.p99.max(self.changes.p99).max(self.requests.p99) > bound
     }
 
     /// Why, over a run of `wall`: "simulation busy 84 % of the run (65 µs a
@@ -133,6 +142,7 @@ impl Lag {
         Lag {
             timers: Histogram::new(),
             changes: Histogram::new(),
+            requests: Histogram::new(),
             busy: AtomicU64::new(0),
             waited: AtomicU64::new(0),
         }
@@ -156,10 +166,15 @@ impl Lag {
         self.changes.record(late);
     }
 
+    pub(crate) fn request(&self, waited: Duration) {
+        self.requests.record(waited);
+    }
+
     pub(crate) fn read(&self) -> SandboxLag {
         SandboxLag {
             timers: self.timers.read(),
             changes: self.changes.read(),
+            requests: self.requests.read(),
             busy: Duration::from_nanos(self.busy.load(Ordering::Relaxed)),
             waited: Duration::from_nanos(self.waited.load(Ordering::Relaxed)),
         }
@@ -168,6 +183,7 @@ impl Lag {
     pub(crate) fn reset(&self) {
         self.timers.reset();
         self.changes.reset();
+        self.requests.reset();
         self.busy.store(0, Ordering::Relaxed);
         self.waited.store(0, Ordering::Relaxed);
     }
@@ -214,6 +230,11 @@ mod tests {
             "simulation busy 80 % of the run (30 µs a write), 20 % waiting for the store"
         );
         assert!(!read.late(Duration::from_millis(100)));
+        lag.request(Duration::from_millis(150));
+        assert!(
+            lag.read().late(Duration::from_millis(100)),
+            "a request waited"
+        );
         lag.reset();
         assert_eq!(lag.read().busy, Duration::ZERO);
     }
