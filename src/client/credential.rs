@@ -23,12 +23,7 @@ use kube::config::{ExecConfig, ExecInteractiveMode};
 use secrecy::{ExposeSecret, SecretString};
 use tower::{BoxError, Layer, Service};
 
-use super::failure::Credentials;
-
-/// A credential that could not be had, as crate::client::failure words it.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("getting credentials failed")]
-pub(crate) struct CredentialError(pub(crate) Credentials);
+use super::failure::{CredentialError, Credentials};
 
 /// Where the token comes from.
 enum Source {

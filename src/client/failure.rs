@@ -35,6 +35,12 @@ pub(crate) enum NoAnswer {
     Other(String),
 }
 
+/// A credential that could not be had (crate::client::credential's
+/// failure), worded as the other credential failures are.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("getting credentials failed")]
+pub(crate) struct CredentialError(pub(crate) Credentials);
+
 /// How a credential source failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Credentials {
@@ -83,7 +89,7 @@ pub(crate) fn of(e: &(dyn Error + 'static)) -> NoAnswer {
         if let Some(auth) = c.downcast_ref::<kube::client::AuthError>() {
             return NoAnswer::Credentials(credentials(auth));
         }
-        if let Some(e) = c.downcast_ref::<super::credential::CredentialError>() {
+        if let Some(e) = c.downcast_ref::<CredentialError>() {
             return NoAnswer::Credentials(e.0.clone());
         }
         if let Some(kube::Error::Auth(auth)) = c.downcast_ref::<kube::Error>() {

@@ -14,6 +14,7 @@ mod faults;
 mod finishing;
 mod fuzz;
 mod harness;
+mod house;
 mod image;
 mod in_cluster;
 mod in_cluster_job;
