@@ -194,15 +194,6 @@ impl Sandbox {
         })
     }
 
-    /// Loads a scenario file; its `Sandbox` document's settings win over `opts.config`.
-    pub async fn from_file(path: &Path, mut opts: Options) -> Result<Sandbox, SandboxError> {
-        let s = scenario::load_file(path)?;
-        if let Some(c) = s.config {
-            opts.config = c;
-        }
-        Sandbox::start(s.objects, opts).await
-    }
-
     /// The address it serves on.
     pub fn addr(&self) -> SocketAddr {
         self.addr

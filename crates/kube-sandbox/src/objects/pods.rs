@@ -111,12 +111,6 @@ pub fn node_name(pod: &Value) -> Option<&str> {
         .filter(|s| !s.is_empty())
 }
 
-/// A static pod's API mirror: the kubelet owns it, the API cannot evict it.
-pub fn is_mirror(pod: &Value) -> bool {
-    pod.at("/metadata/annotations/kubernetes.io~1config.mirror")
-        .is_some()
-}
-
 /// One of an object's annotations.
 pub fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
     obj.at("/metadata/annotations")?.get(key)?.as_str()
