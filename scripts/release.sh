@@ -6,9 +6,9 @@
 #   RELEASE_BINARY=path scripts/release.sh v0.1.0 TARGET  # packs a binary already built
 #
 # Each TARGET is a Rust target triple. Without RELEASE_BINARY the script
-# builds it (its toolchain installed: rustup target add ...; darwin targets
-# build on macOS runners); without targets it builds the four the manifest
-# lists. With RELEASE_BINARY it builds nothing and packs that file as the
+# builds it in the dist profile (Cargo.toml), its toolchain installed
+# (rustup target add ...; darwin targets build on macOS runners); without
+# targets it builds the four the manifest lists. With RELEASE_BINARY it builds nothing and packs that file as the
 # one TARGET named.
 #
 # An archive holds the binary, LICENSE, README.md, the kubectl_complete-maintain
@@ -38,6 +38,8 @@ tar=tar
 command -v gtar >/dev/null && tar=gtar
 "$tar" --version 2>/dev/null | grep -q 'GNU tar' ||
   { echo "release: GNU tar is needed for reproducible archives (install gnu-tar)" >&2; exit 2; }
+# sha256sum where there is one, shasum on macOS: the same output.
+sha256() { if command -v sha256sum >/dev/null; then sha256sum "$@"; else shasum -a 256 "$@"; fi; }
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || true)}
 [ -n "$epoch" ] || { echo "release: no commit to date the archives by: set SOURCE_DATE_EPOCH" >&2; exit 2; }
 
@@ -54,8 +56,8 @@ files=(LICENSE README.md completions/kubectl_complete-maintain completions/kubec
 for target in "${targets[@]}"; do
   binary=${RELEASE_BINARY:-}
   if [ -z "$binary" ]; then
-    cargo build --release --locked --target "$target"
-    binary="target/$target/release/kubectl-maintain"
+    cargo build --profile dist --locked --target "$target"
+    binary="target/$target/dist/kubectl-maintain"
   fi
   stage=$(mktemp -d)
   chmod 0755 "$stage"
@@ -69,7 +71,7 @@ for target in "${targets[@]}"; do
   "$tar" -C "$stage" --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner \
     --format=gnu -cf - . | gzip -9 -n > "$archive"
   rm -rf "$stage"
-  sum=$(sha256sum "$archive" | cut -d' ' -f1)
+  sum=$(sha256 "$archive" | cut -d' ' -f1)
   # The sha256 line follows the uri line of this archive.
   awk -v uri="kubectl-maintain-${version}-${target}.tar.gz" -v sum="$sum" '
     index($0, uri) { print; found = 1; next }
@@ -80,6 +82,6 @@ for target in "${targets[@]}"; do
 done
 
 # SHA256SUMS: every archive in the directory, by name.
-(cd "$dist" && find . -maxdepth 1 -name 'kubectl-maintain-*.tar.gz' -printf '%f\n' | LC_ALL=C sort |
-  xargs -r sha256sum > SHA256SUMS)
+(cd "$dist" && for a in kubectl-maintain-*.tar.gz; do [ -e "$a" ] && echo "$a"; done | LC_ALL=C sort |
+  while read -r a; do sha256 "$a"; done > SHA256SUMS)
 echo "release: $dist/SHA256SUMS"
