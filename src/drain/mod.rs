@@ -2,10 +2,12 @@
 //! cordon, then drain up to `--max-parallel` nodes at once, wave by wave.
 //!
 //! `session::run` is the whole drain as one call; `options` is what it is
-//! asked to do, `error` why it could not. Each node's drain is a pure state
-//! machine (`machine`) driven by a thin loop that performs its effects
-//! (`driver`); `engine` is the pipeline around them, `preview` the drains
-//! that change nothing, `conclude` the outcome they end with.
+//! asked to do (why it could not is crate::vocabulary's `DrainError`). Each
+//! node's drain is a pure state machine (`machine`) whose effects `driver`
+//! performs, a pod's eviction through `evict` (policy/v1), `eviction_request`
+//! (1.37's EvictionRequest), `gang` and `kubevirt`; `engine` is the pipeline
+//! around them, `preview` the drains that change nothing, `conclude` the
+//! outcome they end with. README.md's layout names every file here.
 
 pub(crate) mod budgets;
 mod conclude;

@@ -1,8 +1,9 @@
 //! The report's prose fitted to the terminal it is read on: a line longer
 //! than the terminal is wrapped between words, its continuation indented
 //! under its text (after `* ` or a label's indent), a `backquoted command`
-//! never split so it still copies whole (the report, `status`, and the
-//! warnings and lines printed above the bars). A table (from an upper-case
+//! never split so it still copies whole (the report and a roll's, `status`,
+//! the confirmation's warnings, and the warnings and lines printed above
+//! the bars). A table (from an upper-case
 //! header, `NODE   STATUS ...`, to the next blank line) is never wrapped;
 //! one wider than the terminal gets its first column on a line of its own.
 //! Nothing written elsewhere than a terminal is touched: scripts and

@@ -1,6 +1,7 @@
 //! The house keeps its shape: scripts/module-cycles.py, which .ci/run runs
 //! with `--check`, sees a cycle through a folder's re-export and judges
-//! against its list of known ones in both directions.
+//! against its list of known ones in both directions; README.md's layout
+//! names every source file.
 
 use std::path::Path;
 use std::process::Command;
@@ -72,4 +73,45 @@ fn a_cycle_through_a_reexport_fails_the_check_until_it_is_listed_and_a_mended_on
     let (code, out) = check(&allowed, &src);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("mended, take it off"), "{out}");
+}
+
+/// Every file of the plugin's `src/` is named in README.md's layout, by its
+/// path or by its name in backticks (`pages` for src/client/pages.rs), so a
+/// newcomer finds each one from the README; a file added without a word
+/// there fails here.
+#[test]
+fn readme_layout_names_every_source_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let layout = &readme[readme.find("## Layout").expect("a Layout section")..];
+    let mut unnamed = Vec::new();
+    let mut dirs = vec![root.join("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if path.extension().is_none_or(|e| e != "rs")
+                || ["mod", "main", "lib", "tests"].contains(&stem.as_str())
+            {
+                continue;
+            }
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if !layout.contains(&rel) && !layout.contains(&format!("`{stem}`")) {
+                unnamed.push(rel);
+            }
+        }
+    }
+    unnamed.sort();
+    assert!(
+        unnamed.is_empty(),
+        "README.md's layout names none of: {unnamed:?}"
+    );
 }
