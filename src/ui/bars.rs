@@ -98,15 +98,19 @@ const NAME_WIDTH_MAX: usize = 48;
 /// own above the bar, so that 80 columns still show the counts.
 const NAME_ON_ITS_OWN_LINE: usize = 24;
 
-fn bar_style(name_width: usize, colour: &str) -> ProgressStyle {
-    let template = if name_width > NAME_ON_ITS_OWN_LINE {
-        format!(
-            "  {{prefix:.bold}}\n    [{{bar:20.{colour}}}] {{pos:>3}}/{{len:<3}} {{elapsed:>4}} {{wide_msg}}"
-        )
+/// A node's row: its name, then a bar of its pods gone, or, for a node with
+/// none to move (not started yet, refused before anything moved, nothing
+/// on it), no bar at all: an empty bar reads as a full one (`0/0`).
+fn bar_style(name_width: usize, colour: &str, counted: bool) -> ProgressStyle {
+    let bar = if counted {
+        format!("[{{bar:20.{colour}}}] {{pos:>3}}/{{len:<3}} ")
     } else {
-        format!(
-            "  {{prefix:<{name_width}}} [{{bar:20.{colour}}}] {{pos:>3}}/{{len:<3}} {{elapsed:>4}} {{wide_msg}}"
-        )
+        String::new()
+    };
+    let template = if name_width > NAME_ON_ITS_OWN_LINE {
+        format!("  {{prefix:.bold}}\n    {bar}{{elapsed:>4}} {{wide_msg}}")
+    } else {
+        format!("  {{prefix:<{name_width}}} {bar}{{elapsed:>4}} {{wide_msg}}")
     };
     ProgressStyle::with_template(&template)
         .expect("template")
@@ -142,10 +146,10 @@ struct Board {
     blockers: HashMap<String, ProgressBar>,
     /// The longest node name so far (the bars' name column).
     name_width: usize,
-    /// The name column and colour each bar was last styled with: a style
-    /// is parsed from its template, so it is set only when one changes,
-    /// not at every event.
-    styled: HashMap<String, (usize, &'static str)>,
+    /// The name column, colour and whether it has pods to count, each bar
+    /// was last styled with: a style is parsed from its template, so it is
+    /// set only when one changes, not at every event.
+    styled: HashMap<String, (usize, &'static str, bool)>,
     nodes: BTreeMap<String, NodeState>,
     evicted: u64,
     cordoned: u64,
@@ -313,22 +317,26 @@ impl Board {
             // A longer name: every bar's column grows to it.
             self.name_width = width;
             for (name, bar) in &self.bars {
-                let colour = self.nodes[name].colour();
-                bar.set_style(bar_style(width, colour));
-                self.styled.insert(name.clone(), (width, colour));
+                let state = &self.nodes[name];
+                let (colour, counted) = (state.colour(), state.total > 0);
+                bar.set_style(bar_style(width, colour, counted));
+                self.styled.insert(name.clone(), (width, colour, counted));
             }
         }
         let state = &self.nodes[node];
         let (multi, width) = (&self.multi, self.name_width);
+        let style = (width, state.colour(), state.total > 0);
         let bar = self.bars.entry(node.to_string()).or_insert_with(|| {
-            let b = multi.add(ProgressBar::new(0));
+            // Styled before it is added: indicatif's default style, a
+            // full-width bar, was drawn for a moment at each node's start.
+            let b = ProgressBar::new(0).with_style(bar_style(style.0, style.1, style.2));
             b.set_prefix(node.chars().take(NAME_WIDTH_MAX).collect::<String>());
+            let b = multi.add(b);
             b.enable_steady_tick(Duration::from_millis(250));
             b
         });
-        let style = (width, state.colour());
         if self.styled.get(node) != Some(&style) {
-            bar.set_style(bar_style(style.0, style.1));
+            bar.set_style(bar_style(style.0, style.1, style.2));
             self.styled.insert(node.to_string(), style);
         }
         bar.set_length(state.total);

@@ -183,3 +183,64 @@ fn the_demo_shows_its_blocker_at_80_columns() {
     let end = t.wait_for("EXIT=", Duration::from_secs(60));
     assert!(!end.contains("panicked"), "{end}");
 }
+
+/// A node refused before anything moved (a bare pod, no `--force`) has no
+/// bar on screen, only its name and why: an empty bar reads as a full one
+/// (`0/0`). And no frame of the run, sampled as it goes, shows a bar in
+/// indicatif's default style (a full-width `█` bar flashed at each node's
+/// start before its own style came).
+#[test]
+fn a_refused_node_shows_no_bar_and_no_frame_flashes_a_full_one() {
+    let c = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .cordoned_node("spare")
+        .pod("default", "bare", "n1", |_| {})
+        .pod("apps", "owned", "n2", |p| {
+            p["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+                "kind": "ReplicaSet", "name": "gone", "uid": "1", "controller": true}]);
+            crate::scenario::shutdown(p, 1.0);
+        })
+        .start(33);
+    c.wait_settled();
+    let t = Terminal::start(&c, 80, "drain n1 n2 --timeout 20s --yes");
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let mut frames = Vec::new();
+    let end = loop {
+        let screen = t.screen();
+        if screen.contains("EXIT=") {
+            break screen;
+        }
+        frames.push(screen);
+        assert!(Instant::now() < deadline, "no end: {:?}", frames.last());
+        std::thread::sleep(Duration::from_millis(25));
+    };
+    assert!(end.contains("EXIT=3"), "{end}");
+    for frame in &frames {
+        assert!(
+            !frame.contains('█') && !frame.contains("  0/0  "),
+            "a full bar for a node with nothing counted:\n{frame}"
+        );
+    }
+    // The refused node's row, on the last frame with the bars (its last
+    // row there: an earlier frame's may still stand above, #64).
+    let last = frames
+        .iter()
+        .rev()
+        .find(|f| f.contains("refused after"))
+        .expect("a frame with the refused node's row");
+    let row = last
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("  n1 "))
+        .unwrap_or_else(|| panic!("n1's row:\n{last}"));
+    assert!(
+        !row.contains('[') && row.contains("refused after"),
+        "{row:?}\n{last}"
+    );
+    assert!(
+        last.lines()
+            .any(|l| l.starts_with("  n2 ") && l.contains('[')),
+        "the node with a pod to move keeps its bar:\n{last}"
+    );
+}
