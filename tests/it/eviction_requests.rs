@@ -193,7 +193,20 @@ fn a_rerun_after_kill_9_adopts_its_request_and_ctrl_c_withdraws_it() {
             .iter()
             .any(|e| e.method == "POST" && e.path == REQUESTS && e.status == 409)
     });
-    std::thread::sleep(Duration::from_millis(500));
+    // Adopted: its intent asked again (PATCH), then its progress read (the
+    // drain reads the Evictions only once the request is its own), so the
+    // Ctrl-C below finds a request to withdraw.
+    c.wait_for("the request adopted", Duration::from_secs(10), |c| {
+        let log = c.requests();
+        let adopted = log.iter().position(|e| {
+            e.method == "PATCH" && e.path.starts_with(&format!("{REQUESTS}/")) && e.status == 200
+        });
+        adopted.is_some_and(|i| {
+            log[i..]
+                .iter()
+                .any(|e| e.method == "GET" && e.path.ends_with("/namespaces/apps/evictions"))
+        })
+    });
     let _ = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();
