@@ -20,6 +20,24 @@ pub const INTERRUPTED: u8 = 130;
 /// and kubectl say it.
 pub const TERMINATED: u8 = 143;
 
+/// Nothing to do: nothing matched the selector (as kubectl's `-l`), every
+/// node was done by an earlier run, or a dry run: success.
+pub(crate) const NOTHING_TO_DO: u8 = OK;
+/// The operator said no at the question: nothing was changed, and what
+/// was asked was not done.
+pub(crate) const DECLINED: u8 = INCOMPLETE;
+
+/// How an uncordon ends: the code of a node that could not be returned
+/// (the last one told), else a node left cordoned for another run (not
+/// what was asked: a runbook must not go on as if it were back), else OK.
+pub(crate) fn of_uncordon(failed: Option<u8>, kept_for_another: bool) -> u8 {
+    match failed {
+        Some(code) => code,
+        None if kept_for_another => INCOMPLETE,
+        None => OK,
+    }
+}
+
 /// Which signal stopped the run, once one has (crate::cli::interrupt).
 static SIGNALLED: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(INTERRUPTED);
 
@@ -82,7 +100,7 @@ pub(crate) fn of_roll(outcome: &RollOutcome) -> u8 {
 pub(crate) fn of_stopped(stopped: &Stopped) -> u8 {
     match stopped {
         Stopped::NoNodesMatch(_) => OK,
-        Stopped::Declined => INCOMPLETE,
+        Stopped::Declined => DECLINED,
     }
 }
 
@@ -98,4 +116,17 @@ pub(crate) fn of_ended(ended: &Ended) -> u8 {
 /// the run's own success or failure.
 pub(crate) fn of_job(failed: bool) -> u8 {
     if failed { FAILURE } else { OK }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_uncordon_fails_on_a_failed_node_and_is_incomplete_on_one_kept_cordoned() {
+        assert_eq!(of_uncordon(None, false), OK);
+        assert_eq!(of_uncordon(None, true), INCOMPLETE);
+        assert_eq!(of_uncordon(Some(FAILURE), true), FAILURE);
+        assert_eq!(of_uncordon(Some(USAGE), false), USAGE);
+    }
 }

@@ -1,7 +1,7 @@
 //! `kubectl maintain roll`: check the input, show the order, confirm, run
 //! the roll, print the report, choose the exit code.
 
-use crate::cli::exit::{self, Exit};
+use crate::cli::exit::Exit;
 use crate::cli::{DryRunArg, RollArgs, interrupt, roll_options};
 use crate::client;
 use crate::roll;
@@ -23,7 +23,7 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
         Err(crate::vocabulary::DrainError::NoNodesMatch(selector)) => {
             listeners.finish().await;
             crate::errln!("No nodes match the selector {selector:?}: nothing to roll.");
-            return Ok(exit::OK);
+            return Ok(crate::exit_codes::NOTHING_TO_DO);
         }
         order => order.map_err(Exit::from)?,
     };
@@ -37,7 +37,7 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
             "Every selected node was done by an earlier run of this roll ({}): nothing to do; --fresh rolls them again.",
             options.identity
         );
-        return Ok(exit::OK);
+        return Ok(crate::exit_codes::NOTHING_TO_DO);
     }
     if dry_run {
         crate::outln!(
@@ -49,7 +49,7 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
                 .map(|m| format!(", within --max-unavailable {m}"))
                 .unwrap_or_default()
         );
-        return Ok(exit::OK);
+        return Ok(crate::exit_codes::NOTHING_TO_DO);
     }
     if !args.drain.yes && confirm::interactive() {
         crate::err!(
@@ -58,7 +58,7 @@ pub(crate) async fn run(args: RollArgs) -> anyhow::Result<u8> {
         );
         if !confirm::ask("Roll now?".into()).await {
             crate::errln!("nothing was changed");
-            return Ok(exit::INCOMPLETE);
+            return Ok(crate::exit_codes::DECLINED);
         }
     }
     let interrupt = interrupt::on_ctrl_c();

@@ -16,7 +16,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         // kubectl uncordon -l with nothing matching: silent, exit 0.
         Err(crate::vocabulary::DrainError::NoNodesMatch(selector)) => {
             crate::errln!("No nodes match the selector {selector:?}: nothing to uncordon.");
-            return Ok(exit::OK);
+            return Ok(crate::exit_codes::NOTHING_TO_DO);
         }
         found => found.map_err(Exit::from)?,
     };
@@ -75,13 +75,7 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         );
         failed.get_or_insert(exit::FAILURE);
     }
-    // A node left cordoned for someone else is not what was asked: say so
-    // in the exit code, so that a runbook does not go on as if it were back.
-    Ok(match failed {
-        Some(code) => code,
-        None if kept => exit::INCOMPLETE,
-        None => exit::OK,
-    })
+    Ok(crate::exit_codes::of_uncordon(failed, kept))
 }
 
 /// `--dry-run`, as kubectl uncordon's: kubectl's line for the node, with
