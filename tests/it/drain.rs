@@ -933,9 +933,7 @@ fn a_refused_node_does_not_stop_the_others() {
         .cordoned_node("spare")
         .pod("default", "bare", "n1", |_| {})
         .pod("apps", "owned", "n2", |p| {
-            p["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
-                "kind": "ReplicaSet", "name": "gone", "uid": "1", "controller": true}]);
-            scenario::shutdown(p, 0.2);
+            scenario::owned_by_a_gone_replicaset(p, 0.2);
         })
         .yaml();
     let theirs = Cluster::start(&scenario, 33);

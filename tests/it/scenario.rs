@@ -171,6 +171,15 @@ pub(crate) fn shutdown(pod: &mut Value, seconds: f64) {
     pod["metadata"]["annotations"][SHUTDOWN] = json!(seconds.to_string());
 }
 
+/// Makes a pod one a controller owns (a ReplicaSet already gone), so
+/// kubectl's filters evict it, and gives it `seconds` to stop: the node it
+/// is on drains, beside one a bare pod refuses.
+pub(crate) fn owned_by_a_gone_replicaset(pod: &mut Value, seconds: f64) {
+    pod["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+        "kind": "ReplicaSet", "name": "gone", "uid": "1", "controller": true}]);
+    shutdown(pod, seconds);
+}
+
 /// Makes a pod complete by itself after `seconds` of running.
 pub(crate) fn completes_after(pod: &mut Value, seconds: f64) {
     pod["metadata"]["annotations"][COMPLETE_AFTER] = json!(seconds.to_string());

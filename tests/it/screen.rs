@@ -197,9 +197,7 @@ fn a_refused_node_shows_no_bar_and_no_frame_flashes_a_full_one() {
         .cordoned_node("spare")
         .pod("default", "bare", "n1", |_| {})
         .pod("apps", "owned", "n2", |p| {
-            p["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
-                "kind": "ReplicaSet", "name": "gone", "uid": "1", "controller": true}]);
-            crate::scenario::shutdown(p, 1.0);
+            crate::scenario::owned_by_a_gone_replicaset(p, 1.0);
         })
         .start(33);
     c.wait_settled();
