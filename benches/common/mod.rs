@@ -358,9 +358,10 @@ pub(crate) fn cpu_seconds(stderr: &str) -> f64 {
 }
 
 /// The sandbox's lateness during a run of `wall`: timers', writes' and
-/// requests' (their wait for the store) median and p99, and the simulation's busy and waiting shares (what it
-/// costs a write, and why it is late when it is). A p99 over `LAG_BOUND`
-/// marks the row as measuring the simulator.
+/// requests' (their wait for the store) median and p99, and the
+/// simulation's busy and waiting shares (what a write costs it, and why it
+/// is late when it is). A p99 over `LAG_BOUND` marks the row as measuring
+/// the simulator.
 pub(crate) fn lag_cell(lag: &kube_sandbox::SandboxLag, wall: Duration) -> String {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     format!(
