@@ -194,6 +194,15 @@ impl Requests {
     /// Asks for one pod's eviction (this uid) and reads how far it got.
     pub(crate) async fn ask(&self, key: &PodKey, uid: &str) -> Asking {
         if self.goes_old_way(uid) {
+            // A request made before another pod's found no controller: it
+            // goes as that one went, deleted, not left to be withdrawn.
+            let made = self.asked.lock().expect("asked").contains_key(uid);
+            if made {
+                let said = Warning::NoEvictionRequestController {
+                    waited: CONTROLLER_WAIT,
+                };
+                self.fall_back(key, uid, &request_name(uid), said).await;
+            }
             return Asking::OldWay;
         }
         let known = self.asked.lock().expect("asked").contains_key(uid);
