@@ -58,6 +58,24 @@ pub(crate) struct NodePlan {
 }
 
 impl NodePlan {
+    /// Does kubectl's filter refuse one of its pods (the node then ends
+    /// at its start, nothing evicted)?
+    fn refused(&self) -> bool {
+        self.pods
+            .facts()
+            .iter()
+            .any(|f| matches!(f.disposition, Disposition::Refuse { .. }))
+    }
+
+    /// The pods its drain is to move: all but those left alone by design.
+    fn to_move(&self) -> usize {
+        let facts = self.pods.facts();
+        facts
+            .iter()
+            .filter(|f| !matches!(f.disposition, Disposition::Skip { .. }))
+            .count()
+    }
+
     fn unschedulable(&self) -> bool {
         crate::policy::maintenance::unschedulable(&self.node)
     }
@@ -471,12 +489,7 @@ impl Prepared {
 
     /// Does kubectl's filter refuse a pod on some selected node?
     pub(crate) fn refused(&self) -> bool {
-        self.nodes.iter().any(|n| {
-            n.pods
-                .facts()
-                .iter()
-                .any(|f| matches!(f.disposition, Disposition::Refuse { .. }))
-        })
+        self.nodes.iter().any(NodePlan::refused)
     }
 
     /// What the drain would do, from what was listed: no request is made.
@@ -618,6 +631,12 @@ impl Prepared {
         let Prepared {
             nodes, wave_names, ..
         } = self;
+        for n in &nodes {
+            engine.events.emit(Event::Planned {
+                node: n.name.clone(),
+                pods: n.to_move(),
+            });
+        }
         let groups =
             crate::policy::pool::groups(nodes.iter().map(|n| &n.node), engine.options.by_zone);
         let room = Room {
@@ -641,6 +660,7 @@ impl Prepared {
             chains: room.max_parallel > 1,
             names: nodes.iter().map(|n| n.name.clone()).collect(),
             nodes: nodes.into_iter().zip(was_cordoned).map(Some).collect(),
+            refused_at_once: !pace.cordon_at_turn,
             engine: &engine,
             settings: &settings,
         };
@@ -689,6 +709,9 @@ struct Draining<'a> {
     nodes: Vec<Option<(NodePlan, Option<bool>)>>,
     pool: PoolBudgets<'a>,
     chains: bool,
+    /// A node kubectl's filters refuse ends at once, without a slot (every
+    /// node was cordoned first, so nothing is left to do at its turn).
+    refused_at_once: bool,
 }
 
 impl Driver for Draining<'_> {
@@ -711,6 +734,17 @@ impl Driver for Draining<'_> {
         // order started, which serves budgets in it.
         let joined = n.join_budgets(self.engine);
         Ok(Admit::Start((n, was, joined)))
+    }
+
+    async fn at_once(&mut self, i: usize) -> Option<NodeOutcome> {
+        let refused = self.nodes[i].as_ref().is_some_and(|(n, _)| n.refused());
+        if !(self.refused_at_once && refused) {
+            return None;
+        }
+        self.pool.started(i);
+        let (n, was) = self.nodes[i].take().expect("each node once");
+        let joined = n.join_budgets(self.engine);
+        Some(drain_one(self.engine, self.settings.clone(), n, was, joined).await)
     }
 
     fn ended(&self, out: &NodeOutcome) -> Ended {

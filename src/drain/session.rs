@@ -234,7 +234,7 @@ async fn prepare_and_run(
         nodes: nodes.as_ref(),
         cordon_at_turn,
     };
-    let mut outcome = prepared.execute(pace).await;
+    let mut outcome = Box::pin(prepared.execute(pace)).await;
     if announced {
         publisher
             .maintenance_of_all(&names, Maintenance::NoLongerPlanned, Some(&events))

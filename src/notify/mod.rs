@@ -204,6 +204,7 @@ impl When {
                 | Event::Hold { .. }
                 | Event::HoldEnded { .. }
                 | Event::RunPhase { .. }
+                | Event::Planned { .. }
                 | Event::NodeEnded { .. }
         )
     }

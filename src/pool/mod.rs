@@ -88,6 +88,14 @@ pub(crate) trait Driver {
     }
     /// The node's own check, once the room and the gate let it go.
     async fn admit(&mut self, node: usize) -> Result<Admit<Self::Start, Self::Out>, DrainError>;
+    /// The result of a node that needs no slot, its job done now (a drain's
+    /// node that kubectl's filters refuse, when every node was cordoned
+    /// first: it ends at its start, and waiting for a slot only showed it
+    /// as work to come). Asked of every node as its group begins.
+    async fn at_once(&mut self, node: usize) -> Option<Self::Out> {
+        let _ = node;
+        None
+    }
     fn ended(&self, out: &Self::Out) -> Ended;
     /// The result of a node never started: interrupted, or the run
     /// stopped taking nodes.
@@ -225,7 +233,13 @@ impl Runner<'_> {
         let mut interrupted = interrupt.clone();
         let mut hears = true;
         for group in groups {
-            let mut pending: VecDeque<usize> = group.into();
+            let mut pending = VecDeque::with_capacity(group.len());
+            for i in group {
+                match driver.at_once(i).await {
+                    Some(out) => self.ended(driver, &mut st, i, out),
+                    None => pending.push_back(i),
+                }
+            }
             let mut running = FuturesUnordered::new();
             loop {
                 // Asked for before the nodes are read: no change is missed.

@@ -70,19 +70,23 @@ impl std::fmt::Display for HoldBack {
             HoldBack::NoFreeSlot {
                 in_progress,
                 max_parallel,
-            } => write!(
-                f,
-                "for a free slot ({in_progress} nodes in progress, --max-parallel {max_parallel})"
-            ),
+            } => {
+                let nodes = if *in_progress == 1 { "node" } else { "nodes" };
+                write!(
+                    f,
+                    "for a free slot ({in_progress} {nodes} in progress, --max-parallel {max_parallel})"
+                )
+            }
             HoldBack::MaxUnavailable {
                 unavailable,
                 ours,
                 nodes,
                 allows,
             } => {
+                let are = if *unavailable == 1 { "is" } else { "are" };
                 write!(
                     f,
-                    "{unavailable} of {nodes} nodes are unavailable"
+                    "{unavailable} of {nodes} nodes {are} unavailable"
                 )?;
                 if *ours > 0 {
                     write!(f, " ({ours} of them this run's)")?;

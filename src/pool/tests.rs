@@ -284,7 +284,7 @@ async fn a_node_said_later_goes_after_the_next_and_done_nodes_need_no_job() {
         h.lines(),
         [
             "n0: locked by other",
-            "n2: for a free slot (1 nodes in progress, --max-parallel 1)"
+            "n2: for a free slot (1 node in progress, --max-parallel 1)"
         ]
     );
     assert_eq!(h.tell.progress.summary(), "pool: 3/3 done, 0 in progress");
@@ -320,6 +320,6 @@ async fn a_slot_wait_is_said_once() {
     run_all(&h, &mut fake, room(1, None), all, |_| Out::Done).await;
     assert_eq!(
         h.lines(),
-        ["n1: for a free slot (1 nodes in progress, --max-parallel 1)"]
+        ["n1: for a free slot (1 node in progress, --max-parallel 1)"]
     );
 }

@@ -31,6 +31,13 @@ struct NodeState {
     phase: Option<String>,
     /// In a roll: the node's roll ended.
     rolled: bool,
+    /// Its drain started: its pods are counted on a bar. Before, the node
+    /// is only counted (its pods among the run's, as planned).
+    started: bool,
+    /// Counted from the run's plan (a drain's node) before it started.
+    planned: bool,
+    /// Its drain just started: a drain's row times it from now.
+    restarted: bool,
 }
 
 impl NodeState {
@@ -94,27 +101,87 @@ impl NodeState {
 const NAME_WIDTH_MAX: usize = 48;
 
 /// Names longer than this (a cloud node's
-/// `ip-10-0-12-34.eu-west-1.compute.internal` is 41) get a line of their
-/// own above the bar, so that 80 columns still show the counts.
+/// `ip-10-0-12-34.eu-west-1.compute.internal` is 41) get a row of their
+/// own above the bar, cut to the terminal's width, so that 80 columns
+/// still show the counts.
 const NAME_ON_ITS_OWN_LINE: usize = 24;
+
+/// A row of the frame, styled before it is added to it: a bar made with
+/// indicatif's own target (stderr) draws itself there, outside the
+/// frame, at its first change, and one added unstyled is drawn for a
+/// moment in the default style (a full-width bar).
+fn row(style: ProgressStyle) -> ProgressBar {
+    ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden()).with_style(style)
+}
+
+/// A node's name on a row of its own, cut to the terminal's width (not
+/// padded to it: a row's padding outlives a resize in indicatif's cache).
+fn name_row(name: &str, terminal: usize) -> ProgressBar {
+    row(ProgressStyle::with_template("  {msg:.bold}").expect("template"))
+        .with_message(cut_name(name, terminal))
+}
+
+fn cut_name(name: &str, terminal: usize) -> String {
+    name.chars()
+        .take(terminal.saturating_sub(2).max(1))
+        .collect()
+}
+
+/// `b` added to the frame by `add`, then drawn there: a row that never
+/// changes again is drawn only when told.
+fn shown(b: ProgressBar, add: impl FnOnce(ProgressBar) -> ProgressBar) -> ProgressBar {
+    let b = add(b);
+    b.tick();
+    b
+}
 
 /// A node's row: its name, then a bar of its pods gone, or, for a node with
 /// none to move (not started yet, refused before anything moved, nothing
 /// on it), no bar at all: an empty bar reads as a full one (`0/0`).
-fn bar_style(name_width: usize, colour: &str, counted: bool) -> ProgressStyle {
+/// `name_width` none: the name is on a row of its own above.
+fn bar_style(name_width: Option<usize>, colour: &str, counted: bool) -> ProgressStyle {
     let bar = if counted {
         format!("[{{bar:20.{colour}}}] {{pos:>3}}/{{len:<3}} ")
     } else {
         String::new()
     };
-    let template = if name_width > NAME_ON_ITS_OWN_LINE {
-        format!("  {{prefix:.bold}}\n    {bar}{{elapsed:>4}} {{wide_msg}}")
-    } else {
-        format!("  {{prefix:<{name_width}}} {bar}{{elapsed:>4}} {{wide_msg}}")
+    let template = match name_width {
+        None => format!("    {bar}{{elapsed:>4}} {{wide_msg}}"),
+        Some(w) => format!("  {{prefix:<{w}}} {bar}{{elapsed:>4}} {{wide_msg}}"),
     };
     ProgressStyle::with_template(&template)
         .expect("template")
         .progress_chars("=> ")
+}
+
+impl NodeState {
+    /// Its drain has pods to count on a bar.
+    fn counted(&self) -> bool {
+        self.started && self.total > 0
+    }
+}
+
+/// The columns of a bar's row besides the name and the message: the
+/// indent, the bar, its count and the time.
+const ROW_WITHOUT_NAME: usize = 2 + 1 + 22 + 8 + 5;
+
+/// The names' column, or none when names go on rows of their own: a name
+/// longer than [`NAME_ON_ITS_OWN_LINE`], or a terminal too narrow for the
+/// column, the bar and a few words of its message.
+fn name_column(longest: usize, terminal: usize) -> Option<usize> {
+    (longest <= NAME_ON_ITS_OWN_LINE && longest + ROW_WITHOUT_NAME + 16 <= terminal)
+        .then_some(longest)
+}
+
+/// A blocker's line under its bar (4 columns in), on as many rows as the
+/// terminal needs.
+fn blocker_rows(line: &str, terminal: usize) -> String {
+    super::fit::frame_rows(line, terminal.saturating_sub(4), terminal, 4)
+}
+
+/// The terminal's width in columns.
+fn terminal_width() -> usize {
+    usize::from(dialoguer::console::Term::stderr().size().1)
 }
 
 /// Whether to draw bars: stderr is a terminal and colour/cursor control is welcome.
@@ -129,12 +196,23 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
     // Nothing is drawn before the first event: a confirmation prompt may
     // own the terminal until then.
     let Some(first) = rx.recv().await else { return };
-    let mut board = Board::new();
+    let frame = super::frame::Frame::stderr();
+    let mut board = Board::new(&frame);
     board.show(first);
-    while let Some(e) = rx.recv().await {
-        board.show(e);
+    // A resize is seen within a quarter of a second, events or not.
+    let mut look = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tokio::select! {
+            e = rx.recv() => match e {
+                Some(e) => board.show(e),
+                None => break,
+            },
+            _ = look.tick() => board.refit(),
+        }
     }
-    board.overall.finish();
+    board.end();
+    drop(board);
+    frame.end();
 }
 
 /// What the bars show: the overall line, a bar per node, and the totals.
@@ -144,12 +222,17 @@ struct Board {
     bars: HashMap<String, ProgressBar>,
     /// The line under each node's bar, while it has one.
     blockers: HashMap<String, ProgressBar>,
+    /// The row above each node's bar with its name, when names go on
+    /// rows of their own.
+    names: HashMap<String, ProgressBar>,
+    /// The terminal's width the rows were last fitted to.
+    fitted_to: Option<usize>,
     /// The longest node name so far (the bars' name column).
     name_width: usize,
     /// The name column, colour and whether it has pods to count, each bar
     /// was last styled with: a style is parsed from its template, so it is
     /// set only when one changes, not at every event.
-    styled: HashMap<String, (usize, &'static str, bool)>,
+    styled: HashMap<String, (Option<usize>, &'static str, bool)>,
     nodes: BTreeMap<String, NodeState>,
     evicted: u64,
     cordoned: u64,
@@ -160,20 +243,23 @@ struct Board {
 }
 
 impl Board {
-    fn new() -> Self {
-        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-        let overall = multi.add(ProgressBar::new_spinner());
-        overall.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
-                .expect("template")
-                .tick_chars(super::glyphs::glyphs().spinner),
-        );
+    fn new(frame: &super::frame::Frame) -> Self {
+        // indicatif's own rate for a terminal: 20 frames a second.
+        let target = ProgressDrawTarget::term_like_with_hz(Box::new(frame.clone()), 20);
+        let multi = MultiProgress::with_draw_target(target);
+        let overall = multi.add(row(ProgressStyle::with_template(
+            "{spinner} {elapsed_precise} {msg}",
+        )
+        .expect("template")
+        .tick_chars(super::glyphs::glyphs().spinner)));
         overall.enable_steady_tick(Duration::from_millis(120));
         Board {
             multi,
             overall,
             bars: HashMap::new(),
             blockers: HashMap::new(),
+            names: HashMap::new(),
+            fitted_to: None,
             name_width: 8,
             styled: HashMap::new(),
             nodes: BTreeMap::new(),
@@ -185,10 +271,41 @@ impl Board {
         }
     }
 
+    /// The run ended: a node never started is counted as not started (it
+    /// will not start now), the tickers stop and the last frame is drawn.
+    fn end(&mut self) {
+        use crate::vocabulary::outcome::NodeStatus;
+        for state in self.nodes.values_mut() {
+            if state.status.is_none() && !state.started {
+                state.status = Some(NodeStatus::NotStarted);
+            }
+        }
+        for bar in self.bars.values() {
+            bar.disable_steady_tick();
+        }
+        // Rows that are not finished leave the frame when dropped: the
+        // names stay above their bars.
+        for above in self.names.values() {
+            above.abandon();
+        }
+        self.overall.disable_steady_tick();
+        self.draw_overall();
+        self.overall.finish();
+    }
+
     /// One event: a line above the bars for what is told as a line, then
     /// the node's bar and the overall line.
     fn show(&mut self, e: Event) {
         let node = match &e {
+            Event::Planned { node, pods } => {
+                let state = self.nodes.entry(node.clone()).or_default();
+                state.planned = true;
+                if !state.started {
+                    state.total = *pods as u64;
+                }
+                self.draw_overall();
+                return;
+            }
             Event::Cordoned { node, .. }
             | Event::NodeStarted { node, .. }
             | Event::WaveStarted { node, .. }
@@ -206,11 +323,17 @@ impl Board {
                     .println(super::fit::for_stderr(format!("warning: {warning}")));
                 return;
             }
-            Event::Phase { node, .. } => {
+            Event::Phase { node, phase, .. } => {
                 // Also as a line: the bars show where each node is, the
                 // lines what happened (a command's output among it).
                 if let Some(line) = super::lines::line(&e) {
                     let _ = self.multi.println(super::fit::for_stderr(line));
+                }
+                // A node waiting for its turn has no row yet: the line says
+                // why it waits, and the overall line counts it.
+                if phase == "waiting" && !self.bars.contains_key(node) {
+                    self.draw_overall();
+                    return;
                 }
                 node.clone()
             }
@@ -246,6 +369,11 @@ impl Board {
         match e {
             Event::Cordoned { .. } => self.cordoned += 1,
             Event::NodeStarted { pods, timeout, .. } => {
+                // What it waited for (a free slot) is over, and a drain's
+                // row times its drain from now.
+                state.phase = None;
+                state.restarted = true;
+                state.started = true;
                 state.total = pods as u64;
                 state.timeout = timeout;
             }
@@ -291,13 +419,16 @@ impl Board {
                 last,
                 ..
             } => {
+                // A roll's count of nodes; a drain's are the board's own.
+                if phase != "waiting" || self.pool.is_some() {
+                    self.pool = Some(pool);
+                }
                 // The drain's own progress is the bar's until it ends.
                 state.phase = (phase != "drain").then(|| match detail.as_str() {
                     "" => phase,
                     d => format!("{phase}: {d}"),
                 });
                 state.rolled = last;
-                self.pool = Some(pool);
             }
             Event::WaveDone { .. }
             | Event::Warning(_)
@@ -307,30 +438,77 @@ impl Board {
             | Event::Hold { .. }
             | Event::HoldEnded { .. }
             | Event::RunPhase { .. }
+            | Event::Planned { .. }
             | Event::NodeEnded { .. } => {}
         }
     }
 
+    /// After a resize, the rows fitted to the old width are fitted again.
+    fn refit(&mut self) {
+        let terminal = terminal_width();
+        if self.fitted_to.replace(terminal) == Some(terminal) {
+            return;
+        }
+        for (name, above) in &self.names {
+            above.set_message(cut_name(name, terminal));
+        }
+        for (name, under) in &self.blockers {
+            if let Some(line) = self.nodes[name].blocker() {
+                under.set_message(blocker_rows(&line, terminal));
+            }
+        }
+        if let Some(node) = self.nodes.keys().next().cloned() {
+            // The layout (a name column, or rows of their own) too.
+            if self.bars.contains_key(&node) {
+                self.draw_node(&node);
+            }
+        }
+        self.draw_overall();
+    }
+
     fn draw_node(&mut self, node: &str) {
-        let width = node.chars().count().min(NAME_WIDTH_MAX);
-        if width > self.name_width {
-            // A longer name: every bar's column grows to it.
-            self.name_width = width;
-            for (name, bar) in &self.bars {
-                let state = &self.nodes[name];
-                let (colour, counted) = (state.colour(), state.total > 0);
-                bar.set_style(bar_style(width, colour, counted));
-                self.styled.insert(name.clone(), (width, colour, counted));
+        let terminal = terminal_width();
+        self.refit();
+        self.name_width = self
+            .name_width
+            .max(node.chars().count().min(NAME_WIDTH_MAX));
+        let column = name_column(self.name_width, terminal);
+        // A longer name or a narrower terminal: every bar's layout follows.
+        for (name, bar) in &self.bars {
+            let state = &self.nodes[name];
+            let style = (column, state.colour(), state.counted());
+            if self.styled.get(name) != Some(&style) {
+                bar.set_style(bar_style(style.0, style.1, style.2));
+                self.styled.insert(name.clone(), style);
+            }
+            match (column, self.names.contains_key(name)) {
+                (None, false) => {
+                    let above = shown(name_row(name, terminal), |b| {
+                        self.multi.insert_before(bar, b)
+                    });
+                    self.names.insert(name.clone(), above);
+                }
+                (Some(_), true) => {
+                    if let Some(above) = self.names.remove(name) {
+                        self.multi.remove(&above);
+                    }
+                }
+                _ => {}
             }
         }
         let state = &self.nodes[node];
-        let (multi, width) = (&self.multi, self.name_width);
-        let style = (width, state.colour(), state.total > 0);
+        let multi = &self.multi;
+        let style = (column, state.colour(), state.counted());
+        let names = &mut self.names;
         let bar = self.bars.entry(node.to_string()).or_insert_with(|| {
-            // Styled before it is added: indicatif's default style, a
-            // full-width bar, was drawn for a moment at each node's start.
-            let b = ProgressBar::new(0).with_style(bar_style(style.0, style.1, style.2));
+            let b = row(bar_style(style.0, style.1, style.2));
             b.set_prefix(node.chars().take(NAME_WIDTH_MAX).collect::<String>());
+            if column.is_none() {
+                names.insert(
+                    node.to_string(),
+                    shown(name_row(node, terminal), |b| multi.add(b)),
+                );
+            }
             let b = multi.add(b);
             b.enable_steady_tick(Duration::from_millis(250));
             b
@@ -339,17 +517,24 @@ impl Board {
             bar.set_style(bar_style(style.0, style.1, style.2));
             self.styled.insert(node.to_string(), style);
         }
+        if std::mem::take(&mut self.nodes.get_mut(node).expect("applied").restarted)
+            && self.pool.is_none()
+        {
+            bar.reset_elapsed();
+        }
+        let state = &self.nodes[node];
         bar.set_length(state.total);
         bar.set_position(state.gone);
         bar.set_message(state.message());
-        match (state.blocker(), self.blockers.get(node)) {
+        // The blocker in full, on as many rows as the terminal needs.
+        let blocker = state.blocker().map(|line| blocker_rows(&line, terminal));
+        match (blocker, self.blockers.get(node)) {
             (Some(line), Some(under)) => under.set_message(line),
             (Some(line), None) => {
-                let under = multi.insert_after(bar, ProgressBar::new_spinner());
-                under.set_style(
-                    ProgressStyle::with_template("    {wide_msg:.yellow}").expect("template"),
-                );
-                under.set_message(line);
+                let under =
+                    row(ProgressStyle::with_template("    {msg:.yellow}").expect("template"))
+                        .with_message(line);
+                let under = shown(under, |b| multi.insert_after(bar, b));
                 self.blockers.insert(node.to_string(), under);
             }
             (None, Some(_)) => {
@@ -363,6 +548,9 @@ impl Board {
         // roll's node goes on past its drain.
         if state.rolled || (state.done.is_some() && self.pool.is_none()) {
             bar.abandon();
+            if let Some(above) = self.names.get(node) {
+                above.abandon();
+            }
         }
     }
 
@@ -373,8 +561,10 @@ impl Board {
         for n in self.nodes.values() {
             let state = match n.status {
                 Some(s) => s.as_str(),
-                // Named on screen, not started yet (a roll's waiting node).
-                None if n.total == 0 => continue,
+                // Its turn to come (counted from the plan), or named on
+                // screen before it (a roll's waiting node).
+                None if !n.started && n.planned => "waiting",
+                None if !n.started => continue,
                 None => "in progress",
             };
             *by.entry(state).or_default() += 1;
@@ -406,6 +596,10 @@ impl Board {
         if let Some(t) = &self.api_trouble {
             let _ = write!(msg, " {sep} API failing, retrying: {t}");
         }
+        // After the spinner and the time (11 columns), on as many rows as
+        // the terminal needs.
+        let width = terminal_width();
+        let msg = super::fit::frame_rows(&msg, width.saturating_sub(11), width, 4);
         self.overall.set_message(msg);
     }
 }

@@ -29,6 +29,7 @@ pub(crate) fn line(e: &Event) -> Option<String> {
         | Event::Hold { .. }
         | Event::HoldEnded { .. }
         | Event::RunPhase { .. }
+        | Event::Planned { .. }
         | Event::NodeEnded { .. } => return None,
         Event::NotWaitedFor { node, pod, seconds } => format!(
             "node/{node} pod/{pod} terminating longer than --skip-wait-for-delete-timeout ({seconds}s): not waited for"

@@ -6,6 +6,7 @@ pub(crate) mod bars;
 pub(crate) mod confirm;
 pub(crate) mod fit;
 pub(crate) mod formats;
+pub(crate) mod frame;
 pub(crate) mod glyphs;
 pub(crate) mod kubectl;
 pub(crate) mod lines;

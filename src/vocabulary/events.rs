@@ -14,6 +14,14 @@ pub(crate) enum Event {
         node: String,
         already: bool,
     },
+    /// A node of the run, before anything is done to it: the pods its
+    /// drain is to move (every pod not left alone by design, the ones
+    /// kubectl's filters refuse included), so that the run's count of
+    /// pods is whole from the start.
+    Planned {
+        node: String,
+        pods: usize,
+    },
     NodeStarted {
         node: String,
         pods: usize,

@@ -383,7 +383,7 @@ metadata: {name: w4}
     // cp1 is cordoned already: one of five out, and 1 allowed.
     let mut run = c.maintain_watched(&["drain", "w1", "--max-unavailable", "1", "-o", "json"]);
     run.wait_for_stderr(
-        "1 of 5 nodes are unavailable; --max-unavailable allows 1: waiting for nodes to be Ready and uncordoned",
+        "1 of 5 nodes is unavailable; --max-unavailable allows 1: waiting for nodes to be Ready and uncordoned",
         Duration::from_secs(20),
     );
     run.wait_for_stderr(

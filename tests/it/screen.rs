@@ -2,93 +2,15 @@
 //! (tmux, at 80 and 120 columns), a cloud node's 41-character name, read
 //! with `tmux capture-pane` while the drain is blocked and when it ends.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::harness::Cluster;
 use crate::scenario::{Scenario, template};
+use crate::terminal::Terminal;
 
 const NODE: &str = "ip-10-0-12-34.eu-west-1.compute.internal";
-
-fn bin() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_BIN_EXE_kubectl-maintain"))
-}
-
-/// A tmux session running one command at a width, killed when dropped.
-struct Terminal {
-    session: String,
-}
-
-impl Terminal {
-    fn start(c: &Cluster, width: u16, args: &str) -> Terminal {
-        Self::start_in(c, width, "LANG=C.UTF-8", args)
-    }
-
-    /// In a locale of its own (`LANG=C`: no UTF-8).
-    fn start_in(c: &Cluster, width: u16, locale: &str, args: &str) -> Terminal {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let session = format!("km-{}-{n}-{width}", std::process::id());
-        let command = format!(
-            "env -u NO_COLOR -u LC_ALL -u LC_CTYPE TERM=xterm-256color {locale} KUBECONFIG={} HOME={} {} {args}; echo EXIT=$?; sleep 60",
-            c.kubeconfig.display(),
-            c.dir.path().display(),
-            bin().display()
-        );
-        let started = Command::new("tmux")
-            .args(["new-session", "-d", "-s", &session, "-x"])
-            .arg(width.to_string())
-            .args(["-y", "40", &command])
-            .status()
-            .expect("tmux is required (.ci/run installs it)");
-        assert!(started.success(), "tmux new-session");
-        Terminal { session }
-    }
-
-    fn screen(&self) -> String {
-        self.capture(&[])
-    }
-
-    /// The lines as written: what the terminal wrapped, joined again.
-    fn written_lines(&self) -> String {
-        self.capture(&["-J", "-S", "-200"])
-    }
-
-    fn capture(&self, extra: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(["capture-pane", "-p", "-t", &self.session])
-            .args(extra)
-            .output()
-            .expect("tmux capture-pane");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// The screen once it shows `what`; panics with the screen after `limit`.
-    fn wait_for(&self, what: &str, limit: Duration) -> String {
-        let deadline = Instant::now() + limit;
-        loop {
-            let screen = self.screen();
-            if screen.contains(what) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no {what:?} on the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.session])
-            .status();
-    }
-}
 
 /// One replica behind `minAvailable: 1` on the cloud-named node: blocked.
 fn blocked() -> Cluster {

@@ -195,6 +195,7 @@ impl Script {
             | Event::Hold { .. }
             | Event::HoldEnded { .. }
             | Event::RunPhase { .. }
+            | Event::Planned { .. }
             | Event::NodeEnded { .. } => Vec::new(),
             Event::Blocked { .. } | Event::Surge { .. } | Event::ApiTrouble { .. } => ours(e),
         }

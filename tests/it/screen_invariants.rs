@@ -1,0 +1,359 @@
+//! The screen's invariants over generated clusters and terminals (#64):
+//! the guard the hand-written screen tests (crate::screen) are examples
+//! of. Each case is a cluster drawn from a seed (node names of 5 to 63
+//! characters, Deployments that move, one behind a budget that allows
+//! nothing, bare, DaemonSet and emptyDir pods kubectl's filters refuse
+//! without their flags) drained in tmux at a width from 40 to 250, in a
+//! UTF-8 locale or `LANG=C`, with `TERM=dumb` now and then, and resized
+//! mid-run in some. On every frame sampled and at the end:
+//! - no row of the live frame is wider than the terminal (read with the
+//!   terminal's own wraps joined again);
+//! - one status line on screen, never a second one left by an older frame;
+//! - at the end, the status line's counts are those of `-o json` (every
+//!   pod of the drained nodes counted once: gone, or still there), and
+//!   nothing is still "in progress" or "waiting";
+//! - under `LANG=C` every byte written is ASCII; under `TERM=dumb` none is
+//!   an escape.
+//!
+//! The seeds are fixed: a failure names its seed and reruns as it was.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::Cluster;
+use crate::scenario::Scenario;
+use crate::terminal::Terminal;
+
+/// splitmix64: a small generator, so a seed gives the same case anywhere.
+struct Seeded(u64);
+
+impl Seeded {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// A DNS label-ish node name of `len` characters, as clouds make them.
+fn node_name(r: &mut Seeded, i: usize, len: usize) -> String {
+    let stem = format!("n{i}-");
+    let alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789-.";
+    let mut name = stem;
+    while name.len() < len {
+        let c = alphabet[r.below(alphabet.len() as u64) as usize] as char;
+        // Never two separators in a row, nor one at the end.
+        let last = name.chars().last().unwrap_or('a');
+        if (c == '-' || c == '.') && (last == '-' || last == '.' || name.len() + 1 == len) {
+            continue;
+        }
+        name.push(c);
+    }
+    name
+}
+
+/// What one case runs: its cluster, its drain's flags, its terminal.
+struct Case {
+    seed: u64,
+    scenario: Scenario,
+    flags: String,
+    width: u16,
+    env: &'static str,
+    resize_to: Option<u16>,
+    /// The report as `-o json` into a file (its counts checked against the
+    /// status line), or on the terminal (its lines checked for width).
+    json: bool,
+}
+
+fn case(seed: u64) -> Case {
+    let mut r = Seeded(seed);
+    let drained = 1 + r.below(3) as usize;
+    let mut scenario = Scenario::new();
+    let mut names = Vec::new();
+    for i in 0..drained {
+        let len = 5 + r.below(59) as usize;
+        let name = node_name(&mut r, i, len);
+        scenario = scenario.labelled_node(&name, &[("drain", "yes")]);
+        names.push(name);
+    }
+    scenario = scenario.node("spare-a").node("spare-b");
+    scenario = scenario.deployment("web", 2 + r.below(5) as u32);
+    if r.chance(60) {
+        // One replica pinned to a drained node behind a budget that
+        // allows nothing: it blocks until --timeout.
+        let node = names[r.below(names.len() as u64) as usize].clone();
+        scenario = scenario
+            .deployment_with("solo", 1, move |d| {
+                crate::scenario::template(d)["spec"]["nodeSelector"] =
+                    json!({"kubernetes.io/hostname": node});
+            })
+            .pdb("solo", "minAvailable: 1");
+    }
+    for (i, node) in names.iter().enumerate() {
+        if r.chance(30) {
+            scenario = scenario.pod("default", &format!("bare-{i}"), node, |_| {});
+        }
+        if r.chance(25) {
+            scenario = scenario.pod("default", &format!("scratch-{i}"), node, |p| {
+                crate::scenario::owned_by_a_gone_replicaset(p, 0.2);
+                p["spec"]["volumes"] = json!([{"name": "tmp", "emptyDir": {}}]);
+            });
+        }
+        if r.chance(25) {
+            scenario = scenario.pod("kube-system", &format!("agent-{i}"), node, |p| {
+                p["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+                    "kind": "DaemonSet", "name": "agent", "uid": "2", "controller": true}]);
+            });
+        }
+    }
+    let mut flags = format!(
+        "-l drain=yes --yes --timeout {}s --max-parallel {}",
+        3 + r.below(3),
+        1 + r.below(3)
+    );
+    for flag in ["--force", "--ignore-daemonsets", "--delete-emptydir-data"] {
+        if r.chance(50) {
+            flags.push(' ');
+            flags.push_str(flag);
+        }
+    }
+    let width = 40 + r.below(211) as u16;
+    let env = match r.below(6) {
+        0 => "TERM=dumb LANG=C.UTF-8",
+        1 | 2 => "TERM=xterm-256color LANG=C",
+        _ => "TERM=xterm-256color LANG=C.UTF-8",
+    };
+    let resize_to = r.chance(40).then(|| 40 + r.below(211) as u16);
+    let json = r.chance(50);
+    Case {
+        seed,
+        scenario,
+        flags,
+        width,
+        env,
+        resize_to,
+        json,
+    }
+}
+
+/// The status line's `pods gone G/T` and its nodes' states.
+fn status_counts(line: &str) -> Option<(u64, u64)> {
+    let at = line.find("pods gone ")? + "pods gone ".len();
+    let rest = &line[at..];
+    let (gone, rest) = rest.split_once('/')?;
+    let total: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((gone.trim().parse().ok()?, total.parse().ok()?))
+}
+
+/// Is this row the status line (the spinner or its place, then the time)?
+fn is_status(row: &str) -> bool {
+    let t = row.trim_start();
+    let t = t.split_once(' ').map_or(t, |(head, rest)| {
+        if head.chars().all(|c| c.is_ascii_digit() || c == ':') {
+            t
+        } else {
+            rest
+        }
+    });
+    t.len() >= 9
+        && t.as_bytes()[2] == b':'
+        && t.as_bytes()[5] == b':'
+        && (t[9..].starts_with("nodes:") || t[9..].starts_with("pool:"))
+}
+
+/// The rows of the live frame on a screen: from the status line down.
+fn frame_rows(screen: &str) -> Vec<&str> {
+    let rows: Vec<&str> = screen.lines().collect();
+    match rows.iter().position(|r| is_status(r)) {
+        Some(at) => rows[at..].to_vec(),
+        None => Vec::new(),
+    }
+}
+
+fn width_of(row: &str) -> usize {
+    row.chars().count()
+}
+
+fn check(case: &Case, c: &Cluster) -> Result<(), String> {
+    let json_out = c.dir.path().join(format!("report-{}.json", case.seed));
+    let raw_out = c.dir.path().join(format!("raw-{}.bin", case.seed));
+    let args = if case.json {
+        format!("drain {} -o json > {}", case.flags, json_out.display())
+    } else {
+        format!("drain {}", case.flags)
+    };
+    let mut t = Terminal::start_with(c, case.width, case.env, &args);
+    t.record(&raw_out);
+    let started = Instant::now();
+    let mut width = case.width;
+    let mut resized_at = None;
+    let end = loop {
+        let screen = t.screen_joined();
+        if screen.contains("EXIT=") {
+            break screen;
+        }
+        // Just after a resize the terminal holds rows fitted to the old
+        // width; the next frames must fit the new one.
+        let settled = resized_at.is_none_or(|at: Instant| at.elapsed() > Duration::from_secs(1));
+        let frame = frame_rows(&screen);
+        if settled && let Some(row) = frame.iter().find(|r| width_of(r) > usize::from(width)) {
+            return Err(format!("a row wider than {width}: {row:?}\n{screen}"));
+        }
+        let statuses = screen.lines().filter(|r| is_status(r)).count();
+        if statuses > 1 {
+            return Err(format!("{statuses} status lines on screen:\n{screen}"));
+        }
+        if let Some(to) = case.resize_to
+            && resized_at.is_none()
+            && started.elapsed() > Duration::from_millis(1500)
+        {
+            t.resize(to);
+            width = to;
+            resized_at = Some(Instant::now());
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            return Err(format!("no end in 60 s:\n{screen}"));
+        }
+        std::thread::sleep(Duration::from_millis(60));
+    };
+    let raw = t.raw();
+    let ascii_only = case.env.contains("LANG=C ") || case.env.ends_with("LANG=C");
+    if ascii_only && let Some(b) = raw.iter().find(|b| !b.is_ascii()) {
+        return Err(format!(
+            "a byte {b:#x} that is not ASCII under LANG=C:\n{}",
+            String::from_utf8_lossy(&raw)
+        ));
+    }
+    if case.env.contains("TERM=dumb") {
+        if raw.contains(&0x1b) {
+            return Err(format!(
+                "an escape under TERM=dumb:\n{:?}",
+                String::from_utf8_lossy(&raw)
+            ));
+        }
+        // No bars there: the status line is the bars'.
+        return Ok(());
+    }
+    if !case.json {
+        return report_fits(&t, width);
+    }
+    counts_add_up(&json_out, &end)
+}
+
+/// The last status line (the frame as it ended) against the report: its
+/// pods gone of all are the report's, and nothing is still going.
+fn counts_add_up(json_out: &std::path::Path, end: &str) -> Result<(), String> {
+    // The last status line (the frame as it ended) against the report.
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(json_out).unwrap_or_default())
+            .map_err(|e| format!("no report ({e}):\n{end}"))?;
+    let last = end
+        .lines()
+        .rfind(|r| is_status(r))
+        .ok_or_else(|| format!("no status line at the end:\n{end}"))?;
+    // The status line may take more than one row: the rows under it, to
+    // the first that is not indented, belong to it.
+    let rows: Vec<&str> = end.lines().collect();
+    let at = rows.iter().rposition(|r| is_status(r)).unwrap();
+    let mut status = last.to_string();
+    // Its continuation rows are 4 columns in; a node's rows are not (its
+    // name 2 in, its bar `    [`, its time 6 in, its blocker `    ↳`).
+    for r in &rows[at + 1..] {
+        let continues = r
+            .strip_prefix("    ")
+            .is_some_and(|rest| !rest.starts_with([' ', '[', '↳']) && !rest.starts_with("->"));
+        if !continues {
+            break;
+        }
+        status.push(' ');
+        status.push_str(r.trim());
+    }
+    if status.contains("in progress") || status.contains("waiting") {
+        return Err(format!("still going after the end: {status:?}\n{end}"));
+    }
+    let (gone, total) =
+        status_counts(&status).ok_or_else(|| format!("no pod counts in {status:?}\n{end}"))?;
+    let (mut want_gone, mut want_total) = (0, 0);
+    for node in report["nodes"].as_array().into_iter().flatten() {
+        for pod in node["pods"].as_array().into_iter().flatten() {
+            match pod["result"]["state"].as_str().unwrap_or_default() {
+                "skipped" => {}
+                "evicted" | "forced" | "completed" | "goneByItself" | "lost" => {
+                    want_gone += 1;
+                    want_total += 1;
+                }
+                _ => want_total += 1,
+            }
+        }
+    }
+    if (gone, total) != (want_gone, want_total) {
+        return Err(format!(
+            "the status line says pods gone {gone}/{total}, the report {want_gone}/{want_total}: {status:?}\n{end}"
+        ));
+    }
+    Ok(())
+}
+
+/// Every line written from the last frame on (the frame as it ended, and
+/// the report) fits the terminal, but for a word longer than a line (a
+/// long node name), which stands on a line of its own.
+fn report_fits(t: &Terminal, width: u16) -> Result<(), String> {
+    let written = t.written_lines();
+    let rows: Vec<&str> = written.lines().collect();
+    let from = rows.iter().rposition(|r| is_status(r)).unwrap_or(0);
+    for row in &rows[from..] {
+        let alone = !row.trim().contains(' ');
+        if width_of(row) > usize::from(width) && !alone && !row.starts_with("EXIT=") {
+            return Err(format!(
+                "a line wider than {width}: {row:?}\n{}",
+                rows[from..].join("\n")
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_frame_fits_and_the_counts_add_up_over_generated_clusters_and_terminals() {
+    const CASES: u64 = 18;
+    // Three at a time: each is mostly waiting on its --timeout.
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let mut all = Vec::new();
+        for batch in (0..CASES).collect::<Vec<_>>().chunks(3) {
+            let running: Vec<_> = batch
+                .iter()
+                .map(|&seed| {
+                    s.spawn(move || {
+                        let case = case(seed);
+                        let c = case.scenario.start(33);
+                        c.wait_settled();
+                        check(&case, &c).err().map(|e| {
+                            format!(
+                                "seed {seed} (`drain {}` at {} columns, {}, resized to {:?}, json {}): {e}",
+                                case.flags, case.width, case.env, case.resize_to, case.json
+                            )
+                        })
+                    })
+                })
+                .collect();
+            all.extend(
+                running
+                    .into_iter()
+                    .filter_map(|h| h.join().expect("a case")),
+            );
+        }
+        all
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
