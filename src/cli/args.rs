@@ -302,9 +302,9 @@ pub struct DrainArgs {
     #[arg(help_heading = "kubectl drain's flags")]
     pub disable_eviction: bool,
     /// Which API evicts: auto (Kubernetes 1.37's EvictionRequest when the cluster serves it and its controller answers, so each pod's eviction responders act first; else the eviction subresource), request (EvictionRequest or fail before any change), eviction (the subresource, as kubectl drain)
-    #[arg(long, value_enum, value_name = "API", default_value_t = crate::drain::eviction_request::EvictionApi::Auto)]
+    #[arg(long, value_enum, value_name = "API", default_value_t = crate::drain::evict::request::EvictionApi::Auto)]
     #[arg(help_heading = "Finishing a drain kubectl cannot")]
-    pub eviction_api: crate::drain::eviction_request::EvictionApi,
+    pub eviction_api: crate::drain::evict::request::EvictionApi,
     /// On a node whose kubelet is down (NotReady), a pod whose deletion was asked longer ago than this counts as gone, as Cluster API does; 0 waits for it, as kubectl drain does
     #[arg(long, value_name = "DURATION", default_value = "1s")]
     #[arg(help_heading = "Finishing a drain kubectl cannot")]

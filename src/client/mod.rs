@@ -23,6 +23,7 @@ pub(crate) mod kubeconfig;
 pub(crate) mod metadata_answers;
 pub(crate) mod pages;
 pub(crate) mod retry;
+pub(crate) mod served;
 pub(crate) mod silence;
 mod socks_login;
 
@@ -69,18 +70,16 @@ pub(crate) struct Clients {
     retries: broadcast::Sender<Retried>,
     /// Which of Kubernetes 1.37's alpha APIs the cluster serves, asked once
     /// per run (a roll prepares each node's drain on its own).
-    served: std::sync::Arc<tokio::sync::OnceCell<crate::drain::eviction_request::Served>>,
+    served: std::sync::Arc<tokio::sync::OnceCell<served::Served>>,
 }
 
 impl Clients {
     /// Which of Kubernetes 1.37's alpha APIs the cluster serves
     /// (EvictionRequests, PodGroups): one discovery request, the first time
     /// asked.
-    pub(crate) async fn served(
-        &self,
-    ) -> Result<crate::drain::eviction_request::Served, kube::Error> {
+    pub(crate) async fn served(&self) -> Result<served::Served, kube::Error> {
         self.served
-            .get_or_try_init(|| crate::drain::eviction_request::served(&self.main))
+            .get_or_try_init(|| served::served(&self.main))
             .await
             .copied()
     }

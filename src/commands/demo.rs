@@ -77,7 +77,7 @@ async fn demo_on(
         timeout: Some(timeout),
         pod_selector: None,
         disable_eviction: false,
-        eviction_api: crate::drain::eviction_request::EvictionApi::Auto,
+        eviction_api: crate::drain::evict::request::EvictionApi::Auto,
         chunk_size: 500,
         dry_run: DryRun::None,
         max_parallel: 1,

@@ -1,5 +1,6 @@
-//! Performs what a node's state machine decides: sends its evictions (at
-//! most `GLOBAL_IN_FLIGHT` across every node), watches the budgets that
+//! Performs what a node's state machine decides: sends its evictions
+//! (crate::drain::evict, at most `GLOBAL_IN_FLIGHT` across every node),
+//! watches the budgets that
 //! refused, follows the node's pods, wakes it when it asked to be woken,
 //! and hands every answer back to it. No decision is made here.
 
@@ -10,8 +11,8 @@ use kube::Api;
 
 use super::budgets::{self, Go, NodeBudgets, Signal, Spent};
 use super::context::DrainContext;
-use super::evict::Answer;
-use super::machine::{Change, Effect, Input, NodeMachine, Now};
+
+use super::machine::{Answer, Change, Effect, Input, NodeMachine, Now};
 use super::pod_watch::{PodQuery, PodWatch};
 use crate::vocabulary::events::Event;
 use crate::vocabulary::outcome::NodeOutcome;
@@ -57,7 +58,7 @@ pub(crate) async fn drain_node(
                     // Held without asking until the budget changes, and due
                     // on it meanwhile.
                     Go::Hold(budget) => held.push(not_asked(key, uid, &budget)),
-                    Go::Send => inflight.push(evict(ctx, key, uid, vmi, group).boxed()),
+                    Go::Send => inflight.push(super::evict::pod(ctx, key, uid, vmi, group).boxed()),
                 },
                 Effect::AwaitDetach { claims, limit } => {
                     let node = machine.node().to_string();
@@ -69,7 +70,7 @@ pub(crate) async fn drain_node(
                 }
                 Effect::Force { key, uid, grace } => {
                     budgets.not_due(&key);
-                    inflight.push(force(ctx, key, uid, grace).boxed());
+                    inflight.push(super::evict::force(ctx, key, uid, grace).boxed());
                 }
                 Effect::WatchBudget(key) => {
                     if !ctx.budgets.follow(&key) {
@@ -228,7 +229,7 @@ fn not_asked(key: PodKey, uid: String, budget: &budgets::Key) -> Input {
                 "not asked: every disruption PodDisruptionBudget {} allows is taken by other evictions or kept for a node started earlier",
                 budget.1
             ),
-            api_message: crate::drain::evict::PDB_REFUSAL.into(),
+            api_message: super::evict::PDB_REFUSAL.into(),
             retry_after: None,
         },
         key,
@@ -279,126 +280,4 @@ async fn surge(
         Ok(None)
     };
     Input::Surged { key, result }
-}
-
-/// `--deadline`: one delete, budgets bypassed, with the pod's grace period.
-async fn force(ctx: &DrainContext, key: PodKey, uid: String, grace: i64) -> Input {
-    let answer = {
-        let _permit = ctx.slots.acquire().await;
-        ctx.evictor.force(&key, &uid, grace).await
-    };
-    Input::Answer {
-        key,
-        uid,
-        answer,
-        evacuation: None,
-    }
-}
-
-/// One eviction, under the drain-wide limit; for a refused virt-launcher
-/// pod, also whether KubeVirt is evacuating its VM. A pod of a group
-/// disrupted whole goes with the rest of its gang or not at all
-/// (crate::drain::gang); a grouped pod goes through the eviction
-/// subresource, which EvictionRequests do not take it from.
-async fn evict(
-    ctx: &DrainContext,
-    key: PodKey,
-    uid: String,
-    vmi: Option<String>,
-    group: Option<String>,
-) -> Input {
-    if let Some(group) = &group
-        && ctx.clients.served().await.is_ok_and(|s| s.pod_groups)
-    {
-        match super::gang::judge(&ctx.clients.main, &key, group).await {
-            super::gang::Verdict::Held { pdb, message } => {
-                let answer = Answer::PdbBlocked {
-                    pdb,
-                    api_message: message.clone(),
-                    message,
-                    retry_after: None,
-                };
-                return Input::Answer {
-                    key,
-                    uid,
-                    answer,
-                    evacuation: None,
-                };
-            }
-            super::gang::Verdict::Together(others) => {
-                for (other, other_uid) in others {
-                    let _permit = ctx.slots.acquire().await;
-                    let _ = ctx.evictor.evict_directly(&other, &other_uid).await;
-                }
-            }
-            super::gang::Verdict::Alone => {}
-        }
-    }
-    let answer = {
-        let _permit = ctx.slots.acquire().await;
-        if group.is_some() {
-            ctx.evictor.evict_directly(&key, &uid).await
-        } else {
-            ctx.evictor.evict(&key, &uid, false).await
-        }
-    };
-    if let Some(requests) = &ctx.evictor.requests {
-        for warning in requests.take_warnings() {
-            ctx.events.warn_once(warning);
-        }
-    }
-    let answer = match answer {
-        // A budget's 403 does not name it: looked up, as one selects the pod.
-        Answer::PdbBlocked {
-            pdb,
-            message,
-            api_message,
-            retry_after,
-        } if pdb.is_empty() => {
-            let names = budgets::lookup::budgets_selecting(&ctx.clients.main, &key).await;
-            match names.and_then(|n| n.into_iter().next()) {
-                Some(pdb) => Answer::PdbBlocked {
-                    pdb,
-                    message,
-                    api_message,
-                    retry_after,
-                },
-                None => Answer::Retry {
-                    retry_after,
-                    message,
-                    throttled: false,
-                },
-            }
-        }
-        Answer::MultiplePdbs(message) => {
-            let names = budgets::lookup::budgets_selecting(&ctx.clients.main, &key).await;
-            Answer::MultiplePdbs(match names {
-                Some(names) if !names.is_empty() => format!(
-                    "{message} (PodDisruptionBudgets {} select it)",
-                    names.join(", ")
-                ),
-                _ => message,
-            })
-        }
-        other => other,
-    };
-    let evacuation = match (&answer, &vmi) {
-        (Answer::PdbBlocked { .. }, Some(vmi)) => {
-            match super::kubevirt::evacuation(&ctx.clients.main, &key.namespace, vmi).await {
-                Ok(cause) => cause,
-                Err(error) => {
-                    ctx.events
-                        .warn_once(crate::vocabulary::warning::Warning::CannotReadVms { error });
-                    None
-                }
-            }
-        }
-        _ => None,
-    };
-    Input::Answer {
-        key,
-        uid,
-        answer,
-        evacuation,
-    }
 }

@@ -55,7 +55,7 @@ pub(crate) struct Options {
     pub(crate) disable_eviction: bool,
     /// `--eviction-api`: EvictionRequests, the eviction subresource, or
     /// whichever the cluster serves.
-    pub(crate) eviction_api: crate::drain::eviction_request::EvictionApi,
+    pub(crate) eviction_api: crate::drain::evict::request::EvictionApi,
     pub(crate) chunk_size: u32,
     pub(crate) dry_run: DryRun,
     pub(crate) max_parallel: usize,

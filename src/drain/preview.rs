@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use super::budgets::{Broker, Budget};
-use super::evict::{Answer, Evictor};
-use super::machine::NodeMachine;
+use super::evict::{Evictor, PDB_REFUSAL};
+use super::machine::{Answer, NodeMachine};
 use crate::vocabulary::outcome::{NodeOutcome, NodeStatus, PodResult};
 use crate::vocabulary::pod_key::PodKey;
 
@@ -47,9 +47,6 @@ pub(crate) fn client(
     }
     machine.preview(verdicts, NodeStatus::DryRun, message)
 }
-
-/// The API server's words when a budget refuses an eviction.
-const PDB_REFUSAL: &str = "Cannot evict pod as it would violate the pod's disruption budget.";
 
 /// `--dry-run=server`: every eviction sent with `dryRun=All`; a refusal
 /// becomes the pod's `WouldBlock` verdict.

@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::engine::{self, Pace, Prepared};
+use super::draining::Pace;
+use super::engine::Prepared;
+use super::prepare;
 use super::{DrainError, Options};
 use crate::client::Clients;
 use crate::notify::notice::Verb;
@@ -178,7 +180,7 @@ async fn prepare_and_run(
 ) -> Result<Ended, DrainError> {
     let client = clients.main.clone();
     let max_unavailable = options.max_unavailable.is_some();
-    let mut prepared = match engine::prepare(
+    let mut prepared = match prepare::prepare(
         clients,
         plan,
         options,

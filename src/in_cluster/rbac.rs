@@ -10,10 +10,10 @@
 //! The requests behind each rule, by module: the node list, cordon and
 //! conditions (drain/discover.rs, drain/cordon.rs, publish/conditions.rs),
 //! pod lists and the pod watch (drain/engine.rs, drain/driver.rs), evictions
-//! or deletions (drain/evict.rs), DaemonSets for `--ignore-daemonsets`
+//! or deletions (drain/evict/evictor.rs), DaemonSets for `--ignore-daemonsets`
 //! (drain/discover.rs), budgets (drain/budgets/), the heartbeat leases of a
 //! node that is not Ready (drain/heartbeat.rs), volumes (drain/detach.rs,
-//! drain/dead_node.rs), KubeVirt's VMIs (drain/kubevirt.rs), Events
+//! drain/dead_node.rs), KubeVirt's VMIs (drain/evict/kubevirt.rs), Events
 //! (publish/node_events.rs), `--surge` (drain/surge.rs), a roll's locks and
 //! node watch (roll/lease.rs, pool/node_watch.rs), kured's lock (roll/kured.rs).
 

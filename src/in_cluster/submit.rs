@@ -61,7 +61,7 @@ impl Found {
         } else {
             None
         };
-        let eviction_requests = crate::drain::eviction_request::served(client)
+        let eviction_requests = crate::client::served::served(client)
             .await
             .is_ok_and(|s| s.eviction_requests);
         Ok(Found {
@@ -149,9 +149,9 @@ fn needs(run: &Run<'_>, plan: &Plan, found: &Found) -> Needs {
         no_evictions: d.disable_eviction,
         eviction_requests: !d.disable_eviction
             && match d.eviction_api {
-                crate::drain::eviction_request::EvictionApi::Eviction => false,
-                crate::drain::eviction_request::EvictionApi::Request => true,
-                crate::drain::eviction_request::EvictionApi::Auto => found.eviction_requests,
+                crate::drain::evict::request::EvictionApi::Eviction => false,
+                crate::drain::evict::request::EvictionApi::Request => true,
+                crate::drain::evict::request::EvictionApi::Auto => found.eviction_requests,
             },
         surge: d.surge,
         surge_deployments: found.surge_deployments.clone(),

@@ -112,7 +112,7 @@ pub(crate) enum Warning {
     /// its turn, where kubectl drain cordons every node first.
     CordonsAtTurn { by: &'static str },
 
-    // Kubernetes 1.37's EvictionRequest API (crate::drain::eviction_request).
+    // Kubernetes 1.37's EvictionRequest API (crate::drain::evict::request).
     /// Pods are evicted through EvictionRequests (`--eviction-api`).
     EvictsByRequest,
     /// No controller observed a request in `waited`: every pod goes

@@ -1,5 +1,5 @@
 //! Kubernetes 1.37's EvictionRequest API through the binary, on the
-//! sandbox serving it (`--eviction-api`, crate::drain::eviction_request):
+//! sandbox serving it (`--eviction-api`, crate::drain::evict::request):
 //! a responder that moves its pod, one that never acts (withdrawn at the
 //! timeout, at Ctrl-C), a rerun after kill -9 adopting the request left
 //! behind, a controller that never answers (the old way, said), and a

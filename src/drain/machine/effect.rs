@@ -19,7 +19,7 @@ pub(crate) enum Effect {
         /// the disruption is this node's to use.
         granted: Option<BudgetKey>,
         /// The pod's scheduling group (1.37's PodGroup), whose
-        /// `disruptionMode` may make it one of a gang (crate::drain::gang).
+        /// `disruptionMode` may make it one of a gang (crate::drain::evict::gang).
         group: Option<String>,
     },
     /// Wait until these claims' (namespace, name) volumes are detached

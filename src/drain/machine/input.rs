@@ -85,7 +85,7 @@ pub(crate) enum Answer {
         retry_after: Option<Duration>,
     },
     /// An eviction responder is at work on the pod's EvictionRequest
-    /// (crate::drain::eviction_request): asked about again later.
+    /// (crate::drain::evict::request): asked about again later.
     Responding {
         responder: String,
         message: String,

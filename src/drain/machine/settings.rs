@@ -54,7 +54,7 @@ pub(crate) struct Settings {
     /// `--skip-wait-for-detach`.
     pub(crate) detach_wait: Option<Duration>,
     /// Pods are asked for through EvictionRequests
-    /// (crate::drain::eviction_request): once asked, a pod's request stays
+    /// (crate::drain::evict::request): once asked, a pod's request stays
     /// open and its responders may evict it at any time, so a pod that goes
     /// after it was asked for was evicted.
     pub(crate) by_request: bool,

@@ -148,7 +148,7 @@ impl NodeMachine {
             let uid = uid(&m.pod).to_string();
             let vmi = crate::policy::classify::vmi_name(&m.pod);
             let granted = self.granted.remove(&key);
-            let group = crate::drain::gang::group_of(&m.pod);
+            let group = crate::drain::evict::gang::group_of(&m.pod);
             // A grouped pod goes through the eviction subresource.
             m.requested |= self.settings.by_request && group.is_none();
             self.effects.push(Effect::Evict {

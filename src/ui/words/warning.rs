@@ -251,7 +251,7 @@ const ABORT_UNHEARD: &str = "cannot read its own Job, so `kubectl maintain abort
 
 const CANNOT_READ_VMS: &str = "cannot read VirtualMachineInstances, so a VM's launcher held by its budget is reported as held, not as migrating";
 
-/// The EvictionRequest path's warnings (crate::drain::eviction_request).
+/// The EvictionRequest path's warnings (crate::drain::evict::request).
 fn eviction_requests(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
     match w {
         Warning::EvictsByRequest => f.write_str(

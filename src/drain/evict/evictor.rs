@@ -11,13 +11,9 @@ use http::header::{CONTENT_TYPE, RETRY_AFTER};
 use kube::core::Status;
 use serde_json::json;
 
-pub(crate) use super::machine::Answer;
+use super::refusal::pdb_name_from_cause;
+use crate::drain::machine::Answer;
 use crate::vocabulary::pod_key::PodKey;
-
-/// The message of kube-apiserver's 429 for an eviction a budget refuses
-/// (pkg/registry/core/pod/storage/eviction.go), which kubectl prints.
-pub(crate) const PDB_REFUSAL: &str =
-    "Cannot evict pod as it would violate the pod's disruption budget.";
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Request<'a> {
@@ -32,7 +28,7 @@ pub(crate) struct Request<'a> {
 
 /// Sends a drain's evictions (or, with `--disable-eviction`, deletes) with
 /// its `--grace-period`; with `requests`, asks through EvictionRequests
-/// (crate::drain::eviction_request) and evicts the old way only the pods
+/// (super::request) and evicts the old way only the pods
 /// those cannot take.
 #[derive(Clone)]
 pub(crate) struct Evictor {
@@ -40,14 +36,14 @@ pub(crate) struct Evictor {
     pub(crate) client: kube::Client,
     pub(crate) grace_period: Option<i64>,
     pub(crate) delete: bool,
-    pub(crate) requests: Option<std::sync::Arc<super::eviction_request::Requests>>,
+    pub(crate) requests: Option<std::sync::Arc<super::request::Requests>>,
 }
 
 impl Evictor {
     /// Evicts (or deletes) one pod, this uid only.
     pub(crate) async fn evict(&self, key: &PodKey, uid: &str, dry_run: bool) -> Answer {
         if let Some(requests) = self.requests.as_ref().filter(|_| !dry_run && !self.delete)
-            && let super::eviction_request::Asking::Answer(answer) = requests.ask(key, uid).await
+            && let super::request::Asking::Answer(answer) = requests.ask(key, uid).await
         {
             return answer;
         }
@@ -122,11 +118,6 @@ pub(crate) fn http_request(r: &Request<'_>) -> http::Request<Vec<u8>> {
         .header(CONTENT_TYPE, "application/json")
         .body(serde_json::to_vec(&body).expect("serialisable"))
         .expect("valid request")
-}
-
-pub(crate) fn pdb_name_from_cause(message: &str) -> Option<String> {
-    let rest = message.strip_prefix("The disruption budget ")?;
-    rest.split_whitespace().next().map(str::to_string)
 }
 
 fn has_cause(status: Option<&Status>, reason: &str) -> bool {
@@ -245,6 +236,7 @@ pub(crate) async fn send(client: &kube::Client, r: &Request<'_>) -> Answer {
 
 #[cfg(test)]
 mod tests {
+    use super::super::PDB_REFUSAL;
     use super::*;
 
     #[test]

@@ -17,7 +17,7 @@ use kube::Api;
 use kube::api::ListParams;
 use serde_json::Value;
 
-use super::budgets::lookup::budget_selector;
+use crate::drain::budgets::lookup::budget_selector;
 use crate::vocabulary::pod_key::{PodKey, uid};
 
 /// What the group of a pod about to be evicted says.

@@ -35,7 +35,7 @@ use http::header::CONTENT_TYPE;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::machine::Answer;
+use crate::drain::machine::Answer;
 use crate::vocabulary::pod_key::PodKey;
 use crate::vocabulary::warning::Warning;
 
@@ -63,37 +63,6 @@ pub enum EvictionApi {
     Request,
     /// The eviction subresource, as kubectl drain.
     Eviction,
-}
-
-/// Kubernetes 1.37's alpha APIs a drain uses when the cluster serves them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Served {
-    /// `lifecycle.k8s.io/v1alpha1`: EvictionRequests.
-    pub(crate) eviction_requests: bool,
-    /// `scheduling.k8s.io/v1alpha3`: PodGroups (gangs).
-    pub(crate) pod_groups: bool,
-}
-
-/// Which of them the cluster serves: one discovery request (`/apis`).
-pub(crate) async fn served(client: &kube::Client) -> Result<Served, kube::Error> {
-    let req = http::Request::get("/apis")
-        .body(Vec::new())
-        .expect("a request");
-    let groups = client.request::<Value>(req).await?;
-    let has = |group: &str, version: &str| {
-        groups["groups"].as_array().is_some_and(|gs| {
-            gs.iter().any(|g| {
-                g["name"] == group
-                    && g["versions"]
-                        .as_array()
-                        .is_some_and(|vs| vs.iter().any(|v| v["version"] == version))
-            })
-        })
-    };
-    Ok(Served {
-        eviction_requests: has("lifecycle.k8s.io", "v1alpha1"),
-        pod_groups: has("scheduling.k8s.io", "v1alpha3"),
-    })
 }
 
 /// A request this run made or adopted.
@@ -385,12 +354,12 @@ impl Requests {
             .unwrap_or_default()
             .to_string();
         if active == IMPERATIVE
-            && let Some(pdb) = super::evict::pdb_name_from_cause(&message)
+            && let Some(pdb) = super::refusal::pdb_name_from_cause(&message)
         {
             return Answer::PdbBlocked {
                 pdb,
                 message,
-                api_message: super::evict::PDB_REFUSAL.to_string(),
+                api_message: super::refusal::PDB_REFUSAL.to_string(),
                 retry_after: None,
             };
         }
