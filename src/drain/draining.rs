@@ -18,6 +18,7 @@ use crate::pool::gate::Gate;
 use crate::pool::node_watch::Nodes;
 use crate::pool::{Admit, Driver, Ended, Stopped, Tell};
 use crate::vocabulary::events::{Event, emit};
+use crate::vocabulary::job_status::JobStatus;
 use crate::vocabulary::outcome::{DrainOutcome, DryRun, NodeOutcome, NodeStatus};
 
 /// How a drain's nodes are paced: the pool runner's gate, a Job's abort,
@@ -83,18 +84,16 @@ impl Driver for Draining<'_> {
     }
 
     fn ended(&self, out: &NodeOutcome) -> Ended {
-        let (status, blocked) = match out.status {
-            NodeStatus::Drained => ("done", false),
-            NodeStatus::Refused | NodeStatus::TimedOut => ("blocked", true),
-            NodeStatus::Failed => ("failed", true),
-            NodeStatus::Interrupted => ("interrupted", false),
-            NodeStatus::NotStarted | NodeStatus::DryRun => ("not started", false),
+        let status = match out.status {
+            NodeStatus::Drained => JobStatus::Done,
+            NodeStatus::Refused | NodeStatus::TimedOut => JobStatus::Blocked,
+            NodeStatus::Failed => JobStatus::Failed,
+            NodeStatus::Interrupted => JobStatus::Interrupted,
+            NodeStatus::NotStarted | NodeStatus::DryRun => JobStatus::NotStarted,
         };
         Ended {
             status,
             message: out.message.clone(),
-            done: status == "done",
-            blocked,
             out_of_service_ms: None,
             line: false,
         }

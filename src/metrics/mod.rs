@@ -19,6 +19,7 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
 use crate::vocabulary::events::Event;
+use crate::vocabulary::job_status::JobStatus;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct NodePhase {
@@ -236,8 +237,8 @@ impl Metrics {
                 if let Some(ms) = out_of_service_ms {
                     self.out_of_service_seconds.observe(*ms as f64 / 1000.0);
                 }
-                let before = seen.phase.insert(node.clone(), (*status).to_string());
-                self.set_phase(node, before.as_deref(), status);
+                let before = seen.phase.insert(node.clone(), status.as_str().to_string());
+                self.set_phase(node, before.as_deref(), status.as_str());
                 self.state(
                     if before.is_some() {
                         "in_progress"
@@ -246,11 +247,11 @@ impl Metrics {
                     },
                     -1,
                 );
-                match *status {
-                    "done" | "done before" => self.state("done", 1),
-                    "blocked" | "failed" => self.state("blocked", 1),
+                match status {
+                    JobStatus::Done | JobStatus::DoneBefore => self.state("done", 1),
+                    JobStatus::Blocked | JobStatus::Failed => self.state("blocked", 1),
                     // Interrupted or not started: still to do.
-                    _ => self.state("pending", 1),
+                    JobStatus::Interrupted | JobStatus::NotStarted => self.state("pending", 1),
                 }
             }
             Event::EvictionAnswered { code, .. } => {
@@ -444,7 +445,7 @@ mod tests {
         );
         m.observe(&Event::NodeEnded {
             node: "r1".into(),
-            status: "done",
+            status: JobStatus::Done,
             message: None,
             out_of_service_ms: Some(0),
         });

@@ -260,18 +260,18 @@ impl When {
                 ..
             } => {
                 let told = self.nodes.remove(node).is_some_and(|n| n.told);
-                match *status {
-                    "done" => out.push(Notice::new(
+                if status.done() {
+                    out.push(Notice::new(
                         Kind::NodeDone,
                         self.verb,
                         &self.run,
                         Some(node),
-                    )),
-                    "blocked" | "failed" if !told => out.push(
+                    ));
+                } else if status.blocked() && !told {
+                    out.push(
                         Notice::new(Kind::NodeBlocked, self.verb, &self.run, Some(node))
-                            .because(message.clone().unwrap_or_else(|| (*status).to_string())),
-                    ),
-                    _ => {}
+                            .because(message.clone().unwrap_or_else(|| status.as_str().into())),
+                    );
                 }
             }
             _ => {}
@@ -343,6 +343,7 @@ impl When {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocabulary::job_status::JobStatus;
     use crate::vocabulary::outcome::Cause;
     use crate::vocabulary::pod_key::PodKey;
 
@@ -385,7 +386,7 @@ mod tests {
         // Ending blocked after being told: no second one.
         let ended = Event::NodeEnded {
             node: "r1".into(),
-            status: "blocked",
+            status: JobStatus::Blocked,
             message: Some("timed out".into()),
             out_of_service_ms: Some(0),
         };
@@ -407,7 +408,7 @@ mod tests {
         assert_eq!(w.next_due(), None);
         let ended = Event::NodeEnded {
             node: "r1".into(),
-            status: "blocked",
+            status: JobStatus::Blocked,
             message: Some("its drain timed out".into()),
             out_of_service_ms: Some(0),
         };
@@ -416,7 +417,7 @@ mod tests {
         assert_eq!(told[0].reason.as_deref(), Some("its drain timed out"));
         let done = Event::NodeEnded {
             node: "r2".into(),
-            status: "done",
+            status: JobStatus::Done,
             message: None,
             out_of_service_ms: Some(0),
         };

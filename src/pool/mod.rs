@@ -31,6 +31,7 @@ use tokio::time::Instant;
 
 use crate::vocabulary::DrainError;
 use crate::vocabulary::events::{Event, Sink, emit};
+use crate::vocabulary::job_status::JobStatus;
 use crate::vocabulary::warning::Warning;
 use abort_watch::AbortWatch;
 use gate::{Gate, Open};
@@ -58,12 +59,10 @@ pub(crate) enum Admit<S, O> {
 
 /// How a node's job ended, as the runner counts and tells it.
 pub(crate) struct Ended {
-    /// Its status in words: `done`, `blocked`, `failed`, `interrupted`.
-    pub(crate) status: &'static str,
+    /// How it ended; done and blocked (counted against
+    /// `--max-blocked-nodes`) are the status's to say.
+    pub(crate) status: JobStatus,
     pub(crate) message: Option<String>,
-    pub(crate) done: bool,
-    /// Counted against `--max-blocked-nodes`.
-    pub(crate) blocked: bool,
     /// Cordon to uncordon, for a node put back in service.
     pub(crate) out_of_service_ms: Option<u64>,
     /// Said as the node's last line (a roll's; a drained node's report
@@ -436,10 +435,10 @@ impl Runner<'_> {
         if !self.room.done_stays_out {
             st.out.remove(&node);
         }
-        self.tell.progress.ended(&node, ended.done);
+        self.tell.progress.ended(&node, ended.status.done());
         if ended.line {
             let detail = ended.message.clone().unwrap_or_default();
-            self.tell.line(&node, ended.status, detail, true);
+            self.tell.line(&node, ended.status.as_str(), detail, true);
         }
         emit(
             &self.tell.events,
@@ -450,7 +449,7 @@ impl Runner<'_> {
                 out_of_service_ms: ended.out_of_service_ms,
             },
         );
-        if ended.blocked {
+        if ended.status.blocked() {
             st.blocked += 1;
             let max = self.room.max_blocked;
             if crate::policy::pool::stops(st.blocked, max) {

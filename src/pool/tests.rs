@@ -69,11 +69,15 @@ impl Driver for Fake {
     }
 
     fn ended(&self, out: &Out) -> Ended {
+        let status = match out {
+            Out::Done => JobStatus::Done,
+            Out::Blocked => JobStatus::Blocked,
+            Out::DoneBefore => JobStatus::DoneBefore,
+            Out::NotStarted(..) => JobStatus::NotStarted,
+        };
         Ended {
-            status: if *out == Out::Done { "done" } else { "blocked" },
+            status,
             message: None,
-            done: *out == Out::Done,
-            blocked: *out == Out::Blocked,
             out_of_service_ms: None,
             line: false,
         }

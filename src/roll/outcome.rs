@@ -6,36 +6,8 @@ use serde::Serialize;
 
 use super::phase::Phase;
 use crate::policy::node_health::NodeDown;
+pub(crate) use crate::vocabulary::job_status::JobStatus as RollStatus;
 use crate::vocabulary::outcome::NodeOutcome;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) enum RollStatus {
-    /// Drained, acted on, Ready, returned to service.
-    Done,
-    /// Done by an earlier run of this roll: skipped.
-    DoneBefore,
-    /// Could not be drained, acted on, or did not come back: left cordoned.
-    Blocked,
-    /// Not started: the roll stopped first (`--max-blocked-nodes`, a guard).
-    NotStarted,
-    Interrupted,
-    /// An API failure the roll could not retry.
-    Failed,
-}
-
-impl RollStatus {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            RollStatus::Done => "done",
-            RollStatus::DoneBefore => "done before",
-            RollStatus::Blocked => "blocked",
-            RollStatus::NotStarted => "not started",
-            RollStatus::Interrupted => "interrupted",
-            RollStatus::Failed => "failed",
-        }
-    }
-}
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -121,10 +121,8 @@ impl Driver for Taking<'_> {
 
     fn ended(&self, out: &NodeRoll) -> Ended {
         Ended {
-            status: out.status.as_str(),
+            status: out.status,
             message: out.message.clone(),
-            done: out.status == RollStatus::Done,
-            blocked: matches!(out.status, RollStatus::Blocked | RollStatus::Failed),
             out_of_service_ms: Some(out.out_of_service_ms),
             line: true,
         }

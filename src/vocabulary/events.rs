@@ -136,12 +136,11 @@ pub(crate) enum Event {
         node: String,
         phase: &'static str,
     },
-    /// A node's job in a run ended (crate::pool): its status in words
-    /// (`done`, `blocked`, `failed`, ...), why when not done, and for a node
-    /// put back in service how long it was out.
+    /// A node's job in a run ended (crate::pool): how, why when not done,
+    /// and for a node put back in service how long it was out.
     NodeEnded {
         node: String,
-        status: &'static str,
+        status: super::job_status::JobStatus,
         message: Option<String>,
         out_of_service_ms: Option<u64>,
     },

@@ -8,6 +8,7 @@
 pub(crate) mod api_error;
 mod error;
 pub(crate) mod events;
+pub(crate) mod job_status;
 pub(crate) mod outcome;
 pub(crate) mod pod_key;
 pub(crate) mod warning;
