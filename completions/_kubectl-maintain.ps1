@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
         'kubectl-maintain;drain' {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--kubelet-version', '--kubelet-version', [CompletionResultType]::ParameterName, 'Choose the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32), all or those -l selects')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Continue even if there are pods that do not declare a controller')
             [CompletionResult]::new('--ignore-daemonsets', '--ignore-daemonsets', [CompletionResultType]::ParameterName, 'Ignore DaemonSet-managed pods')
             [CompletionResult]::new('--delete-emptydir-data', '--delete-emptydir-data', [CompletionResultType]::ParameterName, 'Continue even if there are pods using emptyDir (their data is deleted)')
@@ -137,6 +138,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
         'kubectl-maintain;plan' {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--kubelet-version', '--kubelet-version', [CompletionResultType]::ParameterName, 'Choose the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32), all or those -l selects')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Continue even if there are pods that do not declare a controller')
             [CompletionResult]::new('--ignore-daemonsets', '--ignore-daemonsets', [CompletionResultType]::ParameterName, 'Ignore DaemonSet-managed pods')
             [CompletionResult]::new('--delete-emptydir-data', '--delete-emptydir-data', [CompletionResultType]::ParameterName, 'Continue even if there are pods using emptyDir (their data is deleted)')
@@ -233,6 +235,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
         'kubectl-maintain;roll' {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--kubelet-version', '--kubelet-version', [CompletionResultType]::ParameterName, 'Choose the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32), all or those -l selects')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Continue even if there are pods that do not declare a controller')
             [CompletionResult]::new('--ignore-daemonsets', '--ignore-daemonsets', [CompletionResultType]::ParameterName, 'Ignore DaemonSet-managed pods')
             [CompletionResult]::new('--delete-emptydir-data', '--delete-emptydir-data', [CompletionResultType]::ParameterName, 'Continue even if there are pods using emptyDir (their data is deleted)')
@@ -379,6 +382,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
             break
         }
         'kubectl-maintain;status' {
+            [CompletionResult]::new('--kubelet-version', '--kubelet-version', [CompletionResultType]::ParameterName, 'Show only the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32)')
             [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run to show (its Job''s name); implies showing the run rather than the nodes')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')

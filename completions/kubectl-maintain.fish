@@ -38,6 +38,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "c
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "sandbox" -d 'Serve a simulated cluster on loopback, for rehearsals and tests'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l kubelet-version -d 'Choose the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32), all or those -l selects' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l force -d 'Continue even if there are pods that do not declare a controller' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -l ignore-daemonsets -d 'Ignore DaemonSet-managed pods' -r -f -a "true\t''
@@ -146,6 +147,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand drain" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l kubelet-version -d 'Choose the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32), all or those -l selects' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l force -d 'Continue even if there are pods that do not declare a controller' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -l ignore-daemonsets -d 'Ignore DaemonSet-managed pods' -r -f -a "true\t''
@@ -254,6 +256,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l kubelet-version -d 'Choose the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32), all or those -l selects' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l force -d 'Continue even if there are pods that do not declare a controller' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -l ignore-daemonsets -d 'Ignore DaemonSet-managed pods' -r -f -a "true\t''
@@ -416,6 +419,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncord
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l even-if-not-ready -d 'Uncordon a node that is not Ready too (its out-of-service taint stays until it is Ready)'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s V -l version -d 'Print version'
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l kubelet-version -d 'Show only the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32)' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -l run -d 'The run to show (its Job\'s name); implies showing the run rather than the nodes' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''

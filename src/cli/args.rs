@@ -249,6 +249,9 @@ pub struct DrainArgs {
     /// Select the nodes by label instead of naming them
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
+    /// Choose the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32), all or those -l selects
+    #[arg(long, value_name = "RANGE")]
+    pub kubelet_version: Option<String>,
     /// Continue even if there are pods that do not declare a controller
     #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
     #[arg(help_heading = "kubectl drain's flags")]
@@ -571,6 +574,9 @@ pub struct StatusArgs {
     /// Show only these nodes (NAME, or node/NAME); all under maintenance when none are named
     #[arg(value_name = "NODE", value_parser = super::node_arg::parse)]
     pub nodes: Vec<String>,
+    /// Show only the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32)
+    #[arg(long, value_name = "RANGE")]
+    pub kubelet_version: Option<String>,
     /// Follow a run handed to the cluster (the newest, or --run) until it ends: its pod, each node's phase, holds and blockers
     #[arg(short = 'w', long)]
     pub watch: bool,

@@ -14,18 +14,37 @@ pub(super) fn duration(flag: &str, value: &str) -> Result<std::time::Duration, E
     crate::duration::parse(value).map_err(|e| Exit::usage(format!("--{flag}: {e}")))
 }
 
-/// Node names or a node selector, checked: one or the other, well formed.
+/// Node names, a node selector or a kubelet version range (narrowed by a
+/// selector), checked: names or the others, each well formed.
 pub(crate) fn node_selection(
     nodes: &[String],
     selector: Option<&String>,
+    kubelet: Option<&String>,
 ) -> Result<NodeSelection, Exit> {
+    if let Some(range) = kubelet {
+        if !nodes.is_empty() {
+            return Err(Exit::usage(
+                "cannot specify both node names and --kubelet-version: it chooses the nodes (narrow it with -l)",
+            ));
+        }
+        let range = crate::policy::kubelet_version::KubeletRange::parse(range)
+            .map_err(|e| Exit::usage(format!("--kubelet-version: {e}")))?;
+        let selector = match selector {
+            Some(sel) => match node_selection(&[], Some(sel), None)? {
+                NodeSelection::Selector(sel) => Some(sel),
+                _ => unreachable!("a selector gives a selector"),
+            },
+            None => None,
+        };
+        return Ok(NodeSelection::Kubelet { selector, range });
+    }
     Ok(match (selector, nodes.is_empty()) {
         (Some(_), false) => {
             return Err(Exit::usage("cannot specify both node names and --selector"));
         }
         (None, true) => {
             return Err(Exit::usage(
-                "name at least one node, or select nodes with -l/--selector",
+                "name at least one node, or select nodes with -l/--selector or --kubelet-version",
             ));
         }
         // kubectl's resource builder ignores a selector that is empty once
@@ -52,7 +71,11 @@ pub(crate) fn node_selection(
 /// Everything checked before the first API call: any mistake here exits 2
 /// and changes nothing.
 pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Options), Exit> {
-    let nodes = node_selection(&args.nodes, args.selector.as_ref())?;
+    let nodes = node_selection(
+        &args.nodes,
+        args.selector.as_ref(),
+        args.kubelet_version.as_ref(),
+    )?;
     if !args.pod_selector.is_empty() {
         Selector::parse(&args.pod_selector)
             .map_err(|e| Exit::usage(format!("--pod-selector: {e}")))?;

@@ -9,7 +9,7 @@ use crate::drain::{cordon, discover};
 use crate::publish::{Publish, Publisher};
 
 pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
-    let selection = drain_options::node_selection(&args.nodes, args.selector.as_ref())?;
+    let selection = drain_options::node_selection(&args.nodes, args.selector.as_ref(), None)?;
     let clients = client::connect(&args.cluster).await?;
     let _retries = crate::ui::lines::retries(&clients);
     let nodes = match discover::resolve_nodes(&clients.main, &selection).await {

@@ -49,6 +49,25 @@ pub(crate) async fn resolve_nodes(
             }
             Ok(list.items)
         }
+        NodeSelection::Kubelet { selector, range } => {
+            let params = match selector {
+                Some(sel) => ListParams::default().labels(sel),
+                None => ListParams::default(),
+            };
+            let list = api
+                .list(&params)
+                .await
+                .map_err(|e| api_error("list", "nodes", None, e))?;
+            let taken: Vec<Node> = list
+                .items
+                .into_iter()
+                .filter(|n| range.takes_node(n))
+                .collect();
+            if taken.is_empty() {
+                return Err(DrainError::NoNodesMatch(selection.words()));
+            }
+            Ok(taken)
+        }
     }
 }
 

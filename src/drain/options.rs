@@ -5,11 +5,16 @@ use std::time::Duration;
 
 use crate::vocabulary::outcome::DryRun;
 
-/// The nodes to drain: by name, or by a label selector.
+/// The nodes to drain: by name, by a label selector, or by the version
+/// their kubelet reports (`--kubelet-version`, narrowed by a selector).
 #[derive(Debug, Clone)]
 pub(crate) enum NodeSelection {
     Names(Vec<String>),
     Selector(String),
+    Kubelet {
+        selector: Option<String>,
+        range: crate::policy::kubelet_version::KubeletRange,
+    },
 }
 
 impl NodeSelection {
@@ -18,6 +23,14 @@ impl NodeSelection {
     pub(crate) fn words(&self) -> String {
         match self {
             NodeSelection::Selector(s) => format!("-l {s}"),
+            NodeSelection::Kubelet {
+                selector: Some(s),
+                range,
+            } => format!("-l {s} --kubelet-version {range}"),
+            NodeSelection::Kubelet {
+                selector: None,
+                range,
+            } => format!("--kubelet-version {range}"),
             NodeSelection::Names(names) => {
                 let mut names = names.clone();
                 names.sort();

@@ -18,6 +18,7 @@ mod house;
 mod image;
 mod in_cluster;
 mod in_cluster_job;
+mod kubelet_version;
 mod kubevirt;
 mod lifecycle;
 mod operator;
