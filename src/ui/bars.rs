@@ -97,6 +97,9 @@ impl NodeState {
     }
 }
 
+/// The narrowest name column (`NODE`, short names).
+const NAME_WIDTH_MIN: usize = 8;
+
 /// The widest node name the bars pad to; longer names are cut.
 const NAME_WIDTH_MAX: usize = 48;
 
@@ -207,7 +210,9 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
                 Some(e) => board.show(e),
                 None => break,
             },
-            _ = look.tick() => board.refit(),
+            _ = look.tick() => {
+                board.refit();
+            }
         }
     }
     board.end();
@@ -225,8 +230,10 @@ struct Board {
     /// The row above each node's bar with its name, when names go on
     /// rows of their own.
     names: HashMap<String, ProgressBar>,
-    /// The terminal's width the rows were last fitted to.
+    /// The terminal's width the rows were last fitted to, and the name
+    /// column the bars were last laid out with.
     fitted_to: Option<usize>,
+    laid_out: Option<usize>,
     /// The longest node name so far (the bars' name column).
     name_width: usize,
     /// The name column, colour and whether it has pods to count, each bar
@@ -260,7 +267,8 @@ impl Board {
             blockers: HashMap::new(),
             names: HashMap::new(),
             fitted_to: None,
-            name_width: 8,
+            laid_out: name_column(NAME_WIDTH_MIN, terminal_width()),
+            name_width: NAME_WIDTH_MIN,
             styled: HashMap::new(),
             nodes: BTreeMap::new(),
             evicted: 0,
@@ -444,10 +452,11 @@ impl Board {
     }
 
     /// After a resize, the rows fitted to the old width are fitted again.
-    fn refit(&mut self) {
+    /// The terminal's width.
+    fn refit(&mut self) -> usize {
         let terminal = terminal_width();
         if self.fitted_to.replace(terminal) == Some(terminal) {
-            return;
+            return terminal;
         }
         for (name, above) in &self.names {
             above.set_message(cut_name(name, terminal));
@@ -457,23 +466,18 @@ impl Board {
                 under.set_message(blocker_rows(&line, terminal));
             }
         }
-        if let Some(node) = self.nodes.keys().next().cloned() {
-            // The layout (a name column, or rows of their own) too.
-            if self.bars.contains_key(&node) {
-                self.draw_node(&node);
-            }
-        }
+        self.lay_out(terminal);
         self.draw_overall();
+        terminal
     }
 
-    fn draw_node(&mut self, node: &str) {
-        let terminal = terminal_width();
-        self.refit();
-        self.name_width = self
-            .name_width
-            .max(node.chars().count().min(NAME_WIDTH_MAX));
+    /// Every bar's layout (a name column, or names on rows of their own),
+    /// laid out again only when a longer name or another width changes it.
+    fn lay_out(&mut self, terminal: usize) -> Option<usize> {
         let column = name_column(self.name_width, terminal);
-        // A longer name or a narrower terminal: every bar's layout follows.
+        if std::mem::replace(&mut self.laid_out, column) == column {
+            return column;
+        }
         for (name, bar) in &self.bars {
             let state = &self.nodes[name];
             let style = (column, state.colour(), state.counted());
@@ -496,6 +500,15 @@ impl Board {
                 _ => {}
             }
         }
+        column
+    }
+
+    fn draw_node(&mut self, node: &str) {
+        let terminal = self.refit();
+        self.name_width = self
+            .name_width
+            .max(node.chars().count().min(NAME_WIDTH_MAX));
+        let column = self.lay_out(terminal);
         let state = &self.nodes[node];
         let multi = &self.multi;
         let style = (column, state.colour(), state.counted());
