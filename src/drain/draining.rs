@@ -50,6 +50,18 @@ pub(super) struct Draining<'a> {
     pub(super) refused_at_once: bool,
 }
 
+impl Draining<'_> {
+    /// The node's plan, taken as it starts, and its place with the budget
+    /// broker: joined before the next choice, which counts its pods, and in
+    /// the order started, which serves budgets in it.
+    fn start(&mut self, i: usize) -> (NodePlan, Option<bool>, NodeBudgets) {
+        self.pool.started(i);
+        let (n, was) = self.nodes[i].take().expect("each node once");
+        let joined = n.join_budgets(self.engine);
+        (n, was, joined)
+    }
+}
+
 impl Driver for Draining<'_> {
     const VERB: &'static str = "drain";
     type Start = (NodePlan, Option<bool>, NodeBudgets);
@@ -64,12 +76,7 @@ impl Driver for Draining<'_> {
     }
 
     async fn admit(&mut self, i: usize) -> Result<Admit<Self::Start, NodeOutcome>, DrainError> {
-        self.pool.started(i);
-        let (n, was) = self.nodes[i].take().expect("each node once");
-        // Joined before the next choice, which counts its pods, and in the
-        // order started, which serves budgets in it.
-        let joined = n.join_budgets(self.engine);
-        Ok(Admit::Start((n, was, joined)))
+        Ok(Admit::Start(self.start(i)))
     }
 
     async fn at_once(&mut self, i: usize) -> Option<NodeOutcome> {
@@ -77,9 +84,7 @@ impl Driver for Draining<'_> {
         if !(self.refused_at_once && refused) {
             return None;
         }
-        self.pool.started(i);
-        let (n, was) = self.nodes[i].take().expect("each node once");
-        let joined = n.join_budgets(self.engine);
+        let (n, was, joined) = self.start(i);
         Some(drain_one(self.engine, self.settings.clone(), n, was, joined).await)
     }
 
