@@ -250,8 +250,8 @@ pub struct DrainArgs {
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
     /// Choose the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32), all or those -l selects
-    #[arg(long, value_name = "RANGE")]
-    pub kubelet_version: Option<String>,
+    #[arg(long, value_name = "RANGE", value_parser = crate::policy::kubelet_version::KubeletRange::parse)]
+    pub kubelet_version: Option<crate::policy::kubelet_version::KubeletRange>,
     /// Continue even if there are pods that do not declare a controller
     #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_value_t = false, default_missing_value = "true", require_equals = true)]
     #[arg(help_heading = "kubectl drain's flags")]
@@ -575,8 +575,8 @@ pub struct StatusArgs {
     #[arg(value_name = "NODE", value_parser = super::node_arg::parse)]
     pub nodes: Vec<String>,
     /// Show only the nodes whose kubelet reports a version in RANGE (<1.33, >=1.30,<1.33, 1.32)
-    #[arg(long, value_name = "RANGE")]
-    pub kubelet_version: Option<String>,
+    #[arg(long, value_name = "RANGE", value_parser = crate::policy::kubelet_version::KubeletRange::parse)]
+    pub kubelet_version: Option<crate::policy::kubelet_version::KubeletRange>,
     /// Follow a run handed to the cluster (the newest, or --run) until it ends: its pod, each node's phase, holds and blockers
     #[arg(short = 'w', long)]
     pub watch: bool,

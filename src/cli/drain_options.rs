@@ -6,6 +6,7 @@ use super::exit::Exit;
 use super::{DrainArgs, DryRunArg};
 use crate::drain::{DryRun, NodeSelection, Options};
 use crate::policy::classify::FilterFlags;
+use crate::policy::kubelet_version::KubeletRange;
 use crate::policy::plan::{self, Plan};
 use kube_conventions::selector::Selector;
 
@@ -19,7 +20,7 @@ pub(super) fn duration(flag: &str, value: &str) -> Result<std::time::Duration, E
 pub(crate) fn node_selection(
     nodes: &[String],
     selector: Option<&String>,
-    kubelet: Option<&String>,
+    kubelet: Option<&KubeletRange>,
 ) -> Result<NodeSelection, Exit> {
     if let Some(range) = kubelet {
         if !nodes.is_empty() {
@@ -27,16 +28,10 @@ pub(crate) fn node_selection(
                 "cannot specify both node names and --kubelet-version: it chooses the nodes (narrow it with -l)",
             ));
         }
-        let range = crate::policy::kubelet_version::KubeletRange::parse(range)
-            .map_err(|e| Exit::usage(format!("--kubelet-version: {e}")))?;
-        let selector = match selector {
-            Some(sel) => match node_selection(&[], Some(sel), None)? {
-                NodeSelection::Selector(sel) => Some(sel),
-                _ => unreachable!("a selector gives a selector"),
-            },
-            None => None,
-        };
-        return Ok(NodeSelection::Kubelet { selector, range });
+        return Ok(NodeSelection::Kubelet {
+            selector: selector.map(|sel| node_selector(sel)).transpose()?,
+            range: range.clone(),
+        });
     }
     Ok(match (selector, nodes.is_empty()) {
         (Some(_), false) => {
@@ -47,25 +42,26 @@ pub(crate) fn node_selection(
                 "name at least one node, or select nodes with -l/--selector or --kubelet-version",
             ));
         }
-        // kubectl's resource builder ignores a selector that is empty once
-        // trimmed, and then has nothing to act on (`You must provide one or
-        // more resources`): `-l "$POOL"` with POOL unset must never read as
-        // every node.
-        (Some(sel), true) => {
-            let parsed =
-                Selector::parse(sel).map_err(|e| Exit::usage(format!("--selector: {e}")))?;
-            // Whatever spelling selects every node: the empty one, and
-            // anything that parses to no requirement.
-            if parsed.is_everything() {
-                return Err(Exit::usage(format!(
-                    "You must provide one or more resources by argument or filename: -l/--selector {sel:?} is empty, which would select every node; name the nodes, or give a selector that says which (-l 'node-role.kubernetes.io/worker' for every worker)"
-                )));
-            }
-            NodeSelection::Selector(sel.clone())
-        }
+        (Some(sel), true) => NodeSelection::Selector(node_selector(sel)?),
         // Each name was checked by crate::cli::node_arg as clap read it.
         (None, false) => NodeSelection::Names(nodes.to_vec()),
     })
+}
+
+/// A node selector, well formed and selecting less than every node.
+fn node_selector(sel: &str) -> Result<String, Exit> {
+    let parsed = Selector::parse(sel).map_err(|e| Exit::usage(format!("--selector: {e}")))?;
+    // kubectl's resource builder ignores a selector that is empty once
+    // trimmed, and then has nothing to act on (`You must provide one or
+    // more resources`): `-l "$POOL"` with POOL unset must never read as
+    // every node. Whatever spelling selects every node is refused: the
+    // empty one, and anything that parses to no requirement.
+    if parsed.is_everything() {
+        return Err(Exit::usage(format!(
+            "You must provide one or more resources by argument or filename: -l/--selector {sel:?} is empty, which would select every node; name the nodes, or give a selector that says which (-l 'node-role.kubernetes.io/worker' for every worker)"
+        )));
+    }
+    Ok(sel.to_string())
 }
 
 /// Everything checked before the first API call: any mistake here exits 2

@@ -71,13 +71,6 @@ fn named(nodes: Vec<Node>, names: &[String]) -> Result<Vec<Node>, Exit> {
 }
 
 pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
-    // Checked before any request: a bad range exits 2 and asks nothing.
-    let range = args
-        .kubelet_version
-        .as_deref()
-        .map(crate::policy::kubelet_version::KubeletRange::parse)
-        .transpose()
-        .map_err(|e| Exit::usage(format!("--kubelet-version: {e}")))?;
     let clients = client::connect(&args.cluster).await?;
     if args.watch || args.run.is_some() {
         let ns = crate::in_cluster::run::namespace(args.cluster.namespace.as_ref());
@@ -94,9 +87,11 @@ pub(crate) async fn run(args: StatusArgs) -> anyhow::Result<u8> {
     let mut out = Vec::new();
     // Every budget listed once, at the first node with pods left.
     let mut tight = None;
-    let chosen = named(nodes.items, &args.nodes)?
-        .into_iter()
-        .filter(|n| range.as_ref().is_none_or(|r| r.takes_node(n)));
+    let chosen = named(nodes.items, &args.nodes)?.into_iter().filter(|n| {
+        args.kubelet_version
+            .as_ref()
+            .is_none_or(|r| r.takes_node(n))
+    });
     for node in chosen {
         if let Some(status) = node_status(&clients.main, &node, &mut tight).await? {
             out.push(status);

@@ -29,7 +29,7 @@ struct Comparison {
 
 /// A parsed `--kubelet-version` range, as it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct KubeletRange {
+pub struct KubeletRange {
     written: String,
     all: Vec<Comparison>,
 }

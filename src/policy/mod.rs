@@ -5,7 +5,7 @@
 
 pub mod classify;
 pub mod guard;
-pub(crate) mod kubelet_version;
+pub mod kubelet_version;
 pub mod maintenance;
 pub(crate) mod node_health;
 pub mod plan;
