@@ -927,15 +927,7 @@ fn a_shorter_grace_period_shortens_a_terminating_pod() {
 /// `--all-or-nothing` keeps v0.1.0's way: a refusal anywhere changes nothing.
 #[test]
 fn a_refused_node_does_not_stop_the_others() {
-    let scenario = Scenario::new()
-        .node("n1")
-        .node("n2")
-        .cordoned_node("spare")
-        .pod("default", "bare", "n1", |_| {})
-        .pod("apps", "owned", "n2", |p| {
-            scenario::owned_by_a_gone_replicaset(p, 0.2);
-        })
-        .yaml();
+    let scenario = Scenario::one_refused_one_drainable(0.2).yaml();
     let theirs = Cluster::start(&scenario, 33);
     let ours = Cluster::start(&scenario, 33);
     let untouched = Cluster::start(&scenario, 33);

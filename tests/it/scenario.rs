@@ -146,6 +146,20 @@ impl Scenario {
         self.object(p)
     }
 
+    /// Two nodes as kubectl's filters see them: `n1` refused for its bare
+    /// pod, `n2` drained of a pod a controller owns (`seconds` to stop),
+    /// and a cordoned `spare` that takes nothing.
+    pub(crate) fn one_refused_one_drainable(seconds: f64) -> Self {
+        Scenario::new()
+            .node("n1")
+            .node("n2")
+            .cordoned_node("spare")
+            .pod("default", "bare", "n1", |_| {})
+            .pod("apps", "owned", "n2", |p| {
+                owned_by_a_gone_replicaset(p, seconds);
+            })
+    }
+
     /// The scenario as the sandbox reads it (JSON documents are YAML).
     pub(crate) fn yaml(&self) -> String {
         self.objects

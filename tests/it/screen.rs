@@ -113,15 +113,7 @@ fn the_demo_shows_its_blocker_at_80_columns() {
 /// start before its own style came).
 #[test]
 fn a_refused_node_shows_no_bar_and_no_frame_flashes_a_full_one() {
-    let c = Scenario::new()
-        .node("n1")
-        .node("n2")
-        .cordoned_node("spare")
-        .pod("default", "bare", "n1", |_| {})
-        .pod("apps", "owned", "n2", |p| {
-            crate::scenario::owned_by_a_gone_replicaset(p, 1.0);
-        })
-        .start(33);
+    let c = Scenario::one_refused_one_drainable(1.0).start(33);
     c.wait_settled();
     let t = Terminal::start(&c, 80, "drain n1 n2 --timeout 20s --yes");
     let deadline = Instant::now() + Duration::from_secs(40);
