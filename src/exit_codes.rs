@@ -2,9 +2,8 @@
 //! and decided here only: from a drain's or a roll's outcome, from how a
 //! drain stopped, from how a run handed to the cluster ended (crate::cli::exit: from the error that ended a command).
 
-use crate::drain::{Ended, Stopped};
 use crate::roll::outcome::{RollOutcome, RollStatus};
-use crate::vocabulary::outcome::{DrainOutcome, NodeStatus, PodResult};
+use crate::vocabulary::outcome::{DrainOutcome, Ended, NodeStatus, PodResult, Stopped};
 
 /// Every selected node drained; the command did what was asked.
 pub const OK: u8 = 0;

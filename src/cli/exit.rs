@@ -95,11 +95,11 @@ fn words(err: &anyhow::Error) -> String {
         if let Some(e) = cause.downcast_ref::<kube::Error>() {
             // Unreachable or untrusted: kubectl's line alone, as kubectl
             // says it whatever the request was.
-            if crate::vocabulary::api_error::said_alone(e) {
-                return crate::vocabulary::api_error::words(e);
+            if crate::vocabulary::api_words::said_alone(e) {
+                return crate::vocabulary::api_words::words(e);
             }
             // Its own causes are in those words already.
-            parts.push(crate::vocabulary::api_error::words(e));
+            parts.push(crate::vocabulary::api_words::words(e));
             break;
         }
         parts.push(cause.to_string());

@@ -31,14 +31,14 @@ pub(crate) mod pod_watch;
 mod pool_budgets;
 mod prepare;
 mod preview;
-pub(crate) mod retry;
 mod session;
 mod slim_pod;
 pub(crate) mod surge;
 
 pub(crate) use crate::vocabulary::DrainError;
 pub(crate) use crate::vocabulary::DryRun;
+pub(crate) use crate::vocabulary::outcome::Ended;
 pub(crate) use engine::Prepared;
 pub(crate) use options::{NodeSelection, Options};
 pub(crate) use prepare::{Shared, prepare, prepare_sharing};
-pub(crate) use session::{Ended, Session, Stopped, run};
+pub(crate) use session::{Session, run};

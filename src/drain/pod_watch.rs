@@ -245,7 +245,7 @@ impl PodWatch {
         Change::Error(format!(
             "watching pods on {}: {}",
             self.query.node,
-            crate::vocabulary::api_error::words(e)
+            crate::vocabulary::api_words::words(e)
         ))
     }
 

@@ -4,7 +4,6 @@
 //! only binds flags to it; here `crate::commands` binds them and
 //! `crate::cli::exit` turns how the drain ended into an exit code.
 
-use std::fmt;
 use std::sync::Arc;
 
 use tokio::sync::watch;
@@ -18,45 +17,15 @@ use crate::notify::notice::Verb;
 use crate::policy::plan::Plan;
 use crate::pool::Tell;
 use crate::pool::abort_watch::AbortWatch;
+use crate::pool::followed::{self, Followed, Followers, Run};
 use crate::pool::node_watch::Nodes;
 use crate::pool::observers::{Observers, Summary};
 use crate::pool::unattended::Unattended;
 use crate::publish::Publisher;
 use crate::publish::conditions::Maintenance;
 use crate::vocabulary::events::Sink;
-use crate::vocabulary::outcome::{DrainOutcome, DryRun};
+use crate::vocabulary::outcome::{Delivered, DryRun, Ended, Stopped};
 use crate::vocabulary::warning::Warning;
-
-/// How a drain that raised no error ended.
-#[derive(Debug)]
-pub(crate) enum Ended {
-    /// It ran (or previewed); the outcome says node by node how it went.
-    Finished(DrainOutcome),
-    /// It stopped before anything changed.
-    Stopped(Stopped),
-}
-
-/// Why a drain stopped before anything changed, without an error.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Stopped {
-    /// `-l` matched no node: kubectl drain exits 0 then, and loops over
-    /// pools rely on it.
-    NoNodesMatch(String),
-    /// The person at the terminal said no.
-    Declined,
-}
-
-impl fmt::Display for Stopped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Stopped::NoNodesMatch(selector) => write!(
-                f,
-                "No nodes match the selector {selector:?}: nothing to drain."
-            ),
-            Stopped::Declined => f.write_str("nothing was changed"),
-        }
-    }
-}
 
 /// What one drain works with: the cluster, what it is asked to do, where
 /// it tells what happens, and the signal that asks it to stop; who follows
@@ -87,64 +56,57 @@ pub(crate) async fn run(
         unattended,
         metrics,
     } = session;
-    let publisher = Arc::new(Publisher::start(&clients.main, options.publish()));
-    let display = publisher.listen(events);
     // Only a drain that changes something is told to others.
-    let observers = (options.dry_run == DryRun::None).then(|| {
-        let run = identity(&options);
-        Arc::new(Observers::start(
-            &unattended,
-            Verb::Drain,
-            &run,
-            0,
-            metrics,
-            &display,
-        ))
-    });
-    let (events, tee) = match &observers {
-        Some(o) => {
-            let (events, tee) = o.listen(display);
-            (events, Some(tee))
-        }
-        None => (display, None),
-    };
-    let paced = Paced {
+    let id = identity(&options);
+    let followers = (options.dry_run == DryRun::None).then(|| Followers {
         unattended: &unattended,
-        observers: observers.as_deref(),
-    };
-    let mut ended = {
-        let _told = super::retry::tell(&clients, &events);
-        prepare_and_run(
-            clients,
-            plan,
-            options,
-            events,
-            interrupt,
-            publisher.clone(),
-            paced,
-            approve,
-        )
-        .await
-    };
-    if let (Some(observers), Some(tee)) = (&observers, tee) {
-        let summary = match &ended {
-            Ok(Ended::Finished(o)) => Some(Ok(summary(o))),
-            Ok(Ended::Stopped(_)) => None,
-            Err(e) => Some(Err(e.chain())),
+        verb: Verb::Drain,
+        identity: &id,
+        nodes: 0,
+        metrics,
+    });
+    followed::run(
+        &clients.clone(),
+        options.publish(),
+        events,
+        followers,
+        async |run: Run<'_>| {
+            let paced = Paced {
+                unattended: &unattended,
+                observers: run.observers,
+            };
+            prepare_and_run(
+                clients,
+                plan,
+                options,
+                run.events,
+                interrupt,
+                run.publisher,
+                paced,
+                approve,
+            )
+            .await
+        },
+    )
+    .await
+}
+
+impl Followed for Ended {
+    fn summary(&self) -> Option<Summary> {
+        let Ended::Finished(o) = self else {
+            return None;
         };
-        if let Some(summary) = summary {
-            let delivered = observers.finish(tee, summary).await;
-            if let Ok(Ended::Finished(outcome)) = &mut ended {
-                outcome.notifications = delivered;
-            }
+        let statuses = o.nodes.iter().map(|n| n.status.as_str());
+        let code = crate::exit_codes::of_outcome(o);
+        Some(Summary::new(statuses, o.elapsed_ms, code, o.failed()))
+    }
+
+    fn keep(&mut self, notifications: Option<Delivered>, unwritten: Vec<String>) {
+        if let Ended::Finished(o) = self {
+            o.notifications = notifications;
+            o.conditions_not_written = unwritten;
         }
     }
-    // Every sink is dropped with the drain: what is left gets recorded.
-    publisher.finish().await;
-    if let Ok(Ended::Finished(outcome)) = &mut ended {
-        outcome.conditions_not_written = publisher.unwritten();
-    }
-    ended
 }
 
 /// What paces a drain and who follows it.
@@ -158,13 +120,6 @@ struct Paced<'a> {
 /// the same one.
 fn identity(options: &Options) -> String {
     crate::pool::unattended::identity(&options.nodes.words(), "drain")
-}
-
-/// How a drain ended, for its last notification.
-fn summary(o: &DrainOutcome) -> Summary {
-    let statuses = o.nodes.iter().map(|n| n.status.as_str());
-    let code = crate::exit_codes::of_outcome(o);
-    Summary::new(statuses, o.elapsed_ms, code, o.failed())
 }
 
 #[allow(clippy::too_many_arguments)]

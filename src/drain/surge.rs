@@ -158,7 +158,7 @@ impl Surges {
             Err(e) => {
                 return Err(format!(
                     "scaling Deployment {deployment} up: {}",
-                    crate::vocabulary::api_error::words(&e)
+                    crate::vocabulary::api_words::words(&e)
                 ));
             }
         }
@@ -214,7 +214,7 @@ pub(crate) async fn undo_left_by(client: &kube::Client, node: &str) -> Undone {
         Err(e) => {
             undone.failed.push(format!(
                 "cannot list Deployments to scale back what --surge left for node {node}: {}",
-                crate::vocabulary::api_error::words(&e)
+                crate::vocabulary::api_words::words(&e)
             ));
             return undone;
         }
@@ -279,7 +279,7 @@ async fn undo_one(client: &kube::Client, ns: &str, name: &str) -> Result<Option<
     let failed = |e: &kube::Error| {
         format!(
             "scaling Deployment {ns}/{name} back: {}",
-            crate::vocabulary::api_error::words(e)
+            crate::vocabulary::api_words::words(e)
         )
     };
     for _ in 0..5 {

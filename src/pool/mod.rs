@@ -7,15 +7,19 @@
 //! before it starts (a roll's lock), and its job. Holds are said once and
 //! recorded (`hold_log`), the count of nodes kept (`progress`), every
 //! node's start and end told to the listeners, whom `observers` turns into
-//! notifications and metrics for both verbs.
+//! notifications and metrics for both verbs. `followed` wraps either
+//! verb's run in its followers (the publisher, the observers, the
+//! client's retries on screen: `retries_told`).
 
 pub(crate) mod abort_watch;
 pub(crate) mod alerts;
+pub(crate) mod followed;
 pub(crate) mod gate;
 pub(crate) mod hold_log;
 pub(crate) mod node_watch;
 pub(crate) mod observers;
 pub(crate) mod progress;
+pub(crate) mod retries_told;
 pub(crate) mod room;
 pub(crate) mod unattended;
 

@@ -300,7 +300,7 @@ impl Writer {
         }
         let error = match &e {
             kube::Error::Api(s) if s.code == 403 => s.message.clone(),
-            other => crate::vocabulary::api_error::words(other),
+            other => crate::vocabulary::api_words::words(other),
         };
         let warning = Warning::ConditionsNotWritten {
             node: node.to_string(),

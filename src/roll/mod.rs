@@ -28,17 +28,18 @@ pub(crate) mod stop;
 pub(crate) mod take;
 mod wait;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
 
 use crate::client::Clients;
 use crate::drain::{DrainError, Options};
+use crate::notify::Delivered;
+use crate::notify::notice::Verb;
 use crate::policy::plan::Plan;
-use crate::pool::observers::Observers;
+use crate::pool::followed::{self, Followed, Followers, Run};
+use crate::pool::observers::Summary;
 use crate::pool::unattended::Unattended;
-use crate::publish::Publisher;
 use crate::vocabulary::events::Sink;
 pub(crate) use ctx::Ctx;
 pub(crate) use order::{Order, order, refusals};
@@ -131,40 +132,48 @@ pub(crate) async fn run(
     interrupt: watch::Receiver<bool>,
     metrics: Option<tokio::net::TcpListener>,
 ) -> Result<RollOutcome, DrainError> {
-    let publisher = Arc::new(Publisher::start(&clients.main, options.drain.publish()));
-    let display = publisher.listen(events);
     let names = order.names();
-    let observers = Arc::new(Observers::start(
-        &options.unattended,
-        crate::notify::notice::Verb::Roll,
-        &options.identity,
-        names.len(),
+    let (unattended, identity) = (options.unattended.clone(), options.identity.clone());
+    let followers = Followers {
+        unattended: &unattended,
+        verb: Verb::Roll,
+        identity: &identity,
+        nodes: names.len(),
         metrics,
-        &display,
-    ));
-    let (events, tee) = observers.listen(display);
-    observers.started(&names);
-    let outcome = {
-        let _told = crate::drain::retry::tell(&clients, &events);
-        take::take_nodes(clients, plan, options, order, events, interrupt, &publisher).await
     };
-    let summary = match &outcome {
-        Ok(o) => Ok(summary(o)),
-        Err(e) => Err(e.chain()),
-    };
-    let delivered = observers.finish(tee, summary).await;
-    // Every sink is dropped with the roll: what is left gets recorded.
-    publisher.finish().await;
-    outcome.map(|mut o| {
-        o.conditions_not_written = publisher.unwritten();
-        o.notifications = delivered;
-        o
-    })
+    followed::run(
+        &clients.clone(),
+        options.drain.publish(),
+        events,
+        Some(followers),
+        async |run: Run<'_>| {
+            if let Some(o) = run.observers {
+                o.started(&names);
+            }
+            Box::pin(take::take_nodes(
+                clients,
+                plan,
+                options,
+                order,
+                run.events,
+                interrupt,
+                &run.publisher,
+            ))
+            .await
+        },
+    )
+    .await
 }
 
-/// How a roll ended, for its last notification.
-fn summary(o: &RollOutcome) -> crate::pool::observers::Summary {
-    let statuses = o.nodes.iter().map(|n| n.status.as_str());
-    let code = crate::exit_codes::of_roll(o);
-    crate::pool::observers::Summary::new(statuses, o.elapsed_ms, code, o.failed())
+impl Followed for RollOutcome {
+    fn summary(&self) -> Option<Summary> {
+        let statuses = self.nodes.iter().map(|n| n.status.as_str());
+        let code = crate::exit_codes::of_roll(self);
+        Some(Summary::new(statuses, self.elapsed_ms, code, self.failed()))
+    }
+
+    fn keep(&mut self, notifications: Option<Delivered>, unwritten: Vec<String>) {
+        self.notifications = notifications;
+        self.conditions_not_written = unwritten;
+    }
 }

@@ -42,7 +42,7 @@ pub(crate) async fn order(
     options: &RollOptions,
     events: &Sink,
 ) -> Result<Order, DrainError> {
-    let _told = crate::drain::retry::tell(clients, events);
+    let _told = crate::pool::retries_told::tell(clients, events);
     let nodes = discover::resolve_nodes(&clients.main, &options.drain.nodes).await?;
     let locks = Locks::new(
         &clients.main,

@@ -4,7 +4,7 @@
 use tokio::sync::mpsc;
 
 use crate::client::Clients;
-use crate::drain::retry::RetriesTold;
+use crate::pool::retries_told::RetriesTold;
 use crate::vocabulary::events::{Event, Sink};
 use crate::vocabulary::outcome::Cause;
 use kube_conventions::count;
@@ -121,7 +121,7 @@ pub(crate) fn retries(clients: &Clients) -> RetryLines {
     let (sink, rx) = mpsc::unbounded_channel();
     tokio::spawn(run(rx));
     RetryLines {
-        _told: crate::drain::retry::tell(clients, &sink),
+        _told: crate::pool::retries_told::tell(clients, &sink),
         _sink: sink,
     }
 }

@@ -18,7 +18,7 @@ pub(crate) enum DrainError {
         message: String,
     },
     /// A request failed for good: which, what the server said, what to check.
-    #[error("{}", super::api_error::failed(request, error))]
+    #[error("{}", super::api_words::failed(request, error))]
     Api { request: String, error: kube::Error },
     /// The object changed under every attempt to update it.
     #[error("{0}")]

@@ -3,9 +3,10 @@
 //! (`events`), how nodes and pods ended (`outcome`), the warnings given
 //! before or while changing anything (`warning`), a pod's key
 //! (`pod_key`), and why a run could not go on (`error`), with the API's
-//! failures in kubectl's words (`api_error`).
+//! failures as errors (`api_error`) in kubectl's words (`api_words`).
 
 pub(crate) mod api_error;
+pub(crate) mod api_words;
 mod error;
 pub(crate) mod events;
 pub(crate) mod job_status;

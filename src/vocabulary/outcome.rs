@@ -1,6 +1,8 @@
 //! What a drain ended with, node by node and pod by pod: the data the report
 //! renders (docs/report.md documents it as JSON).
 
+use std::fmt;
+
 use serde::Serialize;
 
 use super::pod_key::PodKey;
@@ -496,6 +498,37 @@ mod tests {
         ];
         for r in &results {
             assert_eq!(serde_json::to_value(r).unwrap()["state"], r.state());
+        }
+    }
+}
+
+/// How a drain that raised no error ended.
+#[derive(Debug)]
+pub(crate) enum Ended {
+    /// It ran (or previewed); the outcome says node by node how it went.
+    Finished(DrainOutcome),
+    /// It stopped before anything changed.
+    Stopped(Stopped),
+}
+
+/// Why a drain stopped before anything changed, without an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stopped {
+    /// `-l` matched no node: kubectl drain exits 0 then, and loops over
+    /// pools rely on it.
+    NoNodesMatch(String),
+    /// The person at the terminal said no.
+    Declined,
+}
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stopped::NoNodesMatch(selector) => write!(
+                f,
+                "No nodes match the selector {selector:?}: nothing to drain."
+            ),
+            Stopped::Declined => f.write_str("nothing was changed"),
         }
     }
 }

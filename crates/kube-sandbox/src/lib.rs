@@ -18,6 +18,7 @@ mod apiserver;
 mod auth;
 mod clock;
 pub mod config;
+mod container_log;
 mod controllers;
 mod events;
 pub mod generate;

@@ -76,7 +76,7 @@ pub(crate) fn evict(
     if !opts.dry_run {
         super::admission::on_eviction(store, &pod);
     }
-    let pdbs = budgets::pdbs_for_pod(store, &pod);
+    let pdbs = store.budgets_of_pod(&pod);
     let pdb_key = match pdbs.as_slice() {
         [] => return delete_evicted(store, pod_key, &opts, true),
         [one] => one.clone(),

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::kubelet::containers::ContainerLog;
+use crate::container_log::ContainerLog;
 
 /// What a log request asks.
 pub(crate) struct LogRequest {

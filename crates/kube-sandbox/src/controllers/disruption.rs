@@ -176,7 +176,7 @@ pub(crate) fn triggers(store: &Store, c: &Changed<'_>, work: &mut Work) {
     match c.resource {
         Resource::Pods => {
             for p in [c.old, c.new].into_iter().flatten() {
-                work.pdbs.extend(budgets::pdbs_for_pod(store, p));
+                work.pdbs.extend(store.budgets_of_pod(p));
             }
         }
         Resource::PodDisruptionBudgets => {

@@ -7,9 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use tokio::sync::watch;
-
-use crate::clock::now_rfc3339_micros;
+use crate::container_log::ContainerLog;
 use crate::store::Key;
 
 /// One container of one pod.
@@ -18,13 +16,6 @@ pub(crate) struct ContainerId {
     pub(crate) key: Key,
     pub(crate) uid: String,
     pub(crate) container: String,
-}
-
-/// A container's log: its lines with their times, growing while it runs.
-pub(crate) struct ContainerLog {
-    lines: Mutex<Vec<(String, String)>>,
-    /// Whether the container has ended; told of each new line too.
-    ended: watch::Sender<bool>,
 }
 
 /// A lock, kept through a panic elsewhere (the data is the last write).
@@ -38,36 +29,6 @@ fn kill(pids: impl IntoIterator<Item = u32>, signal: rustix::process::Signal) {
         if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
             let _ = rustix::process::kill_process(pid, signal);
         }
-    }
-}
-
-impl ContainerLog {
-    pub(crate) fn new() -> Arc<ContainerLog> {
-        Arc::new(ContainerLog {
-            lines: Mutex::default(),
-            ended: watch::channel(false).0,
-        })
-    }
-
-    pub(crate) fn push(&self, line: String) {
-        locked(&self.lines).push((format!("{}Z", now_rfc3339_micros()), line));
-        self.ended.send_modify(|_| {});
-    }
-
-    pub(crate) fn finish(&self) {
-        self.ended.send_replace(true);
-    }
-
-    /// The lines from `from` on, and whether the container has ended.
-    pub(crate) fn since(&self, from: usize) -> (Vec<(String, String)>, bool) {
-        let done = *self.ended.borrow();
-        let lines = locked(&self.lines);
-        (lines.get(from..).unwrap_or_default().to_vec(), done)
-    }
-
-    /// Hears of every new line and of the end.
-    pub(crate) fn subscribe(&self) -> watch::Receiver<bool> {
-        self.ended.subscribe()
     }
 }
 

@@ -49,7 +49,8 @@ use crate::resources::Resource;
 use crate::shared::Shared;
 use crate::store::{Key, Store};
 
-use super::containers::{ContainerId, ContainerLog};
+use super::containers::ContainerId;
+use crate::container_log::ContainerLog;
 
 /// Where the ServiceAccount's files are in every container.
 pub(crate) const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";

@@ -1,17 +1,10 @@
 //! PodDisruptionBudgets as the eviction subresource and the disruption
-//! controller both read them: which budgets select a pod, and the
-//! `DisruptionAllowed` condition.
+//! controller both read them: the `DisruptionAllowed` condition
+//! (which budgets select a pod: crate::store's index).
 
 use serde_json::{Value, json};
 
 use crate::clock::now_rfc3339;
-use crate::store::{Key, Store};
-
-/// The PDBs in a namespace whose selector matches this pod.
-pub(crate) fn pdbs_for_pod(store: &Store, pod: &Value) -> Vec<Key> {
-    let ns = pod["metadata"]["namespace"].as_str().unwrap_or_default();
-    store.budgets_selecting(ns, pod)
-}
 
 /// The `DisruptionAllowed` condition, whose transition time changes only
 /// when its status does.

@@ -10,20 +10,22 @@ use serde_json::{Value, json};
 use crate::clock::now_rfc3339_micros;
 use crate::objects::nodes;
 use crate::resources::Resource;
-use crate::store::Store;
 
 /// Where kubelets keep their heartbeat leases.
 pub(crate) const NAMESPACE: &str = "kube-node-lease";
 
-/// A lease as a reader sees it: a Ready node's is renewed now.
-pub(crate) fn as_read(store: &Store, res: Resource, obj: Arc<Value>) -> Arc<Value> {
+/// A lease as a reader sees it: a Ready node's is renewed now. `node`
+/// finds a node by its name.
+pub(crate) fn as_read(
+    res: Resource,
+    obj: Arc<Value>,
+    node: impl FnOnce(&str) -> Option<Arc<Value>>,
+) -> Arc<Value> {
     if res != Resource::Leases || obj["metadata"]["namespace"] != NAMESPACE {
         return obj;
     }
-    let node = obj["metadata"]["name"].as_str().unwrap_or_default();
-    let up = store
-        .get(Resource::Nodes, &(String::new(), node.to_string()))
-        .is_some_and(|n| nodes::kubelet_running(&n));
+    let name = obj["metadata"]["name"].as_str().unwrap_or_default();
+    let up = node(name).is_some_and(|n| nodes::kubelet_running(&n));
     if !up {
         return obj;
     }

@@ -1,8 +1,9 @@
 //! Reading Kubernetes objects held as JSON: what the apiserver, the
 //! controllers and the kubelets all need to know of a pod, a node, a budget,
-//! a VM, a lease.
+//! a Job, a VM, a lease.
 
 pub(crate) mod budgets;
+pub(crate) mod jobs;
 pub(crate) mod kubevirt;
 pub(crate) mod leases;
 pub(crate) mod nodes;

@@ -238,6 +238,11 @@ impl Store {
         self.tables.get(&res)?.get(key).map(Stored::value)
     }
 
+    /// A node by its name.
+    pub(crate) fn node(&self, name: &str) -> Option<Arc<Value>> {
+        self.get(Resource::Nodes, &(String::new(), name.to_string()))
+    }
+
     /// An object as stored, unparsed.
     pub(crate) fn doc(&self, res: Resource, key: &Key) -> Option<&Stored> {
         self.tables.get(&res)?.get(key)
@@ -328,6 +333,12 @@ impl Store {
     /// object's labels.
     pub(crate) fn budgets_selecting(&self, namespace: &str, object: &Value) -> Vec<Key> {
         self.indexes.budgets_by_label.selecting(namespace, object)
+    }
+
+    /// The PodDisruptionBudgets of the pod's namespace that select it.
+    pub(crate) fn budgets_of_pod(&self, pod: &Value) -> Vec<Key> {
+        let ns = pod["metadata"]["namespace"].as_str().unwrap_or_default();
+        self.budgets_selecting(ns, pod)
     }
 
     /// Every node with what the scheduler knows of it, in name order from
@@ -581,7 +592,7 @@ impl Store {
             m.remove("deletionGracePeriodSeconds");
         }
         if res == Resource::Jobs {
-            crate::apiserver::defaults::job_selector(obj);
+            crate::objects::jobs::selector(obj);
         }
     }
 

@@ -22,7 +22,7 @@ pub(in crate::apiserver) fn get(
     let obj = {
         let store = shared.store();
         let obj = req.existing(&store)?;
-        crate::objects::leases::as_read(&store, t.resource, obj)
+        crate::objects::leases::as_read(t.resource, obj, |n| store.node(n))
     };
     if wants_table(req.accept) {
         let meta = json!({"resourceVersion": obj["metadata"]["resourceVersion"]});

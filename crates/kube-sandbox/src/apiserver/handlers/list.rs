@@ -151,7 +151,7 @@ fn read_page(
         .into_iter()
         .map(|d| {
             if res == Resource::Leases {
-                Item::Parsed(leases::as_read(&store, res, d.value()))
+                Item::Parsed(leases::as_read(res, d.value(), |n| store.node(n)))
             } else {
                 Item::Stored(d)
             }
