@@ -269,7 +269,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__drain)
-            opts="-l -o -y -s -n -v -h -V --selector --kubelet-version --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --eviction-api --lost-pod-timeout --node-shut-down --fence-command --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --lines --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --in-cluster --render --image --cleanup --notify --notify-after --notify-template --metrics-addr --pushgateway --block-on-alerts --alert-filter --alert-check-interval --window --announce --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --kubelet-version --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --eviction-api --lost-pod-timeout --node-shut-down --fence-command --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --lines --yes --taint --reason --node-conditions --exclude-from-load-balancers --label-during --protect-from-autoscalers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --in-cluster --render --image --cleanup --notify --notify-after --notify-template --metrics-addr --pushgateway --block-on-alerts --alert-filter --alert-check-interval --window --announce --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -396,6 +396,14 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 --node-conditions)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --label-during)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protect-from-autoscalers)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
@@ -877,7 +885,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__plan)
-            opts="-l -o -y -s -n -v -h -V --selector --kubelet-version --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --eviction-api --lost-pod-timeout --node-shut-down --fence-command --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --lines --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --in-cluster --render --image --cleanup --notify --notify-after --notify-template --metrics-addr --pushgateway --block-on-alerts --alert-filter --alert-check-interval --window --announce --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --kubelet-version --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --eviction-api --lost-pod-timeout --node-shut-down --fence-command --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --lines --yes --taint --reason --node-conditions --exclude-from-load-balancers --label-during --protect-from-autoscalers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --in-cluster --render --image --cleanup --notify --notify-after --notify-template --metrics-addr --pushgateway --block-on-alerts --alert-filter --alert-check-interval --window --announce --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1004,6 +1012,14 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 --node-conditions)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --label-during)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protect-from-autoscalers)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
@@ -1183,7 +1199,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__roll)
-            opts="-l -o -y -s -n -v -h -V --selector --kubelet-version --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --eviction-api --lost-pod-timeout --node-shut-down --fence-command --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --lines --yes --taint --reason --node-conditions --exclude-from-load-balancers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --in-cluster --render --image --cleanup --notify --notify-after --notify-template --metrics-addr --pushgateway --block-on-alerts --alert-filter --alert-check-interval --window --announce --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --exec --action-timeout --wait-for-reboot --ready-timeout --wait-for-budgets --soak --lock-namespace --lease-duration --kured-daemonset --fresh --draino-pre-activities --help --version"
+            opts="-l -o -y -s -n -v -h -V --selector --kubelet-version --force --ignore-daemonsets --delete-emptydir-data --grace-period --timeout --deadline --skip-wait-for-detach --detach-timeout --surge --deadline-overrides-markers --allow-short-deadline --pod-selector --disable-eviction --eviction-api --lost-pod-timeout --node-shut-down --fence-command --skip-wait-for-delete-timeout --chunk-size --dry-run --plan --max-parallel --by-zone --max-blocked-nodes --ignore-markers --all-or-nothing --simulate --from --assume-shutdown --assume-ready --assume-times --output --lines --yes --taint --reason --node-conditions --exclude-from-load-balancers --label-during --protect-from-autoscalers --max-unavailable --allow-no-schedulable-nodes --allow-quorum-loss --in-cluster --render --image --cleanup --notify --notify-after --notify-template --metrics-addr --pushgateway --block-on-alerts --alert-filter --alert-check-interval --window --announce --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --exec --action-timeout --wait-for-reboot --ready-timeout --wait-for-budgets --soak --lock-namespace --lease-duration --kured-daemonset --fresh --draino-pre-activities --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1310,6 +1326,14 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 --node-conditions)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --label-during)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protect-from-autoscalers)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;

@@ -414,6 +414,14 @@ pub struct DrainArgs {
     #[arg(long)]
     #[arg(help_heading = "Marking the nodes")]
     pub exclude_from_load_balancers: bool,
+    /// Set this label (KEY=VALUE) at cordon; uncordon puts back what the node had under KEY before (nothing, or its old value), unless it was changed since. Repeatable
+    #[arg(long = "label-during", value_name = "KEY=VALUE", value_parser = crate::policy::maintenance::MarkSpec::label)]
+    #[arg(help_heading = "Marking the nodes")]
+    pub label_during: Vec<crate::policy::maintenance::MarkSpec>,
+    /// Annotate the node so that cluster-autoscaler and Karpenter leave it alone while under maintenance (cluster-autoscaler.kubernetes.io/scale-down-disabled and karpenter.sh/do-not-disrupt, "true"); uncordon puts back what was there. Default: false for drain (a drained node may be on its way out), true for roll (the node comes back)
+    #[arg(long, action = kubectl_bool!(), num_args = 0..=1, default_missing_value = "true", require_equals = true)]
+    #[arg(help_heading = "Marking the nodes")]
+    pub protect_from_autoscalers: Option<bool>,
     /// Take a node only while at most this many nodes (N or P% of all nodes) are unavailable, counting cordoned and NotReady nodes and this run's; otherwise hold and say why (a drain then cordons each node at its turn)
     #[arg(long, value_name = "N|P%")]
     #[arg(help_heading = "A pool of nodes")]

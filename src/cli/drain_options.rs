@@ -151,11 +151,22 @@ pub(crate) fn validate(args: &DrainArgs, plan_only: bool) -> Result<(Plan, Optio
         } else {
             Vec::new()
         },
+        marks: marks(args, false),
         reason: args.reason.clone(),
         max_unavailable,
         plan_reads_budgets: plan_only && args.dry_run == DryRunArg::None,
     };
     Ok((plan, options))
+}
+
+/// `--label-during`'s labels, then `--protect-from-autoscalers`'
+/// annotations, on by default when `protect` is (a roll's nodes come back).
+pub(super) fn marks(args: &DrainArgs, protect: bool) -> Vec<crate::policy::maintenance::MarkSpec> {
+    let mut marks = args.label_during.clone();
+    if args.protect_from_autoscalers.unwrap_or(protect) {
+        marks.extend(crate::policy::maintenance::MarkSpec::autoscalers());
+    }
+    marks
 }
 
 /// `--deadline` or the plan's (the flag wins), shorter than `--timeout`.

@@ -17,7 +17,9 @@ pub(crate) fn validate(args: &RollArgs) -> Result<(crate::policy::plan::Plan, Ro
             "--simulate predicts a drain; roll does not take it (predict each drain with `plan --simulate`)",
         ));
     }
-    let (plan, drain) = super::drain_options::validate(d, false)?;
+    let (plan, mut drain) = super::drain_options::validate(d, false)?;
+    // A rolled node comes back: autoscalers are kept off it by default.
+    drain.marks = super::drain_options::marks(d, true);
     let lease_duration = duration("lease-duration", &args.lease_duration)?;
     if lease_duration < Duration::from_secs(3) {
         return Err(Exit::usage("--lease-duration must be at least 3s"));

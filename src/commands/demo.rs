@@ -86,6 +86,7 @@ async fn demo_on(
         all_or_nothing: false,
         taints: Vec::new(),
         labels: Vec::new(),
+        marks: Vec::new(),
         deadline: None,
         deadline_overrides_markers: false,
         allow_short_deadline: false,

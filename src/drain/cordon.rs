@@ -7,7 +7,7 @@ use kube::Api;
 use kube::api::{Patch, PatchParams};
 
 use super::{DrainError, Options};
-use crate::policy::maintenance::{self, TaintSpec, unschedulable};
+use crate::policy::maintenance::{self, MarkSpec, TaintSpec, unschedulable};
 use crate::publish::Publisher;
 use crate::publish::conditions::{self, Stage};
 use crate::vocabulary::api_error::api_error;
@@ -20,6 +20,9 @@ pub(crate) struct CordonSpec<'a> {
     pub(crate) taints: &'a [TaintSpec],
     /// Labels (`--exclude-from-load-balancers`).
     pub(crate) labels: &'a [(String, String)],
+    /// Labels and annotations put back as they were at uncordon
+    /// (`--label-during`, `--protect-from-autoscalers`).
+    pub(crate) marks: &'a [MarkSpec],
     /// `--surge`: recorded so that uncordon scales back what is left.
     pub(crate) surge: bool,
     /// `--reason`.
@@ -32,6 +35,7 @@ impl Options {
         CordonSpec {
             taints: &self.taints,
             labels: &self.labels,
+            marks: &self.marks,
             surge: self.surge,
             reason: self.reason.as_deref(),
         }
@@ -66,6 +70,7 @@ pub(crate) async fn cordon(
             &current,
             spec.taints,
             spec.labels,
+            spec.marks,
             spec.surge,
             spec.reason,
             &now,

@@ -86,6 +86,9 @@ pub(crate) struct Options {
     pub(crate) node_conditions: bool,
     /// Labels added at cordon (`--exclude-from-load-balancers`).
     pub(crate) labels: Vec<(String, String)>,
+    /// Labels and annotations set at cordon and put back as they were at
+    /// uncordon (`--label-during`, `--protect-from-autoscalers`).
+    pub(crate) marks: Vec<crate::policy::maintenance::MarkSpec>,
     /// `--reason`, recorded on the node.
     pub(crate) reason: Option<String>,
     /// `plan`: a pod whose budget allows no disruption now is shown

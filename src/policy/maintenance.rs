@@ -21,6 +21,119 @@ pub const MAINTENANCE_IN_PROGRESS: &str = "MaintenanceInProgress";
 /// controller reads it; Karpenter sets it while draining).
 pub const EXCLUDE_FROM_LOAD_BALANCERS: &str =
     "node.kubernetes.io/exclude-from-external-load-balancers";
+/// cluster-autoscaler leaves a node alone while it carries this
+/// annotation with "true" (its FAQ, "How can I prevent Cluster Autoscaler
+/// from scaling down a particular node?").
+pub const SCALE_DOWN_DISABLED: &str = "cluster-autoscaler.kubernetes.io/scale-down-disabled";
+/// Karpenter does not disrupt (consolidate, expire, drift) a node that
+/// carries this annotation with "true".
+pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
+
+/// Where on the node's metadata a mark goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum On {
+    Label,
+    Annotation,
+}
+
+impl On {
+    fn field(self) -> &'static str {
+        match self {
+            On::Label => "labels",
+            On::Annotation => "annotations",
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            On::Label => "label",
+            On::Annotation => "annotation",
+        }
+    }
+}
+
+/// A label or an annotation the node carries while under maintenance
+/// (`--label-during`, `--protect-from-autoscalers`), whatever it carried
+/// before: uncordon puts back exactly what was there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkSpec {
+    pub on: On,
+    pub key: String,
+    pub value: String,
+}
+
+impl MarkSpec {
+    /// `--label-during KEY=VALUE`, checked as a label (apimachinery's
+    /// qualified name and label value).
+    pub fn label(s: &str) -> Result<MarkSpec, String> {
+        let Some((key, value)) = s.split_once('=') else {
+            return Err(format!("{s:?}: expected KEY=VALUE"));
+        };
+        let (prefix, name) = key
+            .rsplit_once('/')
+            .map_or((None, key), |(p, n)| (Some(p), n));
+        let key_ok = label_name(name)
+            && prefix
+                .is_none_or(|p| p.len() <= 253 && kube_conventions::names::is_dns1123_subdomain(p));
+        if !key_ok || !(value.is_empty() || label_name(value)) {
+            return Err(format!(
+                "{s:?}: {key:?}={value:?} is not a valid label (apimachinery's qualified name and label value: at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit)"
+            ));
+        }
+        Ok(MarkSpec {
+            on: On::Label,
+            key: key.to_string(),
+            value: value.to_string(),
+        })
+    }
+
+    /// The annotations that keep cluster-autoscaler and Karpenter from
+    /// removing or disrupting the node while it is under maintenance.
+    pub fn autoscalers() -> Vec<MarkSpec> {
+        [SCALE_DOWN_DISABLED, DO_NOT_DISRUPT]
+            .into_iter()
+            .map(|key| MarkSpec {
+                on: On::Annotation,
+                key: key.to_string(),
+                value: "true".to_string(),
+            })
+            .collect()
+    }
+}
+
+/// A mark the cordon set, and what the node carried under its key
+/// before (`None`: nothing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mark {
+    pub on: On,
+    pub key: String,
+    pub set: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub was: Option<String>,
+}
+
+/// A label's name or value as apimachinery's validation.go takes them
+/// (`IsQualifiedName`'s name part, `IsValidLabelValue`): 1 to 63
+/// characters, alphanumeric at both ends, `-`, `_` and `.` inside.
+fn label_name(s: &str) -> bool {
+    let ends = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    (1..=63).contains(&s.len())
+        && ends(s.chars().next())
+        && ends(s.chars().last())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// The value the node carries under `key`, as a label or an annotation.
+fn mark_of<'a>(node: &'a Node, on: On, key: &str) -> Option<&'a str> {
+    let map = match on {
+        On::Label => node.metadata.labels.as_ref(),
+        On::Annotation => node.metadata.annotations.as_ref(),
+    };
+    map?.get(key).map(String::as_str)
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,6 +145,10 @@ pub struct Record {
     /// uncordon removes them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<String>,
+    /// Labels and annotations the cordon set (`--label-during`,
+    /// `--protect-from-autoscalers`), each with what was there before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<Mark>,
     /// `--surge` may have scaled Deployments up for this node: uncordon
     /// scales back what an interrupted drain left (crate::drain::surge).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -142,6 +259,7 @@ pub fn cordon_patch(
     node: &Node,
     taints: &[TaintSpec],
     labels: &[(String, String)],
+    marks: &[MarkSpec],
     surge: bool,
     reason: Option<&str>,
     now: &str,
@@ -166,7 +284,12 @@ pub fn cordon_patch(
     let new_labels: Vec<&(String, String)> = labels.iter().filter(|(k, _)| !has_label(k)).collect();
     let existing = live_record(node);
     let surge_recorded = existing.as_ref().is_some_and(|r| r.surge || !surge);
-    if missing.is_empty() && new_labels.is_empty() && surge_recorded {
+    // A mark already at its value is left alone, and not ours to undo.
+    let new_marks: Vec<&MarkSpec> = marks
+        .iter()
+        .filter(|m| mark_of(node, m.on, &m.key) != Some(m.value.as_str()))
+        .collect();
+    if missing.is_empty() && new_labels.is_empty() && new_marks.is_empty() && surge_recorded {
         return None;
     }
     // A stale record (the node was uncordoned by hand) is replaced; the
@@ -184,6 +307,7 @@ pub fn cordon_patch(
         was_unschedulable: unschedulable(node),
         taints: stale_taints,
         labels: Vec::new(),
+        marks: Vec::new(),
         surge: false,
         reason: reason.map(str::to_string),
         started_at: now.to_string(),
@@ -197,6 +321,22 @@ pub fn cordon_patch(
     for (k, _) in &new_labels {
         if !record.labels.contains(k) {
             record.labels.push(k.clone());
+        }
+    }
+    for m in &new_marks {
+        // A resumed drain keeps what was there before the first cordon.
+        match record
+            .marks
+            .iter_mut()
+            .find(|r| r.on == m.on && r.key == m.key)
+        {
+            Some(r) => r.set.clone_from(&m.value),
+            None => record.marks.push(Mark {
+                on: m.on,
+                key: m.key.clone(),
+                set: m.value.clone(),
+                was: mark_of(node, m.on, &m.key).map(str::to_string),
+            }),
         }
     }
     let mut spec = json!({"unschedulable": true});
@@ -218,6 +358,9 @@ pub fn cordon_patch(
             .map(|(k, v)| (k.clone(), json!(v)))
             .collect::<serde_json::Map<_, _>>()
             .into();
+    }
+    for m in &new_marks {
+        patch["metadata"][m.on.field()][&m.key] = json!(m.value);
     }
     Some(patch)
 }
@@ -356,11 +499,50 @@ pub fn uncordon_patch(node: &Node) -> Uncordon {
         let names: Vec<&str> = added.iter().map(|k| k.as_str()).collect();
         words = format!("{words}; removed labels {}", names.join(", "));
     }
+    let (restored, left) = restore_marks(node, &record.marks, &mut metadata);
+    if !restored.is_empty() {
+        words = format!("{words}; restored {}", restored.join(", "));
+    }
+    if !left.is_empty() {
+        words = format!("{words}; left {}", left.join(", "));
+    }
     Uncordon {
         patch: json!({"metadata": metadata, "spec": spec}),
         words,
         kept_for_another: another.is_some(),
     }
+}
+
+/// Puts back what each mark replaced, into `metadata`'s patch, unless
+/// someone changed the mark since: then it is theirs, and left. Returns
+/// the marks restored and those left, in words.
+fn restore_marks(node: &Node, marks: &[Mark], metadata: &mut Value) -> (Vec<String>, Vec<String>) {
+    let (mut restored, mut left) = (Vec::new(), Vec::new());
+    for m in marks {
+        let now = mark_of(node, m.on, &m.key);
+        if now != Some(m.set.as_str()) {
+            match now {
+                Some(v) => left.push(format!(
+                    "{} {}={v:?}, changed since the cordon",
+                    m.on.word(),
+                    m.key
+                )),
+                None if m.was.is_some() => left.push(format!(
+                    "{} {} absent, removed since the cordon",
+                    m.on.word(),
+                    m.key
+                )),
+                None => {}
+            }
+            continue;
+        }
+        metadata[m.on.field()][&m.key] = m.was.as_ref().map_or(Value::Null, |v| json!(v));
+        restored.push(match &m.was {
+            None => format!("{} {} (removed)", m.on.word(), m.key),
+            Some(v) => format!("{} {} to {v:?}", m.on.word(), m.key),
+        });
+    }
+    (restored, left)
 }
 
 #[cfg(test)]
@@ -407,7 +589,7 @@ mod tests {
         let before = node(&json!({"metadata": {"name": "n", "labels": {"zone": "a"}}}));
         let during = apply(
             &before,
-            &cordon_patch(&before, &[], &lb, false, None, "t").unwrap(),
+            &cordon_patch(&before, &[], &lb, &[], false, None, "t").unwrap(),
         );
         let labels = during.metadata.labels.clone().unwrap();
         assert_eq!(labels[EXCLUDE_FROM_LOAD_BALANCERS], "true");
@@ -422,7 +604,7 @@ mod tests {
             "labels": {EXCLUDE_FROM_LOAD_BALANCERS: "ops"}}}));
         let during = apply(
             &theirs,
-            &cordon_patch(&theirs, &[], &lb, false, None, "t").unwrap(),
+            &cordon_patch(&theirs, &[], &lb, &[], false, None, "t").unwrap(),
         );
         assert_eq!(
             during.metadata.labels.as_ref().unwrap()[EXCLUDE_FROM_LOAD_BALANCERS],
@@ -433,6 +615,101 @@ mod tests {
     }
 
     #[test]
+    fn marks_are_set_at_cordon_and_put_back_exactly_at_uncordon() {
+        // One label absent, one annotation there with another value, one
+        // annotation there with the value asked: each comes back as it was.
+        let before = node(&json!({"metadata": {"name": "n", "resourceVersion": "5",
+            "labels": {"zone": "a", "bgp": "on"},
+            "annotations": {SCALE_DOWN_DISABLED: "false", DO_NOT_DISRUPT: "true"}}}));
+        let mut marks = MarkSpec::autoscalers();
+        marks.push(MarkSpec::label("bgp=off").unwrap());
+        marks.push(MarkSpec::label("maintenance=now").unwrap());
+        let during = apply(
+            &before,
+            &cordon_patch(&before, &[], &[], &marks, false, None, "t").unwrap(),
+        );
+        for m in &marks {
+            assert_eq!(
+                mark_of(&during, m.on, &m.key),
+                Some(m.value.as_str()),
+                "{m:?}"
+            );
+        }
+        // The annotation already "true" is not ours to undo.
+        let record = record_of(&during).unwrap();
+        assert!(!record.marks.iter().any(|m| m.key == DO_NOT_DISRUPT));
+        // A resumed drain changes nothing and keeps the first record.
+        assert!(cordon_patch(&during, &[], &[], &marks, false, None, "later").is_none());
+        let undo = uncordon_patch(&during);
+        let after = apply(&during, &undo.patch);
+        assert_eq!(
+            after.metadata.labels, before.metadata.labels,
+            "{}",
+            undo.words
+        );
+        let mut annotations = after.metadata.annotations.clone().unwrap();
+        annotations.remove(ANNOTATION);
+        assert_eq!(
+            Some(annotations),
+            before.metadata.annotations,
+            "{}",
+            undo.words
+        );
+        assert!(
+            undo.words.contains("label maintenance (removed)"),
+            "{}",
+            undo.words
+        );
+        assert!(
+            undo.words
+                .contains(&format!("annotation {SCALE_DOWN_DISABLED} to \"false\"")),
+            "{}",
+            undo.words
+        );
+    }
+
+    #[test]
+    fn a_mark_changed_since_the_cordon_is_left_as_it_is() {
+        let before = node(&json!({"metadata": {"name": "n", "resourceVersion": "5"}}));
+        let marks = [MarkSpec::label("bgp=off").unwrap()];
+        let mut during = apply(
+            &before,
+            &cordon_patch(&before, &[], &[], &marks, false, None, "t").unwrap(),
+        );
+        during
+            .metadata
+            .labels
+            .as_mut()
+            .unwrap()
+            .insert("bgp".into(), "ops".into());
+        let undo = uncordon_patch(&during);
+        let after = apply(&during, &undo.patch);
+        assert_eq!(after.metadata.labels.unwrap()["bgp"], "ops");
+        assert!(
+            undo.words
+                .contains("left label bgp=\"ops\", changed since the cordon"),
+            "{}",
+            undo.words
+        );
+    }
+
+    #[test]
+    fn label_marks_parse_as_labels() {
+        assert_eq!(
+            MarkSpec::label("example.com/bgp=off").unwrap().key,
+            "example.com/bgp"
+        );
+        assert_eq!(MarkSpec::label("empty=").unwrap().value, "");
+        for bad in ["novalue", "=v", "a b=c", "k=v,w=x", "k!=v", "k="] {
+            if bad == "k=" {
+                continue;
+            }
+            assert!(MarkSpec::label(bad).is_err(), "{bad}");
+        }
+        assert!(MarkSpec::label(&format!("k={}", "v".repeat(64))).is_err());
+    }
+
+    #[test]
     fn cordon_then_uncordon_restores_the_exact_spec() {
         let before = node(&json!({"metadata": {"name": "n", "resourceVersion": "5"},
             "spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}}));
@@ -440,6 +717,7 @@ mod tests {
         let patch = cordon_patch(
             &before,
             &ours,
+            &[],
             &[],
             false,
             Some("kernel upgrade"),
@@ -457,7 +735,7 @@ mod tests {
         assert!(!rec.was_unschedulable);
         assert_eq!(rec.reason.as_deref(), Some("kernel upgrade"));
         // Resuming changes nothing.
-        assert!(cordon_patch(&during, &ours, &[], false, None, "later").is_none());
+        assert!(cordon_patch(&during, &ours, &[], &[], false, None, "later").is_none());
         let undo = uncordon_patch(&during);
         let after = apply(&during, &undo.patch);
         assert_eq!(after.spec, before.spec, "{}", undo.words);
@@ -469,7 +747,7 @@ mod tests {
         let before = node(&json!({"metadata": {"name": "n"}, "spec": {"unschedulable": true}}));
         let during = apply(
             &before,
-            &cordon_patch(&before, &[], &[], false, None, "t").unwrap(),
+            &cordon_patch(&before, &[], &[], &[], false, None, "t").unwrap(),
         );
         assert!(record_of(&during).unwrap().was_unschedulable);
         let undo = uncordon_patch(&during);
@@ -484,7 +762,7 @@ mod tests {
         let ours = [TaintSpec::parse("maintenance:NoSchedule").unwrap()];
         let during = apply(
             &before,
-            &cordon_patch(&before, &ours, &[], false, Some("old"), "t1").unwrap(),
+            &cordon_patch(&before, &ours, &[], &[], false, Some("old"), "t1").unwrap(),
         );
         assert!(!is_stale(&during));
         // kubectl uncordon: schedulable again, our record and taint left.
@@ -493,7 +771,7 @@ mod tests {
         assert!(live_record(&uncordoned).is_none());
         let again = apply(
             &uncordoned,
-            &cordon_patch(&uncordoned, &ours, &[], false, Some("new"), "t2").unwrap(),
+            &cordon_patch(&uncordoned, &ours, &[], &[], false, Some("new"), "t2").unwrap(),
         );
         let record = record_of(&again).unwrap();
         assert_eq!(
@@ -518,7 +796,7 @@ mod tests {
         let before = node(&json!({"metadata": {"name": "n"}, "spec": {}}));
         let mut during = apply(
             &before,
-            &cordon_patch(&before, &[], &[], false, None, "t").unwrap(),
+            &cordon_patch(&before, &[], &[], &[], false, None, "t").unwrap(),
         );
         during.metadata.managed_fields = serde_json::from_value(owned_by(FIELD_MANAGER)).unwrap();
         assert_eq!(cordoned_by_another(&during), None, "our own cordon");

@@ -132,6 +132,7 @@ async fn take_out_of_service(client: &kube::Client, node: &str) -> anyhow::Resul
     let spec = CordonSpec {
         taints: &[out_of_service::taint()],
         labels: &[],
+        marks: &[],
         surge: false,
         reason: None,
     };

@@ -639,3 +639,119 @@ fn status_of_a_node_names_each_pod_left_and_why_while_it_drains() {
     );
     let _ = run.finish(Duration::from_millis(200));
 }
+
+/// The node's metadata as the real kubectl reads it.
+fn metadata_of(c: &Cluster, node: &str) -> serde_json::Value {
+    let out = c.kubectl(&["get", "node", node, "-o", "json"]);
+    out.success();
+    serde_json::from_str::<serde_json::Value>(&out.stdout).expect("a node in JSON")["metadata"]
+        .clone()
+}
+
+const MARKED: &str = "
+apiVersion: v1
+kind: Node
+metadata:
+  name: w1
+  labels: {bgp: 'on'}
+  annotations: {cluster-autoscaler.kubernetes.io/scale-down-disabled: 'false'}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: w2}
+";
+
+#[test]
+fn labels_and_autoscaler_annotations_during_a_drain_are_put_back_exactly() {
+    let c = Cluster::start(MARKED, 33);
+    c.wait_idle();
+    let before = metadata_of(&c, "w1");
+    let out = c.maintain(&[
+        "drain",
+        "w1",
+        "--label-during",
+        "bgp=off",
+        "--label-during",
+        "example.com/maintenance=now",
+        "--protect-from-autoscalers",
+    ]);
+    out.success();
+    let during = metadata_of(&c, "w1");
+    assert_eq!(during["labels"]["bgp"], "off", "{during}");
+    assert_eq!(
+        during["labels"]["example.com/maintenance"], "now",
+        "{during}"
+    );
+    for key in [
+        maintenance::SCALE_DOWN_DISABLED,
+        maintenance::DO_NOT_DISRUPT,
+    ] {
+        assert_eq!(during["annotations"][key], "true", "{key}: {during}");
+    }
+    let out = c.maintain(&["uncordon", "w1"]);
+    out.success();
+    assert!(
+        out.stdout.contains("restored label bgp to \"on\""),
+        "{out:?}"
+    );
+    let after = metadata_of(&c, "w1");
+    assert_eq!(after["labels"], before["labels"]);
+    assert_eq!(after["annotations"], before["annotations"]);
+    // A drain leaves the autoscalers free by default: the node may be on
+    // its way out.
+    c.maintain(&["drain", "w2"]).success();
+    let w2 = metadata_of(&c, "w2");
+    for key in [
+        maintenance::SCALE_DOWN_DISABLED,
+        maintenance::DO_NOT_DISRUPT,
+    ] {
+        assert!(w2["annotations"].get(key).is_none(), "{key}: {w2}");
+    }
+    // A bad label is refused before any request.
+    let out = c.maintain(&["drain", "w2", "--label-during", "no value"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--label-during"), "{out:?}");
+}
+
+#[test]
+fn a_roll_keeps_autoscalers_off_each_node_until_it_is_back() {
+    let c = crate::pool::four_nodes().start(33);
+    c.wait_settled();
+    let before = metadata_of(&c, "r1");
+    let seen = c.dir.path().join("during.json");
+    let exec = format!(
+        "{} get node \"$NODE\" -o json > {}",
+        crate::harness::kubectl_path().display(),
+        seen.display()
+    );
+    let out = c.maintain(&[
+        "roll",
+        "r1",
+        "--ignore-daemonsets",
+        "--exec",
+        &exec,
+        "--label-during",
+        "example.com/bgp=off",
+        "-o",
+        "json",
+    ]);
+    out.success();
+    let during: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).expect("the action ran")).unwrap();
+    let during = &during["metadata"];
+    assert_eq!(during["labels"]["example.com/bgp"], "off", "{during}");
+    for key in [
+        maintenance::SCALE_DOWN_DISABLED,
+        maintenance::DO_NOT_DISRUPT,
+    ] {
+        assert_eq!(during["annotations"][key], "true", "{key}: {during}");
+    }
+    let after = metadata_of(&c, "r1");
+    assert_eq!(after["labels"], before["labels"]);
+    for key in [
+        maintenance::SCALE_DOWN_DISABLED,
+        maintenance::DO_NOT_DISRUPT,
+    ] {
+        assert!(after["annotations"].get(key).is_none(), "{key}: {after}");
+    }
+}
