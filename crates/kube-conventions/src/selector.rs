@@ -244,7 +244,7 @@ impl fmt::Display for Selector {
 }
 
 /// A qualified name with an optional DNS prefix, as apimachinery validates label keys.
-fn validate_key(key: &str) -> Result<(), String> {
+pub fn validate_key(key: &str) -> Result<(), String> {
     let (prefix, name) = match key.rsplit_once('/') {
         Some((p, n)) => (Some(p), n),
         None => (None, key),
@@ -278,7 +278,9 @@ fn validate_key(key: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn validate_value(value: &str) -> Result<(), String> {
+/// A label value as apimachinery validates it: empty, or at most 63
+/// alphanumerics, '-', '_' or '.', beginning and ending with an alphanumeric.
+pub fn validate_value(value: &str) -> Result<(), String> {
     if value.is_empty() {
         return Ok(());
     }
