@@ -57,16 +57,15 @@ pub(crate) async fn run(
         metrics,
     } = session;
     // Only a drain that changes something is told to others.
-    let id = identity(&options);
     let followers = (options.dry_run == DryRun::None).then(|| Followers {
         unattended: &unattended,
         verb: Verb::Drain,
-        identity: &id,
+        identity: identity(&options),
         nodes: 0,
         metrics,
     });
     followed::run(
-        &clients.clone(),
+        clients,
         options.publish(),
         events,
         followers,
@@ -76,7 +75,7 @@ pub(crate) async fn run(
                 observers: run.observers,
             };
             prepare_and_run(
-                clients,
+                run.clients,
                 plan,
                 options,
                 run.events,

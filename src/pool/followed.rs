@@ -35,7 +35,7 @@ pub(crate) struct Followers<'a> {
     pub(crate) unattended: &'a Unattended,
     pub(crate) verb: Verb,
     /// The run's identity: the same nodes (and action) give the same one.
-    pub(crate) identity: &'a str,
+    pub(crate) identity: String,
     /// How many nodes the metrics expect before the run says.
     pub(crate) nodes: usize,
     pub(crate) metrics: Option<TcpListener>,
@@ -43,6 +43,7 @@ pub(crate) struct Followers<'a> {
 
 /// What a run's body works with.
 pub(crate) struct Run<'a> {
+    pub(crate) clients: Clients,
     /// Where it tells what happens: past the observers' tee, the
     /// publisher's recorder, to the display.
     pub(crate) events: Sink,
@@ -55,7 +56,7 @@ pub(crate) struct Run<'a> {
 /// Runs `body` followed: `followers` (`None`: only the screen and the
 /// cluster) see every event, and are told how it ended.
 pub(crate) async fn run<T: Followed>(
-    clients: &Clients,
+    clients: Clients,
     publish: Publish,
     display: Sink,
     followers: Option<Followers<'_>>,
@@ -67,7 +68,7 @@ pub(crate) async fn run<T: Followed>(
         Arc::new(Observers::start(
             f.unattended,
             f.verb,
-            f.identity,
+            &f.identity,
             f.nodes,
             f.metrics,
             &display,
@@ -81,8 +82,9 @@ pub(crate) async fn run<T: Followed>(
         None => (display, None),
     };
     let mut ended = {
-        let _told = retries_told::tell(clients, &events);
+        let _told = retries_told::tell(&clients, &events);
         body(Run {
+            clients,
             events,
             observers: observers.as_deref(),
             publisher: publisher.clone(),

@@ -133,16 +133,16 @@ pub(crate) async fn run(
     metrics: Option<tokio::net::TcpListener>,
 ) -> Result<RollOutcome, DrainError> {
     let names = order.names();
-    let (unattended, identity) = (options.unattended.clone(), options.identity.clone());
+    let unattended = options.unattended.clone();
     let followers = Followers {
         unattended: &unattended,
         verb: Verb::Roll,
-        identity: &identity,
+        identity: options.identity.clone(),
         nodes: names.len(),
         metrics,
     };
     followed::run(
-        &clients.clone(),
+        clients,
         options.drain.publish(),
         events,
         Some(followers),
@@ -151,7 +151,7 @@ pub(crate) async fn run(
                 o.started(&names);
             }
             Box::pin(take::take_nodes(
-                clients,
+                run.clients,
                 plan,
                 options,
                 order,
