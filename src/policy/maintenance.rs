@@ -159,11 +159,7 @@ impl TaintSpec {
             ));
         }
         let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
-        kube_conventions::selector::Selector::parse(key)
-            .map_err(|_| format!("taint {s:?}: {key:?} is not a valid key"))?;
-        if key.is_empty() || key.contains(',') || key.contains(' ') {
-            return Err(format!("taint {s:?}: {key:?} is not a valid key"));
-        }
+        validate_key(key).map_err(|_| format!("taint {s:?}: {key:?} is not a valid key"))?;
         Ok(TaintSpec {
             key: key.to_string(),
             value: value.to_string(),
@@ -559,6 +555,7 @@ mod tests {
             "a=b:Sometimes",
             ":NoSchedule",
             "bad key:NoSchedule",
+            "!key:NoSchedule",
         ] {
             assert!(TaintSpec::parse(bad).is_err(), "{bad}");
         }
