@@ -1,11 +1,20 @@
 //! `kubectl maintain status`: the nodes under maintenance (those with our
-//! record), since when, why, and what is still on them; with `-w` (or
-//! `--run`), a run handed to the cluster (crate::in_cluster::watch).
+//! record), since when, why, what is still on them, and for each node what
+//! it waits on and what to do next; with `-w` (or `--run`), a run handed to
+//! the cluster (crate::in_cluster::watch).
+//!
+//! A pod left is read as the drain would meet it: terminating (within its
+//! grace period, past it, or held by finalizers: `deletionTimestamp` is when
+//! the grace period ends, kubernetes pkg/registry/rest/delete.go), on a node
+//! whose kubelet is down, held by a budget that allows no disruption, or
+//! refused by kubectl's filters (pkg/drain/filters.go) to a drain without
+//! the flag that lets it go.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::ListParams;
 use serde::Serialize;
@@ -13,12 +22,17 @@ use serde::Serialize;
 use crate::cli::StatusArgs;
 use crate::cli::exit::{self, Exit};
 use crate::client;
+use crate::drain::budgets::Budget;
 use crate::drain::budgets::lookup::TightBudgets;
 use crate::drain::pod_watch::{self, PodQuery};
-use crate::policy::classify::{MIRROR_ANNOTATION, controller_kind};
+use crate::policy::classify::{
+    Context, Disposition, FilterFlags, MIRROR_ANNOTATION, controller_kind,
+};
 use crate::policy::maintenance;
+use crate::policy::node_health::NodeDown;
 use crate::vocabulary::DrainError;
 use crate::vocabulary::api_error::api_error;
+use crate::vocabulary::outcome::Cause;
 use crate::vocabulary::pod_key::PodKey;
 
 #[derive(Serialize)]
@@ -44,6 +58,12 @@ struct NodeStatus {
     waiting_on: BTreeMap<String, String>,
     /// DaemonSet and static pods, which stay.
     pods_staying: usize,
+    /// What the node waits on, in a line: the cause that holds it first
+    /// (a refusal before a budget before a grace period).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    waiting: Option<String>,
+    /// What the operator does next for this node.
+    next: String,
 }
 
 /// The `MaintenanceStatus` document's body.
@@ -149,24 +169,39 @@ async fn node_status(
         .as_ref()
         .map(|t| t.of(remaining.iter().copied()))
         .unwrap_or_default();
-    let waiting_on = remaining
+    let down = crate::drain::heartbeat::check(client, node).await;
+    let now = kube_conventions::time::now();
+    let causes: Vec<(PodKey, Cause, Option<String>)> = remaining
         .iter()
-        .filter_map(|p| Some((PodKey::of(p).to_string(), why_left(p, &tight)?)))
+        .filter_map(|p| {
+            let cause = cause_of(p, &tight, down.as_ref().map(|d| (name.as_str(), d)), now)?;
+            let owner = controller_kind(p).map(|(k, _)| k.to_string());
+            Some((PodKey::of(p), cause, owner))
+        })
         .collect();
+    let waiting_on = causes
+        .iter()
+        .map(|(key, cause, _)| (key.to_string(), pod_words(cause)))
+        .collect();
+    let state = state(node);
+    let stale = maintenance::is_stale(node);
+    let (waiting, next) = next_step(&name, state, stale, down.as_ref(), &causes, remaining.len());
     Ok(Some(NodeStatus {
-        state: state(node),
+        state,
         waiting_on,
         node: name,
         since: record.started_at.clone(),
         reason: record.reason.clone(),
         was_cordoned: record.was_unschedulable,
-        stale: maintenance::is_stale(node),
+        stale,
         taints: record.taints.iter().map(ToString::to_string).collect(),
         pods_remaining: remaining
             .iter()
             .map(|p| PodKey::of(p).to_string())
             .collect(),
         pods_staying: staying.len(),
+        waiting,
+        next,
     }))
 }
 
@@ -210,9 +245,11 @@ fn table(doc: &Nodes, named: bool) -> String {
         ]);
     }
     let mut out = format!("{}\n", t.trim_fmt());
-    // Named nodes: each pod left, and why, as the cluster shows it.
-    if named {
-        for n in by_node.values() {
+    // Each node: what it waits on and what to do; named nodes also each
+    // pod left, and why, as the cluster shows it.
+    for n in by_node.values() {
+        out.push('\n');
+        if named {
             for pod in &n.pods_remaining {
                 let why = n
                     .waiting_on
@@ -221,6 +258,10 @@ fn table(doc: &Nodes, named: bool) -> String {
                 let _ = writeln!(out, "node/{} pod/{pod}: {why}", n.node);
             }
         }
+        if let Some(waiting) = &n.waiting {
+            let _ = writeln!(out, "node/{}: waiting on {waiting}", n.node);
+        }
+        let _ = writeln!(out, "node/{}: next: {}", n.node, n.next);
     }
     out
 }
@@ -249,18 +290,156 @@ fn state(node: &Node) -> &'static str {
     }
 }
 
-/// Why a pod is still on a node under maintenance, as the cluster shows
-/// it: going, or held by a budget that allows no disruption now.
-fn why_left(
-    pod: &k8s_openapi::api::core::v1::Pod,
-    tight: &BTreeMap<PodKey, (String, crate::drain::budgets::Budget)>,
-) -> Option<String> {
-    if let Some(at) = &pod.metadata.deletion_timestamp {
-        return Some(format!("terminating (deletion asked at {})", at.0));
+/// Why a pod is still on a node under maintenance, as the drain meets it:
+/// going (within its grace period, past it, held by finalizers), stuck on
+/// a node whose kubelet is down, held by a budget that allows no
+/// disruption now, or refused by kubectl's filters without a flag; `None`
+/// when nothing holds it (not evicted yet).
+fn cause_of(
+    pod: &Pod,
+    tight: &BTreeMap<PodKey, (String, Budget)>,
+    down: Option<(&str, &NodeDown)>,
+    now: Timestamp,
+) -> Option<Cause> {
+    if pod.metadata.deletion_timestamp.is_some() {
+        return Some(match down {
+            Some((node, d)) => Cause::NodeNotReady {
+                node: node.to_string(),
+                ready: d.ready.clone(),
+                since: d.since.clone(),
+            },
+            None => crate::drain::conclude::terminating_cause(pod, now),
+        });
     }
-    let (name, b) = tight.get(&PodKey::of(pod))?;
-    Some(format!(
-        "PDB {name} allows no disruption now ({} healthy, {} needed of {} expected)",
-        b.current_healthy, b.desired_healthy, b.expected_pods
-    ))
+    if let Some((name, b)) = tight.get(&PodKey::of(pod)) {
+        return Some(Cause::Pdb {
+            name: name.clone(),
+            disruptions_allowed: Some(b.disruptions_allowed),
+            current_healthy: Some(b.current_healthy),
+            desired_healthy: Some(b.desired_healthy),
+            expected_pods: Some(b.expected_pods),
+            message: String::new(),
+        });
+    }
+    // kubectl's filters as a drain without --force, --delete-emptydir-data
+    // or --ignore-daemonsets applies them (DaemonSet pods stay, above).
+    let plan = crate::policy::plan::defaults::plan();
+    let flags = FilterFlags {
+        ignore_daemonsets: true,
+        ..FilterFlags::default()
+    };
+    let (labels, daemonsets) = (HashMap::new(), HashMap::new());
+    let context = Context {
+        plan: &plan,
+        flags: &flags,
+        namespace_labels: &labels,
+        daemonsets: &daemonsets,
+        now,
+    };
+    match context.classify(pod) {
+        Disposition::Refuse { refusal } => Some(Cause::Refused {
+            message: refusal.kubectl_message(),
+            refusal,
+        }),
+        _ => None,
+    }
+}
+
+/// A pod's cause as `status NODE` words it (a budget's numbers as the
+/// cluster shows them now).
+fn pod_words(cause: &Cause) -> String {
+    match cause {
+        Cause::Pdb {
+            name,
+            current_healthy: Some(c),
+            desired_healthy: Some(d),
+            expected_pods: Some(e),
+            ..
+        } => {
+            format!("PDB {name} allows no disruption now ({c} healthy, {d} needed of {e} expected)")
+        }
+        Cause::Refused { message, .. } => format!("a drain refuses it: {message}"),
+        other => other.to_string(),
+    }
+}
+
+/// Which cause holds a node first: what never ends by itself before what
+/// does (a refusal, a dead kubelet, finalizers, then budgets, then grace
+/// periods running out).
+fn precedence(cause: &Cause) -> u8 {
+    match cause {
+        Cause::Refused { .. } => 0,
+        Cause::NodeNotReady { .. } => 1,
+        Cause::Finalizers { .. } => 2,
+        Cause::Terminating {
+            seconds,
+            grace_period_seconds: Some(g),
+        } if seconds > g => 3,
+        Cause::Pdb { .. } => 4,
+        _ => 5,
+    }
+}
+
+/// What the node waits on (its leading cause, with how many pods share
+/// it) and what to do next, from its state and its pods' causes.
+fn next_step(
+    node: &str,
+    state: &str,
+    stale: bool,
+    down: Option<&NodeDown>,
+    causes: &[(PodKey, Cause, Option<String>)],
+    left: usize,
+) -> (Option<String>, String) {
+    if stale {
+        return (
+            None,
+            format!(
+                "uncordoned by hand, the record left over: kubectl maintain uncordon {node} removes it (the next drain replaces it)"
+            ),
+        );
+    }
+    let lead = causes
+        .iter()
+        .min_by_key(|(key, cause, _)| (precedence(cause), key.clone()));
+    if let Some((key, cause, owner)) = lead {
+        let same = causes
+            .iter()
+            .filter(|(_, c, _)| c.kind() == cause.kind())
+            .count();
+        let more = if same > 1 {
+            format!(
+                " (and {} like it)",
+                kube_conventions::count(same - 1, "more pod")
+            )
+        } else {
+            String::new()
+        };
+        let waiting = format!("pod/{key}: {}{more}", pod_words(cause));
+        let remedy = crate::ui::words::remedy(cause, owner.as_deref())
+            .replace("NAME -n NS", &format!("{} -n {}", key.name, key.namespace));
+        let next = match state {
+            "draining" => remedy,
+            _ => format!("{remedy}; then kubectl maintain drain {node}"),
+        };
+        return (Some(waiting), next);
+    }
+    if down.is_some() {
+        return (
+            Some("its kubelet, which is not running".into()),
+            crate::ui::words::dead_node::REMEDY.into(),
+        );
+    }
+    let next = match state {
+        "draining" if left > 0 => format!(
+            "the drain is evicting {}: wait (kubectl maintain status {node} names each)",
+            kube_conventions::count(left, "pod")
+        ),
+        "draining" => "the drain is finishing: wait".into(),
+        "drained" => format!("do the maintenance, then kubectl maintain uncordon {node}"),
+        "not drained" => format!("rerun kubectl maintain drain {node}"),
+        _ => format!(
+            "cordoned, its drain not begun or ended unrecorded: kubectl maintain drain {node}, or kubectl maintain uncordon {node} to return it"
+        ),
+    };
+    (None, next)
 }

@@ -124,6 +124,14 @@ pub(crate) fn terminating_cause(pod: &Pod, now: Timestamp) -> Cause {
     }
 }
 
+/// A pod already going and past its grace period: the drain will wait for
+/// it until `--timeout`, held by its finalizers or by a kubelet that has
+/// not confirmed it stopped (`plan` and the question say so first).
+pub(crate) fn past_grace(pod: &Pod, now: Timestamp) -> Option<Cause> {
+    let end = pod.metadata.deletion_timestamp.as_ref()?.0.as_second();
+    (now.as_second() > end).then(|| terminating_cause(pod, now))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,7 @@ use super::{DrainError, preview};
 use crate::pool::Runner;
 use crate::pool::room::Room;
 use crate::vocabulary::events::Event;
-use crate::vocabulary::outcome::{DrainOutcome, DryRun};
+use crate::vocabulary::outcome::{Cause, DrainOutcome, DryRun};
 use crate::vocabulary::pod_key::PodKey;
 use crate::vocabulary::warning::Warning;
 
@@ -64,14 +64,25 @@ impl Prepared {
     }
 
     /// Pods whose PodDisruptionBudget allows no disruption now, with the
-    /// budget's name (for the confirmation).
-    pub(crate) async fn tight_budgets(&self) -> BTreeMap<PodKey, String> {
+    /// budget's name and numbers (for the confirmation).
+    pub(crate) async fn tight_budgets(&self) -> BTreeMap<PodKey, (String, budgets::Budget)> {
         let pods = self.pods();
         budgets::lookup::TightBudgets::list(&self.engine.clients.main)
             .await
             .of(&pods)
-            .into_iter()
-            .map(|(pod, (name, _))| (pod, name))
+    }
+
+    /// Pods on nodes whose kubelet runs that are going already and past
+    /// their grace period (finalizers, a kubelet that has not confirmed):
+    /// the drain will wait for each until `--timeout`. A down node's are
+    /// the dead-node path's (`--lost-pod-timeout`).
+    pub(crate) fn held_already(&self) -> BTreeMap<PodKey, Cause> {
+        let now = kube_conventions::time::now();
+        self.nodes
+            .iter()
+            .filter(|n| n.health().is_none())
+            .flat_map(|n| n.pods.pods())
+            .filter_map(|p| Some((PodKey::of(&p), super::conclude::past_grace(&p, now)?)))
             .collect()
     }
 
@@ -111,6 +122,7 @@ impl Prepared {
             .map(|n| {
                 preview::client(
                     n.machine(settings.clone(), n.unschedulable()),
+                    &BTreeMap::new(),
                     &BTreeMap::new(),
                 )
             })
@@ -185,17 +197,18 @@ impl Prepared {
         } else {
             BTreeMap::new()
         };
+        let held = self.held_already();
         let mut out = Vec::new();
         for n in &self.nodes {
             let machine = n.machine(settings.clone(), n.unschedulable());
             out.push(match dry_run {
                 DryRun::None => preview::refused(machine),
-                DryRun::Client => preview::client(machine, &tight),
+                DryRun::Client => preview::client(machine, &tight, &held),
                 DryRun::Server => {
                     if let Err(e) = cordon(client, &spec, &n.node, true).await {
                         return Some(Err(e));
                     }
-                    preview::server(&engine.evictor, &engine.budgets, machine).await
+                    preview::server(&engine.evictor, &engine.budgets, machine, &held).await
                 }
             });
         }

@@ -10,7 +10,7 @@
 //! outcome they end with. README.md's layout names every file here.
 
 pub(crate) mod budgets;
-mod conclude;
+pub(crate) mod conclude;
 mod context;
 pub(crate) mod cordon;
 mod dead_node;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::budgets::{Broker, Budget};
 use super::evict::{Evictor, PDB_REFUSAL};
 use super::machine::{Answer, NodeMachine};
-use crate::vocabulary::outcome::{NodeOutcome, NodeStatus, PodResult};
+use crate::vocabulary::outcome::{Cause, NodeOutcome, NodeStatus, PodResult};
 use crate::vocabulary::pod_key::PodKey;
 
 fn refusal_message(machine: &NodeMachine) -> Option<String> {
@@ -19,14 +19,25 @@ fn refusal_message(machine: &NodeMachine) -> Option<String> {
 /// `plan` and `--dry-run=client`.
 /// `tight`: pods a budget holds now (its status allows no disruption),
 /// each shown blocked as the drain words its refusal, from what the
-/// eviction would answer.
+/// eviction would answer. `held`: pods going already and past their grace
+/// period, shown blocked by what holds them (crate::drain::conclude::past_grace).
 pub(crate) fn client(
     mut machine: NodeMachine,
     tight: &BTreeMap<PodKey, (String, Budget)>,
+    held: &BTreeMap<PodKey, Cause>,
 ) -> NodeOutcome {
     let message = refusal_message(&machine);
     let mut verdicts = BTreeMap::new();
     for (key, _) in machine.to_evict() {
+        if let Some(cause) = held.get(&key) {
+            verdicts.insert(
+                key,
+                PodResult::WouldBlock {
+                    cause: cause.clone(),
+                },
+            );
+            continue;
+        }
         let Some((pdb, budget)) = tight.get(&key) else {
             continue;
         };
@@ -49,17 +60,24 @@ pub(crate) fn client(
 }
 
 /// `--dry-run=server`: every eviction sent with `dryRun=All`; a refusal
-/// becomes the pod's `WouldBlock` verdict.
+/// becomes the pod's `WouldBlock` verdict, and so does what holds a pod
+/// past its grace period (`held`), which the API server accepts to evict.
 pub(crate) async fn server(
     evictor: &Evictor,
     budgets: &Broker,
     mut machine: NodeMachine,
+    held: &BTreeMap<PodKey, Cause>,
 ) -> NodeOutcome {
     let message = refusal_message(&machine);
     let mut verdicts = BTreeMap::new();
     for (key, uid) in machine.to_evict() {
         let answer = evictor.evict(&key, &uid, true).await;
-        let result = verdict(budgets, &mut machine, &key, &answer).await;
+        let mut result = verdict(budgets, &mut machine, &key, &answer).await;
+        if let (PodResult::WouldEvict, Some(cause)) = (&result, held.get(&key)) {
+            result = PodResult::WouldBlock {
+                cause: cause.clone(),
+            };
+        }
         verdicts.insert(key, result);
     }
     machine.preview(verdicts, NodeStatus::DryRun, message)

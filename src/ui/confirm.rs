@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::drain::Prepared;
-use crate::vocabulary::outcome::{DrainOutcome, PodResult};
+use crate::drain::budgets::Budget;
+use crate::vocabulary::outcome::{Cause, DrainOutcome, PodResult};
 use crate::vocabulary::pod_key::PodKey;
 use crate::vocabulary::warning::Warning;
 
@@ -35,11 +36,15 @@ pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
     }
     let preview = prepared.preview();
     let tight = prepared.tight_budgets().await;
+    let held = prepared.held_already();
     crate::err!(
         "{}",
         describe(
             &preview,
-            &tight,
+            &Foreseen {
+                tight: &tight,
+                held: &held,
+            },
             prepared.warnings(),
             prepared.has_deadline()
         )
@@ -80,13 +85,30 @@ async fn typed(prepared: &Prepared) -> bool {
     true
 }
 
+/// What the drain will meet, read before it starts.
+pub(crate) struct Foreseen<'a> {
+    /// Pods a budget holds now (allowing no disruption), with its name and
+    /// numbers.
+    pub(crate) tight: &'a BTreeMap<PodKey, (String, Budget)>,
+    /// Pods going already, past their grace period, and what holds them.
+    pub(crate) held: &'a BTreeMap<PodKey, Cause>,
+}
+
 /// What the drain is about to do, for a person to read.
 pub(crate) fn describe(
     preview: &DrainOutcome,
-    tight: &BTreeMap<PodKey, String>,
+    foreseen: &Foreseen<'_>,
     warnings: &[Warning],
     deadline: bool,
 ) -> String {
+    let evicted: std::collections::BTreeSet<&PodKey> = preview
+        .nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .filter(|p| matches!(p.result, PodResult::WouldEvict))
+        .map(|p| &p.pod)
+        .collect();
+    let tight = foreseen.tight;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -138,8 +160,33 @@ pub(crate) fn describe(
             out,
             "A PodDisruptionBudget refuses these evictions right now ({wait}):"
         );
-        for (pod, pdb) in tight {
-            let _ = writeln!(out, "  {pod} (PDB {pdb})");
+        for (pod, (pdb, b)) in tight {
+            // A budget short of healthy pods frees nothing by waiting on
+            // the drain's own replacements: said so.
+            let unhealthy = if b.current_healthy < b.desired_healthy {
+                ", unhealthy"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "  {pod} (PDB {pdb}: {} healthy, {} needed{unhealthy})",
+                b.current_healthy, b.desired_healthy
+            );
+        }
+    }
+    let held: Vec<_> = foreseen
+        .held
+        .iter()
+        .filter(|(pod, _)| evicted.contains(pod))
+        .collect();
+    if !held.is_empty() {
+        let _ = writeln!(
+            out,
+            "Already terminating, past their grace period (the drain waits for each until --timeout):"
+        );
+        for (pod, cause) in held {
+            let _ = writeln!(out, "  {pod}: {cause}");
         }
     }
     for w in warnings {

@@ -550,7 +550,7 @@ fn lost_pods(outcome: &DrainOutcome) -> String {
 /// Pods still there, grouped by cause with the largest group first, then
 /// each blocking PDB once.
 fn blockers(outcome: &DrainOutcome) -> String {
-    let mut groups: BTreeMap<String, (Vec<String>, &'static str)> = BTreeMap::new();
+    let mut groups: BTreeMap<String, (Vec<String>, &'static str, bool)> = BTreeMap::new();
     let mut pdbs: BTreeMap<String, (&Cause, usize)> = BTreeMap::new();
     for n in &outcome.nodes {
         for p in &n.pods {
@@ -572,19 +572,27 @@ fn blockers(outcome: &DrainOutcome) -> String {
                 }
                 other => other.to_string(),
             };
-            let entry = groups
-                .entry(kind)
-                .or_insert_with(|| (Vec::new(), super::words::remedy(cause, p.owner.as_deref())));
+            let entry = groups.entry(kind).or_insert_with(|| {
+                (
+                    Vec::new(),
+                    super::words::remedy(cause, p.owner.as_deref()),
+                    cause.is_consequence(),
+                )
+            });
             entry.0.push(format!("{} on {}", p.pod, n.node));
         }
     }
     if groups.is_empty() {
         return String::new();
     }
+    // Causes first, largest group first; what only follows from another
+    // cause (a wave or an eviction that never started) after them.
     let mut ordered: Vec<_> = groups.into_iter().collect();
-    ordered.sort_by_key(|(k, (pods, _))| (std::cmp::Reverse(pods.len()), k.clone()));
+    ordered.sort_by_key(|(k, (pods, _, consequence))| {
+        (*consequence, std::cmp::Reverse(pods.len()), k.clone())
+    });
     let mut out = String::from("\nWhat blocks the drain:\n");
-    for (cause, (pods, remedy)) in ordered {
+    for (cause, (pods, remedy, _)) in ordered {
         let _ = writeln!(
             out,
             "* {cause} ({}): {}",
@@ -625,4 +633,44 @@ fn blockers(outcome: &DrainOutcome) -> String {
         let _ = write!(out, "\n{}\n", t.trim_fmt());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::classify::Refusal;
+    use crate::vocabulary::outcome::NodeStatus;
+    use crate::vocabulary::outcome::fixtures::{drain, node, remaining};
+
+    /// The report leads with what holds the drain, not with what follows
+    /// from it: four pods never started after a refusal come after it.
+    #[test]
+    fn blockers_lead_with_the_cause_not_its_consequence() {
+        let refusal = Refusal::Unmanaged;
+        let message = refusal.kubectl_message();
+        let mut pods = vec![remaining(
+            "default",
+            "bare",
+            Cause::Refused { refusal, message },
+        )];
+        for i in 0..4 {
+            pods.push(remaining("apps", &format!("web-{i}"), Cause::NotStarted));
+        }
+        pods.push(remaining(
+            "apps",
+            "late",
+            Cause::WaitingForEarlierWave {
+                wave: "user".into(),
+            },
+        ));
+        let text = blockers(&drain(vec![node("n1", NodeStatus::Refused, pods)]));
+        let items: Vec<&str> = text.lines().filter(|l| l.starts_with("* ")).collect();
+        assert_eq!(items.len(), 3, "{text}");
+        assert!(items[0].contains("declare no controller"), "{text}");
+        assert!(
+            items[1].starts_with("* eviction not started (4 pods)"),
+            "{text}"
+        );
+        assert!(items[2].starts_with("* waiting for wave user"), "{text}");
+    }
 }

@@ -119,6 +119,16 @@ pub(crate) enum Cause {
 }
 
 impl Cause {
+    /// Does it only follow from another cause (an earlier wave that did
+    /// not finish, a run that stopped before the eviction)? The report
+    /// names the cause first.
+    pub(crate) fn is_consequence(&self) -> bool {
+        matches!(
+            self,
+            Cause::NotStarted | Cause::WaitingForEarlierWave { .. }
+        )
+    }
+
     /// Its `kind` as the report's JSON names it (a metric's label).
     pub(crate) fn kind(&self) -> &'static str {
         match self {
@@ -424,6 +434,54 @@ pub(crate) struct Recovery {
     /// Where its successor runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) on: Option<String>,
+}
+
+/// Outcomes built by hand, for the tests of what renders them.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::*;
+
+    pub(crate) fn pod(ns: &str, name: &str, result: PodResult) -> PodOutcome {
+        PodOutcome {
+            pod: PodKey::new(ns, name),
+            priority: 0,
+            owner: None,
+            wave: None,
+            result,
+            warning: None,
+        }
+    }
+
+    pub(crate) fn remaining(ns: &str, name: &str, cause: Cause) -> PodOutcome {
+        pod(ns, name, PodResult::Remaining { cause })
+    }
+
+    pub(crate) fn node(name: &str, status: NodeStatus, pods: Vec<PodOutcome>) -> NodeOutcome {
+        NodeOutcome {
+            node: name.into(),
+            status,
+            message: None,
+            was_cordoned: false,
+            not_cordoned: false,
+            elapsed_ms: 0,
+            waves: Vec::new(),
+            pods,
+            budget_holds: Vec::new(),
+            not_ready: None,
+        }
+    }
+
+    pub(crate) fn drain(nodes: Vec<NodeOutcome>) -> DrainOutcome {
+        DrainOutcome {
+            dry_run: DryRun::None,
+            elapsed_ms: 0,
+            waves: Vec::new(),
+            nodes,
+            conditions_not_written: Vec::new(),
+            holds: Vec::new(),
+            notifications: None,
+        }
+    }
 }
 
 #[cfg(test)]

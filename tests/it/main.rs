@@ -12,6 +12,7 @@ mod drain;
 mod eviction_requests;
 mod faults;
 mod finishing;
+mod foresight;
 mod fuzz;
 mod harness;
 mod house;

@@ -210,7 +210,7 @@ fn json_and_yaml_reports_follow_the_documented_schema() {
 
 /// Runs a command under a pseudo-terminal (util-linux `script`), typing
 /// `input` once the confirmation prompt is on the screen (if one comes).
-fn in_terminal(c: &Cluster, args: &str, input: &str) -> (String, i32) {
+pub(crate) fn in_terminal(c: &Cluster, args: &str, input: &str) -> (String, i32) {
     in_terminal_env(c, &[], args, input)
 }
 
@@ -280,8 +280,8 @@ fn on_a_terminal_it_asks_first_and_shows_bars() {
         "{screen}"
     );
     assert!(
-        screen.contains("shop/db-0 (PDB db)"),
-        "the budget that refuses now is named: {screen}"
+        screen.contains("shop/db-0 (PDB db: "),
+        "the budget that refuses now is named, with its numbers: {screen}"
     );
     assert!(screen.contains("Drain now?"), "{screen}");
     assert!(screen.contains("nothing was changed"), "{screen}");

@@ -477,6 +477,7 @@ mod tests {
     use super::*;
     use crate::policy::classify::Refusal;
     use crate::vocabulary::outcome::PodOutcome;
+    use crate::vocabulary::outcome::fixtures::{node, pod, remaining};
 
     fn script(minor: u32, disable_eviction: bool) -> Script {
         Script::new(Config {
@@ -485,36 +486,6 @@ mod tests {
             disable_eviction,
             timeout: Some(Duration::from_secs(3)),
         })
-    }
-
-    fn pod(ns: &str, name: &str, result: PodResult) -> PodOutcome {
-        PodOutcome {
-            pod: PodKey::new(ns, name),
-            priority: 0,
-            owner: None,
-            wave: None,
-            result,
-            warning: None,
-        }
-    }
-
-    fn remaining(ns: &str, name: &str, cause: Cause) -> PodOutcome {
-        pod(ns, name, PodResult::Remaining { cause })
-    }
-
-    fn node(name: &str, status: NodeStatus, pods: Vec<PodOutcome>) -> NodeOutcome {
-        NodeOutcome {
-            node: name.into(),
-            status,
-            message: None,
-            was_cordoned: false,
-            not_cordoned: false,
-            elapsed_ms: 0,
-            waves: Vec::new(),
-            pods,
-            budget_holds: Vec::new(),
-            not_ready: None,
-        }
     }
 
     fn done(n: NodeOutcome) -> Event {
