@@ -349,6 +349,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-maintain' -ScriptBlock 
         'kubectl-maintain;uncordon' {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Select the nodes by label instead of naming them')
+            [CompletionResult]::new('--out-of-service-timeout', '--out-of-service-timeout', [CompletionResultType]::ParameterName, 'How long to wait, on a node taken out of service and Ready again, for its terminating pods and VolumeAttachments to be gone before its out-of-service taint is removed; past it, the node is left as it is')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'none, client (say what would be uncordoned) or server (also ask the API server); no changes are made')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')

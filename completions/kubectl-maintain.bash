@@ -1765,7 +1765,7 @@ _kubectl__maintain() {
             return 0
             ;;
         kubectl__subcmd__maintain__subcmd__uncordon)
-            opts="-l -s -n -v -h -V --selector --even-if-not-ready --dry-run --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
+            opts="-l -s -n -v -h -V --selector --even-if-not-ready --out-of-service-timeout --dry-run --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --as --as-group --as-uid --request-timeout --disable-compression --namespace --v --cache-dir --match-server-version --warnings-as-errors --username --password --log-flush-frequency --vmodule --profile --profile-output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1776,6 +1776,10 @@ _kubectl__maintain() {
                     return 0
                     ;;
                 -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out-of-service-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -385,6 +385,7 @@ complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" 
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand roll" -s V -l version -d 'Print version'
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -s l -l selector -d 'Select the nodes by label instead of naming them' -r
+complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l out-of-service-timeout -d 'How long to wait, on a node taken out of service and Ready again, for its terminating pods and VolumeAttachments to be gone before its out-of-service taint is removed; past it, the node is left as it is' -r
 complete -c kubectl-maintain -n "__fish_kubectl_maintain_using_subcommand uncordon" -l dry-run -d 'none, client (say what would be uncordoned) or server (also ask the API server); no changes are made' -r -f -a "none\t'`false` is kubectl\'s deprecated spelling'
 client\t'`true` (or no value) is kubectl\'s deprecated spelling'
 server\t''"

@@ -570,6 +570,9 @@ pub struct UncordonArgs {
     /// Uncordon a node that is not Ready too (its out-of-service taint stays until it is Ready)
     #[arg(long)]
     pub even_if_not_ready: bool,
+    /// How long to wait, on a node taken out of service and Ready again, for its terminating pods and VolumeAttachments to be gone before its out-of-service taint is removed; past it, the node is left as it is
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub out_of_service_timeout: String,
     /// none, client (say what would be uncordoned) or server (also ask the API server); no changes are made
     #[arg(long, value_enum, value_name = "MODE", default_value = "none", num_args = 0..=1, default_missing_value = "client", require_equals = true)]
     pub dry_run: DryRunArg,

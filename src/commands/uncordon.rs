@@ -10,6 +10,8 @@ use crate::publish::{Publish, Publisher};
 
 pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
     let selection = drain_options::node_selection(&args.nodes, args.selector.as_ref(), None)?;
+    let oos_limit = crate::duration::parse(&args.out_of_service_timeout)
+        .map_err(|e| Exit::usage(format!("--out-of-service-timeout: {e}")))?;
     let clients = client::connect(&args.cluster).await?;
     let _retries = crate::ui::lines::retries(&clients);
     let nodes = match discover::resolve_nodes(&clients.main, &selection).await {
@@ -49,6 +51,34 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
             }
             continue;
         }
+        // Its out-of-service taint comes off only once nothing acts on it
+        // (crate::drain::out_of_service::release); until then the node
+        // stays as it is, record and all, for a rerun to finish.
+        let waiting = |acting: &str| {
+            crate::errln!(
+                "{}",
+                crate::ui::fit::for_stderr(format!(
+                    "node/{name}: waiting to remove taint {}: {acting}; Pod GC and the attach/detach controller may still act on it (up to {}, --out-of-service-timeout; Ctrl-C leaves the node as it is)",
+                    crate::policy::node_health::OUT_OF_SERVICE,
+                    crate::duration::human(oos_limit)
+                ))
+            );
+        };
+        if releases_out_of_service(&node)
+            && let Some(acting) =
+                crate::drain::out_of_service::release(&clients.main, &name, oos_limit, waiting)
+                    .await
+        {
+            crate::errln!(
+                "{}",
+                crate::ui::fit::for_stderr(format!(
+                    "error: unable to uncordon node {name:?}: after {} (--out-of-service-timeout) still {acting}: its out-of-service taint stays, the node cordoned; rerun kubectl maintain uncordon {name} once they are gone",
+                    crate::duration::human(oos_limit)
+                ))
+            );
+            kept = true;
+            continue;
+        }
         // As kubectl uncordon: a node that cannot be returned is told and
         // the others are still returned; the exit code says one failed.
         let undo = match cordon::uncordon(&clients.main, node, &publisher).await {
@@ -76,6 +106,20 @@ pub(crate) async fn run(args: UncordonArgs) -> anyhow::Result<u8> {
         failed.get_or_insert(exit::FAILURE);
     }
     Ok(crate::exit_codes::of_uncordon(failed, kept))
+}
+
+/// Would this uncordon remove the node's out-of-service taint: ours (in
+/// the record), still on it, and the node Ready (otherwise it stays)?
+fn releases_out_of_service(node: &k8s_openapi::api::core::v1::Node) -> bool {
+    use crate::policy::node_health::{OUT_OF_SERVICE, is_ready};
+    let ours = crate::policy::maintenance::record_of(node)
+        .is_some_and(|r| r.taints.iter().any(|t| t.key == OUT_OF_SERVICE));
+    let on = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.as_ref())
+        .is_some_and(|ts| ts.iter().any(|t| t.key == OUT_OF_SERVICE));
+    ours && on && is_ready(node)
 }
 
 /// `--dry-run`, as kubectl uncordon's: kubectl's line for the node, with

@@ -15,9 +15,21 @@
 //!
 //! The taint is added with the cordon and recorded with it
 //! (crate::policy::maintenance), so `uncordon` removes it, and only once
-//! the node is Ready again.
+//! the node is Ready again and nothing still acts on the taint (`release`):
+//! no pod on the node terminating (Pod GC force-deletes them,
+//! pkg/controller/podgc/gc_controller.go) and no VolumeAttachment naming it
+//! (the attach/detach controller force-detaches them,
+//! pkg/controller/volume/attachdetach/reconciler/reconciler.go). Both act
+//! on the taint as their informers last saw it: removed while they still
+//! act, they race with the node's own kubelet (kubernetes PRs #141887 and
+//! #141888, open at the time of writing).
 
-use k8s_openapi::api::core::v1::Node;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::storage::v1::VolumeAttachment;
+use kube::Api;
+use kube::api::ListParams;
 
 use crate::policy::maintenance::TaintSpec;
 use crate::policy::node_health::{self, NodeDown};
@@ -141,6 +153,95 @@ pub(crate) async fn fence(cmd: &str, node: &Node) -> Result<(), String> {
     ))
 }
 
+/// At most this many names in a line of what still acts on the taint.
+const NAMED: usize = 3;
+
+/// `names`, at most `NAMED` of them, then how many more.
+fn some_of(names: &[String]) -> String {
+    let shown = names[..names.len().min(NAMED)].join(", ");
+    match names.len().checked_sub(NAMED).filter(|more| *more > 0) {
+        Some(more) => format!("{shown} and {more} more"),
+        None => shown,
+    }
+}
+
+/// What still acts on `node`'s out-of-service taint, in words, or `None`
+/// when nothing does: its pods still terminating, the VolumeAttachments
+/// naming it. What cannot be read counts as acting (the taint stays).
+pub(crate) async fn still_acting(client: &kube::Client, node: &str) -> Option<String> {
+    let mut acting = Vec::new();
+    let pods: Api<Pod> = Api::all(client.clone());
+    let on_node = ListParams::default().fields(&format!("spec.nodeName={node}"));
+    match pods.list(&on_node).await {
+        Ok(list) => {
+            let going: Vec<String> = list
+                .items
+                .iter()
+                .filter(|p| p.metadata.deletion_timestamp.is_some())
+                .map(|p| crate::vocabulary::pod_key::PodKey::of(p).to_string())
+                .collect();
+            if !going.is_empty() {
+                acting.push(format!(
+                    "{} terminating on it ({})",
+                    kube_conventions::count(going.len(), "pod"),
+                    some_of(&going)
+                ));
+            }
+        }
+        Err(e) => acting.push(format!(
+            "its pods cannot be read ({})",
+            crate::vocabulary::api_error::api_error("list", "pods", None, e)
+        )),
+    }
+    let attachments: Api<VolumeAttachment> = Api::all(client.clone());
+    match attachments.list(&ListParams::default()).await {
+        Ok(list) => {
+            let naming: Vec<String> = list
+                .items
+                .iter()
+                .filter(|va| va.spec.node_name == node)
+                .map(|va| va.metadata.name.clone().unwrap_or_default())
+                .collect();
+            if !naming.is_empty() {
+                acting.push(format!(
+                    "{} naming it ({})",
+                    kube_conventions::count(naming.len(), "VolumeAttachment"),
+                    some_of(&naming)
+                ));
+            }
+        }
+        Err(e) => acting.push(format!(
+            "its VolumeAttachments cannot be read ({})",
+            crate::vocabulary::api_error::api_error("list", "volumeattachments", None, e)
+        )),
+    }
+    (!acting.is_empty()).then(|| acting.join("; "))
+}
+
+/// Waits, up to `limit`, until nothing acts on `node`'s out-of-service
+/// taint (`still_acting`), telling `waiting` what it waits on each time
+/// that changes: `None` once nothing does, or what still did at the limit.
+pub(crate) async fn release(
+    client: &kube::Client,
+    node: &str,
+    limit: Duration,
+    mut waiting: impl FnMut(&str),
+) -> Option<String> {
+    let deadline = tokio::time::Instant::now() + limit;
+    let mut said: Option<String> = None;
+    loop {
+        let acting = still_acting(client, node).await?;
+        if tokio::time::Instant::now() >= deadline {
+            return Some(acting);
+        }
+        if said.as_ref() != Some(&acting) {
+            waiting(&acting);
+            said = Some(acting);
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +254,13 @@ mod tests {
             kubelet_last_heard: None,
             taints: taints.iter().map(|t| (*t).to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn what_acts_on_the_taint_is_named_a_few_at_a_time() {
+        let names: Vec<String> = (1..=5).map(|i| format!("p{i}")).collect();
+        assert_eq!(some_of(&names[..2]), "p1, p2");
+        assert_eq!(some_of(&names), "p1, p2, p3 and 2 more");
     }
 
     #[test]

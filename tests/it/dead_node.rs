@@ -427,3 +427,71 @@ fn a_node_shutting_down_gracefully_is_said_first_and_not_waited_for() {
     );
     out.success();
 }
+
+/// Back in service, the out-of-service taint comes off only once nothing
+/// acts on it (#67): while a pod on the node is still terminating, uncordon
+/// says what it waits on, and leaves the node as it is past
+/// `--out-of-service-timeout`; once the pod is gone the taint comes off.
+#[test]
+fn the_out_of_service_taint_comes_off_only_once_nothing_acts_on_it() {
+    let c = dead_n1();
+    let mut args = vec!["drain", "n1", "--node-shut-down", "--fence-command", "true"];
+    args.extend(&FLAGS[..3]);
+    args.push("--timeout=60s");
+    c.maintain(&args).success();
+    // A pod its finalizer keeps terminating on n1 (the taint's NoExecute
+    // evicts it, Pod GC force-deletes it; the finalizer stays).
+    let held = c.dir.path().join("held.yaml");
+    std::fs::write(
+        &held,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: held, namespace: default, finalizers: [example.com/cleanup]}\nspec: {nodeName: n1, containers: [{name: c, image: x}]}\n",
+    )
+    .unwrap();
+    c.kubectl(&["create", "-f", held.to_str().unwrap()])
+        .success();
+    c.kubectl(&["delete", "pod", "held", "--wait=false"])
+        .success();
+    assert!(c.sandbox.set_kubelet("n1", true));
+    c.wait_for("n1 Ready", Duration::from_secs(10), |c| {
+        ready(c, "n1").as_deref() == Some("True")
+    });
+    let oos = "node.kubernetes.io/out-of-service".to_string();
+    // Past the limit: nothing changed, and what still acts is named.
+    let early = c.maintain(&["uncordon", "n1", "--out-of-service-timeout", "1s"]);
+    early.code(3);
+    assert!(
+        early
+            .stderr
+            .contains("waiting to remove taint node.kubernetes.io/out-of-service: 1 pod terminating on it (default/held)"),
+        "{early:?}"
+    );
+    assert!(
+        early
+            .stderr
+            .contains("error: unable to uncordon node \"n1\""),
+        "{early:?}"
+    );
+    assert!(taints(&c, "n1").contains(&oos), "{early:?}");
+    assert_eq!(
+        c.get(Resource::Nodes, "", "n1").unwrap()["spec"]["unschedulable"],
+        true,
+        "{early:?}"
+    );
+    // Waiting: once the pod is gone, the taint comes off.
+    let mut run = c.maintain_watched(&["uncordon", "n1"]);
+    run.wait_for_stderr("default/held", Duration::from_secs(20));
+    assert!(taints(&c, "n1").contains(&oos));
+    c.kubectl(&[
+        "patch",
+        "pod",
+        "held",
+        "--type=merge",
+        "-p",
+        "{\"metadata\":{\"finalizers\":null}}",
+    ])
+    .success();
+    let back = run.finish(Duration::from_secs(30));
+    back.success();
+    assert!(!taints(&c, "n1").contains(&oos), "{back:?}");
+    assert!(back.stdout.contains("node/n1 uncordoned"), "{back:?}");
+}
