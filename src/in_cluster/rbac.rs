@@ -285,6 +285,12 @@ fn by_flags(n: &Needs) -> Vec<Rule> {
             &["list", "watch"],
             "wait for the evicted pods' volumes to detach",
         ));
+        out.push(rule(
+            "",
+            &["persistentvolumes"],
+            &["get"],
+            "find the evicted pods' volumes in the nodes' status.volumesAttached",
+        ));
     }
     if n.namespace_selectors {
         out.push(rule(

@@ -40,6 +40,9 @@ pub(crate) enum Warning {
     CannotReadVms { error: String },
     /// VolumeAttachments cannot be listed: volumes are not waited for.
     CannotListAttachments { error: String },
+    /// PersistentVolumes cannot be read: the detach wait follows their
+    /// VolumeAttachments only, not the Node's `status.volumesAttached`.
+    CannotReadVolumes { error: String },
     /// Pods cannot be watched: each node's pods are listed every `every`.
     PodsPolled { error: String, every: Duration },
     /// Nodes cannot be watched (a roll): they are listed every `every`.
@@ -62,7 +65,8 @@ pub(crate) enum Warning {
     /// A node's pods are gone; their volumes are still attached.
     AwaitingDetach {
         node: String,
-        /// (PersistentVolume, VolumeAttachment) pairs.
+        /// (PersistentVolume, what holds it there: its VolumeAttachment or
+        /// its entry in the Node's `status.volumesAttached`) pairs.
         volumes: Vec<(String, String)>,
     },
     /// `--surge` could not scale a Deployment back.

@@ -458,6 +458,86 @@ fn a_node_is_drained_only_once_its_volumes_are_detached() {
     assert!(named, "{out:?}");
 }
 
+/// Puts the db's volume in n1's `status.volumesAttached` as the
+/// attach/detach controller names a CSI volume there, or takes it out.
+fn in_node_status(c: &Cluster, attached: bool) -> String {
+    let pvc = c
+        .get(Resource::PersistentVolumeClaims, "apps", "data-db-0")
+        .expect("the db's claim");
+    let pv = pvc["spec"]["volumeName"]
+        .as_str()
+        .expect("bound")
+        .to_string();
+    let pv = c
+        .get(Resource::PersistentVolumes, "", &pv)
+        .expect("its volume");
+    let csi = &pv["spec"]["csi"];
+    let entry = format!(
+        "kubernetes.io/csi/{}^{}",
+        csi["driver"].as_str().unwrap_or_default(),
+        csi["volumeHandle"].as_str().unwrap_or_default()
+    );
+    let list = if attached {
+        json!([{"name": entry, "devicePath": ""}])
+    } else {
+        json!([])
+    };
+    let patch = json!({"status": {"volumesAttached": list}}).to_string();
+    c.kubectl(&[
+        "patch",
+        "node",
+        "n1",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        &patch,
+    ])
+    .success();
+    entry
+}
+
+/// A volume the Node's `status.volumesAttached` still lists (in-tree
+/// volumes and some CSI drivers show only there) holds the node as its
+/// VolumeAttachment does, as Cluster API waits (#67).
+#[test]
+fn a_volume_still_in_the_nodes_status_holds_the_node_as_its_attachment_does() {
+    let c = db_with_volume("0.2").start(33);
+    c.wait_settled();
+    c.wait_for("the volume attached", Duration::from_secs(10), |c| {
+        attachments_on(c, "n1") == 1
+    });
+    let entry = in_node_status(&c, true);
+    // Past --detach-timeout with its VolumeAttachment gone: the entry is named.
+    let out = c.maintain(&["drain", "n1", "--detach-timeout", "3s", "-o", "json"]);
+    out.code(3);
+    assert_eq!(attachments_on(&c, "n1"), 0, "{out:?}");
+    let report = out.report();
+    let message = report.node("n1").message.clone().unwrap_or_default();
+    assert!(
+        message.contains(&format!("(volumesAttached {entry})")),
+        "{out:?}"
+    );
+    // Waiting, on a fresh copy: the drain ends once the entry is gone.
+    let c = db_with_volume("0.2").start(33);
+    c.wait_settled();
+    c.wait_for("the volume attached", Duration::from_secs(10), |c| {
+        attachments_on(c, "n1") == 1
+    });
+    in_node_status(&c, true);
+    let mut run = c.maintain_watched(&["drain", "n1"]);
+    run.wait_for_stderr("waiting for 1 volume to detach", Duration::from_secs(20));
+    c.wait_for("the attachment gone", Duration::from_secs(10), |c| {
+        attachments_on(c, "n1") == 0
+    });
+    assert!(
+        run.running(),
+        "drained with the volume in the node's status"
+    );
+    in_node_status(&c, false);
+    let done = run.finish(Duration::from_secs(20));
+    done.success();
+}
+
 #[test]
 fn a_deadline_inside_grace_periods_is_refused_naming_the_pods_in_drain_and_roll() {
     let c = crate::pool::four_nodes().start(33);

@@ -691,6 +691,11 @@ impl Watched {
         }
     }
 
+    /// Is the run still going?
+    pub(crate) fn running(&mut self) -> bool {
+        self.child.try_wait().expect("wait").is_none()
+    }
+
     /// Waits for the run to end, killing it after `limit`.
     pub(crate) fn finish(mut self, limit: Duration) -> Run {
         end_within(&mut self.child, limit);

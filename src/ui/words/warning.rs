@@ -87,6 +87,10 @@ impl fmt::Display for Warning {
                 f,
                 "cannot list VolumeAttachments, so cannot wait for volumes to detach (nodes count as drained once their pods are gone): {error}"
             ),
+            Warning::CannotReadVolumes { error } => write!(
+                f,
+                "cannot read PersistentVolumes, so the wait for volumes to detach follows their VolumeAttachments only, not the nodes' status.volumesAttached (where in-tree volumes show): {error}"
+            ),
             Warning::PodsPolled { error, every } => write!(
                 f,
                 "cannot watch pods ({error}): each node's pods are listed every {} s instead, as kubectl drain polls",
@@ -123,7 +127,7 @@ impl fmt::Display for Warning {
             Warning::AwaitingDetach { node, volumes } => {
                 let names: Vec<String> = volumes
                     .iter()
-                    .map(|(pv, va)| format!("{pv} (VolumeAttachment {va})"))
+                    .map(|(pv, held)| format!("{pv} ({held})"))
                     .collect();
                 write!(
                     f,
