@@ -449,7 +449,8 @@ fn the_out_of_service_taint_comes_off_only_once_nothing_acts_on_it() {
     .unwrap();
     c.kubectl(&["create", "-f", held.to_str().unwrap()])
         .success();
-    c.kubectl(&["delete", "pod", "held", "--wait=false"])
+    // Its own grace is short, so that only the finalizer keeps it.
+    c.kubectl(&["delete", "pod", "held", "--wait=false", "--grace-period=1"])
         .success();
     assert!(c.sandbox.set_kubelet("n1", true));
     c.wait_for("n1 Ready", Duration::from_secs(10), |c| {

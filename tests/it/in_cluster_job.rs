@@ -348,6 +348,8 @@ fn without(rule: &Value) -> Option<(i32, &'static str)> {
             (0, r#"cannot get resource "virtualmachineinstances""#)
         }
         () if has("volumeattachments") => (0, r#"cannot list resource "volumeattachments""#),
+        // Without it the detach wait follows the VolumeAttachments alone, said.
+        () if has("persistentvolumes") => (0, r#"cannot get resource "persistentvolumes""#),
         () if has("persistentvolumeclaims") => {
             (0, r#"cannot get resource "persistentvolumeclaims""#)
         }
