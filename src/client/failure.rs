@@ -31,8 +31,19 @@ pub(crate) enum NoAnswer {
     Credentials(Credentials),
     /// The proxy would not open a tunnel.
     Proxy(String),
+    /// The connection (and its TLS) was made, but the answer's headers did
+    /// not come within this long (crate::client::silence).
+    Silent(std::time::Duration),
     /// Anything else: a reset, a timeout, a closed connection.
     Other(String),
+}
+
+/// A request whose answer did not start in time (crate::client::silence),
+/// in Go's net/http words.
+#[derive(Debug, thiserror::Error)]
+#[error("net/http: request canceled (Client.Timeout exceeded while awaiting headers)")]
+pub(crate) struct NoHeaders {
+    pub(crate) waited: std::time::Duration,
 }
 
 /// A credential that could not be had (crate::client::credential's
@@ -91,6 +102,9 @@ pub(crate) fn of(e: &(dyn Error + 'static)) -> NoAnswer {
         }
         if let Some(e) = c.downcast_ref::<CredentialError>() {
             return NoAnswer::Credentials(e.0.clone());
+        }
+        if let Some(s) = c.downcast_ref::<NoHeaders>() {
+            return NoAnswer::Silent(s.waited);
         }
         if let Some(kube::Error::Auth(auth)) = c.downcast_ref::<kube::Error>() {
             return NoAnswer::Credentials(credentials(auth));
@@ -171,10 +185,14 @@ fn tls_words(words: &str) -> String {
         return format!("tls: failed to verify certificate: x509: {names}");
     } else if words.contains("NotValidForName") {
         "x509: certificate is not valid for the server's name (check --tls-server-name and the server URL)"
-    } else if words.contains("Expired") {
+    } else if words.contains("Expired") || words.contains("NotValidYet") {
         "x509: certificate has expired or is not yet valid"
+    } else if words.contains("CaUsedAsEndEntity") {
+        // Go trusts a CA's own certificate served as the server's; rustls
+        // (webpki) does not.
+        "x509: the server's certificate is a certificate authority's (CA:TRUE), which is refused as a server's own certificate: serve one that this CA signed (kubectl accepts it; docs/usage.md, Differences)"
     } else {
-        return format!("tls: {}", innermost_words(words));
+        return format!("tls: {}", plain_words(innermost_words(words)));
     };
     format!("tls: failed to verify certificate: {x509}")
 }
@@ -200,14 +218,7 @@ fn go_alert(alert: &str) -> String {
     if !known.is_empty() {
         return known.to_string();
     }
-    let mut out = String::new();
-    for c in alert.chars() {
-        if c.is_ascii_uppercase() && !out.is_empty() {
-            out.push(' ');
-        }
-        out.push(c.to_ascii_lowercase());
-    }
-    out
+    plain_words(alert).to_ascii_lowercase()
 }
 
 /// rustls's `certificate not valid for name "x"; certificate is only
@@ -244,6 +255,56 @@ fn not_valid_for(words: &str) -> Option<String> {
     } else {
         format!("certificate is valid for {}, not {name}", valid.join(", "))
     })
+}
+
+/// A library's words with its enum names made words: a debug structure
+/// (`Other(OtherError(PathLenConstraintViolated))`) becomes its innermost
+/// name, and a CamelCase name is split where its case changes
+/// (`path len constraint violated`). An operator never reads a type.
+fn plain_words(words: &str) -> String {
+    let camel = |w: &str| {
+        w.len() > 1
+            && w.starts_with(|c: char| c.is_ascii_uppercase())
+            && w.chars().all(|c| c.is_ascii_alphanumeric())
+            && w.chars().any(|c| c.is_ascii_lowercase())
+            && w.chars().skip(1).any(|c| c.is_ascii_uppercase())
+    };
+    let split = |w: &str| {
+        let mut out = String::new();
+        for (i, c) in w.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push(' ');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    };
+    words
+        .split(' ')
+        .map(|token| {
+            // `Name(...)`: a debug structure, told by its innermost name.
+            let debug = token.find('(').is_some_and(|i| {
+                i > 0
+                    && token.starts_with(|c: char| c.is_ascii_uppercase())
+                    && token[..i].chars().all(|c| c.is_ascii_alphanumeric())
+            });
+            if debug {
+                let inner = token
+                    .trim_end_matches([')', ',', '}', ';'])
+                    .rsplit(['(', '{'])
+                    .next()
+                    .unwrap_or(token);
+                return split(inner);
+            }
+            let core = token.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+            if camel(core) {
+                format!("{}{}", split(core), &token[core.len()..])
+            } else {
+                token.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn innermost_words(words: &str) -> &str {
@@ -318,7 +379,13 @@ pub(crate) fn words(
             "{unable}: proxyconnect {}: {w} (the proxy comes from the kubeconfig's proxy-url, else HTTPS_PROXY or HTTP_PROXY; NO_PROXY names what goes direct)",
             proxy.unwrap_or("(proxy)")
         ),
-        NoAnswer::Tls(w) | NoAnswer::Other(w) => format!("{unable}: {w}"),
+        NoAnswer::Silent(waited) => format!(
+            "{unable}: {} (the server at {} takes connections but sent no answer in {} s on any try: check the API server's health and any load balancer or proxy in between; --request-timeout bounds each request)",
+            NoHeaders { waited: *waited },
+            host_port(server),
+            waited.as_secs()
+        ),
+        NoAnswer::Tls(w) | NoAnswer::Other(w) => format!("{unable}: {}", plain_words(w)),
         NoAnswer::Credentials(c) => {
             let command = exec.map_or("(none)", |e| e.command.as_str());
             match c {
@@ -452,6 +519,83 @@ mod tests {
         );
         assert!(!NoAnswer::Refused.is_final() && NoAnswer::Refused.is_first_contact_final());
         assert!(!NoAnswer::Other("reset".into()).is_first_contact_final());
+    }
+
+    /// No token with a lower-case letter before an upper-case one: no
+    /// library type name (`KeyMismatch`, `CaUsedAsEndEntity`) reaches the
+    /// operator.
+    fn no_type_names(said: &str) -> bool {
+        !said.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+            w.as_bytes()
+                .windows(2)
+                .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase())
+        })
+    }
+
+    /// rustls's and webpki's certificate errors, as they reach us in an
+    /// error's words: each is told in words, never by its name.
+    #[test]
+    fn no_tls_failure_is_told_by_its_type_name() {
+        let known = [
+            "BadEncoding",
+            "Expired",
+            "ExpiredContext",
+            "NotValidYet",
+            "NotValidYetContext",
+            "Revoked",
+            "UnhandledCriticalExtension",
+            "UnknownIssuer",
+            "UnknownRevocationStatus",
+            "ExpiredRevocationList",
+            "BadSignature",
+            "UnsupportedSignatureAlgorithm",
+            "NotValidForName",
+            "InvalidPurpose",
+            "ApplicationVerificationFailure",
+            "CaUsedAsEndEntity",
+            "EndEntityUsedAsCa",
+            "PathLenConstraintViolated",
+            "RequiredEkuNotFound",
+            "NameConstraintViolation",
+            "MaximumPathDepthExceeded",
+            "UnsupportedCertVersion",
+            "KeyMismatch",
+        ];
+        let shapes = |name: &str| {
+            [
+                format!("invalid peer certificate: {name}"),
+                format!("invalid peer certificate: Other(OtherError({name}))"),
+                format!("received fatal alert: {name}"),
+                format!("tls handshake: {name}"),
+            ]
+        };
+        let check = |name: &str| {
+            for words in shapes(name) {
+                let e = std::io::Error::new(std::io::ErrorKind::InvalidData, words.clone());
+                let said = super::words(&of(&e), "https://a:6443", None, None);
+                assert!(no_type_names(&said), "{words} -> {said}");
+                assert!(
+                    said.starts_with("Unable to connect to the server: "),
+                    "{said}"
+                );
+            }
+        };
+        for name in known {
+            check(name);
+        }
+        // Names rustls may add: any CamelCase name, in any of the shapes.
+        proptest::proptest!(|(humps in proptest::collection::vec("[A-Z][a-z]{1,6}", 2..5))| {
+            check(&humps.concat());
+        });
+        let ca_as_leaf = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))",
+        );
+        let said = words(&of(&ca_as_leaf), "https://a", None, None);
+        assert!(
+            said.contains("is a certificate authority's (CA:TRUE)"),
+            "{said}"
+        );
     }
 
     #[test]

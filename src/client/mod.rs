@@ -302,12 +302,16 @@ async fn from_config(
         Some((proxy, user, password)) => socks_login::builder(&config, proxy, user, password),
         None => kube::client::ClientBuilder::try_from(config.clone()),
     };
+    // Without --request-timeout an answer is waited for as client-go waits
+    // for kubectl's first requests (crate::client::silence).
+    let silence = silence::SilenceLayer {
+        told: retries.clone(),
+        within: retry_window.is_none().then_some(silence::ANSWER_WITHIN),
+    };
     let main = base()?
         .with_layer(&BufferLayer::new(1024))
         .with_layer(&tower::util::option_layer(auth.clone()))
-        .with_layer(&silence::SilenceLayer {
-            told: retries.clone(),
-        })
+        .with_layer(&silence)
         .with_layer(&RetryLayer::new({
             let policy = RetryPolicy::new(retries.clone(), retry_window);
             if refreshes {
@@ -320,6 +324,7 @@ async fn from_config(
     let evict = base()?
         .with_layer(&BufferLayer::new(1024))
         .with_layer(&tower::util::option_layer(auth))
+        .with_layer(&silence)
         .with_layer(&tower::util::option_layer(
             refreshes.then(|| RetryLayer::new(RetryPolicy::refresh_only())),
         ))

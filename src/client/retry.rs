@@ -39,6 +39,11 @@ const MAX_DELAY: Duration = Duration::from_secs(10);
 /// How long a refused or unresolvable server is tried before anything has
 /// changed: a blip is ridden out, a wrong address fails within seconds.
 pub(crate) const FIRST_CONTACT: Duration = Duration::from_secs(1);
+/// How many times a first contact is tried when the server takes the
+/// connection but never answers (crate::client::silence): kubectl's
+/// discovery tries `/api` five times (k8s.io/client-go
+/// discovery/cached/memory/memcache.go) before it gives up.
+pub(crate) const SILENT_TRIES: u32 = 5;
 /// The longest `Retry-After` honoured as it is.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
@@ -102,6 +107,9 @@ pub(crate) struct Retried {
     pub(crate) path: String,
     /// What went wrong: `503`, or "no answer".
     pub(crate) answer: Answer,
+    /// The try this retry is, of how many, when they are counted (a first
+    /// contact with a server that never answers, `SILENT_TRIES`).
+    pub(crate) try_of: Option<(u32, u32)>,
 }
 
 /// The tower retry policy: one per request (tower clones it for each).
@@ -169,10 +177,19 @@ pub(crate) fn stop() {
 }
 
 /// Whether a request that got no answer for `cause` is final, given that
-/// the client has (or has not) changed anything yet and that another try
-/// would be sent `next` after the first failure.
-pub(crate) fn give_up(cause: &super::failure::NoAnswer, changed: bool, next: Duration) -> bool {
-    cause.is_final() || (!changed && cause.is_first_contact_final() && next > FIRST_CONTACT)
+/// the client has (or has not) changed anything yet, that it has failed
+/// `tries` times and that another try would be sent `next` after the first
+/// failure.
+pub(crate) fn give_up(
+    cause: &super::failure::NoAnswer,
+    changed: bool,
+    tries: u32,
+    next: Duration,
+) -> bool {
+    let silent = matches!(cause, super::failure::NoAnswer::Silent(_));
+    cause.is_final()
+        || (!changed && cause.is_first_contact_final() && next > FIRST_CONTACT)
+        || (!changed && silent && tries >= SILENT_TRIES)
 }
 
 fn retry_after<B>(response: &Response<B>) -> Option<Duration> {
@@ -231,18 +248,23 @@ impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
         if now + wait > first + self.window
             || cause
                 .as_ref()
-                .is_some_and(|c| give_up(c, changed, now + wait - first))
+                .is_some_and(|c| give_up(c, changed, self.attempt, now + wait - first))
         {
             return None;
         }
         // A first contact's short tries are not told: they end in kubectl's
         // error or in an answer within FIRST_CONTACT.
-        let quiet = !changed && cause.is_some_and(|c| c.is_first_contact_final());
+        let quiet = !changed
+            && cause
+                .as_ref()
+                .is_some_and(super::failure::NoAnswer::is_first_contact_final);
+        let counted = !changed && matches!(cause, Some(super::failure::NoAnswer::Silent(_)));
         if !quiet {
             let _ = self.told.send(Retried {
                 method: req.method().clone(),
                 path: req.uri().path().to_string(),
                 answer,
+                try_of: counted.then_some((self.attempt + 1, SILENT_TRIES)),
             });
         }
         Some(Box::pin(async move {
@@ -303,18 +325,31 @@ mod tests {
         let ms = Duration::from_millis;
         // A certificate: final at once, changed or not.
         let tls = NoAnswer::Tls("x509".into());
-        assert!(give_up(&tls, false, ms(200)) && give_up(&tls, true, ms(200)));
+        assert!(give_up(&tls, false, 1, ms(200)) && give_up(&tls, true, 1, ms(200)));
         // Refused: tried for FIRST_CONTACT, then final; after a write, kept.
-        assert!(!give_up(&NoAnswer::Refused, false, ms(900)));
-        assert!(give_up(&NoAnswer::Refused, false, ms(1100)));
-        assert!(!give_up(&NoAnswer::Refused, true, Duration::from_secs(60)));
-        assert!(give_up(&NoAnswer::ConnectTimeout, false, ms(1100)));
+        assert!(!give_up(&NoAnswer::Refused, false, 3, ms(900)));
+        assert!(give_up(&NoAnswer::Refused, false, 4, ms(1100)));
+        assert!(!give_up(
+            &NoAnswer::Refused,
+            true,
+            9,
+            Duration::from_secs(60)
+        ));
+        assert!(give_up(&NoAnswer::ConnectTimeout, false, 4, ms(1100)));
         // A reset connection is retried whether or not anything changed.
         assert!(!give_up(
             &NoAnswer::Other("reset".into()),
             false,
+            9,
             Duration::from_secs(60)
         ));
+        // A server that takes the connection and never answers: tried as
+        // kubectl tries its first request, five times; after a write,
+        // for the whole window.
+        let silent = NoAnswer::Silent(Duration::from_secs(32));
+        assert!(!give_up(&silent, false, 4, Duration::from_secs(100)));
+        assert!(give_up(&silent, false, 5, Duration::from_secs(130)));
+        assert!(!give_up(&silent, true, 8, Duration::from_secs(260)));
     }
 
     #[test]

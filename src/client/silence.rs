@@ -8,6 +8,17 @@
 //!
 //! A watch is a request whose answer streams: its headers come at once,
 //! so only a watch that never starts is told.
+//!
+//! Without `--request-timeout` a request whose headers have not come after
+//! [`ANSWER_WITHIN`] ends as client-go ends kubectl's first requests
+//! (k8s.io/client-go discovery/discovery_client.go, `defaultTimeout`: the
+//! `/api?timeout=32s` kubectl sends): `net/http: request canceled
+//! (Client.Timeout exceeded while awaiting headers)`. The retry layer above
+//! tries it again as kubectl's discovery does (crate::client::retry,
+//! `SILENT_TRIES`), so a server that takes connections and TLS but never
+//! answers fails a first contact after about 160 s, as kubectl fails at
+//! 165 s, and a run under way after `retry::WINDOW`, never silently and
+//! never forever. With the flag, the flag bounds the request instead.
 
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -17,14 +28,21 @@ use http::{Request, Response};
 use tokio::sync::broadcast;
 use tower::{BoxError, Layer, Service};
 
+use super::failure::NoHeaders;
 use super::retry::{Answer, Retried};
 
 /// How long a request waits before its wait is said.
 pub(crate) const TELL_AFTER: Duration = Duration::from_secs(10);
+/// How long a request waits for its answer's headers without
+/// `--request-timeout`: client-go's bound on kubectl's first requests.
+pub(crate) const ANSWER_WITHIN: Duration = Duration::from_secs(32);
 
 #[derive(Clone)]
 pub(crate) struct SilenceLayer {
     pub(crate) told: broadcast::Sender<Retried>,
+    /// How long an answer's headers are waited for: `None` when
+    /// `--request-timeout` bounds the request instead.
+    pub(crate) within: Option<Duration>,
 }
 
 impl<S> Layer<S> for SilenceLayer {
@@ -33,6 +51,7 @@ impl<S> Layer<S> for SilenceLayer {
     fn layer(&self, inner: S) -> Silence<S> {
         Silence {
             told: self.told.clone(),
+            within: self.within,
             inner,
         }
     }
@@ -41,6 +60,7 @@ impl<S> Layer<S> for SilenceLayer {
 #[derive(Clone)]
 pub(crate) struct Silence<S> {
     told: broadcast::Sender<Retried>,
+    within: Option<Duration>,
     inner: S,
 }
 
@@ -64,6 +84,7 @@ where
         let method = request.method().clone();
         let path = request.uri().path().to_string();
         let told = self.told.clone();
+        let within = self.within;
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         Box::pin(async move {
@@ -71,18 +92,111 @@ where
             tokio::pin!(answer);
             let mut waited = Duration::ZERO;
             loop {
+                let next = within.map_or(TELL_AFTER, |w| TELL_AFTER.min(w.saturating_sub(waited)));
                 tokio::select! {
                     r = &mut answer => return r.map_err(Into::into),
-                    () = tokio::time::sleep(TELL_AFTER) => {
-                        waited += TELL_AFTER;
+                    () = tokio::time::sleep(next) => {
+                        waited += next;
+                        if within.is_some_and(|w| waited >= w) {
+                            return Err(NoHeaders { waited }.into());
+                        }
+                        if !waited.as_millis().is_multiple_of(TELL_AFTER.as_millis()) {
+                            continue;
+                        }
                         let _ = told.send(Retried {
                             method: method.clone(),
                             path: path.clone(),
                             answer: Answer::Silent(waited),
+                            try_of: None,
                         });
                     }
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::failure::{self, NoAnswer};
+    use crate::client::retry::{RetryPolicy, SILENT_TRIES};
+    use kube::client::Body;
+    use tower::ServiceExt as _;
+    use tower::retry::RetryLayer;
+
+    /// A server that takes the request and never answers: each try is told
+    /// every 10 s, ends at 32 s, and a first contact is tried five times,
+    /// then given up in net/http's words, as kubectl gives up its `/api`.
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_first_contact_is_told_tried_as_kubectl_tries_it_and_given_up() {
+        let (told, mut heard) = broadcast::channel(64);
+        let silent = tower::service_fn(|_: Request<Body>| {
+            std::future::pending::<Result<Response<Body>, BoxError>>()
+        });
+        let stack = tower::ServiceBuilder::new()
+            .layer(RetryLayer::new(RetryPolicy::new(told.clone(), None)))
+            .layer(SilenceLayer {
+                told,
+                within: Some(ANSWER_WITHIN),
+            })
+            .service(silent);
+        let started = tokio::time::Instant::now();
+        let request = Request::get("/api").body(Body::empty()).expect("a request");
+        let error = stack.oneshot(request).await.expect_err("no answer");
+        let took = started.elapsed();
+        let tries = ANSWER_WITHIN * SILENT_TRIES;
+        assert!(
+            took >= tries && took < tries + Duration::from_secs(5),
+            "{took:?}"
+        );
+        assert_eq!(failure::of(error.as_ref()), NoAnswer::Silent(ANSWER_WITHIN));
+        let said = failure::words(
+            &failure::of(error.as_ref()),
+            "https://10.0.0.1:6443",
+            None,
+            None,
+        );
+        assert!(
+            said.starts_with(
+                "Unable to connect to the server: net/http: request canceled (Client.Timeout exceeded while awaiting headers) (the server at 10.0.0.1:6443 "
+            ),
+            "{said}"
+        );
+        let (mut waits, mut retries) = (Vec::new(), Vec::new());
+        while let Ok(r) = heard.try_recv() {
+            match r.answer {
+                Answer::Silent(w) => waits.push(w.as_secs()),
+                _ => retries.push(r.try_of),
+            }
+        }
+        // 10, 20 and 30 s of each try said; each new try said, counted.
+        assert_eq!(waits, [10, 20, 30].repeat(SILENT_TRIES as usize));
+        let counted: Vec<_> = (2..=SILENT_TRIES)
+            .map(|n| Some((n, SILENT_TRIES)))
+            .collect();
+        assert_eq!(retries, counted);
+    }
+
+    /// With `--request-timeout` the flag bounds the request: the layer
+    /// only says the wait.
+    #[tokio::test(start_paused = true)]
+    async fn with_the_flag_the_wait_is_said_and_not_cut() {
+        let (told, mut heard) = broadcast::channel(64);
+        let slow = tower::service_fn(|_: Request<Body>| async {
+            tokio::time::sleep(Duration::from_secs(45)).await;
+            Ok::<_, BoxError>(Response::new(Body::empty()))
+        });
+        let stack = SilenceLayer { told, within: None }.layer(slow);
+        let request = Request::get("/api").body(Body::empty()).expect("a request");
+        stack.oneshot(request).await.expect("answered at 45 s");
+        let mut waits = Vec::new();
+        while let Ok(r) = heard.try_recv() {
+            waits.push(r.answer);
+        }
+        assert_eq!(
+            waits,
+            [10, 20, 30, 40].map(|s| Answer::Silent(Duration::from_secs(s)))
+        );
     }
 }

@@ -54,6 +54,7 @@ fn warning(r: &Retried) -> Warning {
             Answer::Status(code) => format!("answered {code}"),
             Answer::Unanswered | Answer::Silent(_) => "no answer".to_string(),
         },
+        try_of: r.try_of,
     }
 }
 

@@ -59,7 +59,12 @@ pub(crate) enum Warning {
 
     // As the drain goes.
     /// A request failed and is retried.
-    Retrying { what: String, error: String },
+    Retrying {
+        what: String,
+        error: String,
+        /// Try n of m, when the tries are counted.
+        try_of: Option<(u32, u32)>,
+    },
     /// A request has had no answer for this long (crate::client::silence).
     NoAnswerYet { what: String, seconds: u64 },
     /// A node's pods are gone; their volumes are still attached.

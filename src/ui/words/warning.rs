@@ -119,7 +119,15 @@ impl fmt::Display for Warning {
                     |t| t.url.trim_end_matches('/').to_string()
                 )
             ),
-            Warning::Retrying { what, error } => write!(
+            Warning::Retrying {
+                what,
+                error,
+                try_of: Some((n, of)),
+            } => write!(
+                f,
+                "{what} {error}, trying again: try {n} of {of}, then kubectl's error, as kubectl tries its first requests"
+            ),
+            Warning::Retrying { what, error, .. } => write!(
                 f,
                 "{what} {error}, retrying with backoff (each request for up to {})",
                 crate::duration::go(crate::client::retry_window())
