@@ -8,6 +8,7 @@
 //!   cargo bench --bench drain -- --sizes 100 --drains 1,10
 //!   cargo bench --bench drain -- --plan-timing 5000   # plan for 50 nodes of 5,000
 //!   cargo bench --bench drain -- --simulate-timing 5000   # plan --simulate for 50 nodes of 5,000
+//!   BENCH_WRAP="heaptrack -o /tmp/plan" cargo bench --bench drain -- --simulate-timing 5000   # where its memory goes
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --keep   # keep the request logs
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --shutdown 5  # pods that take 5 s to stop
 //!   cargo bench --bench drain -- --sizes 100 --drains 10 --kubectl-role  # only kubectl drain's permissions
@@ -197,9 +198,15 @@ fn simulate_timing(nodes: usize, drained: usize, work: &Path) {
     let kubeconfig = work.join("kubeconfig");
     sandbox.write_kubeconfig(&kubeconfig).expect("kubeconfig");
     let selector = format!("{DRAIN_LABEL}=yes");
+    // `BENCH_WRAP` puts a profiler in front of the plan, as the pool
+    // bench's (`BENCH_WRAP="heaptrack -o /tmp/plan"`).
+    let wrap: Vec<String> = std::env::var("BENCH_WRAP")
+        .map(|w| w.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
     let started = Instant::now();
     let out = Command::new("/usr/bin/time")
         .arg("-v")
+        .args(&wrap)
         .arg(env!("CARGO_BIN_EXE_kubectl-maintain"))
         .args(["plan", "-l", &selector, "--simulate", "--ignore-daemonsets"])
         .args(["--max-parallel", "10", "--timeout", "30m", "-o", "json"])
