@@ -148,18 +148,31 @@ pub struct TaintSpec {
 }
 
 impl TaintSpec {
-    /// kubectl taint's syntax: `key[=value]:Effect`.
+    /// kubectl taint's syntax: `key[=value]:Effect`, refused in kubectl
+    /// taint's words (k8s.io/kubectl pkg/cmd/taint/utils.go, `parseTaint`:
+    /// the value is a label value, apimachinery's `IsValidLabelValue`).
     pub fn parse(s: &str) -> Result<Self, String> {
         let (kv, effect) = s
             .rsplit_once(':')
             .ok_or_else(|| format!("taint {s:?}: expected key[=value]:Effect"))?;
         if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
             return Err(format!(
-                "taint {s:?}: effect must be NoSchedule, PreferNoSchedule or NoExecute"
+                "invalid taint effect: {effect}, unsupported taint effect (NoSchedule, PreferNoSchedule or NoExecute)"
             ));
         }
         let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
         validate_key(key).map_err(|_| format!("taint {s:?}: {key:?} is not a valid key"))?;
+        if value.len() > 63 {
+            return Err(format!(
+                "invalid taint spec: {s}, must be no more than 63 characters"
+            ));
+        }
+        if validate_value(value).is_err() {
+            return Err(format!(
+                "invalid taint spec: {s}, {}",
+                kube_conventions::selector::LABEL_VALUE_RULE
+            ));
+        }
         Ok(TaintSpec {
             key: key.to_string(),
             value: value.to_string(),
@@ -559,6 +572,32 @@ mod tests {
         ] {
             assert!(TaintSpec::parse(bad).is_err(), "{bad}");
         }
+        // The value is a label value, refused in kubectl taint's words.
+        let long = format!("k={}:NoSchedule", "a".repeat(64));
+        for (bad, said) in [
+            (
+                "k=bad value:NoSchedule",
+                "invalid taint spec: k=bad value:NoSchedule, a valid label must be an empty string or consist of",
+            ),
+            (
+                "k=-x:NoSchedule",
+                "invalid taint spec: k=-x:NoSchedule, a valid label",
+            ),
+            (
+                "k=x.:NoExecute",
+                "invalid taint spec: k=x.:NoExecute, a valid label",
+            ),
+            (long.as_str(), ", must be no more than 63 characters"),
+            (
+                "k=v:Bogus",
+                "invalid taint effect: Bogus, unsupported taint effect",
+            ),
+        ] {
+            let e = TaintSpec::parse(bad).unwrap_err();
+            assert!(e.contains(said), "{bad}: {e}");
+        }
+        assert!(TaintSpec::parse(&format!("k={}:NoSchedule", "a".repeat(63))).is_ok());
+        assert!(TaintSpec::parse("k=a_b.c-1:PreferNoSchedule").is_ok());
     }
 
     #[test]

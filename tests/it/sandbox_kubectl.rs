@@ -628,6 +628,22 @@ fn a_wrong_typed_patch_is_refused(minor: u32) {
         r#"{"spec":{"selector":{"matchLabels":{"app":"other"}}}}"#,
     ]);
     assert!(scaled.stderr.contains("field is immutable"), "{scaled:?}");
+    // A taint whose value is no label value, as a script's unrendered
+    // template makes it: refused as kube-apiserver refuses it.
+    let tainted = c.kubectl(&[
+        "patch",
+        "node",
+        &node,
+        "-p",
+        r#"{"spec":{"taints":[{"key":"maintenance","value":"${REASON}","effect":"NoSchedule"}]}}"#,
+    ]);
+    assert!(
+        tainted.stderr.contains(&format!(
+            "Node \"{node}\" is invalid: spec.taints[0].value: Invalid value: \"${{REASON}}\": a valid label must be an empty string"
+        )),
+        "kubectl 1.{minor}: {tainted:?}"
+    );
+    assert!(c.get(Resource::Nodes, "", &node).unwrap()["spec"]["taints"].is_null());
 }
 
 #[test]

@@ -8,7 +8,9 @@
 //! - what cannot change does not: a workload's `spec.selector`, and a pod's
 //!   spec except its images, `activeDeadlineSeconds`, added tolerations and
 //!   `terminationGracePeriodSeconds` ("pod updates may not change fields
-//!   other than ...").
+//!   other than ...");
+//! - a node's taints have a label name for a key, a label value for a value
+//!   and one of the three effects (validation.go, `validateNodeTaints`).
 
 use crate::objects::path::At;
 use serde_json::Value;
@@ -120,6 +122,62 @@ fn pod_spec_mutable_removed(spec: &Value) -> Value {
     s
 }
 
+/// Each taint of a node: its key a label name, its value a label value,
+/// its effect one of the three.
+fn node_taints(name: &str, node: &Value) -> Result<(), ApiError> {
+    let taints = node
+        .at("/spec/taints")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let invalid = |field: String, reason: &str, detail: String| {
+        ApiError::invalid_field(Resource::Nodes, name, reason, &field, &detail)
+    };
+    for (i, t) in taints.iter().enumerate() {
+        let text = |f: &str| t.get(f).and_then(Value::as_str).unwrap_or_default();
+        let (key, value, effect) = (text("key"), text("value"), text("effect"));
+        if kube_conventions::selector::validate_key(key).is_err() {
+            let name_part = key.rsplit_once('/').map_or(key, |(_, n)| n);
+            let why = if kube_conventions::selector::validate_key(name_part).is_ok() {
+                "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+            } else {
+                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+            };
+            return Err(invalid(
+                format!("spec.taints[{i}].key"),
+                "FieldValueInvalid",
+                format!("Invalid value: {key:?}: {why}"),
+            ));
+        }
+        if value.len() > 63 {
+            return Err(invalid(
+                format!("spec.taints[{i}].value"),
+                "FieldValueInvalid",
+                format!("Invalid value: {value:?}: must be no more than 63 characters"),
+            ));
+        }
+        if kube_conventions::selector::validate_value(value).is_err() {
+            return Err(invalid(
+                format!("spec.taints[{i}].value"),
+                "FieldValueInvalid",
+                format!(
+                    "Invalid value: {value:?}: {}",
+                    kube_conventions::selector::LABEL_VALUE_RULE
+                ),
+            ));
+        }
+        if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+            return Err(invalid(
+                format!("spec.taints[{i}].effect"),
+                "FieldValueNotSupported",
+                format!(
+                    "Unsupported value: {effect:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks one write: `old` is the stored object (`None` on create).
 pub(crate) fn check(res: Resource, old: Option<&Value>, new: &Value) -> Result<(), ApiError> {
     let name = name_of(new);
@@ -137,6 +195,9 @@ pub(crate) fn check(res: Resource, old: Option<&Value>, new: &Value) -> Result<(
     }
     if res == Resource::EvictionRequests {
         super::eviction_request::check(old, new)?;
+    }
+    if res == Resource::Nodes {
+        node_taints(name, new)?;
     }
     if res == Resource::Pods
         && new
@@ -196,6 +257,51 @@ pub(crate) fn check(res: Resource, old: Option<&Value>, new: &Value) -> Result<(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_nodes_taints_are_refused_as_the_apiserver_refuses_them() {
+        let node = |taint: Value| json!({"metadata": {"name": "n1"}, "spec": {"taints": [taint]}});
+        let long = "a".repeat(64);
+        for (taint, said) in [
+            (
+                json!({"key": "k", "value": "bad value", "effect": "NoSchedule"}),
+                "spec.taints[0].value: Invalid value: \"bad value\": a valid label must be",
+            ),
+            (
+                json!({"key": "k", "value": long, "effect": "NoSchedule"}),
+                "spec.taints[0].value: Invalid value: \"aaaa",
+            ),
+            (
+                json!({"key": "bad key", "effect": "NoSchedule"}),
+                "spec.taints[0].key: Invalid value: \"bad key\": name part must",
+            ),
+            (
+                json!({"key": "Example.com/k", "effect": "NoSchedule"}),
+                "spec.taints[0].key: Invalid value: \"Example.com/k\": prefix part a lowercase RFC 1123",
+            ),
+            (
+                json!({"key": "k", "effect": "Sometimes"}),
+                "spec.taints[0].effect: Unsupported value: \"Sometimes\": supported values",
+            ),
+        ] {
+            let e = check(Resource::Nodes, None, &node(taint.clone())).expect_err("refused");
+            assert!(e.message.contains(said), "{taint}: {}", e.message);
+            assert!(
+                e.message.starts_with("Node \"n1\" is invalid: "),
+                "{}",
+                e.message
+            );
+        }
+        for ok in [
+            json!({"key": "example.com/maintenance", "value": "a_b.c-1", "effect": "NoExecute"}),
+            json!({"key": "k", "effect": "PreferNoSchedule"}),
+        ] {
+            assert!(
+                check(Resource::Nodes, None, &node(ok.clone())).is_ok(),
+                "{ok}"
+            );
+        }
+    }
 
     #[test]
     fn a_wrong_type_is_refused_and_named_by_its_path() {
