@@ -192,7 +192,7 @@ fn tls_words(words: &str) -> String {
         // (webpki) does not.
         "x509: the server's certificate is a certificate authority's (CA:TRUE), which is refused as a server's own certificate: serve one that this CA signed (kubectl accepts it; docs/usage.md, Differences)"
     } else {
-        return format!("tls: {}", plain_words(innermost_words(words)));
+        return format!("tls: {}", innermost_words(words));
     };
     format!("tls: failed to verify certificate: {x509}")
 }

@@ -88,29 +88,30 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         Box::pin(async move {
-            let answer = inner.call(request);
-            tokio::pin!(answer);
-            let mut waited = Duration::ZERO;
-            loop {
-                let next = within.map_or(TELL_AFTER, |w| TELL_AFTER.min(w.saturating_sub(waited)));
-                tokio::select! {
-                    r = &mut answer => return r.map_err(Into::into),
-                    () = tokio::time::sleep(next) => {
-                        waited += next;
-                        if within.is_some_and(|w| waited >= w) {
-                            return Err(NoHeaders { waited }.into());
+            let told_while_waiting = async move {
+                let answer = inner.call(request);
+                tokio::pin!(answer);
+                let mut waited = Duration::ZERO;
+                loop {
+                    tokio::select! {
+                        r = &mut answer => return r.map_err(Into::into),
+                        () = tokio::time::sleep(TELL_AFTER) => {
+                            waited += TELL_AFTER;
+                            let _ = told.send(Retried {
+                                method: method.clone(),
+                                path: path.clone(),
+                                answer: Answer::Silent(waited),
+                                try_of: None,
+                            });
                         }
-                        if !waited.as_millis().is_multiple_of(TELL_AFTER.as_millis()) {
-                            continue;
-                        }
-                        let _ = told.send(Retried {
-                            method: method.clone(),
-                            path: path.clone(),
-                            answer: Answer::Silent(waited),
-                            try_of: None,
-                        });
                     }
                 }
+            };
+            match within {
+                Some(waited) => tokio::time::timeout(waited, told_while_waiting)
+                    .await
+                    .unwrap_or_else(|_| Err(NoHeaders { waited }.into())),
+                None => told_while_waiting.await,
             }
         })
     }

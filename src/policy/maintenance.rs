@@ -162,16 +162,8 @@ impl TaintSpec {
         }
         let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
         validate_key(key).map_err(|_| format!("taint {s:?}: {key:?} is not a valid key"))?;
-        if value.len() > 63 {
-            return Err(format!(
-                "invalid taint spec: {s}, must be no more than 63 characters"
-            ));
-        }
-        if validate_value(value).is_err() {
-            return Err(format!(
-                "invalid taint spec: {s}, {}",
-                kube_conventions::selector::LABEL_VALUE_RULE
-            ));
+        if let Some(why) = kube_conventions::selector::label_value_refusal(value) {
+            return Err(format!("invalid taint spec: {s}, {why}"));
         }
         Ok(TaintSpec {
             key: key.to_string(),

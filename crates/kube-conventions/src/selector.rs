@@ -278,10 +278,17 @@ pub fn validate_key(key: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Why a label value is refused, in apimachinery's words
+/// Why apimachinery refuses `value` as a label value, in its words
 /// (k8s.io/apimachinery pkg/util/validation, `IsValidLabelValue`), which
-/// kubectl and kube-apiserver print.
-pub const LABEL_VALUE_RULE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+/// kubectl and kube-apiserver print: its length first, then its form.
+pub fn label_value_refusal(value: &str) -> Option<&'static str> {
+    if value.len() > 63 {
+        return Some("must be no more than 63 characters");
+    }
+    validate_value(value).err().map(|_| {
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+    })
+}
 
 /// A label value as apimachinery validates it: empty, or at most 63
 /// alphanumerics, '-', '_' or '.', beginning and ending with an alphanumeric.

@@ -148,21 +148,11 @@ fn node_taints(name: &str, node: &Value) -> Result<(), ApiError> {
                 format!("Invalid value: {key:?}: {why}"),
             ));
         }
-        if value.len() > 63 {
+        if let Some(why) = kube_conventions::selector::label_value_refusal(value) {
             return Err(invalid(
                 format!("spec.taints[{i}].value"),
                 "FieldValueInvalid",
-                format!("Invalid value: {value:?}: must be no more than 63 characters"),
-            ));
-        }
-        if kube_conventions::selector::validate_value(value).is_err() {
-            return Err(invalid(
-                format!("spec.taints[{i}].value"),
-                "FieldValueInvalid",
-                format!(
-                    "Invalid value: {value:?}: {}",
-                    kube_conventions::selector::LABEL_VALUE_RULE
-                ),
+                format!("Invalid value: {value:?}: {why}"),
             ));
         }
         if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
