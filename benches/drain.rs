@@ -216,7 +216,15 @@ fn simulate_timing(nodes: usize, drained: usize, work: &Path) {
     let wall = started.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    let report: Value = serde_json::from_slice(&out.stdout).expect("a report");
+    // A profiler in front (heaptrack) writes its own lines around the report.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = if stdout.starts_with('{') {
+        0
+    } else {
+        stdout.find("\n{").map_or(0, |i| i + 1)
+    };
+    let end = stdout.rfind('}').map_or(stdout.len(), |i| i + 1);
+    let report: Value = serde_json::from_str(&stdout[json..end]).expect("a report");
     let drained_nodes = report["nodes"]
         .as_array()
         .map_or(0, |n| n.iter().filter(|n| n["status"] == "drained").count());

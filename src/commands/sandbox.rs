@@ -83,6 +83,7 @@ pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
             config,
             request_log: args.request_log.clone(),
             local_images: args.local_image.clone(),
+            ..Options::default()
         },
     )
     .await

@@ -43,14 +43,56 @@ impl Doc {
     }
 }
 
-/// The kinds kept as bytes alone: the many.
-fn compact(res: Resource) -> bool {
-    matches!(res, Resource::Pods | Resource::Events)
+/// The kinds kept as bytes alone: the many, and, when the store is told
+/// to (`Options::compact_workloads`), the workloads, each of which carries
+/// a pod template.
+pub(crate) fn compact(res: Resource, workloads: bool) -> bool {
+    matches!(res, Resource::Pods | Resource::Events) || (workloads && workload(res))
+}
+
+/// The workload kinds: kept as JSON, their trees held while recently read
+/// (`Recent`).
+pub(crate) fn workload(res: Resource) -> bool {
+    matches!(
+        res,
+        Resource::Deployments
+            | Resource::ReplicaSets
+            | Resource::StatefulSets
+            | Resource::ReplicationControllers
+            | Resource::Jobs
+    )
+}
+
+/// The trees of the workloads read last, held so that the next read of one
+/// shares its tree instead of parsing its JSON again (`Stored::value`): a
+/// pod's change makes its ReplicaSet and its Deployment reconcile, and a
+/// drain changes the pods of the same few workloads again and again. At
+/// most `RECENT` trees, the oldest let go first; a tree read again while
+/// held is pushed again, so the ring holds at most that many distinct.
+#[derive(Default)]
+pub(crate) struct Recent(Mutex<std::collections::VecDeque<Arc<Value>>>);
+
+/// About a few seconds of a busy drain's workload reads; a tree is a few
+/// KiB, so the ring holds at most a few MiB.
+const RECENT: usize = 1024;
+
+impl Recent {
+    pub(crate) fn hold(&self, tree: &Arc<Value>) {
+        let mut ring = self.0.lock();
+        if ring.back().is_some_and(|t| Arc::ptr_eq(t, tree)) {
+            return;
+        }
+        if ring.len() == RECENT {
+            ring.pop_front();
+        }
+        ring.push_back(tree.clone());
+    }
 }
 
 impl Stored {
-    pub(crate) fn new(res: Resource, value: &Arc<Value>) -> Self {
-        if compact(res) {
+    /// `compact`: kept as JSON (`compact`), else as its tree.
+    pub(crate) fn new(value: &Arc<Value>, compact: bool) -> Self {
+        if compact {
             Stored::Compact(Doc::of(value))
         } else {
             Stored::Kept(value.clone())
@@ -141,9 +183,9 @@ mod tests {
     #[test]
     fn reads_share_a_live_tree_and_parse_a_dropped_one() {
         let v = Arc::new(json!({"metadata": {"name": "a"}, "spec": {"n": 1.5}}));
-        let doc = Stored::new(Resource::Pods, &v);
+        let doc = Stored::new(&v, compact(Resource::Pods, false));
         assert!(Arc::ptr_eq(&doc.value(), &v));
-        let kept = Stored::new(Resource::Nodes, &v);
+        let kept = Stored::new(&v, compact(Resource::Nodes, true));
         drop(v);
         assert_eq!(kept.value()["spec"]["n"], 1.5);
         assert_eq!(
@@ -159,10 +201,7 @@ mod tests {
 
     #[test]
     fn a_parsed_tree_is_shared_by_every_copy_while_held() {
-        let doc = Stored::new(
-            Resource::Pods,
-            &Arc::new(json!({"metadata": {"name": "a"}})),
-        );
+        let doc = Stored::new(&Arc::new(json!({"metadata": {"name": "a"}})), true);
         let copy = doc.compacted();
         let read = doc.value();
         assert!(Arc::ptr_eq(&copy.value(), &read));

@@ -140,13 +140,15 @@ fn controller_scale(store: &Store, pods: &[(&Key, &pods::Facts)]) -> Result<i32,
         let (res, scale_owner) = match &**kind {
             "ReplicaSet" => {
                 let rs = store
-                    .get(
+                    .scale_of(
                         Resource::ReplicaSets,
                         &(namespace.to_string(), name.clone()),
                     )
                     .ok_or(NoScale::Missing)?;
-                match pods::controller_of(&rs) {
-                    Some(d) if d.kind == "Deployment" => (Resource::Deployments, d.name),
+                match &rs.controller {
+                    Some((kind, d)) if &**kind == "Deployment" => {
+                        (Resource::Deployments, d.to_string())
+                    }
                     _ => (Resource::ReplicaSets, name),
                 }
             }
@@ -157,14 +159,10 @@ fn controller_scale(store: &Store, pods: &[(&Key, &pods::Facts)]) -> Result<i32,
         };
         let id = format!("{res:?}/{scale_owner}");
         if let std::collections::btree_map::Entry::Vacant(slot) = seen.entry(id) {
-            let obj = store
-                .get(res, &(namespace.to_string(), scale_owner))
+            let scale = store
+                .scale_of(res, &(namespace.to_string(), scale_owner))
                 .ok_or(NoScale::Missing)?;
-            let replicas = obj
-                .at("/spec/replicas")
-                .and_then(Value::as_i64)
-                .unwrap_or(1) as i32;
-            slot.insert(replicas);
+            slot.insert(scale.replicas);
         }
     }
     Ok(seen.values().sum())

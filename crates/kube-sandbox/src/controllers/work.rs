@@ -69,7 +69,7 @@ pub(crate) struct Work {
 impl Work {
     /// Every object of these kinds is owed a reconcile (the first pass).
     pub(crate) fn everything(store: &crate::store::Store) -> Work {
-        let keys = |res| store.iter(res, None, None).map(|(k, _)| k.clone());
+        let keys = |res| store.docs(res, None, None).map(|(k, _)| k.clone());
         let mut work = Work {
             all_daemonsets: true,
             ..Work::default()

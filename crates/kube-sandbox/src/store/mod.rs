@@ -23,14 +23,14 @@ use crate::api_error::ApiError;
 use crate::clock::{IdGen, now_rfc3339};
 use crate::objects::{nodes, pods};
 use crate::resources::Resource;
-use crate::stored::{Held, Stored};
+use crate::stored::{self, Held, Recent, Stored};
 use kube_conventions::selector::Selector;
 
 mod indexes;
 mod node_triggers;
 
 use indexes::Indexes;
-pub(crate) use indexes::{NodeInfo, Requested};
+pub(crate) use indexes::{NodeInfo, Requested, Scale};
 use node_triggers::NodeTriggers;
 
 /// (namespace, name); the namespace is empty for cluster-scoped objects.
@@ -155,6 +155,10 @@ pub(crate) struct Store {
     latest: watch::Sender<u64>,
     /// Pod watches by their `spec.nodeName` trigger (`NodeTriggers`).
     node_triggers: NodeTriggers,
+    /// Workloads kept as JSON (`Options::compact_workloads`), and their
+    /// trees read last (`stored::Recent`).
+    compact_workloads: bool,
+    recent: Recent,
     pub(crate) ids: IdGen,
 }
 
@@ -181,8 +185,20 @@ impl Store {
             held: Arc::new(AtomicUsize::new(0)),
             latest,
             node_triggers: NodeTriggers::default(),
+            compact_workloads: false,
+            recent: Recent::default(),
             ids: IdGen::from_time(),
         }
+    }
+
+    /// Keeps workloads as JSON from now on (`Options::compact_workloads`).
+    pub(crate) fn compact_workloads(&mut self) {
+        self.compact_workloads = true;
+    }
+
+    /// Whether an object of `res` is kept as JSON.
+    fn kept_as_json(&self, res: Resource) -> bool {
+        stored::compact(res, self.compact_workloads)
     }
 
     /// Every write after this is also sent to `tx` (the simulator).
@@ -235,7 +251,11 @@ impl Store {
     }
 
     pub(crate) fn get(&self, res: Resource, key: &Key) -> Option<Arc<Value>> {
-        self.tables.get(&res)?.get(key).map(Stored::value)
+        let tree = self.tables.get(&res)?.get(key)?.value();
+        if self.compact_workloads && stored::workload(res) {
+            self.recent.hold(&tree);
+        }
+        Some(tree)
     }
 
     /// A node by its name.
@@ -327,6 +347,11 @@ impl Store {
             .filter_map(|k| self.indexes.pod_facts.entry(k))
             .filter(|(_, f)| f.matches(selector))
             .collect()
+    }
+
+    /// A scalable workload's replicas and controller, unparsed.
+    pub(crate) fn scale_of(&self, res: Resource, key: &Key) -> Option<&Scale> {
+        self.indexes.scales.of(res, key)
     }
 
     /// The PodDisruptionBudgets of a namespace whose selector matches the
@@ -552,7 +577,7 @@ impl Store {
         let rv = self.next_rv();
         obj["metadata"]["resourceVersion"] = json!(rv.to_string());
         self.index(res, &key, &obj, true);
-        let doc = Stored::new(res, &Arc::new(obj));
+        let doc = Stored::new(&Arc::new(obj), self.kept_as_json(res));
         self.tables.entry(res).or_default().insert(key, doc);
         Ok(())
     }
@@ -635,7 +660,7 @@ impl Store {
         obj["metadata"]["resourceVersion"] = json!(rv.to_string());
         self.index(res, &key, &obj, true);
         let obj = Arc::new(obj);
-        let doc = Stored::new(res, &obj);
+        let doc = Stored::new(&obj, self.kept_as_json(res));
         let facts = [self.shared_facts(res, &key), None];
         self.tables.entry(res).or_default().insert(key, doc.clone());
         self.record(res, EventType::Added, (&obj, doc), None, facts);
@@ -697,7 +722,7 @@ impl Store {
         self.indexes.replace(res, &key, &old, &obj);
         let facts = [self.shared_facts(res, &key), old_facts];
         let obj = Arc::new(obj);
-        let doc = Stored::new(res, &obj);
+        let doc = Stored::new(&obj, self.kept_as_json(res));
         let old_doc = self
             .tables
             .entry(res)
@@ -723,7 +748,7 @@ impl Store {
         let mut gone = (*old).clone();
         gone["metadata"]["resourceVersion"] = json!(rv.to_string());
         let gone = Arc::new(gone);
-        let doc = Stored::new(res, &gone);
+        let doc = Stored::new(&gone, self.kept_as_json(res));
         self.record(res, EventType::Deleted, (&gone, doc), None, facts);
         Some(gone)
     }
@@ -782,6 +807,43 @@ mod tests {
 
     fn pod(name: &str, node: &str) -> Value {
         json!({"metadata": {"name": name, "namespace": "default"}, "spec": {"nodeName": node}})
+    }
+
+    #[test]
+    fn workloads_kept_as_json_read_and_index_as_trees_do() {
+        let key = ("default".to_string(), "rs".to_string());
+        let answers = |compact: bool| {
+            let mut s = Store::new(100);
+            if compact {
+                s.compact_workloads();
+            }
+            let rs = json!({"metadata": {"name": "rs", "namespace": "default", "ownerReferences": [
+                {"kind": "Deployment", "name": "d", "uid": "u", "controller": true}]},
+                "spec": {"replicas": 2}});
+            s.create(Resource::ReplicaSets, rs).unwrap();
+            s.modify(Resource::ReplicaSets, &key, |rs| {
+                rs["spec"]["replicas"] = json!(3);
+            })
+            .unwrap();
+            let got = s.get(Resource::ReplicaSets, &key).unwrap();
+            let json: Value =
+                serde_json::from_slice(&s.doc(Resource::ReplicaSets, &key).unwrap().json())
+                    .unwrap();
+            assert_eq!(*got, json);
+            (
+                got["spec"].clone(),
+                s.scale_of(Resource::ReplicaSets, &key).cloned(),
+                s.owned_of(Resource::ReplicaSets, "u"),
+                s.doc(Resource::ReplicaSets, &key).unwrap().kept().is_none(),
+            )
+        };
+        let (tree, compact) = (answers(false), answers(true));
+        assert_eq!(
+            (&tree.0, &tree.1, &tree.2),
+            (&compact.0, &compact.1, &compact.2)
+        );
+        assert_eq!(tree.1.map(|s| s.replicas), Some(3));
+        assert!(!tree.3 && compact.3, "kept as a tree, then as JSON");
     }
 
     #[test]

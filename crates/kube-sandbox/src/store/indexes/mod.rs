@@ -10,6 +10,7 @@ mod owned_by;
 mod pod_facts;
 mod pods_by_label;
 mod pods_by_node;
+mod scales;
 
 pub(crate) use anti_affine::AntiAffine;
 pub(crate) use budgets_by_label::BudgetsByLabel;
@@ -18,6 +19,7 @@ pub(crate) use owned_by::OwnedBy;
 pub(crate) use pod_facts::PodFacts;
 pub(crate) use pods_by_label::PodsByLabel;
 pub(crate) use pods_by_node::PodsByNode;
+pub(crate) use scales::{Scale, Scales};
 
 use crate::objects::path::At;
 use serde_json::Value;
@@ -36,12 +38,16 @@ pub(crate) struct Indexes {
     pub(crate) anti_affine: AntiAffine,
     pub(crate) pods_by_label: PodsByLabel,
     pub(crate) budgets_by_label: BudgetsByLabel,
+    pub(crate) scales: Scales,
 }
 
 impl Indexes {
     /// Adds an object as stored, or takes it out (`add` false).
     pub(crate) fn apply(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
         self.owned_by.apply(res, key, obj, add);
+        if scales::scalable(res) {
+            self.scales.apply(res, key, obj, add);
+        }
         match res {
             Resource::PodDisruptionBudgets => self.budgets_by_label.apply(key, obj, add),
             Resource::Nodes => self.node_infos.apply_node(key, obj, add),
@@ -66,6 +72,9 @@ impl Indexes {
         if !same("/metadata/ownerReferences") {
             self.owned_by.apply(res, key, old, false);
             self.owned_by.apply(res, key, new, true);
+        }
+        if scales::scalable(res) && !(same("/spec/replicas") && same("/metadata/ownerReferences")) {
+            self.scales.apply(res, key, new, true);
         }
         match res {
             Resource::PodDisruptionBudgets if !same("/spec/selector") => {
