@@ -26,15 +26,9 @@ pub(crate) struct Scale {
 #[derive(Default)]
 pub(crate) struct Scales(HashMap<(Resource, Key), Scale>);
 
-/// The kinds with a scale subresource the sandbox runs.
+/// The kinds with a scale subresource the sandbox serves.
 pub(super) fn scalable(res: Resource) -> bool {
-    matches!(
-        res,
-        Resource::Deployments
-            | Resource::ReplicaSets
-            | Resource::StatefulSets
-            | Resource::ReplicationControllers
-    )
+    crate::apiserver::scale::serves(res)
 }
 
 impl Scales {
