@@ -183,8 +183,7 @@ async fn simulate(
     sandbox.wait_idle().await;
     // The first pass rewrote the status of every workload and budget; the
     // versions it replaced are not the drain's to look back on (its
-    // replacements and recovery are found after `before`): a tenth of a
-    // 150,000-pod copy's memory.
+    // replacements and recovery are found after `before`).
     sandbox.compact_history();
     let clients = client::from_kubeconfig_yaml(&sandbox.kubeconfig()).await?;
     let copy_of = crate::vocabulary::outcome::copy_of(source);

@@ -101,7 +101,7 @@ pub struct Options {
     /// Keep the workloads (Deployments, ReplicaSets, StatefulSets,
     /// ReplicationControllers, Jobs) as JSON, parsed when read, as pods
     /// are: a quarter less memory for a copy of a 150,000-pod cluster
-    /// (`plan --simulate` sets it), a fifth slower when a drain changes
+    /// (`plan --simulate` sets it), 1.25x slower when a drain changes
     /// thousands of their pods (docs/benchmarks-history.md).
     pub compact_workloads: bool,
 }

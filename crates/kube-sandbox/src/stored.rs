@@ -65,8 +65,10 @@ pub(crate) fn workload(res: Resource) -> bool {
 #[derive(Default)]
 pub(crate) struct Recent(Mutex<std::collections::VecDeque<Arc<Value>>>);
 
-/// About a few seconds of a busy drain's workload reads; a tree is a few
-/// KiB, so the ring holds at most a few MiB.
+/// A tree is a few KiB, so the ring holds at most a few MiB. A 500-node
+/// pool drain reads more workloads than this between two reads of one
+/// (docs/benchmarks-history.md), which is why the benches' sandbox keeps
+/// workloads as trees.
 const RECENT: usize = 1024;
 
 impl Recent {
@@ -83,7 +85,7 @@ impl Recent {
 }
 
 impl Stored {
-    /// `compact`: kept as JSON (`compact`), else as its tree.
+    /// Kept as JSON when `compact` (see `compact()`), else as its tree.
     pub(crate) fn new(value: &Arc<Value>, compact: bool) -> Self {
         if compact {
             Stored::Compact(Doc::of(value))

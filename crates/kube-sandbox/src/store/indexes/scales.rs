@@ -23,8 +23,9 @@ pub(crate) struct Scale {
     pub(crate) replicas: i32,
 }
 
+/// By kind, then key: a lookup borrows the caller's key.
 #[derive(Default)]
-pub(crate) struct Scales(HashMap<(Resource, Key), Scale>);
+pub(crate) struct Scales(HashMap<Resource, HashMap<Key, Scale>>);
 
 /// The kinds with a scale subresource the sandbox serves.
 pub(super) fn scalable(res: Resource) -> bool {
@@ -33,9 +34,9 @@ pub(super) fn scalable(res: Resource) -> bool {
 
 impl Scales {
     pub(super) fn apply(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
-        let id = (res, key.clone());
+        let table = self.0.entry(res).or_default();
         if !add {
-            self.0.remove(&id);
+            table.remove(key);
             return;
         }
         let replicas = obj
@@ -46,12 +47,12 @@ impl Scales {
             controller: pods::controller_of(obj).map(|o| (o.kind.into(), o.name.into())),
             replicas: i32::try_from(replicas).unwrap_or(i32::MAX),
         };
-        self.0.insert(id, scale);
+        table.insert(key.clone(), scale);
     }
 
     /// One workload's scale, if it is stored.
     pub(crate) fn of(&self, res: Resource, key: &Key) -> Option<&Scale> {
-        self.0.get(&(res, key.clone()))
+        self.0.get(&res)?.get(key)
     }
 }
 
