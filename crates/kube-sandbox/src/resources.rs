@@ -96,6 +96,18 @@ const VERBS: &[&str] = &[
 ];
 
 impl Resource {
+    /// Has a `scale` subresource (served by apiserver::scale, read by the
+    /// disruption controller through store::indexes::scales).
+    pub(crate) fn scalable(self) -> bool {
+        matches!(
+            self,
+            Resource::Deployments
+                | Resource::ReplicaSets
+                | Resource::StatefulSets
+                | Resource::ReplicationControllers
+        )
+    }
+
     /// Every resource served.
     pub const ALL: [Resource; 27] = [
         Resource::Namespaces,

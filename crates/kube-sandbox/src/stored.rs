@@ -53,7 +53,7 @@ pub(crate) fn compact(res: Resource, workloads: bool) -> bool {
 /// The workload kinds: kept as JSON, their trees held while recently read
 /// (`Recent`).
 pub(crate) fn workload(res: Resource) -> bool {
-    crate::apiserver::scale::serves(res) || res == Resource::Jobs
+    res.scalable() || res == Resource::Jobs
 }
 
 /// The trees of the workloads read last, held so that the next read of one

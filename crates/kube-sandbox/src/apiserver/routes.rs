@@ -43,7 +43,7 @@ pub(crate) fn handle(shared: &Arc<Shared>, req: &Request<'_>) -> Reply {
 fn route(shared: &Arc<Shared>, req: &Request<'_>) -> Result<Reply, ApiError> {
     let t = &req.target;
     let opts = ListOptions::from_query(t.resource, req.query)?;
-    let scales = super::scale::serves(t.resource);
+    let scales = t.resource.scalable();
     let pods = t.resource == Resource::Pods;
     match (
         req.method.as_str(),

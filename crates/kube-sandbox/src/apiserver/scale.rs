@@ -11,16 +11,6 @@ use serde_json::{Value, json};
 use crate::api_error::ApiError;
 use crate::resources::Resource;
 
-pub(crate) fn serves(res: Resource) -> bool {
-    matches!(
-        res,
-        Resource::Deployments
-            | Resource::ReplicaSets
-            | Resource::StatefulSets
-            | Resource::ReplicationControllers
-    )
-}
-
 /// A label selector object in its string form: `a=b,c in (d,e)`. A
 /// ReplicationController's selector is a plain label map.
 pub(crate) fn selector_string(sel: &Value) -> String {

@@ -45,7 +45,7 @@ impl Indexes {
     /// Adds an object as stored, or takes it out (`add` false).
     pub(crate) fn apply(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
         self.owned_by.apply(res, key, obj, add);
-        if scales::scalable(res) {
+        if res.scalable() {
             self.scales.apply(res, key, obj, add);
         }
         match res {
@@ -73,7 +73,7 @@ impl Indexes {
             self.owned_by.apply(res, key, old, false);
             self.owned_by.apply(res, key, new, true);
         }
-        if scales::scalable(res) && !(same("/spec/replicas") && same("/metadata/ownerReferences")) {
+        if res.scalable() && !(same("/spec/replicas") && same("/metadata/ownerReferences")) {
             self.scales.apply(res, key, new, true);
         }
         match res {

@@ -27,11 +27,6 @@ pub(crate) struct Scale {
 #[derive(Default)]
 pub(crate) struct Scales(HashMap<Resource, HashMap<Key, Scale>>);
 
-/// The kinds with a scale subresource the sandbox serves.
-pub(super) fn scalable(res: Resource) -> bool {
-    crate::apiserver::scale::serves(res)
-}
-
 impl Scales {
     pub(super) fn apply(&mut self, res: Resource, key: &Key, obj: &Value, add: bool) {
         let table = self.0.entry(res).or_default();
