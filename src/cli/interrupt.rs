@@ -11,15 +11,22 @@ use tokio::sync::watch;
 /// first.
 pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
     let (tx, rx) = watch::channel(false);
+    // Both handlers are in place when this returns, not when the task
+    // first runs: a signal sent at once is the tool's to handle, never
+    // the default action's, and one sent between the first and the
+    // second wait is kept for the second.
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return rx;
+    };
     tokio::spawn(async move {
-        let Ok(mut term) = signal(SignalKind::terminate()) else {
-            return;
-        };
         // Which signal came: Ctrl-C exits 130, SIGTERM 143, as the shell
         // says them.
         let mut asked = async || {
             tokio::select! {
-                got = tokio::signal::ctrl_c() => got.is_ok().then_some(false),
+                got = int.recv() => got.map(|()| false),
                 got = term.recv() => got.map(|()| true),
             }
         };

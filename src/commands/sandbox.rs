@@ -104,27 +104,50 @@ pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
         (None, None) => unreachable!("a private directory without --kubeconfig-out"),
     };
     sandbox.write_kubeconfig(&kubeconfig)?;
+    // The handlers are in place before the line that tells a caller it
+    // may stop the sandbox: a SIGTERM sent the moment it reads the line
+    // ends it cleanly, not by the signal's default action.
+    let signals = Signals::listen();
     crate::outln!(
         "sandbox listening on {} (kubeconfig: {})",
         sandbox.url(),
         kubeconfig.display()
     );
-    wait_for_signal().await;
+    signals.wait().await;
     sandbox.shutdown().await;
     drop(private);
     Ok(exit::OK)
 }
 
-async fn wait_for_signal() {
+/// SIGINT and SIGTERM, listened for from the moment it is made.
+struct Signals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn listen() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Signals {
+                interrupt: signal(SignalKind::interrupt()).expect("SIGINT handler"),
+                terminate: signal(SignalKind::terminate()).expect("SIGTERM handler"),
+            }
         }
+        #[cfg(not(unix))]
+        Signals {}
     }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
+
+    async fn wait(mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -135,6 +135,21 @@ fn serves_https_to_its_kubeconfigs_token_alone() {
     terminate(child);
 }
 
+/// A caller that stops the sandbox the moment it says it listens (a
+/// script's `kill` after reading the line) sees a clean exit every time,
+/// not the signal's default action: the handlers are in before the line.
+#[test]
+fn a_sigterm_the_moment_it_says_listening_ends_it_cleanly() {
+    let dir = TempDir::new("cli");
+    let scenario = dir.path().join("s.yaml");
+    std::fs::write(&scenario, ONE_NODE).unwrap();
+    for _ in 0..40 {
+        let (child, line) = serve(&scenario, &[]);
+        assert!(line.starts_with("sandbox listening on "), "{line}");
+        terminate(child);
+    }
+}
+
 #[test]
 fn without_kubeconfig_out_its_kubeconfig_is_private_and_removed_at_exit() {
     let dir = TempDir::new("cli");
