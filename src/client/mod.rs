@@ -307,6 +307,7 @@ async fn from_config(
     let silence = silence::SilenceLayer {
         told: retries.clone(),
         within: retry_window.is_none().then_some(silence::ANSWER_WITHIN),
+        flag: retry_window,
     };
     let main = base()?
         .with_layer(&BufferLayer::new(1024))

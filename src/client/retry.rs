@@ -117,6 +117,8 @@ pub(crate) struct Retried {
 pub(crate) struct RetryPolicy {
     /// How long a request is retried for: `WINDOW`, or `--request-timeout`.
     window: Duration,
+    /// Whether the window is --request-timeout's.
+    flagged: bool,
     attempt: u32,
     first_failure: Option<Instant>,
     rng: HasherRng,
@@ -138,6 +140,7 @@ impl RetryPolicy {
     pub(crate) fn new(told: broadcast::Sender<Retried>, window: Option<Duration>) -> Self {
         RetryPolicy {
             window: window.unwrap_or(WINDOW),
+            flagged: window.is_some(),
             attempt: 0,
             first_failure: None,
             rng: HasherRng::new(),
@@ -258,7 +261,11 @@ impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryPolicy {
             && cause
                 .as_ref()
                 .is_some_and(super::failure::NoAnswer::is_first_contact_final);
-        let counted = !changed && matches!(cause, Some(super::failure::NoAnswer::Silent(_)));
+        // Counted as kubectl's first requests are only when the tries fit:
+        // --request-timeout's window ends a first contact sooner, and the
+        // warning then says the flag's bound, never a count it breaks.
+        let counted =
+            !changed && !self.flagged && matches!(cause, Some(super::failure::NoAnswer::Silent(_)));
         if !quiet {
             let _ = self.told.send(Retried {
                 method: req.method().clone(),

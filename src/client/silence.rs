@@ -18,7 +18,9 @@
 //! `SILENT_TRIES`), so a server that takes connections and TLS but never
 //! answers fails a first contact after about 160 s, as kubectl fails at
 //! 165 s, and a run under way after `retry::WINDOW`, never silently and
-//! never forever. With the flag, the flag bounds the request instead.
+//! never forever. With the flag, the flag bounds the request instead (as
+//! the connection's read timeout), and a request whose headers it cut is
+//! said in the same net/http words, not as the socket's "timed out".
 
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -43,6 +45,9 @@ pub(crate) struct SilenceLayer {
     /// How long an answer's headers are waited for: `None` when
     /// `--request-timeout` bounds the request instead.
     pub(crate) within: Option<Duration>,
+    /// `--request-timeout`, when given: a read that timed out before the
+    /// headers came is a request that waited this long for them.
+    pub(crate) flag: Option<Duration>,
 }
 
 impl<S> Layer<S> for SilenceLayer {
@@ -52,6 +57,7 @@ impl<S> Layer<S> for SilenceLayer {
         Silence {
             told: self.told.clone(),
             within: self.within,
+            flag: self.flag,
             inner,
         }
     }
@@ -61,6 +67,7 @@ impl<S> Layer<S> for SilenceLayer {
 pub(crate) struct Silence<S> {
     told: broadcast::Sender<Retried>,
     within: Option<Duration>,
+    flag: Option<Duration>,
     inner: S,
 }
 
@@ -85,6 +92,7 @@ where
         let path = request.uri().path().to_string();
         let told = self.told.clone();
         let within = self.within;
+        let flag = self.flag;
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         Box::pin(async move {
@@ -94,7 +102,13 @@ where
                 let mut waited = Duration::ZERO;
                 loop {
                     tokio::select! {
-                        r = &mut answer => return r.map_err(Into::into),
+                        r = &mut answer => return r.map_err(|e| {
+                            let e: BoxError = e.into();
+                            match flag {
+                                Some(waited) if read_timed_out(e.as_ref()) => NoHeaders { waited }.into(),
+                                _ => e,
+                            }
+                        }),
                         () = tokio::time::sleep(TELL_AFTER) => {
                             waited += TELL_AFTER;
                             let _ = told.send(Retried {
@@ -115,6 +129,26 @@ where
             }
         })
     }
+}
+
+/// Whether the connection was made and a read on it then timed out (the
+/// read timeout `--request-timeout` sets), rather than the dial or the
+/// handshake (hyper's connect errors, which crate::client::failure words).
+fn read_timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    let mut timed_out = false;
+    while let Some(c) = cause {
+        if c.downcast_ref::<hyper_util::client::legacy::Error>()
+            .is_some_and(hyper_util::client::legacy::Error::is_connect)
+        {
+            return false;
+        }
+        timed_out |= c
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut);
+        cause = c.source();
+    }
+    timed_out
 }
 
 #[cfg(test)]
@@ -140,6 +174,7 @@ mod tests {
             .layer(SilenceLayer {
                 told,
                 within: Some(ANSWER_WITHIN),
+                flag: None,
             })
             .service(silent);
         let started = tokio::time::Instant::now();
@@ -179,6 +214,33 @@ mod tests {
         assert_eq!(retries, counted);
     }
 
+    /// The flag's read timeout, met before the headers, is said as
+    /// net/http says a request the timeout cut, with the flag's bound; a
+    /// dial that timed out is not (crate::client::failure words it).
+    #[tokio::test]
+    async fn a_read_the_flag_timed_out_is_a_request_canceled_awaiting_headers() {
+        let (told, _heard) = broadcast::channel(4);
+        let cut = tower::service_fn(|_: Request<Body>| async {
+            Err::<Response<Body>, BoxError>(
+                std::io::Error::from(std::io::ErrorKind::TimedOut).into(),
+            )
+        });
+        let flag = Duration::from_secs(3);
+        let stack = SilenceLayer {
+            told,
+            within: None,
+            flag: Some(flag),
+        }
+        .layer(cut);
+        let request = Request::get("/api").body(Body::empty()).expect("a request");
+        let error = stack.oneshot(request).await.expect_err("cut");
+        assert_eq!(failure::of(error.as_ref()), NoAnswer::Silent(flag));
+        assert!(
+            error.to_string().starts_with("net/http: request canceled"),
+            "{error}"
+        );
+    }
+
     /// With `--request-timeout` the flag bounds the request: the layer
     /// only says the wait.
     #[tokio::test(start_paused = true)]
@@ -188,7 +250,12 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(45)).await;
             Ok::<_, BoxError>(Response::new(Body::empty()))
         });
-        let stack = SilenceLayer { told, within: None }.layer(slow);
+        let stack = SilenceLayer {
+            told,
+            within: None,
+            flag: Some(Duration::from_secs(60)),
+        }
+        .layer(slow);
         let request = Request::get("/api").body(Body::empty()).expect("a request");
         stack.oneshot(request).await.expect("answered at 45 s");
         let mut waits = Vec::new();

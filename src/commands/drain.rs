@@ -58,7 +58,7 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
     let clients = client::connect(&args.cluster).await?;
     // `plan` is ours alone; a drain read by a script speaks kubectl's lines.
     let script = if !plan_only && kubectl::wanted(args.lines, args.output.is_some()) {
-        Some(script(&clients.main, &options).await)
+        Some(script(&clients, &options).await?)
     } else {
         None
     };
@@ -89,11 +89,11 @@ pub(crate) async fn run(args: DrainArgs, plan_only: bool) -> anyhow::Result<u8> 
 }
 
 /// kubectl's lines for this drain, in the words of the server's minor.
-async fn script(client: &kube::Client, options: &Options) -> Script {
-    Script::new(kubectl::Config {
-        dialect: kubectl::dialect(client).await,
+async fn script(clients: &client::Clients, options: &Options) -> Result<Script, kube::Error> {
+    Ok(Script::new(kubectl::Config {
+        dialect: kubectl::dialect(clients).await?,
         dry_run: options.dry_run,
         disable_eviction: options.disable_eviction,
         timeout: options.timeout,
-    })
+    }))
 }

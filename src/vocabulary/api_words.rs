@@ -4,12 +4,16 @@
 //! said alone, as kubectl does.
 
 /// Whether the server could not be reached at all, would not be trusted,
-/// or refused the credentials: kubectl then prints its line alone,
-/// whatever the request.
+/// refused the credentials, or took the connection and never answered:
+/// kubectl then prints its line alone, whatever the request.
 pub(crate) fn said_alone(e: &kube::Error) -> bool {
     match e {
         kube::Error::Api(s) => s.code == 401,
-        other => crate::client::failure::of(other).is_first_contact_final(),
+        other => {
+            let cause = crate::client::failure::of(other);
+            cause.is_first_contact_final()
+                || matches!(cause, crate::client::failure::NoAnswer::Silent(_))
+        }
     }
 }
 

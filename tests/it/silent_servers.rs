@@ -33,6 +33,16 @@ fn a_request_with_no_answer_is_said_within_10_s_and_bounded_by_the_flag() {
     let bounded = c.maintain(&["status", "--request-timeout=3s"]);
     assert_ne!(bounded.code, 0, "{bounded:?}");
     assert!(started.elapsed() < Duration::from_secs(10), "{bounded:?}");
+    // kubectl, beside it on the same server: its line alone, no "error: "
+    // and no request of ours named before it, in net/http's words, not
+    // the socket's.
+    let kubectl = c.kubectl(&["get", "nodes", "--request-timeout=3s"]);
+    assert_ne!(kubectl.code, 0, "{kubectl:?}");
+    let canceled = "Unable to connect to the server: net/http: request canceled (Client.Timeout exceeded while awaiting headers)";
+    for (who, stderr) in [("kubectl", &kubectl.stderr), ("ours", &bounded.stderr)] {
+        let last = stderr.lines().last().unwrap_or_default();
+        assert!(last.starts_with(canceled), "{who}: {stderr}");
+    }
 }
 
 #[test]

@@ -29,17 +29,38 @@ pub(crate) fn wanted(lines: LinesArg, output_given: bool) -> bool {
 }
 
 /// The kubectl minor whose words to use: the server's (`/version`), the
-/// newest we ran when it cannot be read.
-pub(crate) async fn dialect(client: &kube::Client) -> Dialect {
-    let minor = client.apiserver_version().await.ok().and_then(|info| {
-        let digits: String = info
-            .minor
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        digits.parse().ok()
+/// newest we ran when it cannot be read. A server that cannot be reached,
+/// trusted or waited for is the run's error, in kubectl's words, as
+/// kubectl's own first request fails: this is the run's first request,
+/// and the next would meet the same server. Its retries are said as the
+/// drain's are, on stderr.
+pub(crate) async fn dialect(clients: &crate::client::Clients) -> Result<Dialect, kube::Error> {
+    let (sink, mut told) = mpsc::unbounded_channel();
+    let teller = crate::pool::retries_told::tell(clients, &sink);
+    let say = tokio::spawn(async move {
+        while let Some(e) = told.recv().await {
+            if let Event::Warning(w) = e {
+                crate::errln!("warning: {w}");
+            }
+        }
     });
-    Dialect::of(minor.unwrap_or(33))
+    let version = clients.main.apiserver_version().await;
+    drop(teller);
+    drop(sink);
+    let _ = say.await;
+    let minor = match version {
+        Ok(info) => {
+            let digits: String = info
+                .minor
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        }
+        Err(e) if crate::vocabulary::api_words::said_alone(&e) => return Err(e),
+        Err(_) => None,
+    };
+    Ok(Dialect::of(minor.unwrap_or(33)))
 }
 
 /// Writes lines as they come, each on its stream, flushed at once: a
