@@ -167,7 +167,7 @@ async fn simulate(
         kube_sandbox::Options {
             config,
             // A copy of the whole cluster on the operator's machine: a
-            // quarter less memory, and no slower for a prediction, whose
+            // third less memory, and no slower for a prediction, whose
             // time is mostly loading (docs/benchmarks-history.md).
             compact_workloads: true,
             ..kube_sandbox::Options::default()

@@ -11,7 +11,7 @@ use kube_sandbox::resources::Resource;
 use serde_json::{Value, json};
 
 use crate::harness::Cluster;
-use crate::scenario::{Scenario, shutdown};
+use crate::scenario::{Scenario, completes_after, shutdown};
 
 const RESPOND_AFTER: &str = "sandbox.kubectl-maintain.io/respond-after";
 const REQUESTS: &str = "/apis/lifecycle.k8s.io/v1alpha1/namespaces/apps/evictionrequests";
@@ -308,12 +308,14 @@ fn gang(allowed: u32) -> Scenario {
         .pdb("train", &format!("minAvailable: {}", 3 - allowed))
 }
 
+/// The gang's live pods: not going, not ended.
 fn train_left(c: &Cluster) -> Vec<String> {
     c.pods()
         .iter()
         .filter(|p| {
             p["metadata"]["labels"]["app"] == "train"
                 && p["metadata"]["deletionTimestamp"].is_null()
+                && !matches!(p["status"]["phase"].as_str(), Some("Succeeded" | "Failed"))
         })
         .map(|p| {
             p["metadata"]["name"]
@@ -324,18 +326,54 @@ fn train_left(c: &Cluster) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_gang_is_held_together_by_its_budget_then_released_together() {
-    let c = gang(1).start(37);
-    c.wait_settled();
+/// Waits for the budget to count the gang's three live pods.
+fn three_healthy(c: &Cluster) {
     c.wait_for(
-        "the budget counting the gang",
+        "the budget counting the live gang",
         Duration::from_secs(10),
         |c| {
             c.get(Resource::PodDisruptionBudgets, "apps", "train")
                 .is_some_and(|b| b["status"]["currentHealthy"] == 3)
         },
     );
+}
+
+/// Drains n1 under a budget allowing one: the gang's three live pods are
+/// one blocker, and none of them goes.
+fn held_whole(c: &Cluster) {
+    let held = c.maintain(&["drain", "n1", "--force", "--timeout", "3s", "--yes"]);
+    held.code(3);
+    assert!(
+        held.stderr.contains("gang apps/train (3 pods, disruptionMode All): PodDisruptionBudget train allows 1 disruption now and the gang needs 3"),
+        "one blocker for the gang, its live members alone: {held:?}"
+    );
+    assert_eq!(train_left(c).len(), 3, "never one by one: {held:?}");
+}
+
+/// A member that has ended (its work done) is no longer the gang's to
+/// disrupt: the gang counts and needs its live members alone.
+#[test]
+fn a_gang_counts_its_live_members_alone() {
+    let c = gang(1)
+        .pod("apps", "train-done", "n2", |p| {
+            p["metadata"]["labels"] = json!({"app": "train"});
+            p["spec"]["schedulingGroup"] = json!({"podGroupName": "train"});
+            completes_after(p, 0.1);
+        })
+        .start(37);
+    c.wait_for("the finished member", Duration::from_secs(10), |c| {
+        c.get(Resource::Pods, "apps", "train-done")
+            .is_some_and(|p| p["status"]["phase"] == "Succeeded")
+    });
+    three_healthy(&c);
+    held_whole(&c);
+}
+
+#[test]
+fn a_gang_is_held_together_by_its_budget_then_released_together() {
+    let c = gang(1).start(37);
+    c.wait_settled();
+    three_healthy(&c);
     // Predicted on a copy of the cluster first, then as it happens.
     let predicted = c.maintain(&["plan", "n1", "--simulate", "--force", "--timeout", "3s"]);
     predicted.code(3);
@@ -346,13 +384,7 @@ fn a_gang_is_held_together_by_its_budget_then_released_together() {
         "{predicted:?}"
     );
     assert_eq!(train_left(&c).len(), 3, "a prediction changes nothing");
-    let held = c.maintain(&["drain", "n1", "--force", "--timeout", "3s", "--yes"]);
-    held.code(3);
-    assert!(
-        held.stderr.contains("gang apps/train (3 pods, disruptionMode All): PodDisruptionBudget train allows 1 disruption now and the gang needs 3"),
-        "one blocker for the gang: {held:?}"
-    );
-    assert_eq!(train_left(&c).len(), 3, "never one by one: {held:?}");
+    held_whole(&c);
 
     c.kubectl(&[
         "patch",

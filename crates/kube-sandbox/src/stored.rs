@@ -45,15 +45,17 @@ impl Doc {
 
 /// The kinds kept as bytes alone: the many, and, when the store is told
 /// to (`Options::compact_workloads`), the workloads, each of which carries
-/// a pod template.
+/// a pod template, and their budgets.
 pub(crate) fn compact(res: Resource, workloads: bool) -> bool {
     matches!(res, Resource::Pods | Resource::Events) || (workloads && workload(res))
 }
 
-/// The workload kinds: kept as JSON, their trees held while recently read
-/// (`Recent`).
+/// The kinds with an object or two for each workload (the workloads and
+/// their PodDisruptionBudgets, 14,500 of each in a 150,000-pod cluster):
+/// kept as JSON by `Options::compact_workloads`, their trees held while
+/// recently read (`Recent`).
 pub(crate) fn workload(res: Resource) -> bool {
-    res.scalable() || res == Resource::Jobs
+    res.scalable() || matches!(res, Resource::Jobs | Resource::PodDisruptionBudgets)
 }
 
 /// The trees of the workloads read last, held so that the next read of one

@@ -96,7 +96,10 @@ pub(crate) async fn judge(client: &kube::Client, key: &PodKey, group: &str) -> V
                 .and_then(|g| g.pod_group_name.as_deref())
                 == Some(group)
         })
-        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        // Its live members: one already going, or ended (Succeeded,
+        // Failed: a finished worker, a crashed one the job replaced),
+        // needs no disruption, and no budget counts it.
+        .filter(|p| p.metadata.deletion_timestamp.is_none() && !ended(p))
         .collect();
     let budgets: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), ns);
     let budget_list = budgets
@@ -128,6 +131,14 @@ pub(crate) async fn judge(client: &kube::Client, key: &PodKey, group: &str) -> V
         .map(|p| (PodKey::of(p), uid(p).to_string()))
         .collect();
     decide(ns, group, key, &members, &over)
+}
+
+/// A pod whose containers have all ended for good.
+fn ended(pod: &Pod) -> bool {
+    matches!(
+        pod.status.as_ref().and_then(|s| s.phase.as_deref()),
+        Some("Succeeded" | "Failed")
+    )
 }
 
 /// A pod's scheduling group, if it has one.

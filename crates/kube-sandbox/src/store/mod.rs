@@ -844,6 +844,18 @@ mod tests {
         );
         assert_eq!(tree.1.map(|s| s.replicas), Some(3));
         assert!(!tree.3 && compact.3, "kept as a tree, then as JSON");
+        // A budget too, and it is still found by its pods' labels.
+        let mut s = Store::new(100);
+        s.compact_workloads();
+        let pdb = json!({"metadata": {"name": "b", "namespace": "default"},
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}}});
+        s.create(Resource::PodDisruptionBudgets, pdb).unwrap();
+        let b = ("default".to_string(), "b".to_string());
+        let doc = s.doc(Resource::PodDisruptionBudgets, &b).unwrap();
+        assert!(doc.kept().is_none(), "a budget kept as JSON");
+        let mut web = pod("w", "n1");
+        web["metadata"]["labels"] = json!({"app": "web"});
+        assert_eq!(s.budgets_of_pod(&web), vec![b]);
     }
 
     #[test]
