@@ -36,8 +36,7 @@ pub(crate) async fn drain_node(
     let mut changed = budgets.take_signals();
     let mut interrupt = ctx.interrupt.clone();
     let mut inflight = FuturesUnordered::new();
-    // A node read again now and then while its pods are awaited.
-    let mut reading = false;
+    let mut reads = super::dead_node::Reads::default();
     let mut effects = if *interrupt.borrow() {
         machine.step(Input::Interrupted, now())
     } else {
@@ -97,10 +96,12 @@ pub(crate) async fn drain_node(
         if !effects.is_empty() {
             continue;
         }
-        if !reading && machine.awaits_deletions() {
-            reading = true;
-            let (client, node) = (ctx.clients.main.clone(), machine.node().to_string());
-            inflight.push(super::dead_node::health(client, node).boxed());
+        if let Some(read) = reads.due_now(&ctx.clients.main, &mut machine).await {
+            effects = machine.step(read, now());
+            continue;
+        }
+        if let Some(later) = reads.periodic(&ctx.clients.main, &machine) {
+            inflight.push(later.boxed());
         }
         let wake = machine.next_wakeup();
         let input = tokio::select! {
@@ -123,7 +124,7 @@ pub(crate) async fn drain_node(
             budgets.answered(key, spent(answer));
         }
         if let Input::NodeHealth(_) = &input {
-            reading = false;
+            reads.answered();
         }
         note_refusing_budget(ctx, &mut machine, &input);
         effects = machine.step(input, now());

@@ -167,8 +167,8 @@ async fn simulate(
         kube_sandbox::Options {
             config,
             // A copy of the whole cluster on the operator's machine: a
-            // third less memory, and no slower for a prediction, whose
-            // time is mostly loading (docs/benchmarks-history.md).
+            // third less memory for about a tenth more time, spent loading
+            // and settling the copy (docs/benchmarks-history.md).
             compact_workloads: true,
             ..kube_sandbox::Options::default()
         },

@@ -428,6 +428,59 @@ fn a_node_shutting_down_gracefully_is_said_first_and_not_waited_for() {
     out.success();
 }
 
+/// Kubernetes 1.37: a graceful shutdown that begins while the drain waits
+/// on a budget (nothing evicted yet, so nothing read the node) is said at
+/// once: the kubelet failing the node's pods makes the drain read the node
+/// then, not at its next period, nor never.
+#[test]
+fn a_graceful_shutdown_that_begins_mid_drain_is_said_at_once() {
+    let c = Cluster::start_with(
+        &scenario().pdb("web", "minAvailable: 2").yaml(),
+        37,
+        |config| {
+            config.node_monitor_grace_period_seconds = Some(0.3);
+        },
+    );
+    c.wait_settled();
+    c.wait_for("db-0 and web running on n1", Duration::from_secs(20), |c| {
+        c.pods_on("n1").len() == 3
+    });
+    let mut run = c.maintain_watched(&[
+        "drain",
+        "n1",
+        "--yes",
+        "--ignore-daemonsets",
+        "--force",
+        "--delete-emptydir-data",
+        "--timeout=60s",
+    ]);
+    run.wait_for_stderr("disruption budget", Duration::from_secs(15));
+    let asked = std::time::Instant::now();
+    c.kubectl(&[
+        "annotate",
+        "node",
+        "n1",
+        "sandbox.kubectl-maintain.io/graceful-shutdown-seconds=30",
+    ])
+    .success();
+    run.wait_for_stderr(
+        "node/n1 is shutting down (GracefulNodeShutdownInProgress)",
+        Duration::from_secs(8),
+    );
+    // Said before the period a node is read at while its pods go
+    // (src/drain/dead_node.rs, HEALTH_EVERY: 10 s).
+    assert!(
+        asked.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        asked.elapsed()
+    );
+    // Its pods, failed by the shutdown, go: the drain ends, not at
+    // --timeout.
+    let end = run.finish(Duration::from_secs(20));
+    assert_eq!(end.code, 0, "{end:?}");
+    assert!(!end.stderr.contains("timed out"), "{end:?}");
+}
+
 /// Back in service, the out-of-service taint comes off only once nothing
 /// acts on it (#67): while a pod on the node is still terminating, uncordon
 /// says what it waits on, and leaves the node as it is past

@@ -101,8 +101,8 @@ pub struct Options {
     /// Keep the workloads (Deployments, ReplicaSets, StatefulSets,
     /// ReplicationControllers, Jobs) and their PodDisruptionBudgets as
     /// JSON, parsed when read, as pods are: 1,130 MiB to 775 for a copy of
-    /// a 150,000-pod cluster (`plan --simulate` sets it), 1.25x slower
-    /// when a drain changes thousands of their pods
+    /// a 150,000-pod cluster (`plan --simulate` sets it) for 1.11x its
+    /// time, 1.25x slower when a drain changes thousands of their pods
     /// (docs/benchmarks-history.md).
     pub compact_workloads: bool,
 }

@@ -53,6 +53,15 @@ impl NodeMachine {
         let node = self.node.clone();
         match self.members.get_mut(&key) {
             Some(m) if uid(&m.pod) == uid(&pod) => {
+                // Changed in place by someone else than the drain: by its
+                // kubelet, perhaps, going down (a graceful shutdown fails
+                // every pod, deleting none): the node is read now, not at
+                // the next period. A pod being deleted (an EvictionRequest
+                // that went through) is the drain's own doing.
+                let untouched = !m.evicted
+                    && !m.done()
+                    && pod.metadata.deletion_timestamp.is_none()
+                    && !matches!(m.state, State::InFlight | State::Terminating);
                 // A metadata-only watch brings no spec or status: keep ours.
                 m.pod.metadata = pod.metadata;
                 if pod.status.is_some() {
@@ -69,6 +78,7 @@ impl NodeMachine {
                     m.state = State::Done(PodResult::Completed);
                     self.emit(Event::PodGone { node, pod: key });
                 }
+                self.health_due |= untouched && self.down.is_none();
             }
             Some(m) if !m.done() => {}
             _ => {

@@ -93,6 +93,9 @@ pub(crate) struct NodeMachine {
     detaching: bool,
     /// The node's kubelet is not running, as last read.
     down: Option<NodeDown>,
+    /// A pod the drain has not acted on changed (its kubelet failed it,
+    /// say, as a graceful shutdown does): the node is to be read now.
+    health_due: bool,
     effects: Vec<Effect>,
 }
 
@@ -128,6 +131,7 @@ impl NodeMachine {
             finished: false,
             detaching: false,
             down: None,
+            health_due: false,
             effects: Vec::new(),
         };
         for (pod, disposition) in pods {
@@ -217,6 +221,11 @@ impl NodeMachine {
 
     /// Does the drain wait for pods being deleted (so that a node whose
     /// kubelet died meanwhile is worth reading again)?
+    /// Whether the node is to be read at once (`health_due`), cleared.
+    pub(crate) fn take_health_due(&mut self) -> bool {
+        std::mem::take(&mut self.health_due)
+    }
+
     pub(crate) fn awaits_deletions(&self) -> bool {
         !self.finished
             && self

@@ -780,3 +780,35 @@ fn a_requested_pod_that_goes_while_held_was_evicted() {
     assert_eq!(result(outcome, "a"), PodResult::Evicted);
     assert_eq!(result(outcome, "b"), PodResult::Evicted);
 }
+
+/// A pod the drain has not acted on that changes in place (its kubelet
+/// failing it for a shutdown, say) asks for the node to be read at once;
+/// one in flight, or being deleted, does not.
+#[test]
+fn a_pod_changed_in_place_by_another_asks_for_the_node_at_once() {
+    let t0 = now();
+    let pods = vec![
+        (pod("now", "uid-now"), evict(0)),
+        (pod("later", "uid-later"), evict(1)),
+    ];
+    let mut m = NodeMachine::new("n", Arc::new(waves(&["first", "second"])), pods, false, t0);
+    let started = m.start(t0);
+    assert_eq!(evicted(&started), ["now"]);
+    assert!(!m.take_health_due());
+    m.step(
+        Input::Pod(Change::Upsert(Box::new(pod("now", "uid-now")))),
+        t0,
+    );
+    assert!(!m.take_health_due(), "in flight: the drain's own doing");
+    let mut deleted = pod("later", "uid-later");
+    deleted.metadata.deletion_timestamp = Some(
+        k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Timestamp::now()),
+    );
+    m.step(Input::Pod(Change::Upsert(Box::new(deleted))), t0);
+    assert!(!m.take_health_due(), "being deleted");
+    let mut failed = pod("later", "uid-later");
+    failed.metadata.resource_version = Some("9".into());
+    m.step(Input::Pod(Change::Upsert(Box::new(failed))), t0);
+    assert!(m.take_health_due(), "changed in place, not by the drain");
+    assert!(!m.take_health_due(), "taken once");
+}
