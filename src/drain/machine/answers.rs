@@ -338,11 +338,12 @@ pub(super) fn budget_cause(name: &str, budget: Option<&Budget>, message: String)
 }
 
 /// Whether two causes are the same reason, told once: a budget's numbers
-/// change as pods come and go, its name does not.
+/// change as pods come and go, its name does not. A responder's words are
+/// its progress (the controller's "not yet taken", then the responder's
+/// own): each new one is told, so the screen says it while the pod waits.
 fn same_reason(a: &Cause, b: &Cause) -> bool {
     match (a, b) {
-        (Cause::Pdb { name: x, .. }, Cause::Pdb { name: y, .. })
-        | (Cause::Responder { responder: x, .. }, Cause::Responder { responder: y, .. }) => x == y,
+        (Cause::Pdb { name: x, .. }, Cause::Pdb { name: y, .. }) => x == y,
         _ => a == b,
     }
 }

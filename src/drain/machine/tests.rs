@@ -633,6 +633,47 @@ fn a_pod_blocked_again_by_the_same_budget_is_told_once() {
     assert_eq!(told, 1, "one line per pod per change of cause");
 }
 
+/// A responder's words are its progress: each new one is told (the
+/// screen names the pod in them while it waits), the same one once.
+#[test]
+fn a_responders_new_words_are_told_and_the_same_once() {
+    let said = |effects: &[Effect]| -> Vec<String> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Emit(Event::Blocked {
+                    cause: Cause::Responder { message, .. },
+                    ..
+                }) => Some(message.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let responding = |responder: &str, message: &str| Answer::Responding {
+        responder: responder.into(),
+        message: message.into(),
+        retry_after: Some(SEC),
+    };
+    let (mut d, _) = Drain::new(&[("a", 0)], waves(&["user"]));
+    let mut told = said(&d.answer(SEC, "a", responding("", "not yet taken")));
+    told.extend(said(&d.answer(
+        2 * SEC,
+        "a",
+        responding("mover", "copying 10%"),
+    )));
+    told.extend(said(&d.answer(
+        3 * SEC,
+        "a",
+        responding("mover", "copying 10%"),
+    )));
+    told.extend(said(&d.answer(
+        4 * SEC,
+        "a",
+        responding("mover", "copying 60%"),
+    )));
+    assert_eq!(told, ["not yet taken", "copying 10%", "copying 60%"]);
+}
+
 /// While the evicted pods' volumes detach, the last wave stays the running
 /// one and every input advances the waves again: it is told done once.
 #[test]
