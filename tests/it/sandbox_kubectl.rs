@@ -644,6 +644,22 @@ fn a_wrong_typed_patch_is_refused(minor: u32) {
         "kubectl 1.{minor}: {tainted:?}"
     );
     assert!(c.get(Resource::Nodes, "", &node).unwrap()["spec"]["taints"].is_null());
+    // Two taints of one key and effect (a patch that appends without
+    // looking): refused as kube-apiserver's validateNodeTaints refuses it.
+    let twice = c.kubectl(&[
+        "patch",
+        "node",
+        &node,
+        "-p",
+        r#"{"spec":{"taints":[{"key":"m","value":"a","effect":"NoSchedule"},{"key":"m","value":"b","effect":"NoSchedule"}]}}"#,
+    ]);
+    assert!(
+        twice.stderr.contains(&format!(
+            "Node \"{node}\" is invalid: spec.taints[1]: Duplicate value: core.Taint{{Key:\"m\", Value:\"b\", Effect:\"NoSchedule\", TimeAdded:<nil>}}: taints must be unique by key and effect pair"
+        )),
+        "kubectl 1.{minor}: {twice:?}"
+    );
+    assert!(c.get(Resource::Nodes, "", &node).unwrap()["spec"]["taints"].is_null());
 }
 
 #[test]

@@ -10,7 +10,8 @@
 //!   `terminationGracePeriodSeconds` ("pod updates may not change fields
 //!   other than ...");
 //! - a node's taints have a label name for a key, a label value for a value
-//!   and one of the three effects (validation.go, `validateNodeTaints`).
+//!   and one of the three effects, and no two share a key and an effect
+//!   (validation.go, `validateNodeTaints`).
 
 use crate::objects::path::At;
 use serde_json::Value;
@@ -132,6 +133,7 @@ fn node_taints(name: &str, node: &Value) -> Result<(), ApiError> {
     let invalid = |field: String, reason: &str, detail: String| {
         ApiError::invalid_field(Resource::Nodes, name, reason, &field, &detail)
     };
+    let mut seen = std::collections::HashSet::new();
     for (i, t) in taints.iter().enumerate() {
         let text = |f: &str| t.get(f).and_then(Value::as_str).unwrap_or_default();
         let (key, value, effect) = (text("key"), text("value"), text("effect"));
@@ -161,6 +163,22 @@ fn node_taints(name: &str, node: &Value) -> Result<(), ApiError> {
                 "FieldValueNotSupported",
                 format!(
                     "Unsupported value: {effect:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""
+                ),
+            ));
+        }
+        // validation.go: "taints must be unique by key and effect pair",
+        // the duplicate said as Go's %#v says the internal type.
+        if !seen.insert((key, effect)) {
+            let added = if t.get("timeAdded").is_some_and(|v| !v.is_null()) {
+                "(*v1.Time)(...)"
+            } else {
+                "<nil>"
+            };
+            return Err(invalid(
+                format!("spec.taints[{i}]"),
+                "FieldValueDuplicate",
+                format!(
+                    "Duplicate value: core.Taint{{Key:{key:?}, Value:{value:?}, Effect:{effect:?}, TimeAdded:{added}}}: taints must be unique by key and effect pair"
                 ),
             ));
         }
@@ -282,6 +300,17 @@ mod tests {
                 e.message
             );
         }
+        // Two taints of one key and effect: the second refused, whatever
+        // its value; the same key with another effect is another taint.
+        let twice = json!({"metadata": {"name": "n1"}, "spec": {"taints": [
+            {"key": "k", "value": "a", "effect": "NoSchedule"},
+            {"key": "k", "value": "b", "effect": "NoExecute"},
+            {"key": "k", "value": "c", "effect": "NoSchedule"}]}});
+        let e = check(Resource::Nodes, None, &twice).expect_err("refused");
+        assert_eq!(
+            e.message,
+            "Node \"n1\" is invalid: spec.taints[2]: Duplicate value: core.Taint{Key:\"k\", Value:\"c\", Effect:\"NoSchedule\", TimeAdded:<nil>}: taints must be unique by key and effect pair"
+        );
         for ok in [
             json!({"key": "example.com/maintenance", "value": "a_b.c-1", "effect": "NoExecute"}),
             json!({"key": "k", "effect": "PreferNoSchedule"}),
