@@ -30,7 +30,15 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
                 got = term.recv() => got.map(|()| true),
             }
         };
-        if let Some(sigterm) = asked().await {
+        // Once no one is left to stop (the drain or roll ended, and with it
+        // its receivers), a signal is not this one's: it is the next
+        // listener's (`demo --keep-running`'s, say), never "stopping new
+        // evictions" after the evictions are over.
+        let first = tokio::select! {
+            got = asked() => got,
+            () = tx.closed() => None,
+        };
+        if let Some(sigterm) = first {
             crate::exit_codes::signalled(sigterm);
             crate::errln!("interrupted: stopping new evictions (Ctrl-C again to quit at once)");
             // A request retrying against a server that does not answer
@@ -52,4 +60,32 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
         }
     });
     rx
+}
+
+/// SIGINT and SIGTERM, listened for from the moment it is made: for a
+/// command that serves until stopped (`sandbox`, `demo --keep-running`),
+/// made before it says it is ready, so that a stop sent at once ends it
+/// cleanly, not by the signal's default action.
+#[cfg(feature = "sandbox")]
+pub(crate) struct Signals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+#[cfg(feature = "sandbox")]
+impl Signals {
+    pub(crate) fn listen() -> Self {
+        Signals {
+            interrupt: signal(SignalKind::interrupt()).expect("SIGINT handler"),
+            terminate: signal(SignalKind::terminate()).expect("SIGTERM handler"),
+        }
+    }
+
+    /// Until the first of them.
+    pub(crate) async fn wait(mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
 }

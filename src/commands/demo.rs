@@ -121,13 +121,20 @@ async fn demo_on(
         "\ndemo: the drain would exit {code} (3: not drained, the report above says why)"
     );
     if args.keep_running {
-        let path = std::env::temp_dir().join("kubectl-maintain-demo.kubeconfig");
+        // Its kubeconfig holds the sandbox's token: where no one else can
+        // read it, and gone with the sandbox (Ctrl-C or SIGTERM).
+        let private = kube_sandbox::PrivateDir::create("kubectl-maintain-demo")
+            .context("making a private directory for the kubeconfig")?;
+        let path = private.path().join("kubeconfig");
         sandbox.write_kubeconfig(&path)?;
+        let signals = crate::cli::interrupt::Signals::listen();
         crate::errln!(
             "demo: the sandbox keeps serving; try: KUBECONFIG={} kubectl get pods -A -o wide  (Ctrl-C to stop)",
             path.display()
         );
-        let _ = tokio::signal::ctrl_c().await;
+        signals.wait().await;
+        sandbox.shutdown().await;
+        drop(private);
     }
     Ok(exit::OK)
 }

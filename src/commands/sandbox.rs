@@ -107,7 +107,7 @@ pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
     // The handlers are in place before the line that tells a caller it
     // may stop the sandbox: a SIGTERM sent the moment it reads the line
     // ends it cleanly, not by the signal's default action.
-    let signals = Signals::listen();
+    let signals = crate::cli::interrupt::Signals::listen();
     crate::outln!(
         "sandbox listening on {} (kubeconfig: {})",
         sandbox.url(),
@@ -117,37 +117,4 @@ pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
     sandbox.shutdown().await;
     drop(private);
     Ok(exit::OK)
-}
-
-/// SIGINT and SIGTERM, listened for from the moment it is made.
-struct Signals {
-    #[cfg(unix)]
-    interrupt: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    terminate: tokio::signal::unix::Signal,
-}
-
-impl Signals {
-    fn listen() -> Self {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            Signals {
-                interrupt: signal(SignalKind::interrupt()).expect("SIGINT handler"),
-                terminate: signal(SignalKind::terminate()).expect("SIGTERM handler"),
-            }
-        }
-        #[cfg(not(unix))]
-        Signals {}
-    }
-
-    async fn wait(mut self) {
-        #[cfg(unix)]
-        tokio::select! {
-            _ = self.interrupt.recv() => {}
-            _ = self.terminate.recv() => {}
-        }
-        #[cfg(not(unix))]
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }
