@@ -15,27 +15,19 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
     // first runs: a signal sent at once is the tool's to handle, never
     // the default action's, and one sent between the first and the
     // second wait is kept for the second.
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
+    let Ok(mut signals) = Signals::listen() else {
         return rx;
     };
     tokio::spawn(async move {
-        // Which signal came: Ctrl-C exits 130, SIGTERM 143, as the shell
-        // says them.
-        let mut asked = async || {
-            tokio::select! {
-                got = int.recv() => got.map(|()| false),
-                got = term.recv() => got.map(|()| true),
-            }
-        };
+        // Which signal came (`Some(true)`: SIGTERM): Ctrl-C exits 130,
+        // SIGTERM 143, as the shell says them.
+        //
         // Once no one is left to stop (the drain or roll ended, and with it
         // its receivers), a signal is not this one's: it is the next
         // listener's (`demo --keep-running`'s, say), never "stopping new
         // evictions" after the evictions are over.
         let first = tokio::select! {
-            got = asked() => got,
+            got = signals.next() => got,
             () = tx.closed() => None,
         };
         if let Some(sigterm) = first {
@@ -45,7 +37,7 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
             // fails now instead of after its retry window.
             crate::client::retry::stop();
             let _ = tx.send(true);
-            if let Some(sigterm) = asked().await {
+            if let Some(sigterm) = signals.next().await {
                 crate::exit_codes::signalled(sigterm);
                 crate::roll::action::end_all();
                 // Leave the terminal as it was: the bars and the prompt
@@ -62,30 +54,35 @@ pub(crate) fn on_ctrl_c() -> watch::Receiver<bool> {
     rx
 }
 
-/// SIGINT and SIGTERM, listened for from the moment it is made: for a
-/// command that serves until stopped (`sandbox`, `demo --keep-running`),
-/// made before it says it is ready, so that a stop sent at once ends it
-/// cleanly, not by the signal's default action.
-#[cfg(feature = "sandbox")]
+/// SIGINT and SIGTERM, listened for from the moment it is made: by the
+/// drain and the roll (`on_ctrl_c`), and by a command that serves until
+/// stopped (`sandbox`, `demo --keep-running`), made before it says it is
+/// ready, so that a stop sent at once ends it cleanly, not by the
+/// signal's default action.
 pub(crate) struct Signals {
     interrupt: tokio::signal::unix::Signal,
     terminate: tokio::signal::unix::Signal,
 }
 
-#[cfg(feature = "sandbox")]
 impl Signals {
-    pub(crate) fn listen() -> Self {
-        Signals {
-            interrupt: signal(SignalKind::interrupt()).expect("SIGINT handler"),
-            terminate: signal(SignalKind::terminate()).expect("SIGTERM handler"),
+    pub(crate) fn listen() -> std::io::Result<Self> {
+        Ok(Signals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    /// The next of them: `true` for SIGTERM, `false` for SIGINT.
+    pub(crate) async fn next(&mut self) -> Option<bool> {
+        tokio::select! {
+            got = self.interrupt.recv() => got.map(|()| false),
+            got = self.terminate.recv() => got.map(|()| true),
         }
     }
 
     /// Until the first of them.
+    #[cfg(feature = "sandbox")]
     pub(crate) async fn wait(mut self) {
-        tokio::select! {
-            _ = self.interrupt.recv() => {}
-            _ = self.terminate.recv() => {}
-        }
+        let _ = self.next().await;
     }
 }

@@ -127,13 +127,14 @@ async fn demo_on(
             .context("making a private directory for the kubeconfig")?;
         let path = private.path().join("kubeconfig");
         sandbox.write_kubeconfig(&path)?;
-        let signals = crate::cli::interrupt::Signals::listen();
+        let signals =
+            crate::cli::interrupt::Signals::listen().context("listening for SIGINT and SIGTERM")?;
         crate::errln!(
             "demo: the sandbox keeps serving; try: KUBECONFIG={} kubectl get pods -A -o wide  (Ctrl-C to stop)",
             path.display()
         );
         signals.wait().await;
-        sandbox.shutdown().await;
+        // `run` shuts the sandbox down; the kubeconfig goes first.
         drop(private);
     }
     Ok(exit::OK)

@@ -107,7 +107,8 @@ pub(crate) async fn run(args: SandboxArgs) -> anyhow::Result<u8> {
     // The handlers are in place before the line that tells a caller it
     // may stop the sandbox: a SIGTERM sent the moment it reads the line
     // ends it cleanly, not by the signal's default action.
-    let signals = crate::cli::interrupt::Signals::listen();
+    let signals =
+        crate::cli::interrupt::Signals::listen().context("listening for SIGINT and SIGTERM")?;
     crate::outln!(
         "sandbox listening on {} (kubeconfig: {})",
         sandbox.url(),

@@ -18,6 +18,7 @@ use kube::api::ListParams;
 use serde_json::Value;
 
 use crate::drain::budgets::lookup::budget_selector;
+use crate::policy::classify::is_finished;
 use crate::vocabulary::pod_key::{PodKey, uid};
 
 /// What the group of a pod about to be evicted says.
@@ -99,7 +100,7 @@ pub(crate) async fn judge(client: &kube::Client, key: &PodKey, group: &str) -> V
         // Its live members: one already going, or ended (Succeeded,
         // Failed: a finished worker, a crashed one the job replaced),
         // needs no disruption, and no budget counts it.
-        .filter(|p| p.metadata.deletion_timestamp.is_none() && !ended(p))
+        .filter(|p| p.metadata.deletion_timestamp.is_none() && !is_finished(p))
         .collect();
     let budgets: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), ns);
     let budget_list = budgets
@@ -131,14 +132,6 @@ pub(crate) async fn judge(client: &kube::Client, key: &PodKey, group: &str) -> V
         .map(|p| (PodKey::of(p), uid(p).to_string()))
         .collect();
     decide(ns, group, key, &members, &over)
-}
-
-/// A pod whose containers have all ended for good.
-fn ended(pod: &Pod) -> bool {
-    matches!(
-        pod.status.as_ref().and_then(|s| s.phase.as_deref()),
-        Some("Succeeded" | "Failed")
-    )
 }
 
 /// A pod's scheduling group, if it has one.

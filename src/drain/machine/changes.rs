@@ -5,7 +5,7 @@ use k8s_openapi::api::core::v1::Pod;
 
 use super::member::State;
 use super::{Change, NodeMachine};
-use crate::policy::classify::{SkipReason, priority};
+use crate::policy::classify::{SkipReason, is_finished, priority};
 use crate::vocabulary::events::{Event, Surged};
 use crate::vocabulary::outcome::{PodOutcome, PodResult};
 use crate::vocabulary::pod_key::{PodKey, uid};
@@ -70,11 +70,7 @@ impl NodeMachine {
                 if pod.spec.is_some() {
                     m.pod.spec = pod.spec;
                 }
-                let finished = matches!(
-                    m.pod.status.as_ref().and_then(|s| s.phase.as_deref()),
-                    Some("Succeeded" | "Failed")
-                );
-                if finished && matches!(m.state, State::Waiting(_)) {
+                if is_finished(&m.pod) && matches!(m.state, State::Waiting(_)) {
                     m.state = State::Done(PodResult::Completed);
                     self.emit(Event::PodGone { node, pod: key });
                 }

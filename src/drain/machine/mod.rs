@@ -219,13 +219,13 @@ impl NodeMachine {
         self
     }
 
-    /// Does the drain wait for pods being deleted (so that a node whose
-    /// kubelet died meanwhile is worth reading again)?
     /// Whether the node is to be read at once (`health_due`), cleared.
     pub(crate) fn take_health_due(&mut self) -> bool {
         std::mem::take(&mut self.health_due)
     }
 
+    /// Does the drain wait for pods being deleted (so that a node whose
+    /// kubelet died meanwhile is worth reading again)?
     pub(crate) fn awaits_deletions(&self) -> bool {
         !self.finished
             && self
