@@ -132,20 +132,49 @@ struct Listed {
     items: Vec<Value>,
 }
 
-/// A list page's continue token, read without building its items.
+/// A list page's continue token, read without building its items. The
+/// reading stops at the list's `metadata` (which the API server writes
+/// before `items`): scanning the rest of a 500-pod page only to skip it
+/// took a twentieth of the reader's time.
 fn continue_token(text: &str) -> serde_json::Result<Option<String>> {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(default)]
-        metadata: Meta,
-    }
+    use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
     #[derive(serde::Deserialize, Default)]
     struct Meta {
         #[serde(rename = "continue", default)]
         token: Option<String>,
     }
-    let head: Head = serde_json::from_str(text)?;
-    Ok(head.metadata.token.filter(|t| !t.is_empty()))
+    /// Where the metadata goes once read; the reading then ends with
+    /// `STOP`, the one error that is not one.
+    struct Head<'a>(&'a mut Option<Meta>);
+    const STOP: &str = "the list's metadata is read";
+    impl<'de> DeserializeSeed<'de> for Head<'_> {
+        type Value = ();
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Head<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "metadata" {
+                    *self.0 = Some(map.next_value()?);
+                    return Err(de::Error::custom(STOP));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let mut meta = None;
+    let read = Head(&mut meta).deserialize(&mut serde_json::Deserializer::from_str(text));
+    match meta {
+        Some(m) => Ok(m.token.filter(|t| !t.is_empty())),
+        None => read.map(|()| None),
+    }
 }
 
 /// Where a kind is listed across all namespaces.
@@ -154,5 +183,40 @@ fn url_path(r: &ApiResource) -> String {
         format!("/api/{}/{}", r.version, r.plural)
     } else {
         format!("/apis/{}/{}/{}", r.group, r.version, r.plural)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::continue_token;
+
+    #[test]
+    fn the_continue_token_is_read_wherever_the_metadata_stands() {
+        let first = r#"{"kind":"PodList","metadata":{"resourceVersion":"7","continue":"abc"},"items":[{"a":1}]}"#;
+        assert_eq!(continue_token(first).unwrap().as_deref(), Some("abc"));
+        let last =
+            r#"{"items":[{"metadata":{"continue":"not this"}}],"metadata":{"continue":"xyz"}}"#;
+        assert_eq!(continue_token(last).unwrap().as_deref(), Some("xyz"));
+        // Once the metadata is read, what follows is left to the page's own parse.
+        assert_eq!(
+            continue_token(r#"{"metadata":{"continue":"t"},"items":[{"#)
+                .unwrap()
+                .as_deref(),
+            Some("t")
+        );
+    }
+
+    #[test]
+    fn a_last_page_has_no_token_and_a_broken_one_is_an_error() {
+        for last in [
+            r#"{"metadata":{"resourceVersion":"7"},"items":[]}"#,
+            r#"{"metadata":{"continue":""},"items":[]}"#,
+            r#"{"items":[]}"#,
+        ] {
+            assert_eq!(continue_token(last).unwrap(), None, "{last}");
+        }
+        for broken in [r#"{"items":[{"#, r#"{"metadata":{"continue":5}}"#, "[]", ""] {
+            assert!(continue_token(broken).is_err(), "{broken}");
+        }
     }
 }

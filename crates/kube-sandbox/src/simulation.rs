@@ -140,13 +140,7 @@ impl Sim {
                 controllers::reconcile(store, Resource::DaemonSets, &k);
             }
         }
-        // Deployments last: their status sums their ReplicaSets', which
-        // this pass may have just written.
-        let (deployments, others): (Vec<_>, Vec<_>) = work
-            .owners
-            .iter()
-            .partition(|(res, _)| *res == Resource::Deployments);
-        for (res, key) in others.into_iter().chain(deployments) {
+        for (res, key) in owners_in_order(store, &work.owners) {
             controllers::reconcile(store, *res, key);
         }
         for key in &work.pdbs {
@@ -461,4 +455,106 @@ fn start(
             std::panic::resume_unwind(payload);
         }
     })
+}
+
+/// The order a pass reconciles its workloads in: Deployments last, each
+/// right after its own ReplicaSets, since its status sums theirs, which the
+/// pass may have just written. Side by side, a Deployment finds its
+/// ReplicaSets' trees still held (`stored::Recent`) instead of parsing
+/// them again after every other workload of a large pass (the first one
+/// of a copy of a cluster, 14,500 workloads).
+fn owners_in_order<'a>(
+    store: &Store,
+    owners: &'a BTreeSet<(Resource, Key)>,
+) -> Vec<&'a (Resource, Key)> {
+    let mut others: BTreeSet<&(Resource, Key)> = owners
+        .iter()
+        .filter(|(res, _)| *res != Resource::Deployments)
+        .collect();
+    let mut last = Vec::new();
+    for deployment in owners
+        .iter()
+        .filter(|(res, _)| *res == Resource::Deployments)
+    {
+        let uid = store.get(deployment.0, &deployment.1).and_then(|d| {
+            d.at("/metadata/uid")
+                .and_then(|u| u.as_str().map(str::to_string))
+        });
+        for rs in uid.map_or_else(Vec::new, |uid| store.owned_of(Resource::ReplicaSets, &uid)) {
+            if let Some(owned) = others.take(&(Resource::ReplicaSets, rs)) {
+                last.push(owned);
+            }
+        }
+        last.push(deployment);
+    }
+    others.into_iter().chain(last).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn a_deployment_reconciles_right_after_its_own_replicasets() {
+        let mut store = Store::new(100);
+        let key = |name: &str| ("shop".to_string(), name.to_string());
+        for d in ["api", "web"] {
+            store
+                .load(
+                    Resource::Deployments,
+                    json!({"metadata": {"name": d, "namespace": "shop", "uid": d}}),
+                )
+                .unwrap();
+        }
+        for (rs, owner) in [
+            ("api-1", Some("api")),
+            ("api-2", Some("api")),
+            ("lone", None),
+            ("web-1", Some("web")),
+        ] {
+            let owners: Vec<Value> = owner
+                .map(|o| json!({"kind": "Deployment", "name": o, "uid": o, "controller": true}))
+                .into_iter()
+                .collect();
+            store
+                .load(
+                    Resource::ReplicaSets,
+                    json!({"metadata": {"name": rs, "namespace": "shop", "ownerReferences": owners}}),
+                )
+                .unwrap();
+        }
+        let mut owners: BTreeSet<(Resource, Key)> = BTreeSet::new();
+        for d in ["api", "web"] {
+            owners.insert((Resource::Deployments, key(d)));
+        }
+        // web-1 has no work of its own in this pass; a StatefulSet has.
+        for rs in ["api-1", "api-2", "lone"] {
+            owners.insert((Resource::ReplicaSets, key(rs)));
+        }
+        owners.insert((Resource::StatefulSets, key("db")));
+        let order: Vec<(Resource, &str)> = owners_in_order(&store, &owners)
+            .into_iter()
+            .map(|(r, k)| (*r, k.1.as_str()))
+            .collect();
+        assert_eq!(order.len(), owners.len(), "each once: {order:?}");
+        let at = |r: Resource, n: &str| order.iter().position(|o| *o == (r, n)).unwrap();
+        let api = at(Resource::Deployments, "api");
+        assert_eq!(
+            (
+                at(Resource::ReplicaSets, "api-1"),
+                at(Resource::ReplicaSets, "api-2")
+            ),
+            (api - 2, api - 1),
+            "{order:?}"
+        );
+        assert!(at(Resource::ReplicaSets, "lone") < at(Resource::Deployments, "api"));
+        assert!(at(Resource::StatefulSets, "db") < at(Resource::Deployments, "api"));
+        assert!(
+            order
+                .iter()
+                .skip(api)
+                .all(|(r, _)| matches!(r, Resource::Deployments | Resource::ReplicaSets))
+        );
+    }
 }
