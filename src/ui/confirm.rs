@@ -37,18 +37,16 @@ pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
     let preview = prepared.preview();
     let tight = prepared.tight_budgets().await;
     let held = prepared.held_already();
-    crate::err!(
-        "{}",
-        describe(
-            &preview,
-            &Foreseen {
-                tight: &tight,
-                held: &held,
-            },
-            prepared.warnings(),
-            prepared.has_deadline()
-        )
+    let summary = describe(
+        &preview,
+        &Foreseen {
+            tight: &tight,
+            held: &held,
+        },
+        prepared.warnings(),
+        prepared.has_deadline(),
     );
+    crate::err!("{}", super::fit::for_stderr(summary));
     ask("Drain now?".into()).await && typed(prepared).await
 }
 

@@ -496,14 +496,14 @@ fn holding_words(n: &NodeOutcome, h: &BudgetHold) -> &'static str {
 
 /// Pods that stay on their node by design (DaemonSet, static, rules), by reason.
 fn left_alone(outcome: &DrainOutcome) -> String {
-    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut groups: BTreeMap<String, OnNodes> = BTreeMap::new();
     for n in &outcome.nodes {
         for p in &n.pods {
             if let PodResult::Skipped { reason } = &p.result {
                 groups
                     .entry(crate::policy::classify::describe_skip(reason))
                     .or_default()
-                    .push(format!("{} on {}", p.pod, n.node));
+                    .push((p.pod.to_string(), &n.node));
             }
         }
     }
@@ -516,8 +516,31 @@ fn left_alone(outcome: &DrainOutcome) -> String {
             out,
             "* {reason} ({}): {}",
             count(pods.len(), "pod"),
-            pods.join(", ")
+            on_nodes(&pods)
         );
+    }
+    out
+}
+
+/// Pods, each with its node's name.
+type OnNodes<'a> = Vec<(String, &'a str)>;
+
+/// Pods and their nodes, each node named once after its pods (`a, b on
+/// n1; c on n2`): a cloud's node names are 40 to 63 characters long, and
+/// said after every pod they filled the report.
+fn on_nodes(pods: &[(String, &str)]) -> String {
+    let mut out = String::new();
+    for (i, (pod, node)) in pods.iter().enumerate() {
+        out.push_str(pod);
+        match pods.get(i + 1) {
+            Some((_, next)) if next == node => out.push_str(", "),
+            Some(_) => {
+                let _ = write!(out, " on {node}; ");
+            }
+            None => {
+                let _ = write!(out, " on {node}");
+            }
+        }
     }
     out
 }
@@ -550,7 +573,7 @@ fn lost_pods(outcome: &DrainOutcome) -> String {
 /// Pods still there, grouped by cause with the largest group first, then
 /// each blocking PDB once.
 fn blockers(outcome: &DrainOutcome) -> String {
-    let mut groups: BTreeMap<String, (Vec<String>, &'static str, bool)> = BTreeMap::new();
+    let mut groups: BTreeMap<String, (OnNodes, &'static str, bool)> = BTreeMap::new();
     let mut pdbs: BTreeMap<String, (&Cause, usize)> = BTreeMap::new();
     for n in &outcome.nodes {
         for p in &n.pods {
@@ -579,7 +602,7 @@ fn blockers(outcome: &DrainOutcome) -> String {
                     cause.is_consequence(),
                 )
             });
-            entry.0.push(format!("{} on {}", p.pod, n.node));
+            entry.0.push((p.pod.to_string(), &n.node));
         }
     }
     if groups.is_empty() {
@@ -597,7 +620,7 @@ fn blockers(outcome: &DrainOutcome) -> String {
             out,
             "* {cause} ({}): {}",
             count(pods.len(), "pod"),
-            pods.join(", ")
+            on_nodes(&pods)
         );
         let _ = writeln!(out, "  what to do: {remedy}");
     }
@@ -638,6 +661,22 @@ fn blockers(outcome: &DrainOutcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_node_is_named_once_after_its_pods() {
+        let n1 = "gke-prod-pool-1-3f9a1c2d-x7k2";
+        let pods = [
+            ("shop/a".to_string(), n1),
+            ("shop/b".to_string(), n1),
+            ("shop/c".to_string(), "n2"),
+        ];
+        assert_eq!(
+            on_nodes(&pods),
+            format!("shop/a, shop/b on {n1}; shop/c on n2")
+        );
+        assert_eq!(on_nodes(&pods[2..]), "shop/c on n2");
+        assert_eq!(on_nodes(&[]), "");
+    }
     use crate::policy::classify::Refusal;
     use crate::vocabulary::outcome::NodeStatus;
     use crate::vocabulary::outcome::fixtures::{drain, node, remaining};

@@ -13,7 +13,9 @@
 //!   pod of the drained nodes counted once: gone, or still there), and
 //!   nothing is still "in progress" or "waiting";
 //! - under `LANG=C` every byte written is ASCII; under `TERM=dumb` none is
-//!   an escape.
+//!   an escape;
+//! - without `--yes` (two cases in five), the summary and the question
+//!   fit the terminal before the answer is typed.
 //!
 //! The seeds are fixed: a failure names its seed and reruns as it was.
 
@@ -74,6 +76,9 @@ struct Case {
     /// The report as `-o json` into a file (its counts checked against the
     /// status line), or on the terminal (its lines checked for width).
     json: bool,
+    /// Without `--yes`: the summary and the question are checked for
+    /// width before the answer is typed.
+    asks: bool,
 }
 
 fn case(seed: u64) -> Case {
@@ -136,6 +141,10 @@ fn case(seed: u64) -> Case {
     };
     let resize_to = r.chance(40).then(|| 40 + r.below(211) as u16);
     let json = r.chance(50);
+    let asks = r.chance(40);
+    if asks {
+        flags = flags.replace(" --yes", "");
+    }
     Case {
         seed,
         scenario,
@@ -144,6 +153,7 @@ fn case(seed: u64) -> Case {
         env,
         resize_to,
         json,
+        asks,
     }
 }
 
@@ -195,6 +205,9 @@ fn check(case: &Case, c: &Cluster) -> Result<(), String> {
     };
     let mut t = Terminal::start_with(c, case.width, case.env, &args);
     t.record(&raw_out);
+    if case.asks {
+        answer_yes(&t, case)?;
+    }
     let started = Instant::now();
     let mut width = case.width;
     let mut resized_at = None;
@@ -249,6 +262,39 @@ fn check(case: &Case, c: &Cluster) -> Result<(), String> {
         return report_fits(&t, width);
     }
     counts_add_up(&json_out, &end)
+}
+
+/// Without `--yes`: once the question is asked, everything written before
+/// it (the summary of what the drain will do, its warnings, the question)
+/// fits the terminal, but for a word longer than a line, which stands
+/// alone; then the operator says yes.
+fn answer_yes(t: &Terminal, case: &Case) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let written = loop {
+        let written = t.written_lines();
+        if written.contains("[y/N]") {
+            break written;
+        }
+        if written.contains("EXIT=") || Instant::now() > deadline {
+            return Err(format!("no question asked without --yes:\n{written}"));
+        }
+        std::thread::sleep(Duration::from_millis(60));
+    };
+    for row in written.lines() {
+        let alone = !row.trim().contains(' ');
+        if width_of(row) > usize::from(case.width) && !alone {
+            return Err(format!(
+                "a line of the question wider than {}: {row:?}\n{written}",
+                case.width
+            ));
+        }
+    }
+    if case.env.contains("TERM=dumb") {
+        t.keys(&["y", "Enter"]);
+    } else {
+        t.keys(&["y"]);
+    }
+    Ok(())
 }
 
 /// The last status line (the frame as it ended) against the report: its
@@ -340,8 +386,8 @@ fn every_frame_fits_and_the_counts_add_up_over_generated_clusters_and_terminals(
                         c.wait_settled();
                         check(&case, &c).err().map(|e| {
                             format!(
-                                "seed {seed} (`drain {}` at {} columns, {}, resized to {:?}, json {}): {e}",
-                                case.flags, case.width, case.env, case.resize_to, case.json
+                                "seed {seed} (`drain {}` at {} columns, {}, resized to {:?}, json {}, asks {}): {e}",
+                                case.flags, case.width, case.env, case.resize_to, case.json, case.asks
                             )
                         })
                     })

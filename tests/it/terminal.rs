@@ -94,6 +94,16 @@ impl Terminal {
         assert!(ok.success(), "tmux resize-window");
     }
 
+    /// Types `keys` (tmux key names: `y`, `Enter`), as a person does.
+    pub(crate) fn keys(&self, keys: &[&str]) {
+        let ok = Command::new("tmux")
+            .args(["send-keys", "-t", &self.session])
+            .args(keys)
+            .status()
+            .expect("tmux send-keys");
+        assert!(ok.success(), "tmux send-keys");
+    }
+
     fn capture(&self, extra: &[&str]) -> String {
         let out = Command::new("tmux")
             .args(["capture-pane", "-p", "-t", &self.session])
