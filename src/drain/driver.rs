@@ -50,14 +50,16 @@ pub(crate) async fn drain_node(
                 Effect::Evict {
                     key,
                     uid,
-                    vmi,
+                    handled_by,
                     granted,
                     group,
                 } => match budgets.ask(&key, granted.as_ref()) {
                     // Held without asking until the budget changes, and due
                     // on it meanwhile.
                     Go::Hold(budget) => held.push(not_asked(key, uid, &budget)),
-                    Go::Send => inflight.push(super::evict::pod(ctx, key, uid, vmi, group).boxed()),
+                    Go::Send => {
+                        inflight.push(super::evict::pod(ctx, key, uid, handled_by, group).boxed());
+                    }
                 },
                 Effect::AwaitDetach { claims, limit } => {
                     let node = machine.node().to_string();

@@ -450,6 +450,47 @@ impl Context<'_> {
     }
 }
 
+/// The operator that takes a pod's eviction over, when one does: the drain
+/// then waits for it instead of reading the refusal as a block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandledBy {
+    /// KubeVirt evacuates the VM a launcher pod runs.
+    KubeVirt { vmi: String },
+    /// Strimzi's Drain Cleaner hands a Kafka broker or ZooKeeper pod to the
+    /// Strimzi Cluster Operator, which rolls it elsewhere.
+    Strimzi { cluster: String },
+}
+
+/// Who handles the pod's eviction, if an operator does.
+pub fn handled_by(pod: &Pod) -> Option<HandledBy> {
+    if let Some(vmi) = vmi_name(pod) {
+        return Some(HandledBy::KubeVirt { vmi });
+    }
+    strimzi_cluster(pod).map(|cluster| HandledBy::Strimzi { cluster })
+}
+
+/// The Kafka cluster of a pod Strimzi's Drain Cleaner takes evictions of:
+/// labelled `strimzi.io/kind: Kafka`, its `strimzi.io/name` ending in
+/// `-kafka` or `-zookeeper` (strimzi/drain-cleaner,
+/// src/main/java/io/strimzi/ValidatingWebhook.java).
+pub fn strimzi_cluster(pod: &Pod) -> Option<String> {
+    let labels = pod.metadata.labels.as_ref()?;
+    let name = labels.get("strimzi.io/name")?;
+    let component = [name.strip_suffix("-kafka"), name.strip_suffix("-zookeeper")]
+        .into_iter()
+        .flatten()
+        .find(|cluster| !cluster.is_empty());
+    if labels.get("strimzi.io/kind").map(String::as_str) != Some("Kafka") {
+        return None;
+    }
+    component.map(|c| {
+        labels
+            .get("strimzi.io/cluster")
+            .cloned()
+            .unwrap_or_else(|| c.to_string())
+    })
+}
+
 /// The VMI a launcher pod runs, if the pod is one.
 pub fn vmi_name(pod: &Pod) -> Option<String> {
     let launcher = pod

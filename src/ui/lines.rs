@@ -60,7 +60,9 @@ pub(crate) fn line(e: &Event) -> Option<String> {
             "node/{node} pod/{pod} {}: {}",
             // Something works on moving it: progress, not a refusal.
             match cause {
-                Cause::Responder { .. } | Cause::VmEvacuation { .. } => "waiting",
+                Cause::Responder { .. } | Cause::VmEvacuation { .. } | Cause::HandedOver { .. } => {
+                    "waiting"
+                }
                 _ => "blocked",
             },
             super::words::blocked(cause, release.as_deref())

@@ -79,6 +79,14 @@ pub(crate) enum Cause {
         strategy: String,
         from_node: String,
     },
+    /// An operator took the pod's eviction over and moves the pod itself
+    /// (the Strimzi Cluster Operator, handed a Kafka pod by its Drain
+    /// Cleaner): who, for what, and what it is doing.
+    HandedOver {
+        operator: String,
+        subject: String,
+        progress: String,
+    },
     /// An eviction responder (KEP-4563) is at work on the pod: a live
     /// migration, a switchover; its own words.
     Responder { responder: String, message: String },
@@ -134,6 +142,7 @@ impl Cause {
         match self {
             Cause::Pdb { .. } => "pdb",
             Cause::VmEvacuation { .. } => "vmEvacuation",
+            Cause::HandedOver { .. } => "handedOver",
             Cause::Responder { .. } => "responder",
             Cause::MultiplePdbs { .. } => "multiplePdbs",
             Cause::Refused { .. } => "refused",
@@ -504,6 +513,11 @@ mod tests {
                 vmi: text(),
                 strategy: text(),
                 from_node: text(),
+            },
+            Cause::HandedOver {
+                operator: text(),
+                subject: text(),
+                progress: text(),
             },
             Cause::MultiplePdbs { message: text() },
             Cause::Refused {

@@ -38,6 +38,7 @@ mod screen_invariants;
 mod script_lines;
 mod silent_servers;
 mod simulate;
+mod strimzi;
 mod terminal;
 mod unattended;
 mod virtual_time;

@@ -313,6 +313,16 @@ impl Sim {
             Timer::Complete { key, uid } => kubelet::complete(store, &key, &uid),
             Timer::Stop { key, uid } => self.stop(store, key, uid),
             Timer::Evacuate { key, uid } => kubevirt::evacuate(store, &key, &uid),
+            Timer::StrimziRoll { key, uid } => {
+                // The operator deletes the pod; its controller makes it again.
+                if store
+                    .get(Resource::Pods, &key)
+                    .is_some_and(|p| p["metadata"]["uid"] == uid.as_str())
+                {
+                    let opts = crate::apiserver::deletion::DeleteOptions::default();
+                    let _ = crate::apiserver::deletion::delete(store, Resource::Pods, &key, &opts);
+                }
+            }
             Timer::TaintEvict { key, uid } => node_lifecycle::evict(store, &key, &uid),
             Timer::Kill { key, uid } => {
                 kubelet::killing(store, &key, &uid);

@@ -30,6 +30,11 @@ pub(crate) enum Timer {
         key: Key,
         uid: String,
     },
+    /// The Strimzi Cluster Operator rolls a pod its Drain Cleaner annotated.
+    StrimziRoll {
+        key: Key,
+        uid: String,
+    },
     /// A NoExecute taint's eviction, once the pod's toleration ran out.
     TaintEvict {
         key: Key,

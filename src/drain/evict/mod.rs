@@ -7,8 +7,9 @@
 //!   cluster serves it (which it does is crate::client::served), falling
 //!   back to the subresource;
 //! - `gang`: a pod of a group disrupted whole goes with its gang or not at
-//!   all; `kubevirt`: a refused virt-launcher pod whose VM KubeVirt is
-//!   evacuating;
+//!   all; `kubevirt` and `strimzi`: a refused pod whose eviction an
+//!   operator took over (KubeVirt evacuating a VM, the Strimzi Cluster
+//!   Operator rolling a Kafka pod);
 //! - `refusal`: how kube-apiserver words a budget's refusal, read by both.
 //!
 //! What an answer does to the node's drain is the machine's
@@ -19,6 +20,7 @@ pub(crate) mod gang;
 pub(crate) mod kubevirt;
 mod refusal;
 pub(crate) mod request;
+pub(crate) mod strimzi;
 
 pub(crate) use evictor::Evictor;
 pub(crate) use refusal::PDB_REFUSAL;
@@ -26,6 +28,7 @@ pub(crate) use refusal::PDB_REFUSAL;
 use super::budgets;
 use super::context::DrainContext;
 use super::machine::{Answer, Input};
+use crate::policy::classify::HandledBy;
 use crate::vocabulary::pod_key::PodKey;
 
 /// `--deadline`: one delete, budgets bypassed, with the pod's grace period.
@@ -42,8 +45,8 @@ pub(super) async fn force(ctx: &DrainContext, key: PodKey, uid: String, grace: i
     }
 }
 
-/// One eviction, under the drain-wide limit; for a refused virt-launcher
-/// pod, also whether KubeVirt is evacuating its VM. A pod of a group
+/// One eviction, under the drain-wide limit; for a refused pod an
+/// operator handles, also whether it has taken the eviction over. A pod of a group
 /// disrupted whole goes with the rest of its gang or not at all
 /// (`gang`); a grouped pod goes through the eviction
 /// subresource, which EvictionRequests do not take it from.
@@ -51,7 +54,7 @@ pub(super) async fn pod(
     ctx: &DrainContext,
     key: PodKey,
     uid: String,
-    vmi: Option<String>,
+    handled_by: Option<HandledBy>,
     group: Option<String>,
 ) -> Input {
     if let Some(group) = &group
@@ -129,8 +132,33 @@ pub(super) async fn pod(
         }
         other => other,
     };
-    let evacuation = match (&answer, &vmi) {
-        (Answer::PdbBlocked { .. }, Some(vmi)) => {
+    let evacuation = taken_over(ctx, &key, &answer, handled_by.as_ref()).await;
+    Input::Answer {
+        key,
+        uid,
+        answer,
+        evacuation,
+    }
+}
+
+/// Whether the operator that handles a refused pod took its eviction over
+/// (KubeVirt evacuating its VM, the Strimzi Cluster Operator rolling it):
+/// then the refusal is progress.
+async fn taken_over(
+    ctx: &DrainContext,
+    key: &PodKey,
+    answer: &Answer,
+    handled_by: Option<&HandledBy>,
+) -> Option<crate::vocabulary::outcome::Cause> {
+    match (answer, handled_by) {
+        (
+            Answer::PdbBlocked { .. }
+            | Answer::Retry {
+                throttled: false, ..
+            },
+            Some(HandledBy::Strimzi { cluster }),
+        ) => strimzi::handed_over(&ctx.clients.main, key, cluster, answer).await,
+        (Answer::PdbBlocked { .. }, Some(HandledBy::KubeVirt { vmi })) => {
             match kubevirt::evacuation(&ctx.clients.main, &key.namespace, vmi).await {
                 Ok(cause) => cause,
                 Err(error) => {
@@ -141,11 +169,5 @@ pub(super) async fn pod(
             }
         }
         _ => None,
-    };
-    Input::Answer {
-        key,
-        uid,
-        answer,
-        evacuation,
     }
 }

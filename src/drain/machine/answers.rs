@@ -100,7 +100,9 @@ impl NodeMachine {
             node: self.node.clone(),
             code: answer.code(),
         });
-        // An evacuating VM is progress, not a block by its budget.
+        // An evacuating VM, a pod an operator rolls: progress, not a block
+        // by its budget or a server error to give up on.
+        let handed_over = vm.is_some();
         let cause = vm.or_else(|| self.refusal_cause(&key.namespace, &answer));
         let Some(m) = self.members.get(key) else {
             return;
@@ -138,6 +140,9 @@ impl NodeMachine {
             Answer::MultiplePdbs(message) => {
                 let message = format!("cannot evict {key}: {message}");
                 self.fail(key, cause.expect("a refusal"), message);
+            }
+            Answer::Retry { retry_after, .. } if handed_over => {
+                self.handed_over(key, retry_after, cause.expect("handed over"));
             }
             Answer::Retry {
                 retry_after,
@@ -243,6 +248,21 @@ impl NodeMachine {
         let m = self.member(key);
         m.attempts = 0;
         m.requested = true;
+        let retry = now + retry_after.unwrap_or(FALLBACK_RETRY);
+        self.block(key, cause, Some(retry), None);
+    }
+
+    /// An operator refused the eviction to move the pod itself: asked
+    /// again later (the answer says how it goes), never given up on before
+    /// `--timeout`.
+    pub(super) fn handed_over(
+        &mut self,
+        key: &PodKey,
+        retry_after: Option<Duration>,
+        cause: Cause,
+    ) {
+        let now = self.last.at;
+        self.member(key).attempts = 0;
         let retry = now + retry_after.unwrap_or(FALLBACK_RETRY);
         self.block(key, cause, Some(retry), None);
     }

@@ -12,9 +12,10 @@ pub(crate) enum Effect {
     Evict {
         key: PodKey,
         uid: String,
-        /// The VM, if the pod is a KubeVirt virt-launcher: a refusal may
-        /// mean its evacuation started.
-        vmi: Option<String>,
+        /// The operator that takes the pod's eviction over, if one does
+        /// (a KubeVirt VM's launcher, a Strimzi Kafka pod): a refusal may
+        /// mean it has started.
+        handled_by: Option<crate::policy::classify::HandledBy>,
         /// The budget whose change granted this retry (`Input::Budget`):
         /// the disruption is this node's to use.
         granted: Option<BudgetKey>,

@@ -146,7 +146,7 @@ impl NodeMachine {
             m.state = State::InFlight;
             self.in_flight += 1;
             let uid = uid(&m.pod).to_string();
-            let vmi = crate::policy::classify::vmi_name(&m.pod);
+            let handled_by = crate::policy::classify::handled_by(&m.pod);
             let granted = self.granted.remove(&key);
             let group = crate::drain::evict::gang::group_of(&m.pod);
             // A grouped pod goes through the eviction subresource.
@@ -154,7 +154,7 @@ impl NodeMachine {
             self.effects.push(Effect::Evict {
                 key,
                 uid,
-                vmi,
+                handled_by,
                 granted,
                 group,
             });

@@ -30,6 +30,11 @@ impl fmt::Display for Cause {
             Cause::VmEvacuation { vmi, strategy, .. } => {
                 format!("VM evacuation in progress (VMI {vmi}, evictionStrategy {strategy})")
             }
+            Cause::HandedOver {
+                operator,
+                subject,
+                progress,
+            } => format!("handed over to {operator} ({subject}): {progress}"),
             Cause::Responder { responder, message } if responder.is_empty() => message.clone(),
             Cause::Responder { responder, message } if message.is_empty() => {
                 format!("eviction responder {responder} at work")
@@ -127,6 +132,9 @@ pub(crate) fn remedy(cause: &Cause, owner: Option<&str>) -> &'static str {
         ),
         Cause::VmEvacuation { .. } => {
             "KubeVirt is moving the VM: give it time (--timeout), or check its VirtualMachineInstanceMigration"
+        }
+        Cause::HandedOver { .. } => {
+            "the operator moves the pod when that is safe (for Kafka, once its topics stay in sync): give it time (--timeout), or read the operator's log; relaxing the budget would bypass it"
         }
         Cause::Responder { .. } => {
             "the pod's eviction responder decides when it goes: give it time (--timeout), or read its Eviction (kubectl get evictions -n NS -o yaml); --eviction-api=eviction skips responders"

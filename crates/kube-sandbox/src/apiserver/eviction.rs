@@ -73,6 +73,9 @@ pub(crate) fn evict(
     if ignores_budget {
         return delete_evicted(store, pod_key, &opts, false);
     }
+    // Validating webhooks run before the budget is looked at
+    // (pkg/registry/core/pod/storage/eviction.go's createValidation).
+    crate::objects::strimzi::on_eviction(store, &pod, opts.dry_run)?;
     if !opts.dry_run {
         super::admission::on_eviction(store, &pod);
     }

@@ -68,6 +68,11 @@ pub(crate) fn triggers(store: &Store, c: &Changed<'_>, knobs: &Knobs, owed: &mut
         Resource::Pods => {
             if let Some(new) = c.new {
                 pod_timers(c.old, new, knobs, owed);
+                if crate::objects::strimzi::roll_asked(c.old, new) {
+                    let (key, uid) = (c.key.clone(), uid(new));
+                    let delay = crate::objects::strimzi::roll_delay(new);
+                    owed.after(delay, Timer::StrimziRoll { key, uid });
+                }
             }
         }
         Resource::Nodes => {
