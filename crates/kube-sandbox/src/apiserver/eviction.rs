@@ -75,7 +75,7 @@ pub(crate) fn evict(
     }
     // Validating webhooks run before the budget is looked at
     // (pkg/registry/core/pod/storage/eviction.go's createValidation).
-    crate::objects::strimzi::on_eviction(store, &pod, opts.dry_run)?;
+    super::admission::strimzi_drain_cleaner(store, &pod, opts.dry_run)?;
     if !opts.dry_run {
         super::admission::on_eviction(store, &pod);
     }
