@@ -54,9 +54,10 @@ pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
 /// with `--yes` (a yes is no proof that a machine is powered off).
 async fn typed(prepared: &Prepared) -> bool {
     for name in prepared.names_to_type() {
-        let question = format!(
+        // Fitted, as the summary is: a terminal's own wrap splits words.
+        let question = super::fit::for_stderr(format!(
             "node/{name} will be taken out of service: its pods are force-deleted and its volumes detached, which corrupts them if it still runs. Type its name to confirm it is powered off"
-        );
+        ));
         let answer = tokio::task::spawn_blocking(move || {
             if dumb_terminal() {
                 crate::err!("{question}: ");

@@ -549,3 +549,31 @@ fn the_out_of_service_taint_comes_off_only_once_nothing_acts_on_it() {
     assert!(!taints(&c, "n1").contains(&oos), "{back:?}");
     assert!(back.stdout.contains("node/n1 uncordoned"), "{back:?}");
 }
+
+/// At a terminal, `--node-shut-down` asks for the node's name even with
+/// `--yes`, in a question fitted to the terminal (a word the terminal
+/// split would not copy); the name typed is the proof.
+#[test]
+fn the_typed_proof_is_asked_in_lines_that_fit_the_terminal() {
+    let c = dead_n1();
+    let t = crate::terminal::Terminal::start(
+        &c,
+        60,
+        "drain n1 --force --node-shut-down --yes --timeout 20s",
+    );
+    t.wait_for("Type its name", Duration::from_secs(20));
+    let written = t.written_lines();
+    for row in written.lines() {
+        assert!(
+            row.chars().count() <= 60,
+            "{row:?} is wider than 60:\n{written}"
+        );
+    }
+    assert!(
+        written.contains("node/n1 will be taken out of service"),
+        "{written}"
+    );
+    t.keys(&["n1", "Enter"]);
+    t.wait_for("EXIT=0", Duration::from_secs(30));
+    assert!(taints(&c, "n1").contains(&"node.kubernetes.io/out-of-service".to_string()));
+}
