@@ -469,26 +469,16 @@ pub fn handled_by(pod: &Pod) -> Option<HandledBy> {
     strimzi_cluster(pod).map(|cluster| HandledBy::Strimzi { cluster })
 }
 
-/// The Kafka cluster of a pod Strimzi's Drain Cleaner takes evictions of:
-/// labelled `strimzi.io/kind: Kafka`, its `strimzi.io/name` ending in
-/// `-kafka` or `-zookeeper` (strimzi/drain-cleaner,
-/// src/main/java/io/strimzi/ValidatingWebhook.java).
+/// The Kafka cluster of a pod Strimzi's Drain Cleaner takes evictions of
+/// (kube_conventions::strimzi), as its `strimzi.io/cluster` label names it.
 pub fn strimzi_cluster(pod: &Pod) -> Option<String> {
     let labels = pod.metadata.labels.as_ref()?;
-    let name = labels.get("strimzi.io/name")?;
-    let component = [name.strip_suffix("-kafka"), name.strip_suffix("-zookeeper")]
-        .into_iter()
-        .flatten()
-        .find(|cluster| !cluster.is_empty());
-    if labels.get("strimzi.io/kind").map(String::as_str) != Some("Kafka") {
-        return None;
-    }
-    component.map(|c| {
-        labels
-            .get("strimzi.io/cluster")
-            .cloned()
-            .unwrap_or_else(|| c.to_string())
-    })
+    let label = |k: &str| labels.get(k).map(String::as_str);
+    let cluster = kube_conventions::strimzi::drain_cleaner_cluster(
+        label("strimzi.io/kind"),
+        label("strimzi.io/name"),
+    )?;
+    Some(label("strimzi.io/cluster").unwrap_or(cluster).to_string())
 }
 
 /// The VMI a launcher pod runs, if the pod is one.

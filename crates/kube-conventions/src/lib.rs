@@ -1,10 +1,11 @@
 //! How Kubernetes writes things down, shared by the plugin and the sandbox:
-//! object names, label selectors, resource quantities, `metav1.Time` and kubectl's human durations, and
-//! positions of YAML errors.
+//! object names, label selectors, resource quantities, `metav1.Time` and kubectl's human durations,
+//! positions of YAML errors, and which pods Strimzi's Drain Cleaner takes.
 
 pub mod names;
 pub mod quantity;
 pub mod selector;
+pub mod strimzi;
 pub mod time;
 pub mod yaml;
 

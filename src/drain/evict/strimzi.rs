@@ -16,8 +16,7 @@ use super::super::machine::Answer;
 use crate::vocabulary::outcome::Cause;
 use crate::vocabulary::pod_key::PodKey;
 
-/// The annotation the Drain Cleaner sets and the operator acts on.
-pub(crate) const ROLL: &str = "strimzi.io/manual-rolling-update";
+use kube_conventions::strimzi::ROLL;
 /// The Drain Cleaner's words when it refuses an eviction.
 const DENIED: &str = "will be rolled by the Strimzi Cluster Operator";
 
@@ -49,7 +48,7 @@ pub(crate) async fn handed_over(
 }
 
 /// The cause a pod handed to the Strimzi Cluster Operator waits on.
-pub(crate) fn cause(namespace: &str, cluster: &str) -> Cause {
+fn cause(namespace: &str, cluster: &str) -> Cause {
     Cause::HandedOver {
         operator: "the Strimzi Cluster Operator".into(),
         subject: format!("Kafka cluster {namespace}/{cluster}"),

@@ -142,7 +142,7 @@ impl NodeMachine {
                 self.fail(key, cause.expect("a refusal"), message);
             }
             Answer::Retry { retry_after, .. } if handed_over => {
-                self.handed_over(key, retry_after, cause.expect("handed over"));
+                self.worked_on(key, retry_after, cause.expect("handed over"));
             }
             Answer::Retry {
                 retry_after,
@@ -244,23 +244,15 @@ impl NodeMachine {
     /// A responder works on the pod: progress, not a refusal; asked about
     /// again after `retry_after`.
     pub(super) fn responding(&mut self, key: &PodKey, retry_after: Option<Duration>, cause: Cause) {
-        let now = self.last.at;
-        let m = self.member(key);
-        m.attempts = 0;
-        m.requested = true;
-        let retry = now + retry_after.unwrap_or(FALLBACK_RETRY);
-        self.block(key, cause, Some(retry), None);
+        self.member(key).requested = true;
+        self.worked_on(key, retry_after, cause);
     }
 
-    /// An operator refused the eviction to move the pod itself: asked
-    /// again later (the answer says how it goes), never given up on before
-    /// `--timeout`.
-    pub(super) fn handed_over(
-        &mut self,
-        key: &PodKey,
-        retry_after: Option<Duration>,
-        cause: Cause,
-    ) {
+    /// Something other than the drain works on moving the pod (an eviction
+    /// responder, an operator that refused the eviction to move the pod
+    /// itself): asked again later (the answer says how it goes), never
+    /// given up on before `--timeout`.
+    pub(super) fn worked_on(&mut self, key: &PodKey, retry_after: Option<Duration>, cause: Cause) {
         let now = self.last.at;
         self.member(key).attempts = 0;
         let retry = now + retry_after.unwrap_or(FALLBACK_RETRY);

