@@ -47,20 +47,11 @@ pub(crate) async fn drain_node(
         let mut held = Vec::new();
         for effect in effects.drain(..) {
             match effect {
-                Effect::Evict {
-                    key,
-                    uid,
-                    handled_by,
-                    granted,
-                    group,
-                } => match budgets.ask(&key, granted.as_ref()) {
-                    // Held without asking until the budget changes, and due
-                    // on it meanwhile.
-                    Go::Hold(budget) => held.push(not_asked(key, uid, &budget)),
-                    Go::Send => {
-                        inflight.push(super::evict::pod(ctx, key, uid, handled_by, group).boxed());
+                evict @ Effect::Evict { .. } => {
+                    if let Some(send) = send_or_hold(ctx, &mut budgets, evict, &mut held) {
+                        inflight.push(send);
                     }
-                },
+                }
                 Effect::AwaitDetach { claims, limit } => {
                     let node = machine.node().to_string();
                     inflight.push(await_detach(ctx, node, claims, limit).boxed());
@@ -171,6 +162,35 @@ fn as_stream(watch: PodWatch) -> futures::stream::BoxStream<'static, Change> {
         Some((change, w))
     })
     .boxed()
+}
+
+/// An eviction the machine wants: sent now, or held without asking (its
+/// answer into `held`, the budget's refusal) until the budget changes, due
+/// on it meanwhile.
+fn send_or_hold<'a>(
+    ctx: &'a DrainContext,
+    budgets: &mut NodeBudgets,
+    evict: Effect,
+    held: &mut Vec<Input>,
+) -> Option<futures::future::BoxFuture<'a, Input>> {
+    let Effect::Evict {
+        key,
+        uid,
+        handled_by,
+        granted,
+        group,
+        budget_free,
+    } = evict
+    else {
+        unreachable!("an eviction")
+    };
+    match budgets.ask(&key, granted.as_ref(), budget_free) {
+        Go::Hold(budget) => {
+            held.push(not_asked(key, uid, &budget));
+            None
+        }
+        Go::Send => Some(super::evict::pod(ctx, key, uid, handled_by, group).boxed()),
+    }
 }
 
 /// What a budget's signal means for this node: its numbers with the

@@ -577,3 +577,51 @@ fn the_typed_proof_is_asked_in_lines_that_fit_the_terminal() {
     t.wait_for("EXIT=0", Duration::from_secs(30));
     assert!(taints(&c, "n1").contains(&"node.kubernetes.io/out-of-service".to_string()));
 }
+
+/// Kubernetes 1.37: a graceful shutdown that begins while the drain is at
+/// work on the node (one pod terminating on its long grace period, one
+/// held back by its budget) is said at once, and the pod the shutdown
+/// failed is not left blocked by its budget: the eviction API lets a
+/// failed pod go whatever its budget says (kube-apiserver
+/// pkg/registry/core/pod/storage/eviction.go, canIgnorePDB).
+#[test]
+fn a_graceful_shutdown_among_evictions_is_said_and_frees_the_budgets_pod() {
+    let c = Cluster::start_with(
+        &Scenario::new()
+            .node("n1")
+            .node("n2")
+            .deployment_with("solo", 1, |d| {
+                template(d)["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "n1"});
+            })
+            .pdb("solo", "minAvailable: 1")
+            .pod("apps", "slow", "n1", |p| {
+                crate::scenario::owned_by_a_gone_replicaset(p, 30.0);
+            })
+            .yaml(),
+        37,
+        |config| {
+            config.node_monitor_grace_period_seconds = Some(0.3);
+        },
+    );
+    c.wait_settled();
+    c.wait_for("solo's budget counting it", Duration::from_secs(10), |c| {
+        c.get(Resource::PodDisruptionBudgets, "apps", "solo")
+            .is_some_and(|b| b["status"]["currentHealthy"] == 1)
+    });
+    let mut run = c.maintain_watched(&["drain", "n1", "--yes", "--timeout=20s"]);
+    run.wait_for_stderr("disruption budget", Duration::from_secs(15));
+    c.kubectl(&[
+        "annotate",
+        "node",
+        "n1",
+        "sandbox.kubectl-maintain.io/graceful-shutdown-seconds=2",
+    ])
+    .success();
+    run.wait_for_stderr(
+        "node/n1 is shutting down (GracefulNodeShutdownInProgress)",
+        Duration::from_secs(5),
+    );
+    let end = run.finish(Duration::from_secs(30));
+    assert!(!end.stderr.contains("timed out"), "{end:?}");
+    assert_eq!(end.code, 0, "{end:?}");
+}

@@ -1,7 +1,9 @@
 //! How Kubernetes writes things down, shared by the plugin and the sandbox:
 //! object names, label selectors, resource quantities, `metav1.Time` and kubectl's human durations,
-//! positions of YAML errors, and which pods Strimzi's Drain Cleaner takes.
+//! positions of YAML errors, which pods Strimzi's Drain Cleaner takes, and
+//! which pods an eviction lets go without their budgets.
 
+pub mod eviction;
 pub mod names;
 pub mod quantity;
 pub mod selector;

@@ -205,8 +205,14 @@ impl NodeBudgets {
     }
 
     /// May this pod's eviction be sent now? `granted`: the budget whose
-    /// change granted this retry to the node (`claim`).
-    pub(crate) fn ask(&mut self, pod: &PodKey, granted: Option<&Key>) -> Go {
+    /// change granted this retry to the node (`claim`); `free`: the API
+    /// lets it go without its budget (kube_conventions::eviction), so it
+    /// takes none of the budget's disruptions.
+    pub(crate) fn ask(&mut self, pod: &PodKey, granted: Option<&Key>, free: bool) -> Go {
+        if free && granted.is_none() {
+            self.not_due(pod);
+            return Go::Send;
+        }
         if let Some(budget) = granted {
             let ticket = self.granted.get_mut(budget).and_then(Vec::pop);
             if let Some(t) = ticket {
@@ -327,23 +333,27 @@ mod tests {
     async fn a_failed_eviction_gives_its_ticket_back_to_the_next_pod() {
         let (broker, of) = broker(1, &["a", "b"]);
         let mut node = broker.join(of, [pod("a"), pod("b")], []);
-        assert_eq!(node.ask(&pod("a"), None), Go::Send);
-        assert_eq!(node.ask(&pod("b"), None), Go::Hold(web()));
+        assert_eq!(node.ask(&pod("a"), None, false), Go::Send);
+        assert_eq!(node.ask(&pod("b"), None, false), Go::Hold(web()));
         // a's eviction was answered 500: nothing was disrupted.
         node.answered(&pod("a"), Spent::Unused);
-        assert_eq!(node.ask(&pod("a"), None), Go::Send, "retried at once");
+        assert_eq!(
+            node.ask(&pod("a"), None, false),
+            Go::Send,
+            "retried at once"
+        );
         node.answered(&pod("a"), Spent::Disrupted);
-        assert_eq!(node.ask(&pod("b"), None), Go::Hold(web()));
+        assert_eq!(node.ask(&pod("b"), None, false), Go::Hold(web()));
     }
 
     #[tokio::test]
     async fn a_granted_retry_that_fails_gives_its_ticket_back() {
         let (broker, of) = broker(0, &["a"]);
         let mut node = broker.join(of, [pod("a")], []);
-        assert_eq!(node.ask(&pod("a"), None), Go::Hold(web()));
+        assert_eq!(node.ask(&pod("a"), None, false), Go::Hold(web()));
         broker.ledger().hand_out(&web(), 1);
         assert_eq!(node.claim(&web(), 1), 1);
-        assert_eq!(node.ask(&pod("a"), Some(&web())), Go::Send);
+        assert_eq!(node.ask(&pod("a"), Some(&web()), false), Go::Send);
         assert_eq!(broker.ledger().left(&web()), Some(0));
         node.answered(&pod("a"), Spent::Unused);
         assert_eq!(broker.ledger().left(&web()), Some(1));
@@ -355,7 +365,7 @@ mod tests {
         let mut first = broker.join(of.clone(), [pod("a")], []);
         let mut second = broker.join(of, [pod("b")], []);
         broker.ledger().hand_out(&web(), 1);
-        assert_eq!(second.ask(&pod("b"), None), Go::Hold(web()));
+        assert_eq!(second.ask(&pod("b"), None, false), Go::Hold(web()));
         assert_eq!(second.claim(&web(), 1), 0, "the first node wants it");
         assert_eq!(first.claim(&web(), 1), 1);
         // The first node's drain ends without using it: the second's turn.
@@ -370,7 +380,7 @@ mod tests {
         let mut first = broker.join(of.clone(), [pod("a")], [pod("a"), pod("b")]);
         let second = broker.join(of, [], [pod("c")]);
         assert_eq!(broker.unsent(&web()), 3);
-        assert_eq!(first.ask(&pod("a"), None), Go::Send);
+        assert_eq!(first.ask(&pod("a"), None, false), Go::Send);
         assert_eq!(broker.unsent(&web()), 2, "a was sent");
         first.not_due(&pod("a"));
         assert_eq!(broker.unsent(&web()), 2, "counted once");

@@ -196,7 +196,7 @@ pub(crate) fn interpret(code: u16, retry_after: Option<Duration>, body: &[u8]) -
                 },
             }
         }
-        500 if message.contains("more than one PodDisruptionBudget") => {
+        500 if kube_conventions::eviction::is_multiple_budgets(&message) => {
             Answer::MultiplePdbs(message)
         }
         403 if has_cause(status.as_ref(), "NamespaceTerminating") => Answer::NamespaceTerminating,

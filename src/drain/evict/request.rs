@@ -353,6 +353,11 @@ impl Requests {
             .and_then(|r| r["message"].as_str())
             .unwrap_or_default()
             .to_string();
+        // Two budgets over the pod: refused for good, as the subresource's
+        // 500 says it.
+        if active == IMPERATIVE && kube_conventions::eviction::is_multiple_budgets(&message) {
+            return Answer::MultiplePdbs(message);
+        }
         if active == IMPERATIVE
             && let Some(pdb) = super::refusal::pdb_name_from_cause(&message)
         {

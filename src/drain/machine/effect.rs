@@ -22,6 +22,10 @@ pub(crate) enum Effect {
         /// The pod's scheduling group (1.37's PodGroup), whose
         /// `disruptionMode` may make it one of a gang (crate::drain::evict::gang).
         group: Option<String>,
+        /// The API lets the pod go whatever its budget says (it ended, has
+        /// not started, is being deleted, or its node is shutting down and
+        /// failing it): sent without waiting for the budget's turn.
+        budget_free: bool,
     },
     /// Wait until these claims' (namespace, name) volumes are detached
     /// from the node, at most `limit`.

@@ -35,7 +35,23 @@ impl NodeMachine {
                 lost_after: self.settings.lost_pod_timeout,
             }));
         }
+        let shutdown_begins = down.as_ref().is_some_and(NodeDown::shutting_down)
+            && !self.down.as_ref().is_some_and(NodeDown::shutting_down);
         self.down = down;
+        if shutdown_begins {
+            // Its kubelet fails every pod, and a failed pod goes whatever
+            // its budget says: those held by one are asked again now.
+            // (`step` sends them on.)
+            self.retry_where(|s| {
+                matches!(
+                    s,
+                    State::Blocked {
+                        budget: Some(_),
+                        ..
+                    }
+                )
+            });
+        }
         self.expire_lost();
     }
 

@@ -853,3 +853,62 @@ fn a_pod_changed_in_place_by_another_asks_for_the_node_at_once() {
     assert!(m.take_health_due(), "changed in place, not by the drain");
     assert!(!m.take_health_due(), "taken once");
 }
+
+/// A node whose kubelet begins a graceful shutdown fails its pods, which
+/// the API then lets go whatever their budgets say: a pod a budget holds
+/// is asked again at once, marked free of its budget's turn.
+#[test]
+fn a_shutdown_asks_again_at_once_for_the_pods_a_budget_holds() {
+    let (mut d, _) = Drain::new(&[("a", 0)], waves(&["user"]));
+    d.answer(SEC, "a", refusal("web", None));
+    let down = crate::policy::node_health::NodeDown {
+        ready: "False".into(),
+        reason: crate::policy::node_health::SHUTTING_DOWN.into(),
+        since: None,
+        kubelet_last_heard: None,
+        taints: Vec::new(),
+    };
+    let asked = d.at(2 * SEC, Input::NodeHealth(Some(down)));
+    let free: Vec<bool> = asked
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Evict { budget_free, .. } => Some(*budget_free),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        free,
+        [true],
+        "asked again at once, free of the budget's turn"
+    );
+}
+
+/// What the API lets go without its budget goes without waiting for the
+/// budget's turn: a pod already failed, for one.
+#[test]
+fn a_failed_pod_is_asked_for_without_the_budgets_turn() {
+    let t0 = now();
+    let mut failed = pod("done", "uid-done");
+    failed.status = Some(k8s_openapi::api::core::v1::PodStatus {
+        phase: Some("Failed".into()),
+        ..Default::default()
+    });
+    let mut m = NodeMachine::new(
+        "n",
+        Arc::new(waves(&["user"])),
+        vec![(failed, evict(0)), (pod("up", "uid-up"), evict(0))],
+        false,
+        t0,
+    );
+    let started = m.start(t0);
+    let free: Vec<(String, bool)> = started
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Evict {
+                key, budget_free, ..
+            } => Some((key.name.clone(), *budget_free)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(free, [("done".into(), true), ("up".into(), false)]);
+}

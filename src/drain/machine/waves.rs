@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::member::{Member, State};
 use super::{Effect, NodeMachine, Running};
 use crate::policy::classify::{WaitReason, claim_names};
+use crate::policy::node_health::NodeDown;
 use crate::vocabulary::events::Event;
 use crate::vocabulary::outcome::{Cause, NodeStatus, PodResult, WaveOutcome};
 use crate::vocabulary::pod_key::{PodKey, uid};
@@ -149,6 +150,12 @@ impl NodeMachine {
             let handled_by = crate::policy::classify::handled_by(&m.pod);
             let granted = self.granted.remove(&key);
             let group = crate::drain::evict::gang::group_of(&m.pod);
+            let phase = m.pod.status.as_ref().and_then(|s| s.phase.as_deref());
+            let budget_free = self.down.as_ref().is_some_and(NodeDown::shutting_down)
+                || kube_conventions::eviction::ignores_budget(
+                    phase,
+                    m.pod.metadata.deletion_timestamp.is_some(),
+                );
             // A grouped pod goes through the eviction subresource.
             m.requested |= self.settings.by_request && group.is_none();
             self.effects.push(Effect::Evict {
@@ -157,6 +164,7 @@ impl NodeMachine {
                 handled_by,
                 granted,
                 group,
+                budget_free,
             });
         }
     }

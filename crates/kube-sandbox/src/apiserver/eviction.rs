@@ -68,9 +68,9 @@ pub(crate) fn evict(
     };
     deletion::check_preconditions(Resource::Pods, &pod, &opts)?;
 
-    let ignores_budget = matches!(pods::phase(&pod), "Succeeded" | "Failed" | "Pending")
-        || pods::is_terminating(&pod);
-    if ignores_budget {
+    let phase = pods::phase(&pod);
+    let phase = (!phase.is_empty()).then_some(phase);
+    if kube_conventions::eviction::ignores_budget(phase, pods::is_terminating(&pod)) {
         return delete_evicted(store, pod_key, &opts, false);
     }
     // Validating webhooks run before the budget is looked at
@@ -87,7 +87,7 @@ pub(crate) fn evict(
             return Err(ApiError::new(
                 500,
                 "",
-                "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+                kube_conventions::eviction::MULTIPLE_BUDGETS,
             ));
         }
     };
