@@ -467,6 +467,11 @@ impl Board {
             }
         }
         self.lay_out(terminal);
+        // A bar whose node ended is drawn only when told: told again, it
+        // is drawn at the new width (a running one is at its next tick).
+        for bar in self.bars.values().filter(|b| b.is_finished()) {
+            bar.set_message(bar.message());
+        }
         self.draw_overall();
         terminal
     }

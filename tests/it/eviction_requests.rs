@@ -287,6 +287,45 @@ fn without_the_api_auto_is_todays_path_and_request_fails_first() {
     );
 }
 
+/// A pod two budgets select: the imperative responder says what the
+/// subresource's 500 says, and it reads as the same cause, refused for
+/// good (kubectl drain gives such a pod up at once), not as a responder
+/// to give time to; on 1.33, the subresource's 500, the same.
+#[test]
+fn a_pod_under_two_budgets_is_refused_for_good_through_its_request() {
+    for minor in [33, 37] {
+        under_two_budgets(minor);
+    }
+}
+
+fn under_two_budgets(minor: u32) {
+    let c = Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment_with("twice", 1, |d| {
+            d["spec"]["template"]["spec"]["nodeSelector"] = json!({"kubernetes.io/hostname": "n1"});
+        })
+        .pdb("twice", "maxUnavailable: 1")
+        .object(
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "twice-too", "namespace": "apps"},
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "twice"}}}}),
+        )
+        .start(minor);
+    c.wait_settled();
+    let started = std::time::Instant::now();
+    let out = c.maintain(&["drain", "n1", "--timeout", "20s", "-o", "json", "--yes"]);
+    // The node failed, as kubectl's drain fails on the API's 500.
+    out.code(1);
+    let report = out.report();
+    let pod = &report.node("n1").pods[0];
+    assert_eq!(pod.result["cause"]["kind"], "multiplePdbs", "{out:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "given up at once, not at --timeout: {out:?}"
+    );
+}
+
 /// A gang: three pods of one PodGroup with `disruptionMode: {all: {}}`,
 /// two on n1 and one on n2, under a budget that allows `allowed`
 /// disruptions (bare pods: `minAvailable`, as a budget counts them).
