@@ -5,18 +5,38 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::harness::Cluster;
+use crate::scenario::Scenario;
 
 /// n1 running `my-cluster-kafka-0`, n2 cordoned; the Drain Cleaner in its
 /// default mode (`deny`), or its legacy one behind a `maxUnavailable: 0`
 /// budget; the operator rolls the pod `roll_seconds` after the webhook
 /// annotates it.
 fn scenario(deny: bool, roll_seconds: &str) -> String {
+    behind_the_drain_cleaner(crate::drain::two_nodes(), deny, roll_seconds, |_| {}).yaml()
+}
+
+/// `scenario` with Strimzi's Drain Cleaner (`deny` its mode) and a Kafka
+/// broker of one, `my-cluster-kafka-0`, behind its budget, which the
+/// operator rolls `roll_seconds` after the webhook annotates it; `tweak`
+/// changes the broker's pod template.
+pub(crate) fn behind_the_drain_cleaner(
+    scenario: Scenario,
+    deny: bool,
+    roll_seconds: &str,
+    tweak: impl FnOnce(&mut Value),
+) -> Scenario {
     let labels = json!({"strimzi.io/kind": "Kafka", "strimzi.io/name": "my-cluster-kafka",
         "strimzi.io/cluster": "my-cluster"});
-    crate::drain::two_nodes()
+    let mut template = json!({"metadata": {"labels": labels, "annotations": {
+            "sandbox.kubectl-maintain.io/roll-seconds": roll_seconds,
+            "sandbox.kubectl-maintain.io/ready-seconds": "0.2",
+            "sandbox.kubectl-maintain.io/shutdown-seconds": "0.3"}},
+        "spec": {"containers": [{"name": "kafka", "image": "quay.io/strimzi/kafka:0.45.0-kafka-3.9.0"}]}});
+    tweak(&mut template);
+    scenario
         .object(json!({
             "apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "strimzi-drain-cleaner", "namespace": "strimzi-drain-cleaner"},
@@ -30,12 +50,7 @@ fn scenario(deny: bool, roll_seconds: &str) -> String {
             "apiVersion": "apps/v1", "kind": "StatefulSet",
             "metadata": {"name": "my-cluster-kafka", "namespace": "kafka"},
             "spec": {"replicas": 1, "serviceName": "my-cluster-kafka-brokers",
-                "selector": {"matchLabels": labels},
-                "template": {"metadata": {"labels": labels, "annotations": {
-                        "sandbox.kubectl-maintain.io/roll-seconds": roll_seconds,
-                        "sandbox.kubectl-maintain.io/ready-seconds": "0.2",
-                        "sandbox.kubectl-maintain.io/shutdown-seconds": "0.3"}},
-                    "spec": {"containers": [{"name": "kafka", "image": "quay.io/strimzi/kafka:0.45.0-kafka-3.9.0"}]}}},
+                "selector": {"matchLabels": labels}, "template": template},
         }))
         .object(json!({
             "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
@@ -43,7 +58,6 @@ fn scenario(deny: bool, roll_seconds: &str) -> String {
             "spec": {"maxUnavailable": i32::from(deny),
                 "selector": {"matchLabels": {"strimzi.io/name": "my-cluster-kafka"}}},
         }))
-        .yaml()
 }
 
 fn broker_on(c: &Cluster, node: &str) -> bool {
