@@ -19,13 +19,15 @@ need() {
 # curl drives them from the tests. tinyproxy is the real HTTP CONNECT proxy
 # the proxy tests go through (tests/it/connecting.rs), microsocks the real
 # SOCKS5 proxy with a login (RFC 1929) they go through too. tmux is the terminal
-# the screen tests read at 80 and 120 columns (tests/it/screen.rs).
+# the screen tests read at 80 and 120 columns (tests/it/screen.rs). openssl
+# makes client keys and certificates as operators and kubeadm do
+# (tests/it/client_certificates.rs).
 # Installed when missing (we are root); a failed install fails.
 missing=()
 for tool in podman:podman buildah:buildah unshare:util-linux setpriv:util-linux \
   prometheus:prometheus prometheus-pushgateway:prometheus-pushgateway \
   prometheus-alertmanager:prometheus-alertmanager curl:curl tinyproxy:tinyproxy \
-  microsocks:microsocks tmux:tmux; do
+  microsocks:microsocks tmux:tmux openssl:openssl; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -46,6 +48,7 @@ need curl "the tests push, delete and query through the Prometheus APIs"
 need tinyproxy "the proxy tests send requests through a real HTTP CONNECT proxy"
 need microsocks "the proxy tests send requests through a real SOCKS5 proxy with a login"
 need tmux "the screen tests read the bars in a real terminal at 80 and 120 columns"
+need openssl "the client-certificate tests make RSA, EC and Ed25519 keys and sign them with the sandbox's CA"
 if [ "$(id -u)" != 0 ]; then
   echo "test: the in-cluster tests run containers in private mount namespaces: run as root" >&2
   exit 1

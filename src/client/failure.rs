@@ -119,6 +119,7 @@ pub(crate) fn of(e: &(dyn Error + 'static)) -> NoAnswer {
         if words.contains("invalid peer certificate")
             || words.contains("certificate not valid for name")
             || words.contains("received fatal alert")
+            || words.contains("keys may not be consistent")
         {
             return NoAnswer::Tls(tls_words(&words));
         }
@@ -171,7 +172,8 @@ fn tls_words(words: &str) -> String {
             .unwrap_or_default();
         return format!("remote error: tls: {}", go_alert(alert));
     }
-    if words.contains("KeyMismatch") {
+    // rustls's `InconsistentKeys::KeyMismatch`, by its name or its words.
+    if words.contains("KeyMismatch") || words.contains("key mismatch") {
         // crypto/tls X509KeyPair's words: our own key and certificate.
         return "tls: private key does not match public key (the kubeconfig's client-key is not the client-certificate's)".into();
     }
@@ -587,6 +589,13 @@ mod tests {
         proptest::proptest!(|(humps in proptest::collection::vec("[A-Z][a-z]{1,6}", 2..5))| {
             check(&humps.concat());
         });
+        // rustls's own words for a client key that is not its
+        // certificate's (`Error::InconsistentKeys(KeyMismatch)`).
+        let mismatch = std::io::Error::other("keys may not be consistent: key mismatch");
+        assert!(
+            words(&of(&mismatch), "https://a", None, None)
+                .contains("tls: private key does not match public key"),
+        );
         let ca_as_leaf = std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             "invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))",

@@ -3,6 +3,7 @@
 
 mod actions;
 mod careless_input;
+mod client_certificates;
 mod compression;
 mod connecting;
 mod credentials;

@@ -307,6 +307,18 @@ impl Sandbox {
         )
     }
 
+    /// The CA's private key, PKCS#8 PEM, as kubeadm keeps it in
+    /// `/etc/kubernetes/pki/ca.key`: a client certificate it signs (`openssl
+    /// x509 -req -CA ca.crt -CAkey ca.key`) authenticates as its subject's
+    /// CommonName, in its Organizations. Empty when serving plain HTTP.
+    pub fn ca_key_pem(&self) -> String {
+        self.shared
+            .tls
+            .as_ref()
+            .map(|t| t.ca_key_pem.clone())
+            .unwrap_or_default()
+    }
+
     /// The CA its HTTPS certificate is signed by, PEM.
     pub fn ca_pem(&self) -> String {
         self.shared

@@ -33,7 +33,7 @@ pub struct Entry {
     /// `Impersonate-Group` headers, in order (`--as-group`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub impersonate_groups: Vec<String>,
-    /// The kind of credentials sent (`bearer`, `basic`, `none`), never their value.
+    /// The kind of credentials sent (`x509`, `bearer`, `basic`, `none`), never their value.
     #[serde(default)]
     pub auth: String,
     /// Bytes of the request body.

@@ -27,7 +27,9 @@ pub(super) struct Audit {
 }
 
 impl Audit {
-    pub(super) fn of(parts: &Parts, request_bytes: usize) -> Audit {
+    /// `x509`: the connection presented a client certificate, which comes
+    /// before any Authorization header (auth/x509.rs).
+    pub(super) fn of(parts: &Parts, request_bytes: usize, x509: bool) -> Audit {
         let header = |name| header_str(parts, name).to_string();
         let micros = now_rfc3339_micros();
         Audit {
@@ -45,10 +47,14 @@ impl Audit {
                 .iter()
                 .filter_map(|v| v.to_str().ok().map(str::to_string))
                 .collect(),
-            auth: header_str(parts, header::AUTHORIZATION)
-                .split_whitespace()
-                .next()
-                .map_or_else(|| "none".to_string(), str::to_lowercase),
+            auth: if x509 {
+                "x509".to_string()
+            } else {
+                header_str(parts, header::AUTHORIZATION)
+                    .split_whitespace()
+                    .next()
+                    .map_or_else(|| "none".to_string(), str::to_lowercase)
+            },
             request_bytes: request_bytes as u64,
             started: Instant::now(),
         }

@@ -49,6 +49,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch as tokio_watch;
 
 use crate::api_error::ApiError;
+use crate::auth::UserInfo;
 use crate::shared::Shared;
 use audit::{Audit, header_str};
 use response::Body;
@@ -74,23 +75,37 @@ pub(crate) async fn serve(
                     // A failed handshake (a client that distrusts the CA)
                     // ends the connection; the client says why.
                     if let Ok(stream) = tls.acceptor.accept(stream).await {
-                        connection(TokioIo::new(stream), shared.clone(), conn_shutdown).await;
+                        // Verified in the handshake; read once a connection.
+                        let client = stream
+                            .get_ref()
+                            .1
+                            .peer_certificates()
+                            .and_then(|chain| chain.first())
+                            .and_then(|leaf| crate::auth::x509::user_of(leaf))
+                            .map(Arc::new);
+                        let io = TokioIo::new(stream);
+                        connection(io, shared.clone(), client, conn_shutdown).await;
                     }
                 }
-                None => connection(TokioIo::new(stream), shared.clone(), conn_shutdown).await,
+                None => connection(TokioIo::new(stream), shared.clone(), None, conn_shutdown).await,
             }
         });
     }
 }
 
-/// One client's connection, served until it closes or the server stops.
-async fn connection<I>(io: I, shared: Arc<Shared>, mut shutdown: tokio_watch::Receiver<bool>)
-where
+/// One client's connection, served until it closes or the server stops;
+/// `client` is the user its client certificate names.
+async fn connection<I>(
+    io: I,
+    shared: Arc<Shared>,
+    client: Option<Arc<UserInfo>>,
+    mut shutdown: tokio_watch::Receiver<bool>,
+) where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     let service = service_fn(move |req| {
-        let shared = shared.clone();
-        async move { Ok::<_, Infallible>(handle(shared, req).await) }
+        let (shared, client) = (shared.clone(), client.clone());
+        async move { Ok::<_, Infallible>(handle(shared, client, req).await) }
     });
     let conn = http1::Builder::new()
         .keep_alive(true)
@@ -110,7 +125,11 @@ pub(crate) const MAX_REQUEST_BODY: u64 = 3 * 1024 * 1024;
 /// routed to its handler. As kube-apiserver's filter chain does, it is
 /// authenticated on its headers before its body is read, and a body is
 /// read only up to [`MAX_REQUEST_BODY`].
-async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+async fn handle(
+    shared: Arc<Shared>,
+    client: Option<Arc<UserInfo>>,
+    req: Request<Incoming>,
+) -> Response<Body> {
     let (parts, body) = req.into_parts();
     let declared = parts
         .headers
@@ -118,11 +137,11 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     // Logged with the size declared until the body is read.
-    let mut audit = Audit::of(&parts, declared.map_or(0, |n| n as usize));
+    let mut audit = Audit::of(&parts, declared.map_or(0, |n| n as usize), client.is_some());
     if let Some(e) = filters::refuse_any(&shared) {
         return response::error(&shared, &audit, &e);
     }
-    let identity = match crate::auth::authenticate(&shared, &parts) {
+    let identity = match crate::auth::authenticate(&shared, &parts, client.as_deref()) {
         Ok(identity) => identity,
         Err(e) => return response::error(&shared, &audit, &e),
     };

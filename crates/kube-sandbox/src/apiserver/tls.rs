@@ -4,6 +4,13 @@
 //! its kin, the names kubeadm puts in the apiserver's certificate). Clients
 //! trust the CA through the kubeconfig's `certificate-authority-data` or,
 //! in a pod, `/var/run/secrets/kubernetes.io/serviceaccount/ca.crt`.
+//!
+//! The same CA is the client CA (`--client-ca-file`, as kubeadm's
+//! `ca.crt` is both): a client may present a certificate it signed, which
+//! the handshake verifies (an expired one is refused with the alert
+//! kubectl words `remote error: tls: expired certificate`), and the x509
+//! authenticator reads (auth/x509.rs). A client without one is asked for
+//! nothing more.
 
 use std::sync::Arc;
 
@@ -11,12 +18,16 @@ use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
 };
 use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::server::WebPkiClientVerifier;
 use tokio_rustls::TlsAcceptor;
 
 /// The CA clients trust, and the acceptor that serves with its certificate.
 pub(crate) struct Tls {
     /// The CA's certificate, PEM.
     pub(crate) ca_pem: String,
+    /// The CA's private key, PKCS#8 PEM (kubeadm's `ca.key`): what signs
+    /// client certificates.
+    pub(crate) ca_key_pem: String,
     pub(crate) acceptor: TlsAcceptor,
 }
 
@@ -53,7 +64,9 @@ impl Tls {
             KeyUsagePurpose::CrlSign,
             KeyUsagePurpose::DigitalSignature,
         ];
-        let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate()?)?;
+        let ca_key = KeyPair::generate()?;
+        let ca_key_pem = ca_key.serialize_pem();
+        let ca = CertifiedIssuer::self_signed(ca_params, ca_key)?;
 
         let mut params =
             CertificateParams::new(NAMES.iter().map(|s| (*s).to_string()).collect::<Vec<_>>())?;
@@ -64,15 +77,23 @@ impl Tls {
         let cert = params.signed_by(&key, &ca)?;
 
         let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(ca.der().clone())?;
+        let clients =
+            WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+                .allow_unauthenticated()
+                .build()
+                .map_err(|e| TlsError::Rustls(rustls::Error::General(e.to_string())))?;
         let config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()?
-            .with_no_client_auth()
+            .with_client_cert_verifier(clients)
             .with_single_cert(
                 vec![cert.der().clone(), ca.der().clone()],
                 PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
             )?;
         Ok(Tls {
             ca_pem: ca.pem(),
+            ca_key_pem,
             acceptor: TlsAcceptor::from(Arc::new(config)),
         })
     }

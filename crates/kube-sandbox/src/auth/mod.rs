@@ -10,6 +10,11 @@
 //!   The owner's token followed by `.until.UNIX` is the owner's until
 //!   that second and refused 401 after it: a short-lived token, as an
 //!   identity provider mints them for an exec plugin.
+//! - A client certificate the sandbox's CA signed is the user its
+//!   CommonName names, in its Organizations (x509.rs), before any token is
+//!   looked at, as the union authenticator tries x509 first
+//!   (pkg/kubeapiserver/authenticator/config.go); RBAC decides, and
+//!   `system:masters` is everything, as kubeadm's admin.conf certificate is.
 //! - A request without credentials is `system:anonymous` in
 //!   `system:unauthenticated` (authentication/request/anonymous), which
 //!   the bootstrap roles allow only the health and version endpoints; a
@@ -33,6 +38,7 @@ pub(crate) mod bootstrap;
 pub(crate) mod rbac;
 pub(crate) mod tokens;
 mod user;
+pub(crate) mod x509;
 
 pub(crate) use user::{UserInfo, service_account_user};
 
@@ -105,9 +111,14 @@ pub(crate) fn combined(resource: &str, subresource: &str) -> String {
     }
 }
 
-/// The request's identity; an error for a token that no longer
+/// The request's identity (`client`: the user of the connection's client
+/// certificate, if it presented one); an error for a token that no longer
 /// authenticates (401) or an impersonation not allowed (403).
-pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, ApiError> {
+pub(crate) fn authenticate(
+    shared: &Shared,
+    parts: &Parts,
+    client: Option<&UserInfo>,
+) -> Result<Identity, ApiError> {
     let header = |name: &str| {
         parts
             .headers
@@ -118,9 +129,11 @@ pub(crate) fn authenticate(shared: &Shared, parts: &Parts) -> Result<Identity, A
             .collect::<Vec<_>>()
     };
     let unauthorized = || ApiError::new(401, "Unauthorized", "Unauthorized");
-    let identity = match header("authorization").first().map(String::as_str) {
-        None => Identity::User(anonymous()),
-        Some(a) => match a.strip_prefix("Bearer ") {
+    let bearer = header("authorization");
+    let identity = match (client, bearer.first().map(String::as_str)) {
+        (Some(user), _) => Identity::User(user.clone()),
+        (None, None) => Identity::User(anonymous()),
+        (None, Some(a)) => match a.strip_prefix("Bearer ") {
             Some(token) if token == shared.owner_token => Identity::Owner,
             // An expired one is no token the sandbox made: 401 below.
             Some(token)
