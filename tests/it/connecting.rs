@@ -721,3 +721,53 @@ fn a_socks5_proxy_with_a_login_is_used_as_kubectl_uses_it() {
     let _ = socks.kill();
     let _ = socks.wait();
 }
+
+/// A cluster behind a path prefix, as Rancher's proxy serves a downstream
+/// cluster (`https://rancher/k8s/clusters/ID`): the real kubectl and ours
+/// keep the prefix on every request, watches included, and a request
+/// without it finds nothing (404), as the proxy answers it.
+#[test]
+fn a_server_path_prefix_is_kept_on_every_request_as_kubectl_keeps_it() {
+    let scenario = crate::scenario::Scenario::new()
+        .node("n1")
+        .node("n2")
+        .deployment("web", 2)
+        .yaml();
+    let c = Cluster::start_with(&scenario, 33, |cfg| {
+        cfg.path_prefix = Some("/k8s/clusters/c-m-4xk2p".into());
+    });
+    c.wait_settled();
+    assert!(c.sandbox.url().ends_with("/k8s/clusters/c-m-4xk2p"));
+    let theirs = c.kubectl(&["get", "nodes", "-o", "name"]);
+    theirs.success();
+    assert!(theirs.stdout.contains("node/n1"), "{theirs:?}");
+    let mark = c.mark();
+    let ours = c.maintain(&[
+        "drain",
+        "n1",
+        "--ignore-daemonsets",
+        "--yes",
+        "--timeout",
+        "30s",
+    ]);
+    ours.success();
+    let asked = c.requests();
+    let ours_asked: Vec<_> = asked[mark..]
+        .iter()
+        .filter(|e| e.user_agent.starts_with("kubectl-maintain/"))
+        .collect();
+    assert!(
+        ours_asked.iter().any(|e| e.query.contains("watch")),
+        "a watch through the prefix: {ours_asked:?}"
+    );
+    assert!(
+        ours_asked.iter().all(|e| e.status != 404),
+        "every request kept the prefix: {ours_asked:?}"
+    );
+    c.maintain(&["uncordon", "n1"]).success();
+    // Without the prefix, nothing is there.
+    let (server, _) = c.server_and_ca();
+    let bare = server.trim_end_matches("/k8s/clusters/c-m-4xk2p");
+    let lost = c.kubectl(&["get", "nodes", "--server", bare]);
+    assert!(lost.code != 0, "{lost:?}");
+}

@@ -52,6 +52,12 @@ pub struct SandboxConfig {
     /// is `system:anonymous`, which RBAC allows only the health and
     /// version endpoints.
     pub owner_token: Option<String>,
+    /// The path it is served under, as Rancher's proxy serves a
+    /// downstream cluster's API at `/k8s/clusters/ID`: every request's path
+    /// must begin with it (404 otherwise, as the proxy answers one that
+    /// does not), and is served without it; `url()` and the kubeconfig
+    /// carry it. Unset: the root, as kube-apiserver serves.
+    pub path_prefix: Option<String>,
     /// kube-controller-manager's `--node-monitor-grace-period` in seconds:
     /// how long a node's kubelet may be silent before its Ready condition
     /// goes Unknown. Unset: the served version's default (40 s, 50 s since
@@ -75,6 +81,7 @@ impl Default for SandboxConfig {
             role: None,
             owner_token: None,
             node_monitor_grace_period_seconds: None,
+            path_prefix: None,
             controller_manager_gates: std::collections::BTreeMap::new(),
         }
     }

@@ -233,8 +233,9 @@ impl Sandbox {
     }
 
     /// Its URL, for a kubeconfig or a client.
+    /// Its URL, with the path it is served under (`pathPrefix`), if any.
     pub fn url(&self) -> String {
-        format!("https://{}", self.addr)
+        format!("https://{}{}", self.addr, self.shared.path_prefix())
     }
 
     /// A read-only view of the objects and their history (tests,

@@ -55,6 +55,15 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// The path the API is served under, without a trailing `/` (empty:
+    /// the root).
+    pub(crate) fn path_prefix(&self) -> &str {
+        self.config
+            .path_prefix
+            .as_deref()
+            .map_or("", |p| p.trim_end_matches('/'))
+    }
+
     pub(crate) fn new(store: Store, config: SandboxConfig, log: Option<RequestLog>) -> Self {
         let dice = IdGen::new(config.faults.seed);
         let chaos = Mutex::new(Chaos {

@@ -116,6 +116,21 @@ async fn connection<I>(
     }
 }
 
+/// `uri` without the path prefix it must begin with (a whole segment).
+fn unprefixed(uri: &http::Uri, prefix: &str) -> Option<http::Uri> {
+    let path = uri.path();
+    let rest = path.strip_prefix(prefix)?;
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    let rest = if rest.is_empty() { "/" } else { rest };
+    let with_query = match uri.query() {
+        Some(q) => format!("{rest}?{q}"),
+        None => rest.to_string(),
+    };
+    with_query.parse().ok()
+}
+
 /// The largest request body kube-apiserver reads (its
 /// `MaxRequestBodyBytes`, 3 MiB; staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go
 /// `limitedReadBody`): a larger one is refused with 413, unread.
@@ -130,7 +145,21 @@ async fn handle(
     client: Option<Arc<UserInfo>>,
     req: Request<Incoming>,
 ) -> Response<Body> {
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    // Behind a path prefix (a Rancher-like proxy), served without it.
+    let prefix = shared.path_prefix();
+    if !prefix.is_empty() {
+        let Some(uri) = unprefixed(&parts.uri, prefix) else {
+            let audit = Audit::of(&parts, 0, client.is_some());
+            let e = ApiError::new(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            );
+            return response::error(&shared, &audit, &e);
+        };
+        parts.uri = uri;
+    }
     let declared = parts
         .headers
         .get(header::CONTENT_LENGTH)
@@ -217,4 +246,21 @@ async fn read_body(body: Incoming, declared: Option<u64>) -> Result<bytes::Bytes
 /// Binds the listener (port 0 picks a free one).
 pub(crate) async fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
     TcpListener::bind(addr).await
+}
+
+#[cfg(test)]
+mod prefix_tests {
+    #[test]
+    fn a_prefix_is_taken_off_a_whole_segment_and_the_query_kept() {
+        let uri = |s: &str| s.parse::<http::Uri>().unwrap();
+        let p = "/k8s/clusters/c1";
+        let off = |s: &str| super::unprefixed(&uri(s), p).map(|u| u.to_string());
+        assert_eq!(
+            off("/k8s/clusters/c1/api/v1/pods?watch=1").as_deref(),
+            Some("/api/v1/pods?watch=1")
+        );
+        assert_eq!(off("/k8s/clusters/c1").as_deref(), Some("/"));
+        assert_eq!(off("/k8s/clusters/c12/api"), None, "not a whole segment");
+        assert_eq!(off("/api/v1/pods"), None, "without the prefix");
+    }
 }
