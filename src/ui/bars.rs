@@ -541,11 +541,20 @@ impl Board {
             bar.reset_elapsed();
         }
         let state = &self.nodes[node];
-        bar.set_length(state.total);
-        bar.set_position(state.gone);
-        bar.set_message(state.message());
-        // The blocker in full, on as many rows as the terminal needs.
+        // The blocker in full, on as many rows as the terminal needs. Each
+        // change draws a frame: a blocker comes before the bar counts it,
+        // and goes after the bar stops counting it, so that no frame shows
+        // a blocked pod without its line.
         let blocker = state.blocker().map(|line| blocker_rows(&line, terminal));
+        let update_bar = || {
+            bar.set_length(state.total);
+            bar.set_position(state.gone);
+            bar.set_message(state.message());
+        };
+        if blocker.is_none() {
+            update_bar();
+        }
+        let appears = blocker.is_some();
         match (blocker, self.blockers.get(node)) {
             (Some(line), Some(under)) => under.set_message(line),
             (Some(line), None) => {
@@ -561,6 +570,9 @@ impl Board {
                 }
             }
             (None, None) => {}
+        }
+        if appears {
+            update_bar();
         }
         // Keep what was reached: a node that timed out is not full. A
         // roll's node goes on past its drain.

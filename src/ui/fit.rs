@@ -154,9 +154,14 @@ fn second_column(header: &str) -> Option<usize> {
 }
 
 /// Whether a row has the gap before the second column where its header
-/// does: a table's rows do, the prose after it does not.
+/// does: a table's rows do, the prose after it does not. A row that ends
+/// before the second column is the table's only when it is one cell (no
+/// space in it): `node/n1: --timeout passed` after the table is prose.
 fn aligned(row: &str, at: usize) -> bool {
-    row.len() <= at || (row.is_char_boundary(at) && row[..at].ends_with("  "))
+    if row.len() <= at {
+        return !row.trim().contains(' ');
+    }
+    row.is_char_boundary(at) && row[..at].ends_with("  ")
 }
 
 /// A table's header: two or more upper-case words, nothing in lower case.
@@ -370,6 +375,29 @@ mod tests {
         assert!(
             short.contains("`kubectl maintain uncordon n1 n2`"),
             "{short}"
+        );
+    }
+
+    /// The prose right after a table is wrapped as prose, even a line
+    /// shorter than the table's first column (a short node's message).
+    #[test]
+    fn a_short_line_after_a_table_is_prose() {
+        let text = "\
+NODE                                                      STATUS      WAVES   TIME
+n0-gymfo                                                  timed out   user    4.0s
+n1-kbk5hp3hvo0s97s-iambg1i.4ti8bdu6lw2agri0up8vfs.ygncz   timed out   user    4.0s
+node/n0-gymfo: --timeout passed for this node
+";
+        let fitted = to_width(text, 43);
+        assert!(
+            fitted
+                .lines()
+                .all(|l| l.chars().count() <= 43 || !l.trim().contains(' ')),
+            "{fitted}"
+        );
+        assert!(
+            fitted.contains("node/n0-gymfo: --timeout passed for this\n"),
+            "{fitted}"
         );
     }
 

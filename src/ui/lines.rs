@@ -134,7 +134,9 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
         // Milliseconds are enough for people.
         let ts = format!("{}Z", &ts[..ts.len().saturating_sub(4)]);
         if let Some(line) = line(&e) {
-            crate::errln!("{ts} {line}");
+            // On a terminal (NO_COLOR, TERM=dumb: no bars), wrapped to it;
+            // in a pipe, whole, as a script reads it.
+            crate::errln!("{}", super::fit::for_stderr(format!("{ts} {line}")));
         }
     }
 }

@@ -158,8 +158,9 @@ fn case(seed: u64) -> Case {
         }
     }
     let width = 40 + r.below(211) as u16;
-    let env = match r.below(6) {
+    let env = match r.below(7) {
         0 => "TERM=dumb LANG=C.UTF-8",
+        6 => "TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1",
         1 | 2 => "TERM=xterm-256color LANG=C",
         _ => "TERM=xterm-256color LANG=C.UTF-8",
     };
@@ -297,13 +298,18 @@ fn is_status(row: &str) -> bool {
         && (t[9..].starts_with("nodes:") || t[9..].starts_with("pool:"))
 }
 
-/// The rows of the live frame on a screen: from the status line down.
+/// The rows of the live frame on a screen: from the status line down to
+/// the report, which starts at the margin (the frame's rows are indented).
 fn frame_rows(screen: &str) -> Vec<&str> {
     let rows: Vec<&str> = screen.lines().collect();
-    match rows.iter().position(|r| is_status(r)) {
-        Some(at) => rows[at..].to_vec(),
-        None => Vec::new(),
-    }
+    let Some(at) = rows.iter().position(|r| is_status(r)) else {
+        return Vec::new();
+    };
+    let end = rows[at + 1..]
+        .iter()
+        .position(|r| !r.starts_with(' ') && !r.trim().is_empty())
+        .map_or(rows.len(), |n| at + 1 + n);
+    rows[at..end].to_vec()
 }
 
 fn width_of(row: &str) -> usize {
@@ -432,6 +438,7 @@ fn check(case: &Case, c: &Cluster) -> Result<(), String> {
     let mut width = case.width;
     let mut resized_at = None;
     let mut shut = false;
+    let mut before_resize = None;
     let end = loop {
         let screen = t.screen_joined();
         if screen.contains("EXIT=") {
@@ -455,6 +462,10 @@ fn check(case: &Case, c: &Cluster) -> Result<(), String> {
             && resized_at.is_none()
             && started.elapsed() > Duration::from_millis(1500)
         {
+            // What was written so far was fitted to the old width.
+            let written = t.written_lines();
+            let last = written.lines().rfind(|r| !r.trim().is_empty());
+            before_resize = Some((last.unwrap_or_default().to_string(), width));
             t.resize(to);
             width = to;
             resized_at = Some(Instant::now());
@@ -494,13 +505,10 @@ fn check(case: &Case, c: &Cluster) -> Result<(), String> {
     let now = uids_now(c);
     if !case.json {
         report_names_what_is_left(&t, case.shuts_down.as_ref(), &before, &now)?;
-        if case.env.contains("TERM=dumb") {
-            return Ok(());
-        }
-        return report_fits(&t, width);
+        return report_fits(&t, width, before_resize.as_ref());
     }
     every_pod_once(&json_out, &before, &now, &end)?;
-    if case.env.contains("TERM=dumb") {
+    if case.env.contains("TERM=dumb") || case.env.contains("NO_COLOR") {
         // No bars there: the status line is the bars'.
         return Ok(());
     }
@@ -680,11 +688,25 @@ fn counts_add_up(json_out: &std::path::Path, end: &str) -> Result<(), String> {
 /// Every line written from the last frame on (the frame as it ended, and
 /// the report) fits the terminal, but for a word longer than a line (a
 /// long node name), which stands on a line of its own.
-fn report_fits(t: &Terminal, width: u16) -> Result<(), String> {
+/// Without bars (`TERM=dumb`, `NO_COLOR`) every line is checked, those
+/// written before a resize (`before_resize`: the last line written then,
+/// and the width) against the width they were written at.
+fn report_fits(
+    t: &Terminal,
+    width: u16,
+    before_resize: Option<&(String, u16)>,
+) -> Result<(), String> {
     let written = t.written_lines();
     let rows: Vec<&str> = written.lines().collect();
     let from = rows.iter().rposition(|r| is_status(r)).unwrap_or(0);
-    for row in &rows[from..] {
+    let resized_after = before_resize
+        .as_ref()
+        .and_then(|(last, _)| rows.iter().position(|r| r == last));
+    for (i, row) in rows.iter().enumerate().skip(from) {
+        let width = match (before_resize, resized_after) {
+            (Some((_, old)), Some(at)) if i <= at => *old,
+            _ => width,
+        };
         // A shell's continuation goes with the word it continues.
         let alone = !row.trim().trim_end_matches(" \\").contains(' ');
         if width_of(row) > usize::from(width) && !alone && !row.starts_with("EXIT=") {
