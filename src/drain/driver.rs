@@ -12,7 +12,7 @@ use kube::Api;
 use super::budgets::{self, Go, NodeBudgets, Signal, Spent};
 use super::context::DrainContext;
 
-use super::machine::{Answer, Change, Effect, Input, NodeMachine, Now};
+use super::machine::{Answer, Change, Effect, Eviction, Input, NodeMachine, Now};
 use super::pod_watch::{PodQuery, PodWatch};
 use crate::vocabulary::events::Event;
 use crate::vocabulary::outcome::NodeOutcome;
@@ -47,7 +47,7 @@ pub(crate) async fn drain_node(
         let mut held = Vec::new();
         for effect in effects.drain(..) {
             match effect {
-                evict @ Effect::Evict { .. } => {
+                Effect::Evict(evict) => {
                     if let Some(send) = send_or_hold(ctx, &mut budgets, evict, &mut held) {
                         inflight.push(send);
                     }
@@ -170,20 +170,17 @@ fn as_stream(watch: PodWatch) -> futures::stream::BoxStream<'static, Change> {
 fn send_or_hold<'a>(
     ctx: &'a DrainContext,
     budgets: &mut NodeBudgets,
-    evict: Effect,
+    evict: Eviction,
     held: &mut Vec<Input>,
 ) -> Option<futures::future::BoxFuture<'a, Input>> {
-    let Effect::Evict {
+    let Eviction {
         key,
         uid,
         handled_by,
         granted,
         group,
         budget_free,
-    } = evict
-    else {
-        unreachable!("an eviction")
-    };
+    } = evict;
     match budgets.ask(&key, granted.as_ref(), budget_free) {
         Go::Hold(budget) => {
             held.push(not_asked(key, uid, &budget));

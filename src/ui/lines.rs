@@ -129,6 +129,8 @@ pub(crate) fn retries(clients: &Clients) -> RetryLines {
 }
 
 pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
+    // Asked once: a pipe stays a pipe, a terminal's width is read a line.
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     while let Some(e) = rx.recv().await {
         let ts = kube_conventions::time::now_rfc3339_micros();
         // Milliseconds are enough for people.
@@ -136,7 +138,13 @@ pub(crate) async fn run(mut rx: mpsc::UnboundedReceiver<Event>) {
         if let Some(line) = line(&e) {
             // On a terminal (NO_COLOR, TERM=dumb: no bars), wrapped to it;
             // in a pipe, whole, as a script reads it.
-            crate::errln!("{}", super::fit::for_stderr(format!("{ts} {line}")));
+            let line = format!("{ts} {line}");
+            let line = if terminal {
+                super::fit::for_stderr(line)
+            } else {
+                line
+            };
+            crate::errln!("{line}");
         }
     }
 }

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use base64::Engine as _;
 
-use crate::harness::Cluster;
+use crate::harness::{Asked, Cluster, Run};
 use crate::scenario::Scenario;
 
 /// `openssl ARGS` in `dir`, which must succeed.
@@ -192,6 +192,39 @@ fn kubeconfig(c: &Cluster, name: &str, (crt, key): &(PathBuf, PathBuf), data: bo
     c.kubeconfig_with_user(name, &user)
 }
 
+/// The real kubectl (`auth whoami`) and ours (a server-side dry run of a
+/// drain) on kubeconfig `kc`: both let in as `user`, ours by its client
+/// certificate on every request (the request log says x509), changing
+/// nothing. Our run.
+fn both_let_in(c: &Cluster, kc: &str, user: &str, what: &str) -> Run {
+    let whoami = c.kubectl(&[
+        "auth",
+        "whoami",
+        "-o",
+        "jsonpath={.status.userInfo.username}",
+        "--kubeconfig",
+        kc,
+    ]);
+    whoami.success();
+    assert_eq!(whoami.stdout.trim(), user, "kubectl, {what}: {whoami:?}");
+    let mark = c.mark();
+    let ours = c.maintain(&[
+        "drain",
+        "n1",
+        "--dry-run=server",
+        "--ignore-daemonsets",
+        "--kubeconfig",
+        kc,
+    ]);
+    assert_eq!(ours.code, 0, "ours, {what}: {ours:?}");
+    let asked = c.assert_asked(mark, Asked::NoWrite, what);
+    assert!(
+        !asked.is_empty() && asked.iter().all(|e| e.auth == "x509" && e.status < 400),
+        "{what}: {asked:?}"
+    );
+    ours
+}
+
 #[test]
 fn every_kind_of_client_certificate_lets_both_in_as_its_user() {
     let c = Scenario::new().node("n1").deployment("web", 1).start(33);
@@ -202,35 +235,7 @@ fn every_kind_of_client_certificate_lets_both_in_as_its_user() {
         let pair = certificate(dir, kind, &user, "ca", "1");
         let kc = kubeconfig(&c, &format!("{name}.conf"), &pair, kind % 2 == 0);
         let kc = kc.to_str().unwrap();
-        let whoami = c.kubectl(&[
-            "auth",
-            "whoami",
-            "-o",
-            "jsonpath={.status.userInfo.username}",
-            "--kubeconfig",
-            kc,
-        ]);
-        whoami.success();
-        assert_eq!(whoami.stdout.trim(), user, "kubectl, {name}: {whoami:?}");
-        let mark = c.mark();
-        let ours = c.maintain(&[
-            "drain",
-            "n1",
-            "--dry-run=server",
-            "--ignore-daemonsets",
-            "--kubeconfig",
-            kc,
-        ]);
-        assert_eq!(ours.code, 0, "ours, {name}: {ours:?}");
-        let asked: Vec<_> = c.requests()[mark..]
-            .iter()
-            .filter(|e| e.user_agent.starts_with("kubectl-maintain/"))
-            .cloned()
-            .collect();
-        assert!(
-            !asked.is_empty() && asked.iter().all(|e| e.auth == "x509" && e.status < 400),
-            "{name}: {asked:?}"
-        );
+        both_let_in(&c, kc, &user, name);
     }
 }
 
@@ -301,43 +306,9 @@ fn an_exec_plugins_client_certificate_lets_both_in_as_its_user() {
     let plugin = dir.join("cert-plugin.sh");
     std::fs::write(&plugin, format!("#!/bin/sh\ncat <<'EOF'\n{answer}\nEOF\n")).unwrap();
     std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let kc = c.kubeconfig_with_user(
-        "cert-plugin.conf",
-        &format!(
-            "{{exec: {{apiVersion: client.authentication.k8s.io/v1, command: \"{}\", interactiveMode: Never}}}}",
-            plugin.display()
-        ),
-    );
+    let kc = crate::credentials::exec_kubeconfig(&c, "cert-plugin.conf", &plugin);
     let kc = kc.to_str().unwrap();
-    let whoami = c.kubectl(&[
-        "auth",
-        "whoami",
-        "-o",
-        "jsonpath={.status.userInfo.username}",
-        "--kubeconfig",
-        kc,
-    ]);
-    whoami.success();
-    assert_eq!(whoami.stdout.trim(), "plugged", "{whoami:?}");
-    let mark = c.mark();
-    let ours = c.maintain(&[
-        "drain",
-        "n1",
-        "--dry-run=server",
-        "--ignore-daemonsets",
-        "--kubeconfig",
-        kc,
-    ]);
-    assert_eq!(ours.code, 0, "{ours:?}");
-    let asked: Vec<_> = c.requests()[mark..]
-        .iter()
-        .filter(|e| e.user_agent.starts_with("kubectl-maintain/"))
-        .cloned()
-        .collect();
-    assert!(
-        !asked.is_empty() && asked.iter().all(|e| e.auth == "x509" && e.status < 400),
-        "{asked:?}"
-    );
+    let ours = both_let_in(&c, kc, "plugged", "an exec plugin's certificate");
     let secret = std::fs::read_to_string(&key).unwrap();
     let body = secret.lines().nth(1).unwrap();
     assert!(

@@ -36,7 +36,7 @@ fn plugin(dir: &Path, revoke_first: bool) -> (PathBuf, PathBuf) {
 }
 
 /// A kubeconfig for the sandbox whose user's credential is `plugin`.
-fn exec_kubeconfig(c: &Cluster, name: &str, plugin: &Path) -> PathBuf {
+pub(crate) fn exec_kubeconfig(c: &Cluster, name: &str, plugin: &Path) -> PathBuf {
     c.kubeconfig_with_user(
         name,
         &format!(

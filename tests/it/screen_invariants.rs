@@ -390,10 +390,6 @@ fn frame_says_why(frame: &[&str]) -> Result<(), String> {
         from += 1;
     }
     for (i, row) in frame.iter().enumerate().skip(from) {
-        // The frame's rows are indented; the report starts at the margin.
-        if !row.starts_with(' ') {
-            break;
-        }
         if let Some(at) = row.find("waiting") {
             let after = &row[at + "waiting".len()..];
             if !(after.starts_with(": ") || after.starts_with(" for ")) {

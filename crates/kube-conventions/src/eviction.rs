@@ -9,9 +9,10 @@
 pub const MULTIPLE_BUDGETS: &str = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.";
 
 /// Does the API let this pod go without asking its budgets? `phase` is
-/// its `status.phase`, `terminating` whether it has a deletionTimestamp.
-pub fn ignores_budget(phase: Option<&str>, terminating: bool) -> bool {
-    terminating || matches!(phase, Some("Succeeded" | "Failed" | "Pending"))
+/// its `status.phase` (empty when unknown), `terminating` whether it has a
+/// deletionTimestamp.
+pub fn ignores_budget(phase: &str, terminating: bool) -> bool {
+    terminating || matches!(phase, "Succeeded" | "Failed" | "Pending")
 }
 
 /// Is this refusal the one of a pod two budgets select?
@@ -26,11 +27,11 @@ mod tests {
     #[test]
     fn ended_unstarted_and_terminating_pods_go_without_their_budget() {
         for phase in ["Succeeded", "Failed", "Pending"] {
-            assert!(ignores_budget(Some(phase), false), "{phase}");
+            assert!(ignores_budget(phase, false), "{phase}");
         }
-        assert!(ignores_budget(Some("Running"), true));
-        assert!(!ignores_budget(Some("Running"), false));
-        assert!(!ignores_budget(None, false), "unknown: the budget decides");
+        assert!(ignores_budget("Running", true));
+        assert!(!ignores_budget("Running", false));
+        assert!(!ignores_budget("", false), "unknown: the budget decides");
         assert!(is_multiple_budgets(MULTIPLE_BUDGETS));
     }
 }

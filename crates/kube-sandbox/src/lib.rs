@@ -232,8 +232,8 @@ impl Sandbox {
             .is_some_and(request_log::RequestLog::failed)
     }
 
-    /// Its URL, for a kubeconfig or a client.
-    /// Its URL, with the path it is served under (`pathPrefix`), if any.
+    /// Its URL, for a kubeconfig or a client, with the path it is served
+    /// under (`pathPrefix`), if any.
     pub fn url(&self) -> String {
         format!("https://{}{}", self.addr, self.shared.path_prefix())
     }

@@ -40,7 +40,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::Pod;
 use tokio::time::Instant;
 
-pub(crate) use effect::Effect;
+pub(crate) use effect::{Effect, Eviction};
 use hold_log::HoldLog;
 pub(crate) use input::{Answer, Change, Input, Now};
 use member::{Member, State};

@@ -127,7 +127,7 @@ fn evicted(effects: &[Effect]) -> Vec<String> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Evict { key, .. } => Some(key.name.clone()),
+            Effect::Evict(e) => Some(e.key.name.clone()),
             _ => None,
         })
         .collect()
@@ -872,7 +872,7 @@ fn a_shutdown_asks_again_at_once_for_the_pods_a_budget_holds() {
     let free: Vec<bool> = asked
         .iter()
         .filter_map(|e| match e {
-            Effect::Evict { budget_free, .. } => Some(*budget_free),
+            Effect::Evict(e) => Some(e.budget_free),
             _ => None,
         })
         .collect();
@@ -904,9 +904,7 @@ fn a_failed_pod_is_asked_for_without_the_budgets_turn() {
     let free: Vec<(String, bool)> = started
         .iter()
         .filter_map(|e| match e {
-            Effect::Evict {
-                key, budget_free, ..
-            } => Some((key.name.clone(), *budget_free)),
+            Effect::Evict(e) => Some((e.key.name.clone(), e.budget_free)),
             _ => None,
         })
         .collect();

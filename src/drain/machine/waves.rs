@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::member::{Member, State};
-use super::{Effect, NodeMachine, Running};
+use super::{Effect, Eviction, NodeMachine, Running};
 use crate::policy::classify::{WaitReason, claim_names};
 use crate::policy::node_health::NodeDown;
 use crate::vocabulary::events::Event;
@@ -151,6 +151,7 @@ impl NodeMachine {
             let granted = self.granted.remove(&key);
             let group = crate::drain::evict::gang::group_of(&m.pod);
             let phase = m.pod.status.as_ref().and_then(|s| s.phase.as_deref());
+            let phase = phase.unwrap_or_default();
             let budget_free = self.down.as_ref().is_some_and(NodeDown::shutting_down)
                 || kube_conventions::eviction::ignores_budget(
                     phase,
@@ -158,14 +159,14 @@ impl NodeMachine {
                 );
             // A grouped pod goes through the eviction subresource.
             m.requested |= self.settings.by_request && group.is_none();
-            self.effects.push(Effect::Evict {
+            self.effects.push(Effect::Evict(Eviction {
                 key,
                 uid,
                 handled_by,
                 granted,
                 group,
                 budget_free,
-            });
+            }));
         }
     }
 

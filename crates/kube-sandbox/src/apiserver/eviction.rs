@@ -68,9 +68,7 @@ pub(crate) fn evict(
     };
     deletion::check_preconditions(Resource::Pods, &pod, &opts)?;
 
-    let phase = pods::phase(&pod);
-    let phase = (!phase.is_empty()).then_some(phase);
-    if kube_conventions::eviction::ignores_budget(phase, pods::is_terminating(&pod)) {
+    if kube_conventions::eviction::ignores_budget(pods::phase(&pod), pods::is_terminating(&pod)) {
         return delete_evicted(store, pod_key, &opts, false);
     }
     // Validating webhooks run before the budget is looked at
