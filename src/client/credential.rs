@@ -10,7 +10,10 @@
 //! tokens ran it for nearly every request; and it sends a token file's
 //! trailing newline. Here every client of the process (a drain's, a
 //! roll's, an in-cluster Job's) shares one [`Credential`] behind a tower
-//! layer that sets `Authorization` on each request.
+//! layer that sets `Authorization` on each request. A plugin that answers
+//! with a client certificate changes the connections instead: each new
+//! certificate is a new [`Identity`], on which the client's connections
+//! are made again (connections.rs).
 
 use std::sync::{Arc, Mutex as StdMutex};
 use std::task::{Context, Poll};
@@ -33,7 +36,10 @@ enum Source {
 
 /// The token in hand, and until when it holds.
 struct Cached {
-    token: SecretString,
+    /// None for a plugin that answered with a client certificate alone.
+    token: Option<SecretString>,
+    /// Which fetch made it (a 401 names the fetch it refused).
+    fetch: u32,
     /// An exec credential's `expirationTimestamp`; none: until a 401.
     expires: Option<Timestamp>,
     /// A token file's modification time and length when read.
@@ -42,12 +48,28 @@ struct Cached {
     looked: Instant,
 }
 
-/// What a plugin gave besides a token: a client certificate, which the
-/// TLS connection takes when the clients are built.
+/// What a plugin gave besides a token: a client certificate and its key,
+/// PEM, which the TLS connections present.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Identity {
     pub(crate) certificate: Option<String>,
-    pub(crate) key: Option<String>,
+    pub(crate) key: Option<SecretString>,
+}
+
+impl Identity {
+    fn same(&self, other: &Identity) -> bool {
+        self.certificate == other.certificate
+            && self.key.as_ref().map(ExposeSecret::expose_secret)
+                == other.key.as_ref().map(ExposeSecret::expose_secret)
+    }
+}
+
+/// What a request carries from the credential: the `Authorization` header
+/// (none for a client certificate alone), and which fetch gave it.
+#[derive(Debug)]
+pub(crate) struct Sent {
+    pub(crate) header: Option<HeaderValue>,
+    fetch: u32,
 }
 
 /// One credential, shared by every client of the process.
@@ -56,6 +78,9 @@ pub(crate) struct Credential {
     cached: tokio::sync::Mutex<Option<Cached>>,
     /// How many times the plugin ran or the file was read (tests, lines).
     fetches: StdMutex<u32>,
+    /// The client certificate the connections present, and how many
+    /// times it changed.
+    identity: StdMutex<(u64, Identity)>,
 }
 
 impl Credential {
@@ -72,40 +97,43 @@ impl Credential {
             source,
             cached: tokio::sync::Mutex::new(None),
             fetches: StdMutex::new(0),
+            identity: StdMutex::new((0, Identity::default())),
         }
     }
 
-    /// The `Authorization` header, from the cache while it holds.
-    pub(crate) async fn header(&self) -> Result<HeaderValue, CredentialError> {
+    /// What the next request carries, from the cache while it holds.
+    pub(crate) async fn header(&self) -> Result<Sent, CredentialError> {
         let mut cached = self.cached.lock().await;
         if let Some(c) = cached.as_mut()
             && self.still_holds(c)
         {
-            return bearer(&c.token);
+            return sent(c);
         }
-        let (fresh, _) = self.fetch().await?;
-        let header = bearer(&fresh.token);
+        let fresh = self.fetch().await?;
+        let sent = sent(&fresh);
         *cached = Some(fresh);
-        header
+        sent
     }
 
     /// The first fetch, before any client is built: a plugin may answer
-    /// with a client certificate, which only the connection can use.
-    pub(crate) async fn first(&self) -> Result<Identity, CredentialError> {
+    /// with a client certificate, which the connections present.
+    pub(crate) async fn first(&self) -> Result<(), CredentialError> {
         let mut cached = self.cached.lock().await;
-        let (fresh, identity) = self.fetch().await?;
-        *cached = Some(fresh);
-        Ok(identity)
+        *cached = Some(self.fetch().await?);
+        Ok(())
     }
 
-    /// The server refused `sent` (401): the next request fetches again,
-    /// once, unless another request already did.
-    pub(crate) async fn refused(&self, sent: &HeaderValue) {
+    /// The client certificate to connect with, and its generation: one
+    /// more each time a fetch brought another.
+    pub(crate) fn identity(&self) -> (u64, Identity) {
+        self.identity.lock().expect("identity").clone()
+    }
+
+    /// The server refused what `sent` carried (401): the next request
+    /// fetches again, once, unless another request already did.
+    pub(crate) async fn refused(&self, sent: &Sent) {
         let mut cached = self.cached.lock().await;
-        if cached
-            .as_ref()
-            .is_some_and(|c| bearer(&c.token).is_ok_and(|h| h == sent))
-        {
+        if cached.as_ref().is_some_and(|c| c.fetch == sent.fetch) {
             *cached = None;
         }
     }
@@ -124,16 +152,27 @@ impl Credential {
         }
     }
 
-    async fn fetch(&self) -> Result<(Cached, Identity), CredentialError> {
-        *self.fetches.lock().expect("fetches") += 1;
+    async fn fetch(&self) -> Result<Cached, CredentialError> {
+        let fetch = {
+            let mut n = self.fetches.lock().expect("fetches");
+            *n += 1;
+            *n
+        };
         match &self.source {
             Source::Exec(config) => {
                 let config = config.as_ref().clone();
-                tokio::task::spawn_blocking(move || run_plugin(&config))
-                    .await
-                    .map_err(|_| {
-                        CredentialError(Credentials::Other("the plugin did not finish".into()))
-                    })?
+                let (mut cached, identity) =
+                    tokio::task::spawn_blocking(move || run_plugin(&config))
+                        .await
+                        .map_err(|_| {
+                            CredentialError(Credentials::Other("the plugin did not finish".into()))
+                        })??;
+                cached.fetch = fetch;
+                let mut current = self.identity.lock().expect("identity");
+                if !current.1.same(&identity) {
+                    *current = (current.0 + 1, identity);
+                }
+                Ok(cached)
             }
             Source::File(path) => {
                 let read = |e: std::io::Error| {
@@ -151,15 +190,13 @@ impl Credential {
                         why: "the file holds no token".into(),
                     }));
                 }
-                Ok((
-                    Cached {
-                        token: token.into(),
-                        expires: None,
-                        stamp,
-                        looked: Instant::now(),
-                    },
-                    Identity::default(),
-                ))
+                Ok(Cached {
+                    token: Some(token.into()),
+                    fetch,
+                    expires: None,
+                    stamp,
+                    looked: Instant::now(),
+                })
             }
         }
     }
@@ -174,6 +211,13 @@ impl Credential {
 fn file_stamp(path: &std::path::Path) -> Option<(SystemTime, u64)> {
     let meta = std::fs::metadata(path).ok()?;
     Some((meta.modified().ok()?, meta.len()))
+}
+
+fn sent(c: &Cached) -> Result<Sent, CredentialError> {
+    Ok(Sent {
+        header: c.token.as_ref().map(bearer).transpose()?,
+        fetch: c.fetch,
+    })
 }
 
 fn bearer(token: &SecretString) -> Result<HeaderValue, CredentialError> {
@@ -255,7 +299,7 @@ fn run_plugin(config: &ExecConfig) -> Result<(Cached, Identity), CredentialError
     };
     let identity = Identity {
         certificate: text("clientCertificateData"),
-        key: text("clientKeyData"),
+        key: text("clientKeyData").map(SecretString::from),
     };
     let token = text("token");
     if token.is_none() && identity.certificate.is_none() {
@@ -270,7 +314,8 @@ fn run_plugin(config: &ExecConfig) -> Result<(Cached, Identity), CredentialError
     };
     Ok((
         Cached {
-            token: token.unwrap_or_default().into(),
+            token: token.map(SecretString::from),
+            fetch: 0,
             expires,
             stamp: None,
             looked: Instant::now(),
@@ -323,11 +368,13 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         Box::pin(async move {
-            let header = credential.header().await?;
-            request.headers_mut().insert(AUTHORIZATION, header.clone());
+            let sent = credential.header().await?;
+            if let Some(header) = &sent.header {
+                request.headers_mut().insert(AUTHORIZATION, header.clone());
+            }
             let response = inner.call(request).await.map_err(Into::into)?;
             if response.status() == StatusCode::UNAUTHORIZED {
-                credential.refused(&header).await;
+                credential.refused(&sent).await;
             }
             Ok(response)
         })
@@ -375,18 +422,56 @@ mod tests {
                 r#"echo '{{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{{"token":"t1","expirationTimestamp":"{later}"}}}}'"#
             ),
         ));
+        let bearer = |sent: &Sent| sent.header.clone().unwrap();
+        let first = c.header().await.unwrap();
         for _ in 0..5 {
-            assert_eq!(c.header().await.unwrap(), "Bearer t1");
+            assert_eq!(bearer(&c.header().await.unwrap()), "Bearer t1");
         }
         assert_eq!(c.fetches(), 1);
-        // A 401 for another token changes nothing; for this one, one run.
-        c.refused(&HeaderValue::from_static("Bearer other")).await;
+        // A 401 for this fetch's token: one run, which a second 401 for
+        // the same (older) fetch does not repeat.
+        c.refused(&first).await;
         c.header().await.unwrap();
-        assert_eq!(c.fetches(), 1);
-        c.refused(&HeaderValue::from_static("Bearer t1")).await;
+        assert_eq!(c.fetches(), 2);
+        c.refused(&first).await;
         c.header().await.unwrap();
         c.header().await.unwrap();
         assert_eq!(c.fetches(), 2);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_plugins_certificate_is_a_new_identity_only_when_it_changes() {
+        let d = dir("cert");
+        let past = (Timestamp::now() - Duration::from_secs(1)).to_string();
+        // Each run answers the certificate the file holds, already expired.
+        let held = d.join("cert.pem");
+        std::fs::write(&held, "CERT-1").unwrap();
+        let c = Credential::exec(plugin(
+            &d,
+            &format!(
+                r#"printf '{{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{{"clientCertificateData":"%s","clientKeyData":"KEY","expirationTimestamp":"{past}"}}}}' "$(cat {})""#,
+                held.display()
+            ),
+        ));
+        assert_eq!(c.identity().0, 0);
+        c.first().await.unwrap();
+        let (generation, identity) = c.identity();
+        assert_eq!(
+            (generation, identity.certificate.as_deref()),
+            (1, Some("CERT-1"))
+        );
+        let sent = c.header().await.unwrap();
+        assert!(sent.header.is_none(), "no token, no Authorization");
+        assert_eq!(c.identity().0, 1, "the same certificate again");
+        std::fs::write(&held, "CERT-2").unwrap();
+        c.header().await.unwrap();
+        let (generation, identity) = c.identity();
+        assert_eq!(
+            (generation, identity.certificate.as_deref()),
+            (2, Some("CERT-2"))
+        );
+        assert_eq!(c.fetches(), 3);
         std::fs::remove_dir_all(&d).unwrap();
     }
 
@@ -427,10 +512,11 @@ mod tests {
         let path = d.join("token");
         std::fs::write(&path, "tok-1\n").unwrap();
         let c = Credential::file(&path);
-        assert_eq!(c.header().await.unwrap(), "Bearer tok-1");
+        let bearer = |sent: Sent| sent.header.unwrap();
+        assert_eq!(bearer(c.header().await.unwrap()), "Bearer tok-1");
         std::fs::write(&path, "tok-22\n").unwrap();
         tokio::time::sleep(Duration::from_millis(1100)).await;
-        assert_eq!(c.header().await.unwrap(), "Bearer tok-22");
+        assert_eq!(bearer(c.header().await.unwrap()), "Bearer tok-22");
         assert_eq!(c.fetches(), 2);
         std::fs::remove_file(&path).unwrap();
         let e = Credential::file(&path).header().await.unwrap_err();

@@ -1,7 +1,8 @@
 //! Kubernetes clients from a kubeconfig, as kubectl would pick it
 //! (kubeconfig.rs), through the proxy kubectl would use
 //! (crate::outbound::proxy), with one credential for every client of the
-//! process (credential.rs), one retry policy (retry.rs) that knows which
+//! process (credential.rs), connections made again for a plugin's new
+//! client certificate (connections.rs), one retry policy (retry.rs) that knows which
 //! failures are final (failure.rs), and a wait on a silent server said
 //! (silence.rs).
 
@@ -16,6 +17,7 @@ use tower::retry::RetryLayer;
 use flags::ClusterArgs;
 use retry::{Retried, RetryPolicy};
 
+mod connections;
 pub(crate) mod credential;
 pub(crate) mod failure;
 pub(crate) mod flags;
@@ -234,8 +236,9 @@ fn shared_credential(
 
 /// Takes the user's exec plugin or token file from what kube would run or
 /// read itself, for the one shared credential; its first fetch is made
-/// here (a plugin may answer with a client certificate, which only the
-/// connection can use). An inline token wins over a file, as in client-go.
+/// here (a plugin may answer with a client certificate, which the
+/// connections present: connections.rs). An inline token wins over a
+/// file, as in client-go.
 async fn take_credential(
     config: &mut kube::Config,
 ) -> Result<Option<std::sync::Arc<credential::Credential>>, kube::Error> {
@@ -254,16 +257,10 @@ async fn take_credential(
         return Ok(None);
     };
     if fresh {
-        use base64::Engine as _;
-        let identity = credential
+        credential
             .first()
             .await
             .map_err(|e| kube::Error::Service(Box::new(e)))?;
-        let b64 = |pem: String| base64::engine::general_purpose::STANDARD.encode(pem);
-        if let (Some(cert), Some(key)) = (identity.certificate, identity.key) {
-            info.client_certificate_data = Some(b64(cert));
-            info.client_key_data = Some(b64(key).into());
-        }
     }
     Ok(Some(credential))
 }
@@ -293,14 +290,14 @@ async fn from_config(
     // kubectl's words (crate::vocabulary::api_error), with no context of ours.
     let credential = take_credential(&mut config).await?;
     let refreshes = credential.is_some();
-    let auth = credential.map(credential::AuthLayer);
+    let auth = credential.clone().map(credential::AuthLayer);
     // The retry layer sends a request again through a clone of the service
     // below it, and the credential's layer answers a request from a clone:
     // a buffer makes the boxed stack cloneable. A retried request takes
     // the credential again, fresh after a 401.
-    let base = || match config.proxy_url.as_ref().and_then(socks_login::login_of) {
-        Some((proxy, user, password)) => socks_login::builder(&config, proxy, user, password),
-        None => kube::client::ClientBuilder::try_from(config.clone()),
+    let base = || {
+        connections::Connections::new(config.clone(), credential.clone())
+            .map(|c| kube::client::ClientBuilder::new(c, config.default_namespace.clone()))
     };
     // Without --request-timeout an answer is waited for as client-go waits
     // for kubectl's first requests (crate::client::silence).

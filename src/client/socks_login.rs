@@ -12,7 +12,7 @@ use http::Uri;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::connect::proxy::SocksV5;
 use hyper_util::rt::TokioExecutor;
-use kube::client::{ClientBuilder, ConfigExt, DynBody};
+use kube::client::{ConfigExt, DynBody};
 use tower::util::BoxService;
 use tower::{BoxError, ServiceBuilder, ServiceExt as _};
 
@@ -33,16 +33,18 @@ pub(crate) fn login_of(proxy: &Uri) -> Option<(Uri, String, String)> {
     Some((bare, user, password))
 }
 
-type Service =
+/// kube's stack under a client's own layers (its builder's
+/// `GenericService`, which kube does not export).
+pub(crate) type Stack =
     BoxService<http::Request<kube::client::Body>, http::Response<Box<DynBody>>, BoxError>;
 
 /// kube's client stack, through a SOCKS5 proxy that takes a login.
-pub(crate) fn builder(
+pub(crate) fn stack(
     config: &kube::Config,
     proxy: Uri,
     user: String,
     password: String,
-) -> Result<ClientBuilder<Service>, kube::Error> {
+) -> Result<Stack, kube::Error> {
     let mut dial = HttpConnector::new();
     dial.enforce_http(false);
     let socks = SocksV5::new(proxy, dial).with_auth(user, password);
@@ -70,10 +72,7 @@ pub(crate) fn builder(
                 Box::new(http_body_util::BodyExt::map_err(body, BoxError::from)) as Box<DynBody>
             })
         });
-    Ok(ClientBuilder::new(
-        BoxService::new(service),
-        config.default_namespace.clone(),
-    ))
+    Ok(BoxService::new(service))
 }
 
 #[cfg(test)]

@@ -36,6 +36,10 @@ pub struct Entry {
     /// The kind of credentials sent (`x509`, `bearer`, `basic`, `none`), never their value.
     #[serde(default)]
     pub auth: String,
+    /// The user the request acts as: the one its credentials name, or the
+    /// one it impersonates; empty when it was refused before that.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub user: String,
     /// Bytes of the request body.
     pub request_bytes: u64,
     /// Bytes of the response body as sent (for a watch, what was

@@ -22,6 +22,7 @@ pub(super) struct Audit {
     impersonate_user: String,
     impersonate_groups: Vec<String>,
     auth: String,
+    user: String,
     request_bytes: u64,
     started: Instant,
 }
@@ -55,9 +56,15 @@ impl Audit {
                     .next()
                     .map_or_else(|| "none".to_string(), str::to_lowercase)
             },
+            user: String::new(),
             request_bytes: request_bytes as u64,
             started: Instant::now(),
         }
+    }
+
+    /// Who the request was authenticated as.
+    pub(super) fn authenticated(&mut self, user: &str) {
+        self.user = user.to_string();
     }
 
     /// The body as read: its size replaces the size the headers declared.
@@ -90,6 +97,7 @@ impl Audit {
                 impersonate_user: self.impersonate_user.clone(),
                 impersonate_groups: self.impersonate_groups.clone(),
                 auth: self.auth.clone(),
+                user: self.user.clone(),
                 request_bytes: self.request_bytes,
                 response_bytes,
                 content_encoding: encoding.unwrap_or_default().to_string(),

@@ -49,10 +49,13 @@ use tokio::net::TcpListener;
 use tokio::sync::watch as tokio_watch;
 
 use crate::api_error::ApiError;
-use crate::auth::UserInfo;
+use crate::auth::x509::Presented;
 use crate::shared::Shared;
 use audit::{Audit, header_str};
 use response::Body;
+
+/// The certificates a client presented in its handshake, leaf first.
+type ClientChain = Arc<Vec<rustls::pki_types::CertificateDer<'static>>>;
 
 /// Runs until `shutdown` turns true.
 pub(crate) async fn serve(
@@ -75,14 +78,12 @@ pub(crate) async fn serve(
                     // A failed handshake (a client that distrusts the CA)
                     // ends the connection; the client says why.
                     if let Ok(stream) = tls.acceptor.accept(stream).await {
-                        // Verified in the handshake; read once a connection.
+                        // Taken as presented; verified at each request.
                         let client = stream
                             .get_ref()
                             .1
                             .peer_certificates()
-                            .and_then(|chain| chain.first())
-                            .and_then(|leaf| crate::auth::x509::user_of(leaf))
-                            .map(Arc::new);
+                            .map(|chain| Arc::new(chain.to_vec()));
                         let io = TokioIo::new(stream);
                         connection(io, shared.clone(), client, conn_shutdown).await;
                     }
@@ -94,11 +95,11 @@ pub(crate) async fn serve(
 }
 
 /// One client's connection, served until it closes or the server stops;
-/// `client` is the user its client certificate names.
+/// `client` is the certificate chain it presented.
 async fn connection<I>(
     io: I,
     shared: Arc<Shared>,
-    client: Option<Arc<UserInfo>>,
+    client: Option<ClientChain>,
     mut shutdown: tokio_watch::Receiver<bool>,
 ) where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
@@ -142,15 +143,22 @@ pub(crate) const MAX_REQUEST_BODY: u64 = 3 * 1024 * 1024;
 /// read only up to [`MAX_REQUEST_BODY`].
 async fn handle(
     shared: Arc<Shared>,
-    client: Option<Arc<UserInfo>>,
+    client: Option<ClientChain>,
     req: Request<Incoming>,
 ) -> Response<Body> {
     let (mut parts, body) = req.into_parts();
+    let presented = match (&client, &shared.tls) {
+        (Some(chain), Some(tls)) => {
+            crate::auth::x509::authenticate(chain, |chain, now| tls.verify(chain, now))
+        }
+        _ => Presented::Nothing,
+    };
+    let x509 = matches!(presented, Presented::User(_));
     // Behind a path prefix (a Rancher-like proxy), served without it.
     let prefix = shared.path_prefix();
     if !prefix.is_empty() {
         let Some(uri) = unprefixed(&parts.uri, prefix) else {
-            let audit = Audit::of(&parts, 0, client.is_some());
+            let audit = Audit::of(&parts, 0, x509);
             let e = ApiError::new(
                 404,
                 "NotFound",
@@ -166,14 +174,15 @@ async fn handle(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     // Logged with the size declared until the body is read.
-    let mut audit = Audit::of(&parts, declared.map_or(0, |n| n as usize), client.is_some());
+    let mut audit = Audit::of(&parts, declared.map_or(0, |n| n as usize), x509);
     if let Some(e) = filters::refuse_any(&shared) {
         return response::error(&shared, &audit, &e);
     }
-    let identity = match crate::auth::authenticate(&shared, &parts, client.as_deref()) {
+    let identity = match crate::auth::authenticate(&shared, &parts, presented) {
         Ok(identity) => identity,
         Err(e) => return response::error(&shared, &audit, &e),
     };
+    audit.authenticated(identity.name());
     let body = match read_body(body, declared).await {
         Ok(body) => body,
         Err(e) => return response::error(&shared, &audit, &e),

@@ -6,19 +6,26 @@
 //! in a pod, `/var/run/secrets/kubernetes.io/serviceaccount/ca.crt`.
 //!
 //! The same CA is the client CA (`--client-ca-file`, as kubeadm's
-//! `ca.crt` is both): a client may present a certificate it signed, which
-//! the handshake verifies (an expired one is refused with the alert
-//! kubectl words `remote error: tls: expired certificate`), and the x509
-//! authenticator reads (auth/x509.rs). A client without one is asked for
-//! nothing more.
+//! `ca.crt` is both). As kube-apiserver serves
+//! (staging/src/k8s.io/apiserver/pkg/server/secure_serving.go: Go's
+//! `tls.RequestClientCert` whenever a client CA is set), the handshake asks
+//! for a client certificate, takes any, and checks only that the client
+//! holds its key; the x509 authenticator verifies it against the CA, at
+//! the current time, on every request (auth/x509.rs), so a certificate
+//! that expires while its connection is open is refused from then on, and
+//! an expired or unknown one is a 401, not a failed handshake. A client
+//! without one is asked for nothing more.
 
 use std::sync::Arc;
 
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
 };
-use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::DistinguishedName;
+use rustls::client::danger::HandshakeSignatureValid;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, UnixTime};
 use rustls::server::WebPkiClientVerifier;
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use tokio_rustls::TlsAcceptor;
 
 /// The CA clients trust, and the acceptor that serves with its certificate.
@@ -29,6 +36,8 @@ pub(crate) struct Tls {
     /// client certificates.
     pub(crate) ca_key_pem: String,
     pub(crate) acceptor: TlsAcceptor,
+    /// The client CA's verifier, which each request's certificate passes.
+    clients: Arc<dyn ClientCertVerifier>,
 }
 
 /// Why TLS could not be set up (never expected: the keys are made here).
@@ -86,7 +95,7 @@ impl Tls {
                 .map_err(|e| TlsError::Rustls(rustls::Error::General(e.to_string())))?;
         let config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()?
-            .with_client_cert_verifier(clients)
+            .with_client_cert_verifier(Arc::new(RequestClientCert(clients.clone())))
             .with_single_cert(
                 vec![cert.der().clone(), ca.der().clone()],
                 PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
@@ -95,7 +104,69 @@ impl Tls {
             ca_pem: ca.pem(),
             ca_key_pem,
             acceptor: TlsAcceptor::from(Arc::new(config)),
+            clients,
         })
+    }
+
+    /// Whether the client CA signed `chain`'s first certificate for client
+    /// authentication and it holds at `now`.
+    pub(crate) fn verify(&self, chain: &[CertificateDer<'static>], now: UnixTime) -> bool {
+        chain.split_first().is_some_and(|(leaf, intermediates)| {
+            self.clients
+                .verify_client_cert(leaf, intermediates, now)
+                .is_ok()
+        })
+    }
+}
+
+/// Go's `tls.RequestClientCert`: a certificate is asked for (naming the
+/// client CA) and any is taken; the handshake's signature proves the
+/// client holds its key, checked as the CA's verifier checks it.
+#[derive(Debug)]
+struct RequestClientCert(Arc<dyn ClientCertVerifier>);
+
+impl ClientCertVerifier for RequestClientCert {
+    fn offer_client_auth(&self) -> bool {
+        true
+    }
+
+    fn client_auth_mandatory(&self) -> bool {
+        false
+    }
+
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        self.0.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _now: UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        Ok(ClientCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.supported_verify_schemes()
     }
 }
 

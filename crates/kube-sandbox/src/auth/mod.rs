@@ -111,13 +111,14 @@ pub(crate) fn combined(resource: &str, subresource: &str) -> String {
     }
 }
 
-/// The request's identity (`client`: the user of the connection's client
-/// certificate, if it presented one); an error for a token that no longer
-/// authenticates (401) or an impersonation not allowed (403).
+/// The request's identity (`client`: what the connection's client
+/// certificate says, verified now); an error for a token that no longer
+/// authenticates or a certificate refused with no token to go on to (401),
+/// or an impersonation not allowed (403).
 pub(crate) fn authenticate(
     shared: &Shared,
     parts: &Parts,
-    client: Option<&UserInfo>,
+    client: x509::Presented,
 ) -> Result<Identity, ApiError> {
     let header = |name: &str| {
         parts
@@ -131,9 +132,11 @@ pub(crate) fn authenticate(
     let unauthorized = || ApiError::new(401, "Unauthorized", "Unauthorized");
     let bearer = header("authorization");
     let identity = match (client, bearer.first().map(String::as_str)) {
-        (Some(user), _) => Identity::User(user.clone()),
-        (None, None) => Identity::User(anonymous()),
-        (None, Some(a)) => match a.strip_prefix("Bearer ") {
+        (x509::Presented::User(user), _) => Identity::User(user),
+        // The union's error stands when nothing else authenticates.
+        (x509::Presented::Refused, None) => return Err(unauthorized()),
+        (x509::Presented::Nothing, None) => Identity::User(anonymous()),
+        (_, Some(a)) => match a.strip_prefix("Bearer ") {
             Some(token) if token == shared.owner_token => Identity::Owner,
             // An expired one is no token the sandbox made: 401 below.
             Some(token)

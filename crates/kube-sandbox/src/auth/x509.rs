@@ -2,13 +2,51 @@
 //! (k8s.io/apiserver pkg/authentication/request/x509/x509.go,
 //! `CommonNameUserConversion`): its subject's CommonName is the user, each
 //! Organization a group; one without a CommonName authenticates no one,
-//! and the request goes on to the other authenticators. The handshake has
-//! already verified it against the client CA (apiserver/tls.rs).
+//! and the request goes on to the other authenticators. The handshake took
+//! any certificate (apiserver/tls.rs); each request's is verified here
+//! against the client CA at the sandbox's time, as x509.go's
+//! `AuthenticateRequest` verifies the chain per request, and one that
+//! fails is an error that refuses the request (401) unless a token
+//! authenticates it (the union authenticator goes on past an error).
+
+use rustls::pki_types::{CertificateDer, UnixTime};
 
 use super::UserInfo;
 
+/// What a connection's client certificate says of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Presented {
+    /// None presented, or one that names no user.
+    Nothing,
+    /// A verified certificate's user.
+    User(UserInfo),
+    /// One the client CA did not sign, or not valid now: an error.
+    Refused,
+}
+
+/// The request's certificate `chain`, which `verified` checks against the
+/// client CA at the sandbox's time.
+pub(crate) fn authenticate(
+    chain: &[CertificateDer<'static>],
+    verified: impl FnOnce(&[CertificateDer<'static>], UnixTime) -> bool,
+) -> Presented {
+    let now = UnixTime::since_unix_epoch(std::time::Duration::from_secs(
+        kube_conventions::time::now()
+            .as_second()
+            .max(0)
+            .unsigned_abs(),
+    ));
+    if !verified(chain, now) {
+        return Presented::Refused;
+    }
+    chain
+        .first()
+        .and_then(|leaf| user_of(leaf))
+        .map_or(Presented::Nothing, Presented::User)
+}
+
 /// The user a verified client certificate (DER) names, if any.
-pub(crate) fn user_of(certificate: &[u8]) -> Option<UserInfo> {
+fn user_of(certificate: &[u8]) -> Option<UserInfo> {
     let (_, cert) = x509_parser::parse_x509_certificate(certificate).ok()?;
     let subject = cert.subject();
     let name = subject
