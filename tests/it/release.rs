@@ -1,9 +1,12 @@
 //! What krew installs: krew-manifest.yaml against krew's own rules
 //! (kubernetes-sigs/krew internal/index/validation/validate.go, and the
 //! licence its validate-krew-manifest requires among the installed files),
-//! and scripts/release.sh's archives, the same bytes from the same inputs.
+//! .krew.yaml, the template krew-release-bot submits, rendered as the bot
+//! renders it and compared with krew-manifest.yaml, and scripts/release.sh's
+//! archives, the same bytes from the same inputs.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -133,6 +136,57 @@ fn the_krew_manifest_passes_krews_rules() {
             "each selector once"
         ]
     );
+}
+
+/// .krew.yaml as krew-release-bot renders it for `tag`: `{{ .TagName }}`
+/// the tag, and `{{ addURIAndSha "URL" .TagName }}` the URL (its own
+/// `{{ .TagName }}` rendered) with the sha256 `sha` gives for it.
+fn rendered(template: &str, tag: &str, sha: impl Fn(&str) -> String) -> String {
+    const CALL: &str = "{{ addURIAndSha \"";
+    let mut out = String::new();
+    for line in template.lines() {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        if let Some(rest) = line.trim_start().strip_prefix(CALL) {
+            let (url, after) = rest.split_once('"').expect("a quoted URL");
+            assert_eq!(after.trim(), ".TagName }}", "{line}");
+            let uri = url.replace("{{ .TagName }}", tag);
+            writeln!(out, "{indent}uri: {uri}\n{indent}sha256: \"{}\"", sha(&uri)).unwrap();
+        } else {
+            out.push_str(&line.replace("{{ .TagName }}", tag));
+            out.push('\n');
+        }
+    }
+    assert!(!out.contains("{{"), "a template action left: {out}");
+    out
+}
+
+/// What the bot submits to krew-index is what release.sh writes and the
+/// test above checks: the same manifest, tag and URLs, differing only in
+/// the sums, which each release fills.
+#[test]
+fn the_template_krew_release_bot_submits_is_the_checked_manifest() {
+    let m = manifest(&root().join("krew-manifest.yaml"));
+    let tag = m["spec"]["version"].as_str().unwrap();
+    let sums: Vec<(String, String)> = m["spec"]["platforms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let field = |k: &str| p[k].as_str().unwrap().to_string();
+            (field("uri"), field("sha256"))
+        })
+        .collect();
+    let template = std::fs::read_to_string(root().join(".krew.yaml")).unwrap();
+    let text = rendered(&template, tag, |uri| {
+        sums.iter().find(|(u, _)| u == uri).map_or_else(
+            || panic!("{uri} is not in krew-manifest.yaml"),
+            |(_, s)| s.clone(),
+        )
+    });
+    let bot: serde_json::Value =
+        serde_saphyr::from_str(&text).expect("the rendered template parses");
+    assert_eq!(bot, m, "{text}");
+    assert_eq!(krew_refusals(&bot), Vec::<String>::new());
 }
 
 /// scripts/release.sh packing a given binary into `dist`.
