@@ -60,9 +60,7 @@ pub(crate) fn line(e: &Event) -> Option<String> {
             "node/{node} pod/{pod} {}: {}",
             // Something works on moving it: progress, not a refusal.
             match cause {
-                Cause::Responder { .. } | Cause::VmEvacuation { .. } | Cause::HandedOver { .. } => {
-                    "waiting"
-                }
+                Cause::HandedOver { .. } => "waiting",
                 _ => "blocked",
             },
             super::words::blocked(cause, release.as_deref())

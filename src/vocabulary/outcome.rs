@@ -58,6 +58,20 @@ impl NodeStatus {
     }
 }
 
+/// What took a pod's eviction over ([`Cause::HandedOver`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum Handler {
+    /// KubeVirt, evacuating the VM of a virt-launcher pod whose eviction
+    /// its budget refused (or an external controller stopping it).
+    Kubevirt,
+    /// The Strimzi Cluster Operator, rolling a Kafka or ZooKeeper pod its
+    /// Drain Cleaner refused to evict.
+    Strimzi,
+    /// An eviction responder named in the pod's EvictionRequest.
+    Responder,
+}
+
 /// Why a pod is still on its node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
@@ -72,24 +86,18 @@ pub(crate) enum Cause {
         expected_pods: Option<i32>,
         message: String,
     },
-    /// KubeVirt is moving (or an external controller stopping) the pod's VM.
-    #[serde(rename_all = "camelCase")]
-    VmEvacuation {
-        vmi: String,
-        strategy: String,
-        from_node: String,
-    },
-    /// An operator took the pod's eviction over and moves the pod itself
-    /// (the Strimzi Cluster Operator, handed a Kafka pod by its Drain
-    /// Cleaner): who, for what, and what it is doing.
+    /// Something took the pod's eviction over and moves the pod itself:
+    /// KubeVirt migrating its VM, the Strimzi Cluster Operator rolling a
+    /// Kafka pod its Drain Cleaner was handed, an eviction responder
+    /// (KEP-4563) at a live migration or a switchover. Which kind, who,
+    /// for what (may be empty), and what it is doing (its own words, for a
+    /// responder; may be empty).
     HandedOver {
+        handler: Handler,
         operator: String,
         subject: String,
         progress: String,
     },
-    /// An eviction responder (KEP-4563) is at work on the pod: a live
-    /// migration, a switchover; its own words.
-    Responder { responder: String, message: String },
     /// More than one PDB selects the pod; the eviction API refuses it.
     MultiplePdbs { message: String },
     /// A kubectl filter refuses the pod.
@@ -141,9 +149,7 @@ impl Cause {
     pub(crate) fn kind(&self) -> &'static str {
         match self {
             Cause::Pdb { .. } => "pdb",
-            Cause::VmEvacuation { .. } => "vmEvacuation",
             Cause::HandedOver { .. } => "handedOver",
-            Cause::Responder { .. } => "responder",
             Cause::MultiplePdbs { .. } => "multiplePdbs",
             Cause::Refused { .. } => "refused",
             Cause::WaitingForCompletion { .. } => "waitingForCompletion",
@@ -509,12 +515,8 @@ mod tests {
                 expected_pods: None,
                 message: text(),
             },
-            Cause::VmEvacuation {
-                vmi: text(),
-                strategy: text(),
-                from_node: text(),
-            },
             Cause::HandedOver {
+                handler: Handler::Strimzi,
                 operator: text(),
                 subject: text(),
                 progress: text(),

@@ -142,8 +142,9 @@ fn a_responder_that_never_acts_is_named_and_withdrawn_at_the_timeout() {
         "the blocker is the responder, in its words: {out:?}"
     );
     assert!(
-        out.stderr
-            .contains("node/n1 pod/apps/vm waiting: eviction responder kubevirt.io/migrate"),
+        out.stderr.contains(
+            "node/n1 pod/apps/vm waiting: handed over to eviction responder kubevirt.io/migrate"
+        ),
         "a responder at work is progress, not a block: {out:?}"
     );
     assert!(out.stderr.contains("withdrew 2 EvictionRequest"), "{out:?}");

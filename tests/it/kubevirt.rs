@@ -51,7 +51,7 @@ fn the_drain_waits_for_kubevirt_to_move_the_vm() {
     let out = c.maintain(&["drain", "n1", "--timeout", "30s"]);
     out.success();
     assert!(
-        out.stderr.contains("pod/vms/virt-launcher-vm1-x7k2p waiting: VM evacuation in progress (VMI vms/vm1, evictionStrategy LiveMigrate)"),
+        out.stderr.contains("pod/vms/virt-launcher-vm1-x7k2p waiting: handed over to KubeVirt (VMI vms/vm1, evictionStrategy LiveMigrate): migrating the VM off node n1"),
         "{out:?}"
     );
     assert!(!launcher_on(&c, "n1"));
@@ -78,8 +78,13 @@ fn a_slow_evacuation_is_reported_as_such_at_the_timeout() {
     out.code(3);
     let report = out.report();
     let cause = &report.nodes[0].pods[0].result["cause"];
-    assert_eq!(cause["kind"], "vmEvacuation", "{out:?}");
-    assert_eq!(cause["strategy"], "External");
-    assert_eq!(cause["fromNode"], "n1");
+    // One kind for every eviction something else took over.
+    assert_eq!(cause["kind"], "handedOver", "{out:?}");
+    assert_eq!(cause["handler"], "kubevirt");
+    assert_eq!(cause["subject"], "VMI vms/vm1, evictionStrategy External");
+    assert_eq!(
+        cause["progress"],
+        "an external controller stops the VM on node n1"
+    );
     assert!(launcher_on(&c, "n1"));
 }

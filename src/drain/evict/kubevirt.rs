@@ -6,7 +6,7 @@
 
 use kube::api::{Api, ApiResource, DynamicObject};
 
-use crate::vocabulary::outcome::Cause;
+use crate::vocabulary::outcome::{Cause, Handler};
 
 const EVACUATING: &[&str] = &["LiveMigrate", "LiveMigrateIfPossible", "External"];
 
@@ -51,9 +51,14 @@ fn cause(ns: &str, vmi: &str, obj: &DynamicObject) -> Option<Cause> {
         .to_string();
     EVACUATING
         .contains(&strategy.as_str())
-        .then(|| Cause::VmEvacuation {
-            vmi: format!("{ns}/{vmi}"),
-            strategy,
-            from_node: node,
+        .then(|| Cause::HandedOver {
+            handler: Handler::Kubevirt,
+            operator: "KubeVirt".into(),
+            progress: if strategy == "External" {
+                format!("an external controller stops the VM on node {node}")
+            } else {
+                format!("migrating the VM off node {node}")
+            },
+            subject: format!("VMI {ns}/{vmi}, evictionStrategy {strategy}"),
         })
 }

@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
 
 use super::super::machine::Answer;
-use crate::vocabulary::outcome::Cause;
+use crate::vocabulary::outcome::{Cause, Handler};
 use crate::vocabulary::pod_key::PodKey;
 
 use kube_conventions::strimzi::ROLL;
@@ -50,6 +50,7 @@ pub(crate) async fn handed_over(
 /// The cause a pod handed to the Strimzi Cluster Operator waits on.
 fn cause(namespace: &str, cluster: &str) -> Cause {
     Cause::HandedOver {
+        handler: Handler::Strimzi,
         operator: "the Strimzi Cluster Operator".into(),
         subject: format!("Kafka cluster {namespace}/{cluster}"),
         progress: format!("rolling the pod onto another node ({ROLL})"),

@@ -11,7 +11,7 @@ use super::{Answer, Effect, NodeMachine};
 use crate::drain::budgets::{Budget, Key as BudgetKey, UNWATCHED_RETRY};
 use crate::policy::classify::controller_kind;
 use crate::vocabulary::events::Event;
-use crate::vocabulary::outcome::{Cause, PodResult};
+use crate::vocabulary::outcome::{Cause, Handler, PodResult};
 use crate::vocabulary::pod_key::{PodKey, uid};
 
 impl NodeMachine {
@@ -33,9 +33,11 @@ impl NodeMachine {
             )),
             Answer::Responding {
                 responder, message, ..
-            } => Some(Cause::Responder {
-                responder: responder.clone(),
-                message: message.clone(),
+            } => Some(Cause::HandedOver {
+                handler: Handler::Responder,
+                operator: responder.clone(),
+                subject: String::new(),
+                progress: message.clone(),
             }),
             Answer::MultiplePdbs(message) => Some(Cause::MultiplePdbs {
                 message: message.clone(),

@@ -642,7 +642,10 @@ fn a_responders_new_words_are_told_and_the_same_once() {
             .iter()
             .filter_map(|e| match e {
                 Effect::Emit(Event::Blocked {
-                    cause: Cause::Responder { message, .. },
+                    cause:
+                        Cause::HandedOver {
+                            progress: message, ..
+                        },
                     ..
                 }) => Some(message.clone()),
                 _ => None,

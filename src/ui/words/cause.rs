@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::policy::classify::Refusal;
 use crate::vocabulary::events::Surged;
-use crate::vocabulary::outcome::{Cause, Forced};
+use crate::vocabulary::outcome::{Cause, Forced, Handler};
 
 /// One line for tables and logs.
 impl fmt::Display for Cause {
@@ -27,20 +27,28 @@ impl fmt::Display for Cause {
                 ),
                 _ => format!("PDB {name} allows no disruption"),
             },
-            Cause::VmEvacuation { vmi, strategy, .. } => {
-                format!("VM evacuation in progress (VMI {vmi}, evictionStrategy {strategy})")
-            }
             Cause::HandedOver {
+                handler,
                 operator,
                 subject,
                 progress,
-            } => format!("handed over to {operator} ({subject}): {progress}"),
-            Cause::Responder { responder, message } if responder.is_empty() => message.clone(),
-            Cause::Responder { responder, message } if message.is_empty() => {
-                format!("eviction responder {responder} at work")
-            }
-            Cause::Responder { responder, message } => {
-                format!("eviction responder {responder}: {message}")
+            } => {
+                let who = match (handler, operator.as_str()) {
+                    (Handler::Responder, "") => "its eviction responder".to_string(),
+                    (Handler::Responder, name) => format!("eviction responder {name}"),
+                    (_, name) => name.to_string(),
+                };
+                let subject = if subject.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({subject})")
+                };
+                let progress = if progress.is_empty() {
+                    "at work"
+                } else {
+                    progress
+                };
+                format!("handed over to {who}{subject}: {progress}")
             }
             Cause::MultiplePdbs { .. } => {
                 "more than one PDB selects the pod; the eviction API refuses it".into()
@@ -130,15 +138,17 @@ pub(crate) fn remedy(cause: &Cause, owner: Option<&str>) -> &'static str {
             *expected_pods,
             owner,
         ),
-        Cause::VmEvacuation { .. } => {
-            "KubeVirt is moving the VM: give it time (--timeout), or check its VirtualMachineInstanceMigration"
-        }
-        Cause::HandedOver { .. } => {
-            "the operator moves the pod when that is safe (for Kafka, once its topics stay in sync): give it time (--timeout), or read the operator's log; relaxing the budget would bypass it"
-        }
-        Cause::Responder { .. } => {
-            "the pod's eviction responder decides when it goes: give it time (--timeout), or read its Eviction (kubectl get evictions -n NS -o yaml); --eviction-api=eviction skips responders"
-        }
+        Cause::HandedOver { handler, .. } => match handler {
+            Handler::Kubevirt => {
+                "KubeVirt is moving the VM: give it time (--timeout), or check its VirtualMachineInstanceMigration"
+            }
+            Handler::Strimzi => {
+                "the operator moves the pod when that is safe (for Kafka, once its topics stay in sync): give it time (--timeout), or read the operator's log; relaxing the budget would bypass it"
+            }
+            Handler::Responder => {
+                "the pod's eviction responder decides when it goes: give it time (--timeout), or read its Eviction (kubectl get evictions -n NS -o yaml); --eviction-api=eviction skips responders"
+            }
+        },
         Cause::MultiplePdbs { .. } => "make exactly one PDB select these pods",
         Cause::Refused { refusal, .. } => match refusal {
             Refusal::DaemonSet => {
