@@ -58,6 +58,13 @@ pub struct SandboxConfig {
     /// does not), and is served without it; `url()` and the kubeconfig
     /// carry it. Unset: the root, as kube-apiserver serves.
     pub path_prefix: Option<String>,
+    /// A TLS front door that verifies client certificates in the
+    /// handshake, as an mTLS load balancer or proxy before the API server
+    /// does: one the CA did not sign, or not valid now, ends the handshake
+    /// with its alert (kubectl: `remote error: tls: expired certificate`).
+    /// Unset: kube-apiserver's own serving, which takes any certificate in
+    /// the handshake and refuses the request (401).
+    pub verify_client_certificates_in_handshake: bool,
     /// kube-controller-manager's `--node-monitor-grace-period` in seconds:
     /// how long a node's kubelet may be silent before its Ready condition
     /// goes Unknown. Unset: the served version's default (40 s, 50 s since
@@ -82,6 +89,7 @@ impl Default for SandboxConfig {
             owner_token: None,
             node_monitor_grace_period_seconds: None,
             path_prefix: None,
+            verify_client_certificates_in_handshake: false,
             controller_manager_gates: std::collections::BTreeMap::new(),
         }
     }

@@ -166,7 +166,9 @@ impl Sandbox {
         // Always HTTPS: kubectl sends no credential over plain HTTP
         // (clientcmd's client_config.go reads the user's only for TLS), and
         // the sandbox requires its owner's token.
-        let tls = apiserver::tls::Tls::generate().map_err(|e| SandboxError::Tls(e.to_string()))?;
+        let tls =
+            apiserver::tls::Tls::generate(shared.config.verify_client_certificates_in_handshake)
+                .map_err(|e| SandboxError::Tls(e.to_string()))?;
         shared.tls = Some(tls);
         let shared = Arc::new(shared);
         let listener =

@@ -14,7 +14,9 @@
 //! the current time, on every request (auth/x509.rs), so a certificate
 //! that expires while its connection is open is refused from then on, and
 //! an expired or unknown one is a 401, not a failed handshake. A client
-//! without one is asked for nothing more.
+//! without one is asked for nothing more. Behind a front door that
+//! verifies certificates itself (`verifyClientCertificatesInHandshake`),
+//! the handshake refuses such a certificate with its TLS alert.
 
 use std::sync::Arc;
 
@@ -61,8 +63,9 @@ const NAMES: [&str; 7] = [
 ];
 
 impl Tls {
-    /// A new CA, and a serving certificate signed by it.
-    pub(crate) fn generate() -> Result<Tls, TlsError> {
+    /// A new CA, and a serving certificate signed by it; `at_the_door`:
+    /// client certificates verified in the handshake.
+    pub(crate) fn generate(at_the_door: bool) -> Result<Tls, TlsError> {
         let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
         ca_params
             .distinguished_name
@@ -95,7 +98,11 @@ impl Tls {
                 .map_err(|e| TlsError::Rustls(rustls::Error::General(e.to_string())))?;
         let config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()?
-            .with_client_cert_verifier(Arc::new(RequestClientCert(clients.clone())))
+            .with_client_cert_verifier(if at_the_door {
+                clients.clone()
+            } else {
+                Arc::new(RequestClientCert(clients.clone()))
+            })
             .with_single_cert(
                 vec![cert.der().clone(), ca.der().clone()],
                 PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
@@ -176,7 +183,7 @@ mod tests {
 
     #[test]
     fn the_ca_is_pem_and_the_acceptor_is_made() {
-        let tls = Tls::generate().expect("certificates");
+        let tls = Tls::generate(false).expect("certificates");
         assert!(tls.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"));
     }
 }

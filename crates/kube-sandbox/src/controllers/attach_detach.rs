@@ -6,6 +6,12 @@
 //! node's detach delay (`sandbox.kubectl-maintain.io/detach-seconds`, 0.5 s by
 //! default: the kubelet's unmount and the driver's detach). Its name is
 //! "csi-" and a hash of the volume, driver and node, as the controller names it.
+//! The node's `status.volumesAttached` lists each attached volume, as the
+//! controller's node status updater writes it
+//! (pkg/controller/volume/attachdetach/statusupdater), under its unique
+//! name `kubernetes.io/csi/<driver>^<volumeHandle>` (pkg/volume/csi,
+//! `volNameSep`), with an empty `devicePath`; the entry goes when the
+//! volume detaches.
 //!
 //! A node without a running kubelet never unmounts: the controller's
 //! reconciler (pkg/controller/volume/attachdetach/reconciler/reconciler.go)
@@ -171,8 +177,61 @@ pub(crate) fn attach(store: &mut Store, pod: &Value) -> Vec<String> {
             "status": {"attached": true},
         });
         let _ = store.create(Resource::VolumeAttachments, va);
+        in_node_status(store, &node, &pv, true);
     }
     blocked
+}
+
+/// Lists the volume `pv` in the node's `status.volumesAttached`, or takes
+/// it out, under its unique name.
+fn in_node_status(store: &mut Store, node: &str, pv: &str, attached: bool) {
+    let Some(entry) = store
+        .get(
+            Resource::PersistentVolumes,
+            &(String::new(), pv.to_string()),
+        )
+        .and_then(|v| {
+            let csi = v.at("/spec/csi")?;
+            Some(format!(
+                "kubernetes.io/csi/{}^{}",
+                csi["driver"].as_str()?,
+                csi["volumeHandle"].as_str()?
+            ))
+        })
+    else {
+        return;
+    };
+    let key = (String::new(), node.to_string());
+    let listed = |n: &Value| {
+        n.at("/status/volumesAttached")
+            .and_then(Value::as_array)
+            .is_some_and(|l| l.iter().any(|e| e["name"] == entry.as_str()))
+    };
+    if store
+        .get(Resource::Nodes, &key)
+        .is_none_or(|n| listed(&n) == attached)
+    {
+        return;
+    }
+    let _ = store.modify(Resource::Nodes, &key, |n| {
+        let status = &mut n["status"];
+        let mut list = status["volumesAttached"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if attached {
+            list.push(json!({"name": entry, "devicePath": ""}));
+        } else {
+            list.retain(|e| e["name"] != entry.as_str());
+        }
+        if list.is_empty() {
+            if let Some(s) = status.as_object_mut() {
+                s.remove("volumesAttached");
+            }
+        } else {
+            status["volumesAttached"] = Value::Array(list);
+        }
+    });
 }
 
 /// How long after its last pod a volume on this node detaches: the
@@ -248,7 +307,8 @@ pub(crate) fn detach(store: &mut Store, name: &str) -> Option<String> {
     if in_use(store, node, pv, "") {
         return None;
     }
-    let pv = pv.to_string();
+    let (pv, node) = (pv.to_string(), node.to_string());
     store.remove(Resource::VolumeAttachments, &key);
+    in_node_status(store, &node, &pv, false);
     Some(pv)
 }
