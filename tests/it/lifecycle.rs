@@ -755,3 +755,56 @@ fn a_roll_keeps_autoscalers_off_each_node_until_it_is_back() {
         assert!(after["annotations"].get(key).is_none(), "{key}: {after}");
     }
 }
+
+/// A cluster-autoscaler that deletes a node a second after it is emptied
+/// (the sandbox's, as cluster-autoscaler's scale-down decides): a node
+/// drained with `--protect-from-autoscalers` is kept while it is under
+/// maintenance and let go once `uncordon` restores it; one drained without
+/// is taken; a roll keeps the node it has through a reboot longer than that.
+#[test]
+fn an_autoscaler_takes_an_emptied_node_unless_it_is_under_maintenance() {
+    use crate::scenario::owned_by_a_gone_replicaset;
+    let mut scenario = Scenario::new();
+    for node in ["kept", "taken", "rolled", "spare"] {
+        scenario = scenario
+            .node(node)
+            .pod("apps", &format!("on-{node}"), node, |p| {
+                owned_by_a_gone_replicaset(p, 0.1);
+            });
+    }
+    let c = Cluster::start_with(&scenario.yaml(), 33, |cfg| {
+        cfg.cluster_autoscaler = Some(kube_sandbox::ClusterAutoscaler {
+            scan_interval_seconds: 0.2,
+            scale_down_unneeded_seconds: 1.0,
+            scale_down_unready_seconds: 1.0,
+        });
+    });
+    c.wait_settled();
+    let exists = |c: &Cluster, node: &str| c.get(Resource::Nodes, "", node).is_some();
+    c.maintain(&["drain", "kept", "--protect-from-autoscalers"])
+        .success();
+    c.maintain(&["drain", "taken"]).success();
+    c.wait_for(
+        "the autoscaler to take the node left to it",
+        Duration::from_secs(10),
+        |c| !exists(c, "taken"),
+    );
+    assert!(
+        exists(&c, "kept"),
+        "emptied first, kept while under maintenance"
+    );
+    c.maintain(&["uncordon", "kept"]).success();
+    c.wait_for(
+        "the autoscaler to take it once restored",
+        Duration::from_secs(10),
+        |c| !exists(c, "kept"),
+    );
+    // The node is looked up after a reboot three times the autoscaler's
+    // wait: the roll ends only if it is still there.
+    let exec = format!(
+        "sleep 3; {} get node \"$NODE\"",
+        crate::harness::kubectl_path().display()
+    );
+    let out = c.maintain(&["roll", "rolled", "--exec", &exec]);
+    out.success();
+}

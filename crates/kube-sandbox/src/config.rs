@@ -65,6 +65,9 @@ pub struct SandboxConfig {
     /// Unset: kube-apiserver's own serving, which takes any certificate in
     /// the handshake and refuses the request (401).
     pub verify_client_certificates_in_handshake: bool,
+    /// A cluster-autoscaler scaling the nodes down
+    /// (controllers/cluster_autoscaler.rs). Unset: none.
+    pub cluster_autoscaler: Option<ClusterAutoscaler>,
     /// kube-controller-manager's `--node-monitor-grace-period` in seconds:
     /// how long a node's kubelet may be silent before its Ready condition
     /// goes Unknown. Unset: the served version's default (40 s, 50 s since
@@ -90,7 +93,31 @@ impl Default for SandboxConfig {
             node_monitor_grace_period_seconds: None,
             path_prefix: None,
             verify_client_certificates_in_handshake: false,
+            cluster_autoscaler: None,
             controller_manager_gates: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+/// cluster-autoscaler's scale-down settings, its flags' defaults unless set.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClusterAutoscaler {
+    /// `--scan-interval`: how often it looks at the nodes.
+    pub scan_interval_seconds: f64,
+    /// `--scale-down-unneeded-time`: how long a Ready node stays unneeded
+    /// before it is deleted.
+    pub scale_down_unneeded_seconds: f64,
+    /// `--scale-down-unready-time`: the same for a node that is not Ready.
+    pub scale_down_unready_seconds: f64,
+}
+
+impl Default for ClusterAutoscaler {
+    fn default() -> Self {
+        ClusterAutoscaler {
+            scan_interval_seconds: 10.0,
+            scale_down_unneeded_seconds: 600.0,
+            scale_down_unready_seconds: 1200.0,
         }
     }
 }

@@ -47,7 +47,7 @@ use serde_json::Value;
 use tokio::sync::watch as tokio_watch;
 
 pub use clock::follow_tokio_clock;
-pub use config::{Deny, Faults, Rule, SandboxConfig};
+pub use config::{ClusterAutoscaler, Deny, Faults, Rule, SandboxConfig};
 pub use lag::{Lateness, SandboxLag};
 pub use private_dir::PrivateDir;
 use resources::Resource;

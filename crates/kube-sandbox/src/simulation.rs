@@ -16,8 +16,8 @@ use tokio::time::Instant;
 
 use crate::controllers::work::{Changed, Work};
 use crate::controllers::{
-    self, attach_detach, daemonset, disruption, eviction_request, garbage_collector, namespace,
-    node_lifecycle, pod_gc, scheduler,
+    self, attach_detach, cluster_autoscaler, daemonset, disruption, eviction_request,
+    garbage_collector, namespace, node_lifecycle, pod_gc, scheduler,
 };
 use crate::kubelet::triggers::{Knobs, Later, Owed};
 use crate::kubelet::{self, kubevirt, outage, reboot};
@@ -60,6 +60,8 @@ struct Sim {
     waiting_attach: BTreeMap<String, BTreeSet<Key>>,
     /// Pods whose eviction responder has a step timed.
     eviction_timers: BTreeSet<Key>,
+    /// The nodes cluster-autoscaler finds unneeded, when there is one.
+    unneeded: cluster_autoscaler::Unneeded,
 }
 
 /// The store, the simulation's wait for it counted (crate::lag).
@@ -250,6 +252,10 @@ impl Sim {
         }
         self.reconcile(&mut store, work, owed);
         self.loading = false;
+        if let Some(ca) = &self.shared.config.cluster_autoscaler {
+            let every = Duration::from_secs_f64(ca.scan_interval_seconds.max(0.01));
+            self.after(every, Timer::AutoscalerScan);
+        }
     }
 
     /// Attaches a pod's volumes, or notes the volumes it waits for.
@@ -345,6 +351,13 @@ impl Sim {
             Timer::Silent { node } => node_lifecycle::silent(store, &node),
             Timer::PodGc { node } => pod_gc::collect_terminating(store, &node),
             Timer::Orphans { node } => pod_gc::collect_orphans(store, &node),
+            Timer::AutoscalerScan => {
+                if let Some(ca) = self.shared.config.cluster_autoscaler.clone() {
+                    self.unneeded.scan(store, &ca, Instant::now());
+                    let every = Duration::from_secs_f64(ca.scan_interval_seconds.max(0.01));
+                    self.after(every, Timer::AutoscalerScan);
+                }
+            }
             Timer::Restart { key, uid, ready } => reboot::restart(store, &key, &uid, ready),
         }
     }
@@ -368,6 +381,7 @@ pub(crate) fn spawn(
         started: Instant::now(),
         waiting_attach: BTreeMap::new(),
         eviction_timers: BTreeSet::new(),
+        unneeded: cluster_autoscaler::Unneeded::default(),
     };
     sim.first_pass(changes_tx);
     let run = async move {

@@ -70,6 +70,8 @@ pub(crate) enum Timer {
     PodGc {
         node: String,
     },
+    /// cluster-autoscaler looks at the nodes.
+    AutoscalerScan,
     /// The pod garbage collector's pass over a deleted node's pods.
     Orphans {
         node: String,

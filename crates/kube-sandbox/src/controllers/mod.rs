@@ -3,6 +3,7 @@
 //! simulation loop (crate::simulation) decides which objects are owed one.
 
 pub(crate) mod attach_detach;
+pub(crate) mod cluster_autoscaler;
 pub(crate) mod daemonset;
 pub(crate) mod deployment;
 pub(crate) mod disruption;
