@@ -138,55 +138,45 @@ fn the_krew_manifest_passes_krews_rules() {
     );
 }
 
-/// .krew.yaml as krew-release-bot renders it for `tag`: `{{ .TagName }}`
-/// the tag, and `{{ addURIAndSha "URL" .TagName }}` the URL (its own
-/// `{{ .TagName }}` rendered) with the sha256 `sha` gives for it.
-fn rendered(template: &str, tag: &str, sha: impl Fn(&str) -> String) -> String {
-    const CALL: &str = "{{ addURIAndSha \"";
-    let mut out = String::new();
-    for line in template.lines() {
-        let indent = &line[..line.len() - line.trim_start().len()];
-        if let Some(rest) = line.trim_start().strip_prefix(CALL) {
-            let (url, after) = rest.split_once('"').expect("a quoted URL");
-            assert_eq!(after.trim(), ".TagName }}", "{line}");
-            let uri = url.replace("{{ .TagName }}", tag);
-            writeln!(out, "{indent}uri: {uri}\n{indent}sha256: \"{}\"", sha(&uri)).unwrap();
-        } else {
-            out.push_str(&line.replace("{{ .TagName }}", tag));
-            out.push('\n');
-        }
-    }
-    assert!(!out.contains("{{"), "a template action left: {out}");
-    out
-}
-
-/// What the bot submits to krew-index is what release.sh writes and the
-/// test above checks: the same manifest, tag and URLs, differing only in
-/// the sums, which each release fills.
+/// What the bot submits to krew-index, and what a custom index serves,
+/// is what release.sh writes and the test above checks: .krew.yaml
+/// rendered as krew-release-bot renders it (scripts/krew-manifest.sh,
+/// which the release runs on its SHA256SUMS) is krew-manifest.yaml, the
+/// sums each archive's; one it has no sum for is refused.
 #[test]
 fn the_template_krew_release_bot_submits_is_the_checked_manifest() {
     let m = manifest(&root().join("krew-manifest.yaml"));
     let tag = m["spec"]["version"].as_str().unwrap();
-    let sums: Vec<(String, String)> = m["spec"]["platforms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            let field = |k: &str| p[k].as_str().unwrap().to_string();
-            (field("uri"), field("sha256"))
-        })
-        .collect();
-    let template = std::fs::read_to_string(root().join(".krew.yaml")).unwrap();
-    let text = rendered(&template, tag, |uri| {
-        sums.iter().find(|(u, _)| u == uri).map_or_else(
-            || panic!("{uri} is not in krew-manifest.yaml"),
-            |(_, s)| s.clone(),
-        )
-    });
+    let tmp = crate::harness::TempDir::new("krew-manifest");
+    let dir = tmp.path();
+    let sums = dir.join("SHA256SUMS");
+    let mut text = String::new();
+    for p in m["spec"]["platforms"].as_array().unwrap() {
+        let file = p["uri"].as_str().unwrap().rsplit('/').next().unwrap();
+        writeln!(text, "{}  {file}", p["sha256"].as_str().unwrap()).unwrap();
+    }
+    let render = |sums: &Path| {
+        Command::new("bash")
+            .arg(root().join("scripts/krew-manifest.sh"))
+            .args([tag, sums.to_str().unwrap()])
+            .output()
+            .expect("bash")
+    };
+    std::fs::write(&sums, &text).unwrap();
+    let out = render(&sums);
+    assert!(out.status.success(), "{out:?}");
+    let rendered = String::from_utf8(out.stdout).unwrap();
     let bot: serde_json::Value =
-        serde_saphyr::from_str(&text).expect("the rendered template parses");
-    assert_eq!(bot, m, "{text}");
+        serde_saphyr::from_str(&rendered).expect("the rendered template parses");
+    assert_eq!(bot, m, "{rendered}");
     assert_eq!(krew_refusals(&bot), Vec::<String>::new());
+    let short = dir.join("SHORT");
+    std::fs::write(&short, text.lines().skip(1).collect::<Vec<_>>().join("\n")).unwrap();
+    let out = render(&short);
+    assert!(
+        !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("has no sum for"),
+        "{out:?}"
+    );
 }
 
 /// scripts/release.sh packing a given binary into `dist`.
