@@ -19,6 +19,15 @@
 #   bash scripts/bench-guard.sh pool-default   # one (pool-default, pool-large, simulate)
 #   BENCH_GUARD_TOLERANCE=10 bash scripts/bench-guard.sh   # percent (default 5)
 #   BENCH_GUARD_RUNS=5 bash scripts/bench-guard.sh         # runs a bench (default 3)
+#   BENCH_GUARD_BASELINE=a42c4c7 bash scripts/bench-guard.sh  # against that commit, run in turn
+#
+# This machine's speed drifts by a quarter within an hour (the history,
+# 2026-12-04), more than the tolerance. With BENCH_GUARD_BASELINE the
+# baseline commit is built too (a worktree, the same target directory) and
+# each run of a row is paired with one of the baseline's, baseline first:
+# each figure is then held to the baseline's median of the same session,
+# not to the recorded line, so a slow hour fails neither and a slower
+# change fails at any hour. The recorded figure is printed beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,27 +35,75 @@ command -v python3 >/dev/null || { echo "bench-guard: python3 is required" >&2; 
 [ -x /usr/bin/time ] || { echo "bench-guard: GNU time (/usr/bin/time, Debian: time) is required" >&2; exit 2; }
 
 out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
+baseline="${BENCH_GUARD_BASELINE:-}"
+cleanup() {
+  if [ -n "$baseline" ] && [ -d "$out/tree" ]; then
+    git worktree remove --force "$out/tree" >/dev/null 2>&1 || true
+  fi
+  rm -rf "$out"
+}
+trap cleanup EXIT
 only="${1:-}"
+
+# The bench executables (pool, drain) cargo builds in the tree at $1, by
+# name, into $2; and the plugin beside them.
+build() {
+  local tree="$1" into="$2"
+  mkdir -p "$into"
+  (cd "$tree" && cargo bench --quiet --no-run --bench pool --bench drain --message-format=json) |
+    python3 -c '
+import json, shutil, sys
+into = sys.argv[1]
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        kind = m["target"]["kind"]
+        if "bench" in kind:
+            shutil.copy(m["executable"], into + "/" + m["target"]["name"])
+        elif "bin" in kind and m["target"]["name"] == "kubectl-maintain":
+            shutil.copy(m["executable"], f"{into}/kubectl-maintain")
+' "$into"
+  for b in pool drain kubectl-maintain; do
+    [ -x "$into/$b" ] || { echo "bench-guard: building $tree gave no $b" >&2; exit 2; }
+  done
+  printf '#!/bin/sh\nshift\nexec %s "$@"\n' "$into/kubectl-maintain" > "$into/wrap"
+  chmod +x "$into/wrap"
+}
+if [ -n "$baseline" ]; then
+  rev="$(git rev-parse --verify "$baseline^{commit}")" || { echo "bench-guard: no commit $baseline" >&2; exit 2; }
+  echo "bench-guard: building the baseline $baseline ($rev) in a worktree" >&2
+  git worktree add --detach "$out/tree" "$rev" >/dev/null
+  # One target directory: the dependencies are built once.
+  export CARGO_TARGET_DIR="$PWD/target"
+  build "$out/tree" "$out/baseline"
+  echo "bench-guard: building this tree" >&2
+  build . "$out/current"
+fi
 runs="${BENCH_GUARD_RUNS:-3}"
 case "$runs" in
   '' | *[!0-9]* | 0) echo "bench-guard: BENCH_GUARD_RUNS must be a whole number of runs, 1 or more" >&2; exit 2 ;;
 esac
+# run NAME BENCH ARGS: the bench BENCH with ARGS, $runs times.
 run() {
-  local name="$1"
-  shift
+  local name="$1" bench="$2" i
+  shift 2
   if [ -n "$only" ] && [ "$only" != "$name" ]; then
     return
   fi
-  local i
   for i in $(seq "$runs"); do
-    echo "bench-guard: $name, run $i of $runs: cargo bench $*" >&2
-    cargo bench --quiet "$@" | tee "$out/$name.$i.txt"
+    if [ -n "$baseline" ]; then
+      echo "bench-guard: $name, run $i of $runs, the baseline's first: $bench $*" >&2
+      BENCH_WRAP="$out/baseline/wrap" "$out/baseline/$bench" --bench "$@" | tee "$out/base.$name.$i.txt"
+      BENCH_WRAP="$out/current/wrap" "$out/current/$bench" --bench "$@" | tee "$out/$name.$i.txt"
+    else
+      echo "bench-guard: $name, run $i of $runs: cargo bench --bench $bench -- $*" >&2
+      cargo bench --quiet --bench "$bench" -- "$@" | tee "$out/$name.$i.txt"
+    fi
   done
 }
-run pool-default --bench pool -- --roll 0 --only 0
-run pool-large --bench pool -- --nodes 5000 --drained 500 --parallel 50 --roll 0 --only 0
-run simulate --bench drain -- --simulate-timing 5000
+run pool-default pool --roll 0 --only 0
+run pool-large pool --nodes 5000 --drained 500 --parallel 50 --roll 0 --only 0
+run simulate drain --simulate-timing 5000
 
 python3 - "$out" docs/benchmarks.md "${BENCH_GUARD_TOLERANCE:-5}" <<'EOF'
 import pathlib, re, sys
@@ -73,22 +130,35 @@ def simulate(text):
     m = re.search(r"plan --simulate for .*?: ([\d.]+) s wall, peak (\d+) MiB", text)
     return m and {"wall_s": float(m.group(1)), "peak_mib": float(m.group(2))}
 
-measured, ranges = {}, {}
-for name, read in [("pool-default", pool), ("pool-large", pool), ("simulate", simulate)]:
-    runs = sorted(out.glob(f"{name}.*.txt"))
+def medians(prefix, name, read):
+    # Each figure's median over the runs (the lower middle of an even
+    # count), and its range; None when the row did not run.
+    runs = sorted(out.glob(f"{prefix}{name}.*.txt"))
     if not runs:
-        continue
+        return None
     each = [read(f.read_text()) for f in runs]
     if any(figures is None for figures in each):
         print(f"bench-guard: {name}: no figures in the output of a run", file=sys.stderr)
         sys.exit(1)
-    # Each figure's median over the runs (the lower middle of an even count).
-    measured[name] = {k: sorted(f[k] for f in each)[(len(each) - 1) // 2] for k in each[0]}
-    ranges[name] = {k: (min(f[k] for f in each), max(f[k] for f in each)) for k in each[0]}
+    return (
+        {k: sorted(f[k] for f in each)[(len(each) - 1) // 2] for k in each[0]},
+        {k: (min(f[k] for f in each), max(f[k] for f in each)) for k in each[0]},
+    )
+
+measured, ranges, baseline = {}, {}, {}
+for name, read in [("pool-default", pool), ("pool-large", pool), ("simulate", simulate)]:
+    now = medians("", name, read)
+    if now is None:
+        continue
+    measured[name], ranges[name] = now
+    base = medians("base.", name, read)
+    if base is not None:
+        baseline[name] = base[0]
 
 worse = []
-print(f"\n| bench | figure | recorded | median now | runs' range | change | within {tolerance:g} % |")
-print("|---|---|---|---|---|---|---|")
+against = "the baseline, in turn" if baseline else "recorded"
+print(f"\n| bench | figure | recorded | baseline's median | median now | runs' range | change from {against} | within {tolerance:g} % |")
+print("|---|---|---|---|---|---|---|---|")
 for name, figures in measured.items():
     base = recorded.get(name)
     if base is None:
@@ -98,14 +168,17 @@ for name, figures in measured.items():
         was = base.get(figure)
         if was is None:
             continue
-        change = (now - was) / was * 100 if was else 0.0
+        paired = baseline.get(name, {}).get(figure)
+        held = paired if baseline else was
+        change = (now - held) / held * 100 if held else 0.0
         ok = change <= tolerance
         if not ok:
             worse.append(f"{name} {figure}")
         low, high = ranges[name][figure]
-        print(f"| {name} | {figure} | {was:g} | {now:g} | {low:g}-{high:g} | {change:+.1f} % | {'yes' if ok else '**no**'} |")
+        shown = f"{paired:g}" if paired is not None else "-"
+        print(f"| {name} | {figure} | {was:g} | {shown} | {now:g} | {low:g}-{high:g} | {change:+.1f} % | {'yes' if ok else '**no**'} |")
 if worse:
-    print(f"\nbench-guard: worse than recorded: {', '.join(worse)}", file=sys.stderr)
+    print(f"\nbench-guard: worse than {against}: {', '.join(worse)}", file=sys.stderr)
     sys.exit(1)
 print("\nbench-guard: every figure within its bound")
 EOF
