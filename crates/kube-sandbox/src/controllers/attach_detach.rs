@@ -312,3 +312,90 @@ pub(crate) fn detach(store: &mut Store, name: &str) -> Option<String> {
     in_node_status(store, &node, &pv, false);
     Some(pv)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(store: &mut Store, res: Resource, obj: Value) {
+        store.load(res, obj).unwrap();
+    }
+
+    /// Node `n1`; volume `pv-i` (driver `d.csi`, handle `h-i`) behind claim
+    /// `c-i` in `apps`, for each i in `volumes`.
+    fn cluster(volumes: &[u32]) -> Store {
+        let mut store = Store::new(100);
+        load(
+            &mut store,
+            Resource::Nodes,
+            json!({"metadata": {"name": "n1"}}),
+        );
+        for i in volumes {
+            load(
+                &mut store,
+                Resource::PersistentVolumes,
+                json!({"metadata": {"name": format!("pv-{i}")},
+                       "spec": {"csi": {"driver": "d.csi", "volumeHandle": format!("h-{i}")},
+                                "accessModes": ["ReadWriteOnce"]}}),
+            );
+            load(
+                &mut store,
+                Resource::PersistentVolumeClaims,
+                json!({"metadata": {"name": format!("c-{i}"), "namespace": "apps"},
+                       "spec": {"volumeName": format!("pv-{i}")}}),
+            );
+        }
+        store
+    }
+
+    /// A running pod on n1 using the claims `c-i`.
+    fn pod(store: &mut Store, name: &str, claims: &[u32]) -> Arc<Value> {
+        let volumes: Vec<Value> = claims
+            .iter()
+            .map(|i| json!({"name": format!("v{i}"), "persistentVolumeClaim": {"claimName": format!("c-{i}")}}))
+            .collect();
+        load(
+            store,
+            Resource::Pods,
+            json!({"metadata": {"name": name, "namespace": "apps", "uid": name},
+                   "spec": {"nodeName": "n1", "volumes": volumes},
+                   "status": {"phase": "Running"}}),
+        );
+        store
+            .get(Resource::Pods, &("apps".into(), name.into()))
+            .unwrap()
+    }
+
+    fn listed(store: &Store) -> Vec<String> {
+        let node = store.node("n1").unwrap();
+        node.at("/status/volumesAttached")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_node_lists_each_attached_volume_once_until_it_detaches() {
+        let mut store = cluster(&[1, 2]);
+        let a = pod(&mut store, "a", &[1, 2]);
+        assert!(attach(&mut store, &a).is_empty());
+        let b = pod(&mut store, "b", &[1]);
+        attach(&mut store, &b);
+        assert_eq!(
+            listed(&store),
+            ["kubernetes.io/csi/d.csi^h-1", "kubernetes.io/csi/d.csi^h-2"]
+        );
+        let (one, two) = (name("pv-1", "d.csi", "n1"), name("pv-2", "d.csi", "n1"));
+        assert_eq!(detach(&mut store, &one), None, "its pods still run");
+        store.remove(Resource::Pods, &("apps".into(), "a".into()));
+        assert_eq!(detach(&mut store, &two).as_deref(), Some("pv-2"));
+        assert_eq!(listed(&store), ["kubernetes.io/csi/d.csi^h-1"]);
+        store.remove(Resource::Pods, &("apps".into(), "b".into()));
+        detach(&mut store, &one);
+        assert!(listed(&store).is_empty());
+        let node = store.node("n1").unwrap();
+        assert!(node.at("/status/volumesAttached").is_none(), "{node}");
+    }
+}

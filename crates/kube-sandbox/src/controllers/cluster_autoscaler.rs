@@ -82,3 +82,65 @@ fn daemon(pod: &Value) -> bool {
         .as_array()
         .is_some_and(|refs| refs.iter().any(|r| r["kind"] == "DaemonSet"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn node(store: &mut Store, name: &str, annotations: &Value) {
+        store
+            .load(
+                Resource::Nodes,
+                json!({"metadata": {"name": name, "annotations": annotations},
+                       "status": {"conditions": [{"type": "Ready", "status": "True"}]}}),
+            )
+            .unwrap();
+    }
+
+    fn pod(store: &mut Store, name: &str, on: &str, owner: &str) {
+        store
+            .load(
+                Resource::Pods,
+                json!({"metadata": {"name": name, "namespace": "ns", "uid": name,
+                                    "ownerReferences": [{"kind": owner, "name": "o", "uid": "o"}]},
+                       "spec": {"nodeName": on}, "status": {"phase": "Running"}}),
+            )
+            .unwrap();
+    }
+
+    fn names(store: &Store) -> Vec<String> {
+        store
+            .iter(Resource::Nodes, None, None)
+            .map(|(k, _)| k.1.clone())
+            .collect()
+    }
+
+    #[test]
+    fn an_empty_node_goes_after_the_unneeded_time_unless_scale_down_is_disabled() {
+        let mut store = Store::new(100);
+        node(&mut store, "busy", &json!({}));
+        node(&mut store, "daemons-only", &json!({}));
+        node(&mut store, "kept", &json!({SCALE_DOWN_DISABLED: "true"}));
+        node(
+            &mut store,
+            "not-kept",
+            &json!({SCALE_DOWN_DISABLED: "false"}),
+        );
+        pod(&mut store, "web", "busy", "ReplicaSet");
+        pod(&mut store, "agent", "daemons-only", "DaemonSet");
+        let settings = ClusterAutoscaler {
+            scan_interval_seconds: 1.0,
+            scale_down_unneeded_seconds: 5.0,
+            scale_down_unready_seconds: 10.0,
+        };
+        let mut unneeded = Unneeded::default();
+        let start = Instant::now();
+        unneeded.scan(&mut store, &settings, start);
+        assert_eq!(names(&store).len(), 4, "unneeded from now, not gone");
+        unneeded.scan(&mut store, &settings, start + Duration::from_secs(4));
+        assert_eq!(names(&store).len(), 4);
+        unneeded.scan(&mut store, &settings, start + Duration::from_secs(5));
+        assert_eq!(names(&store), ["busy", "kept"]);
+    }
+}
