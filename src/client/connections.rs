@@ -27,7 +27,7 @@ use super::socks_login::Stack;
 
 /// The stack for `config` with the plugin's certificate, if it gave one,
 /// in place of the kubeconfig's.
-pub(crate) fn stack(config: &kube::Config, identity: &Identity) -> Result<Stack, kube::Error> {
+fn stack(config: &kube::Config, identity: &Identity) -> Result<Stack, kube::Error> {
     let mut config = config.clone();
     if let (Some(cert), Some(key)) = (&identity.certificate, &identity.key) {
         use base64::Engine as _;
@@ -48,13 +48,13 @@ pub(crate) fn stack(config: &kube::Config, identity: &Identity) -> Result<Stack,
 /// The service a builder holds: kube's builder gives its stack only to a
 /// layer, so a layer takes it.
 fn taken(builder: ClientBuilder<Stack>) -> Stack {
-    let slot = Take(Arc::new(Mutex::new(None)));
+    let slot = Take(Mutex::new(None));
     let _ = builder.with_layer(&slot);
-    let stack = slot.0.lock().expect("slot").take();
+    let stack = slot.0.into_inner().expect("slot");
     stack.expect("a layer is given the stack it wraps")
 }
 
-struct Take(Arc<Mutex<Option<Stack>>>);
+struct Take(Mutex<Option<Stack>>);
 
 impl Layer<Stack> for Take {
     type Service = ();
