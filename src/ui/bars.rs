@@ -22,6 +22,10 @@ struct NodeState {
     gone: u64,
     terminating: BTreeSet<PodKey>,
     blocked: BTreeMap<PodKey, String>,
+    /// Pods something else took over (KubeVirt, an operator, a
+    /// responder): under the bar when nothing is blocked, never counted
+    /// as blocked.
+    handed_over: BTreeMap<PodKey, String>,
     done: Option<String>,
     /// `--timeout`, which the time on the bar runs against.
     timeout: Option<Duration>,
@@ -41,6 +45,12 @@ struct NodeState {
 }
 
 impl NodeState {
+    /// The pod is neither blocked nor handed over any more.
+    fn unhold(&mut self, pod: &PodKey) {
+        self.blocked.remove(pod);
+        self.handed_over.remove(pod);
+    }
+
     fn message(&self) -> String {
         if let Some(phase) = &self.phase {
             return phase.clone();
@@ -68,15 +78,21 @@ impl NodeState {
     }
 
     /// The line under the bar: the first blocked pod and why, with how
-    /// many more are blocked; none once the node's drain is over.
+    /// many more are blocked; else the first pod handed over and who has
+    /// it; none once the node's drain is over.
     fn blocker(&self) -> Option<String> {
         if self.done.is_some() || self.phase.is_some() {
             return None;
         }
-        let (pod, why) = self.blocked.iter().next()?;
-        let more = match self.blocked.len() - 1 {
+        let (held, what) = if self.blocked.is_empty() {
+            (&self.handed_over, "handed over")
+        } else {
+            (&self.blocked, "blocked")
+        };
+        let (pod, why) = held.iter().next()?;
+        let more = match held.len() - 1 {
             0 => String::new(),
-            n => format!(" (and {n} more blocked)"),
+            n => format!(" (and {n} more {what})"),
         };
         Some(format!(
             "{} {pod}: {why}{more}",
@@ -388,7 +404,7 @@ impl Board {
             Event::WaveStarted { wave, .. } => state.wave = wave,
             Event::Evicted { pod, .. } => {
                 self.evicted += 1;
-                state.blocked.remove(&pod);
+                state.unhold(&pod);
                 state.terminating.insert(pod);
             }
             Event::Blocked {
@@ -398,18 +414,23 @@ impl Board {
                 ..
             } => {
                 let why = super::words::blocked(&cause, release.as_deref());
-                state.blocked.insert(pod, why);
+                state.unhold(&pod);
+                if matches!(cause, crate::vocabulary::outcome::Cause::HandedOver { .. }) {
+                    state.handed_over.insert(pod, why);
+                } else {
+                    state.blocked.insert(pod, why);
+                }
             }
             Event::Forced { pod, .. } => {
                 self.forced += 1;
-                state.blocked.remove(&pod);
+                state.unhold(&pod);
                 state.terminating.insert(pod);
             }
             Event::PodGone { pod, .. }
             | Event::NotWaitedFor { pod, .. }
             | Event::PodLost { pod, .. } => {
                 state.gone += 1;
-                state.blocked.remove(&pod);
+                state.unhold(&pod);
                 state.terminating.remove(&pod);
             }
             Event::NodeDone {
@@ -660,5 +681,41 @@ mod tests {
         assert_eq!(n.message(), "drained after 2s");
         n.phase = Some("action: running \"reboot\"".into());
         assert_eq!(n.message(), "action: running \"reboot\"");
+    }
+
+    /// A pod something else moves is not counted blocked and does not turn
+    /// the bar yellow; it is named under the bar while nothing is blocked.
+    #[test]
+    fn a_handed_over_pod_is_named_under_the_bar_but_not_counted_blocked() {
+        let key = |name: &str| PodKey {
+            namespace: "vms".into(),
+            name: name.into(),
+        };
+        let mut n = NodeState {
+            wave: "user".into(),
+            ..NodeState::default()
+        };
+        n.handed_over
+            .insert(key("launcher"), "handed over to KubeVirt".into());
+        let g = crate::ui::glyphs::glyphs();
+        assert_eq!(
+            n.message(),
+            format!("wave user {} 0 blocked {} 0 terminating", g.sep, g.sep)
+        );
+        assert_eq!(n.colour(), "cyan");
+        assert_eq!(
+            n.blocker().as_deref(),
+            Some(format!("{} vms/launcher: handed over to KubeVirt", g.under).as_str())
+        );
+        n.blocked
+            .insert(key("db"), "PDB db allows no disruption".into());
+        assert_eq!(n.colour(), "yellow");
+        assert_eq!(
+            n.blocker().as_deref(),
+            Some(format!("{} vms/db: PDB db allows no disruption", g.under).as_str())
+        );
+        n.unhold(&key("db"));
+        n.unhold(&key("launcher"));
+        assert_eq!(n.blocker(), None);
     }
 }

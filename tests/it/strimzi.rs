@@ -60,6 +60,14 @@ pub(crate) fn behind_the_drain_cleaner(
         }))
 }
 
+/// The table report of a 2-second drain of n1.
+fn text_of(c: &Cluster) -> String {
+    let out = c.maintain(&["drain", "n1", "--timeout", "2s", "--lines=report"]);
+    out.code(3);
+    assert!(out.stdout.contains("handed over"), "the report: {out:?}");
+    out.stdout
+}
+
 fn broker_on(c: &Cluster, node: &str) -> bool {
     c.pods_on(node)
         .iter()
@@ -114,6 +122,14 @@ fn in_legacy_mode_the_budgets_refusal_is_the_operators_too_and_a_slow_roll_is_na
     assert_eq!(cause["operator"], "the Strimzi Cluster Operator");
     assert_eq!(cause["subject"], "Kafka cluster kafka/my-cluster");
     assert!(broker_on(&c, "n1"));
+    assert!(
+        report.nodes[0].budget_holds.is_empty(),
+        "the budget's refusal is the hand-over, not a hold: {out:?}"
+    );
+    assert!(
+        !text_of(&c).contains("Disruption budgets that held evictions back"),
+        "the report's budget table names it"
+    );
     // The report says who has the pod, and do not advise relaxing the
     // budget, which would take it from the operator.
     let text = c.maintain(&["drain", "n1", "--timeout", "2s", "--lines=report"]);

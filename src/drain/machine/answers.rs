@@ -132,6 +132,12 @@ impl NodeMachine {
             Answer::Accepted => self.accepted(key),
             Answer::NamespaceTerminating => self.namespace_terminating(key),
             Answer::Gone => self.gone_already(key),
+            // The budget's refusal is the hand-over itself (KubeVirt's PDB
+            // over a VM, Strimzi's legacy `maxUnavailable: 0`): the pod is
+            // worked on, and the budget held nothing back.
+            Answer::PdbBlocked { retry_after, .. } if handed_over => {
+                self.worked_on(key, retry_after, cause.expect("handed over"));
+            }
             Answer::PdbBlocked {
                 pdb, retry_after, ..
             } => self.refused_by_budget(key, pdb, retry_after, cause.expect("a refusal")),
