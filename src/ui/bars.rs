@@ -184,6 +184,35 @@ impl NodeState {
 /// indent, the bar, its count and the time.
 const ROW_WITHOUT_NAME: usize = 2 + 1 + 22 + 8 + 5;
 
+/// The columns a bar's row takes before its message: the indent and the
+/// name's column (`column`), the bar and its count when `counted`, the time.
+fn before_message(column: Option<usize>, counted: bool) -> usize {
+    let name = column.map_or(4, |w| 2 + w + 1);
+    let bar = if counted {
+        1 + 20 + 2 + 3 + 1 + 3 + 1
+    } else {
+        0
+    };
+    name + bar + 4 + 1
+}
+
+/// The bar's message in `room` columns, whole counters only: the last
+/// ones (`· 0 terminating`) dropped rather than cut mid-word; the first
+/// is always kept (cut by the bar if it must be).
+fn whole_counters(message: &str, room: usize) -> String {
+    let sep = format!(" {} ", super::glyphs::glyphs().sep);
+    let mut parts = message.split(sep.as_str());
+    let mut fitted = parts.next().unwrap_or_default().to_string();
+    for part in parts {
+        if fitted.chars().count() + sep.chars().count() + part.chars().count() > room {
+            break;
+        }
+        fitted.push_str(&sep);
+        fitted.push_str(part);
+    }
+    fitted
+}
+
 /// The names' column, or none when names go on rows of their own: a name
 /// longer than [`NAME_ON_ITS_OWN_LINE`], or a terminal too narrow for the
 /// column, the bar and a few words of its message.
@@ -567,10 +596,11 @@ impl Board {
         // and goes after the bar stops counting it, so that no frame shows
         // a blocked pod without its line.
         let blocker = state.blocker().map(|line| blocker_rows(&line, terminal));
+        let room = terminal.saturating_sub(before_message(column, state.counted()));
         let update_bar = || {
             bar.set_length(state.total);
             bar.set_position(state.gone);
-            bar.set_message(state.message());
+            bar.set_message(whole_counters(&state.message(), room));
         };
         if blocker.is_none() {
             update_bar();
@@ -681,6 +711,20 @@ mod tests {
         assert_eq!(n.message(), "drained after 2s");
         n.phase = Some("action: running \"reboot\"".into());
         assert_eq!(n.message(), "action: running \"reboot\"");
+    }
+
+    #[test]
+    fn a_bars_counters_are_dropped_whole_rather_than_cut() {
+        let sep = crate::ui::glyphs::glyphs().sep;
+        let message = format!("of 30s {sep} wave user {sep} 0 blocked {sep} 0 terminating");
+        assert_eq!(whole_counters(&message, 80), message);
+        assert_eq!(
+            whole_counters(&message, 40),
+            format!("of 30s {sep} wave user {sep} 0 blocked")
+        );
+        assert_eq!(whole_counters(&message, 3), "of 30s", "the first kept");
+        // A long cloud name on its own row, 80 columns: the bar leaves 40.
+        assert_eq!(before_message(None, true), 40);
     }
 
     /// A pod something else moves is not counted blocked and does not turn
