@@ -112,6 +112,13 @@ pub struct ClusterAutoscaler {
     pub scale_down_unready_seconds: f64,
 }
 
+impl ClusterAutoscaler {
+    /// `--scan-interval` as a wait (at least 10 ms).
+    pub(crate) fn scan_interval(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.scan_interval_seconds.max(0.01))
+    }
+}
+
 impl Default for ClusterAutoscaler {
     fn default() -> Self {
         ClusterAutoscaler {

@@ -253,8 +253,7 @@ impl Sim {
         self.reconcile(&mut store, work, owed);
         self.loading = false;
         if let Some(ca) = &self.shared.config.cluster_autoscaler {
-            let every = Duration::from_secs_f64(ca.scan_interval_seconds.max(0.01));
-            self.after(every, Timer::AutoscalerScan);
+            self.after(ca.scan_interval(), Timer::AutoscalerScan);
         }
     }
 
@@ -354,8 +353,7 @@ impl Sim {
             Timer::AutoscalerScan => {
                 if let Some(ca) = self.shared.config.cluster_autoscaler.clone() {
                     self.unneeded.scan(store, &ca, Instant::now());
-                    let every = Duration::from_secs_f64(ca.scan_interval_seconds.max(0.01));
-                    self.after(every, Timer::AutoscalerScan);
+                    self.after(ca.scan_interval(), Timer::AutoscalerScan);
                 }
             }
             Timer::Restart { key, uid, ready } => reboot::restart(store, &key, &uid, ready),

@@ -77,10 +77,10 @@ fn mirror(pod: &Value) -> bool {
     pods::annotation(pod, "kubernetes.io/config.mirror").is_some()
 }
 
+/// A DaemonSet's pod: its controller is one (cluster-autoscaler's
+/// `pod_util.IsDaemonSetPod` reads the controller reference).
 fn daemon(pod: &Value) -> bool {
-    pod["metadata"]["ownerReferences"]
-        .as_array()
-        .is_some_and(|refs| refs.iter().any(|r| r["kind"] == "DaemonSet"))
+    pods::controller_of(pod).is_some_and(|o| o.kind == "DaemonSet")
 }
 
 #[cfg(test)]
@@ -103,7 +103,7 @@ mod tests {
             .load(
                 Resource::Pods,
                 json!({"metadata": {"name": name, "namespace": "ns", "uid": name,
-                                    "ownerReferences": [{"kind": owner, "name": "o", "uid": "o"}]},
+                                    "ownerReferences": [{"kind": owner, "name": "o", "uid": "o", "controller": true}]},
                        "spec": {"nodeName": on}, "status": {"phase": "Running"}}),
             )
             .unwrap();
