@@ -444,7 +444,7 @@ impl Board {
             } => {
                 let why = super::words::blocked(&cause, release.as_deref());
                 state.unhold(&pod);
-                if matches!(cause, crate::vocabulary::outcome::Cause::HandedOver { .. }) {
+                if cause.is_progress() {
                     state.handed_over.insert(pod, why);
                 } else {
                     state.blocked.insert(pod, why);

@@ -6,7 +6,6 @@ use tokio::sync::mpsc;
 use crate::client::Clients;
 use crate::pool::retries_told::RetriesTold;
 use crate::vocabulary::events::{Event, Sink};
-use crate::vocabulary::outcome::Cause;
 use kube_conventions::count;
 
 use crate::duration::human;
@@ -59,9 +58,10 @@ pub(crate) fn line(e: &Event) -> Option<String> {
         } => format!(
             "node/{node} pod/{pod} {}: {}",
             // Something works on moving it: progress, not a refusal.
-            match cause {
-                Cause::HandedOver { .. } => "waiting",
-                _ => "blocked",
+            if cause.is_progress() {
+                "waiting"
+            } else {
+                "blocked"
             },
             super::words::blocked(cause, release.as_deref())
         ),

@@ -145,6 +145,12 @@ impl Cause {
         )
     }
 
+    /// Does something else move the pod (KubeVirt, an operator, an
+    /// eviction responder)? Progress, said as waiting, not a block.
+    pub(crate) fn is_progress(&self) -> bool {
+        matches!(self, Cause::HandedOver { .. })
+    }
+
     /// Its `kind` as the report's JSON names it (a metric's label).
     pub(crate) fn kind(&self) -> &'static str {
         match self {
