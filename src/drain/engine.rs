@@ -20,6 +20,7 @@ use super::node_plan::NodePlan;
 use super::out_of_service::NodeProof;
 use super::pool_budgets::PoolBudgets;
 use super::{DrainError, preview};
+use crate::policy::classify::{HandledBy, handled_by};
 use crate::pool::Runner;
 use crate::pool::room::Room;
 use crate::vocabulary::events::Event;
@@ -70,6 +71,16 @@ impl Prepared {
         budgets::lookup::TightBudgets::list(&self.engine.clients.main)
             .await
             .of(&pods)
+    }
+
+    /// Pods whose refused eviction an operator takes over (KubeVirt,
+    /// Strimzi's Drain Cleaner: crate::policy::classify::handled_by).
+    pub(crate) fn handed_over(&self) -> BTreeMap<PodKey, HandledBy> {
+        self.nodes
+            .iter()
+            .flat_map(|n| n.pods.pods())
+            .filter_map(|p| Some((PodKey::of(&p), handled_by(&p)?)))
+            .collect()
     }
 
     /// Pods on nodes whose kubelet runs that are going already and past

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use crate::drain::Prepared;
 use crate::drain::budgets::Budget;
+use crate::policy::classify::HandledBy;
 use crate::vocabulary::outcome::{Cause, DrainOutcome, PodResult};
 use crate::vocabulary::pod_key::PodKey;
 use crate::vocabulary::warning::Warning;
@@ -37,10 +38,12 @@ pub(crate) async fn approve(prepared: &Prepared, assume_yes: bool) -> bool {
     let preview = prepared.preview();
     let tight = prepared.tight_budgets().await;
     let held = prepared.held_already();
+    let handed = prepared.handed_over();
     let summary = describe(
         &preview,
         &Foreseen {
             tight: &tight,
+            handed: &handed,
             held: &held,
         },
         prepared.warnings(),
@@ -89,6 +92,8 @@ pub(crate) struct Foreseen<'a> {
     /// Pods a budget holds now (allowing no disruption), with its name and
     /// numbers.
     pub(crate) tight: &'a BTreeMap<PodKey, (String, Budget)>,
+    /// Pods whose refused eviction an operator takes over, and which.
+    pub(crate) handed: &'a BTreeMap<PodKey, HandledBy>,
     /// Pods going already, past their grace period, and what holds them.
     pub(crate) held: &'a BTreeMap<PodKey, Cause>,
 }
@@ -107,7 +112,6 @@ pub(crate) fn describe(
         .filter(|p| matches!(p.result, PodResult::WouldEvict))
         .map(|p| &p.pod)
         .collect();
-    let tight = foreseen.tight;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -149,6 +153,37 @@ pub(crate) fn describe(
             let _ = writeln!(out, "    will be cordoned but not drained: {refusal}");
         }
     }
+    budget_refusals(&mut out, foreseen, deadline);
+    let held: Vec<_> = foreseen
+        .held
+        .iter()
+        .filter(|(pod, _)| evicted.contains(pod))
+        .collect();
+    if !held.is_empty() {
+        let _ = writeln!(
+            out,
+            "Already terminating, past their grace period (the drain waits for each until --timeout):"
+        );
+        for (pod, cause) in held {
+            let _ = writeln!(out, "  {pod}: {cause}");
+        }
+    }
+    for w in warnings {
+        let _ = writeln!(out, "Warning: {w}");
+    }
+    out
+}
+
+/// The pods a budget refuses right now, and apart from them those whose
+/// refusal hands them to their operator.
+fn budget_refusals(out: &mut String, foreseen: &Foreseen<'_>, deadline: bool) {
+    // A budget's refusal that hands the pod to its operator (KubeVirt's
+    // own budget, Strimzi's) is how the move starts, not a block: said
+    // apart, as the drain will say it.
+    let (handed, tight): (Vec<_>, Vec<_>) = foreseen
+        .tight
+        .iter()
+        .partition(|(pod, _)| foreseen.handed.contains_key(*pod));
     if !tight.is_empty() {
         let wait = if deadline {
             "the drain will wait for it, and delete each still held at --deadline"
@@ -174,24 +209,23 @@ pub(crate) fn describe(
             );
         }
     }
-    let held: Vec<_> = foreseen
-        .held
-        .iter()
-        .filter(|(pod, _)| evicted.contains(pod))
-        .collect();
-    if !held.is_empty() {
+    if !handed.is_empty() {
         let _ = writeln!(
             out,
-            "Already terminating, past their grace period (the drain waits for each until --timeout):"
+            "Evicting these hands each to its operator, which moves it (the drain will wait for it):"
         );
-        for (pod, cause) in held {
-            let _ = writeln!(out, "  {pod}: {cause}");
+        for (pod, _) in handed {
+            let by = match &foreseen.handed[pod] {
+                HandledBy::KubeVirt { vmi } => {
+                    format!("KubeVirt migrates VMI {}/{vmi}", pod.namespace)
+                }
+                HandledBy::Strimzi { cluster } => {
+                    format!("the Strimzi Cluster Operator rolls it, Kafka cluster {cluster}")
+                }
+            };
+            let _ = writeln!(out, "  {pod}: {by}");
         }
     }
-    for w in warnings {
-        let _ = writeln!(out, "Warning: {w}");
-    }
-    out
 }
 
 /// Asks on the terminal; `false` unless the answer is yes. A terminal that

@@ -7,7 +7,7 @@ use super::member::State;
 use super::{Change, NodeMachine};
 use crate::policy::classify::{SkipReason, is_finished, priority};
 use crate::vocabulary::events::{Event, Surged};
-use crate::vocabulary::outcome::{PodOutcome, PodResult};
+use crate::vocabulary::outcome::{Cause, PodOutcome, PodResult};
 use crate::vocabulary::pod_key::{PodKey, uid};
 
 impl NodeMachine {
@@ -51,6 +51,7 @@ impl NodeMachine {
     pub(super) fn on_upsert(&mut self, pod: Pod) {
         let key = PodKey::of(&pod);
         let node = self.node.clone();
+        let now = self.last.at;
         match self.members.get_mut(&key) {
             Some(m) if uid(&m.pod) == uid(&pod) => {
                 // Changed in place by someone else than the drain: by its
@@ -69,6 +70,17 @@ impl NodeMachine {
                 }
                 if pod.spec.is_some() {
                     m.pod.spec = pod.spec;
+                }
+                // A pod handed over to its operator changed (KubeVirt's old
+                // launcher completing once the VM has moved): asked again
+                // now, not at the refusal's retry time.
+                if let State::Blocked {
+                    cause: Cause::HandedOver { .. },
+                    retry_at,
+                    ..
+                } = &mut m.state
+                {
+                    *retry_at = Some(now);
                 }
                 if is_finished(&m.pod) && matches!(m.state, State::Waiting(_)) {
                     m.state = State::Done(PodResult::Completed);

@@ -1,15 +1,14 @@
 //! KubeVirt, as much as a drain meets it. A refused eviction of a VM's
 //! virt-launcher pod marks the VMI for evacuation (virt-api's eviction
 //! admitter does that); then, after the VMI's migration time, KubeVirt
-//! (LiveMigrate) starts the VM on another node and removes the old launcher
-//! pod, or an external controller (External) shuts it down.
+//! (LiveMigrate) starts the VM on another node, or an external controller
+//! (External) shuts it down, and the old launcher pod completes.
 
 use crate::objects::path::At;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::apiserver::deletion::{self, DeleteOptions};
 use crate::config::KNOB_PREFIX;
 use crate::objects::pods;
 use crate::resources::Resource;
@@ -34,7 +33,7 @@ pub(crate) fn evacuation_started(old: Option<&Value>, new: &Value) -> bool {
 }
 
 /// The evacuation ends: the VM runs elsewhere (LiveMigrate) or is shut down
-/// (External), and the launcher pod on the evacuated node goes away.
+/// (External), and the launcher pod on the evacuated node completes.
 pub(crate) fn evacuate(store: &mut Store, key: &Key, uid: &str) {
     let Some(vmi) = store.get(Resource::VirtualMachineInstances, key) else {
         return;
@@ -89,7 +88,17 @@ pub(crate) fn evacuate(store: &mut Store, key: &Key, uid: &str) {
                 crate::apiserver::defaults::prepare_new(Resource::Pods, target),
             );
         }
-        let _ = deletion::delete(store, Resource::Pods, k, &DeleteOptions::default());
+        // The VM's process has left the old launcher (moved, or shut
+        // down): its containers exit 0 and the pod is Completed, not
+        // deleted; a drain then evicts it, which the budget and virt-api
+        // let through for a finished pod (pod-eviction-admitter.go, kubevirt
+        // PR #12451; upstream issues #5657 and #10695 show the Completed
+        // source pod after a migration).
+        let uid = old["metadata"]["uid"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        super::complete(store, k, &uid);
     }
     let _ = store.modify(Resource::VirtualMachineInstances, key, |v| {
         let st = &mut v["status"];
