@@ -90,7 +90,12 @@ async fn predict(
         ..config
     };
     // A thread of its own: the simulated clock must not stop the live one.
-    let run = move |objects: Box<dyn Iterator<Item = _> + Send>, config, failed, source: String| {
+    // `defaulted`: the objects come from an API server (not a file).
+    let run = move |objects: Box<dyn Iterator<Item = _> + Send>,
+                    config,
+                    failed,
+                    source: String,
+                    defaulted: bool| {
         std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -98,7 +103,7 @@ async fn predict(
                 .build()
                 .context("a runtime for the simulation")?;
             let predicted = rt.block_on(simulate(
-                objects, failed, config, plan, options, horizon, progress, &source,
+                objects, failed, config, plan, options, horizon, progress, &source, defaulted,
             ));
             // The copy is freed on a thread of its own: a large cluster's
             // took a quarter of a second before the report could be shown.
@@ -117,6 +122,7 @@ async fn predict(
             config,
             failed,
             path.display().to_string(),
+            false,
         )
     } else {
         let clients = client::connect(&args.cluster).await?;
@@ -132,7 +138,7 @@ async fn predict(
         // The copy loads each page as it is read.
         let (pages, incoming) = std::sync::mpsc::sync_channel(4);
         let objects = snapshot::objects(incoming, failed.clone());
-        let simulation = run(Box::new(objects), config, failed, "cluster".into());
+        let simulation = run(Box::new(objects), config, failed, "cluster".into(), true);
         let mut owners = std::collections::HashMap::new();
         let read = snapshot::read(&clients.main, &pages, |page| {
             assumptions.apply_in_order(page, &mut owners);
@@ -160,6 +166,7 @@ async fn simulate(
     horizon: Option<Duration>,
     progress: bool,
     source: &str,
+    defaulted: bool,
 ) -> anyhow::Result<Result<(DrainOutcome, Prediction), u8>> {
     kube_sandbox::follow_tokio_clock();
     let sandbox = Sandbox::start(
@@ -170,6 +177,7 @@ async fn simulate(
             // third less memory for about a tenth more time, spent loading
             // and settling the copy (docs/benchmarks-history.md).
             compact_workloads: true,
+            defaulted,
             ..kube_sandbox::Options::default()
         },
     )

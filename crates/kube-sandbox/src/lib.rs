@@ -105,6 +105,12 @@ pub struct Options {
     /// time, 1.25x slower when a drain changes thousands of their pods
     /// (docs/benchmarks-history.md).
     pub compact_workloads: bool,
+    /// The objects were read from an API server, which stored them with
+    /// its defaults: they are loaded as they are, not defaulted again
+    /// (crate::apiserver::defaults). A copy of a live cluster
+    /// (`plan --simulate`) sets it: defaulting its 150,000 pods again took a
+    /// tenth of the thread that loads the copy (docs/benchmarks-history.md).
+    pub defaulted: bool,
 }
 
 impl Default for Options {
@@ -115,6 +121,7 @@ impl Default for Options {
             request_log: None,
             local_images: Vec::new(),
             compact_workloads: false,
+            defaulted: false,
         }
     }
 }
@@ -140,7 +147,7 @@ impl Sandbox {
         if opts.compact_workloads {
             store.compact_workloads();
         }
-        scenario::populate(&mut store, objects, opts.config.minor())
+        scenario::populate(&mut store, objects, opts.config.minor(), opts.defaulted)
             .map_err(SandboxError::Objects)?;
         auth::bootstrap::ensure(&mut store);
         let log =

@@ -204,11 +204,14 @@ fn default_node(mut node: Value, minor: &str) -> Value {
 }
 
 /// Loads objects into a store: namespaces that objects live in are made
-/// when the scenario does not have them, as a real cluster has them.
+/// when the scenario does not have them, as a real cluster has them; each
+/// object defaulted as the API server would on create, unless `defaulted`
+/// (read from one).
 pub(crate) fn populate(
     store: &mut Store,
     objects: impl IntoIterator<Item = (Resource, Value)>,
     minor: &str,
+    defaulted: bool,
 ) -> Result<(), String> {
     // One pass, so that a stream of objects is never held whole: a
     // namespace is made when first needed, and replaced by the file's own
@@ -261,6 +264,7 @@ pub(crate) fn populate(
         }
         let obj = match res {
             Resource::Nodes => default_node(obj, minor),
+            _ if defaulted => obj,
             _ => prepare_new(res, obj),
         };
         store.load(res, obj).map_err(|e| e.message)?;
@@ -271,6 +275,27 @@ pub(crate) fn populate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn objects_read_from_an_api_server_are_not_defaulted_again() {
+        let pod = || {
+            json!({"metadata": {"name": "p", "namespace": "a"},
+                "spec": {"containers": [{"name": "c", "image": "i"}]}, "status": {"phase": "Running"}})
+        };
+        let key = ("a".to_string(), "p".to_string());
+        for (defaulted, policy) in [(false, Some("Always")), (true, None)] {
+            let mut store = Store::new(10);
+            populate(&mut store, [(Resource::Pods, pod())], "33", defaulted).unwrap();
+            let loaded = store.get(Resource::Pods, &key).unwrap();
+            assert_eq!(loaded["spec"]["restartPolicy"].as_str(), policy);
+            // Namespaces are made either way.
+            assert!(
+                store
+                    .get(Resource::Namespaces, &(String::new(), "a".into()))
+                    .is_some()
+            );
+        }
+    }
 
     #[test]
     fn multi_document_and_list_scenarios() {
