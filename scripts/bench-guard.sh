@@ -24,7 +24,10 @@
 # This machine's speed drifts by a quarter within an hour (the history,
 # 2026-12-04), more than the tolerance. With BENCH_GUARD_BASELINE the
 # baseline commit is built too (a worktree, the same target directory) and
-# each run of a row is paired with one of the baseline's, baseline first:
+# each run of a row is paired with one of the baseline's, the baseline
+# first in odd pairs and second in even ones (on 2026-12-06 the machine
+# slowed through a five-minute row, and with the baseline always first
+# every pair but one had the change look worse):
 # each figure is then held to the baseline's median of the same session,
 # not to the recorded line, so a slow hour fails neither and a slower
 # change fails at any hour. The recorded figure is printed beside it.
@@ -92,9 +95,16 @@ run() {
   fi
   for i in $(seq "$runs"); do
     if [ -n "$baseline" ]; then
-      echo "bench-guard: $name, run $i of $runs, the baseline's first: $bench $*" >&2
-      BENCH_WRAP="$out/baseline/wrap" "$out/baseline/$bench" --bench "$@" | tee "$out/base.$name.$i.txt"
+      local first=baseline
+      [ $((i % 2)) -eq 0 ] && first=current
+      echo "bench-guard: $name, run $i of $runs, $([ "$first" = baseline ] && echo "the baseline's" || echo "this tree's") first: $bench $*" >&2
+      if [ "$first" = baseline ]; then
+        BENCH_WRAP="$out/baseline/wrap" "$out/baseline/$bench" --bench "$@" | tee "$out/base.$name.$i.txt"
+      fi
       BENCH_WRAP="$out/current/wrap" "$out/current/$bench" --bench "$@" | tee "$out/$name.$i.txt"
+      if [ "$first" = current ]; then
+        BENCH_WRAP="$out/baseline/wrap" "$out/baseline/$bench" --bench "$@" | tee "$out/base.$name.$i.txt"
+      fi
     else
       echo "bench-guard: $name, run $i of $runs: cargo bench --bench $bench -- $*" >&2
       cargo bench --quiet --bench "$bench" -- "$@" | tee "$out/$name.$i.txt"
