@@ -86,6 +86,13 @@ runs="${BENCH_GUARD_RUNS:-3}"
 case "$runs" in
   '' | *[!0-9]* | 0) echo "bench-guard: BENCH_GUARD_RUNS must be a whole number of runs, 1 or more" >&2; exit 2 ;;
 esac
+# side DIR BENCH OUTPUT ARGS: the bench BENCH built into $out/DIR (baseline
+# or current), with its plugin, run with ARGS; its output also to OUTPUT.
+side() {
+  local dir="$1" bench="$2" output="$3"
+  shift 3
+  BENCH_WRAP="$out/$dir/wrap" "$out/$dir/$bench" --bench "$@" | tee "$output"
+}
 # run NAME BENCH ARGS: the bench BENCH with ARGS, $runs times.
 run() {
   local name="$1" bench="$2" i
@@ -95,15 +102,14 @@ run() {
   fi
   for i in $(seq "$runs"); do
     if [ -n "$baseline" ]; then
-      local first=baseline
-      [ $((i % 2)) -eq 0 ] && first=current
-      echo "bench-guard: $name, run $i of $runs, $([ "$first" = baseline ] && echo "the baseline's" || echo "this tree's") first: $bench $*" >&2
-      if [ "$first" = baseline ]; then
-        BENCH_WRAP="$out/baseline/wrap" "$out/baseline/$bench" --bench "$@" | tee "$out/base.$name.$i.txt"
-      fi
-      BENCH_WRAP="$out/current/wrap" "$out/current/$bench" --bench "$@" | tee "$out/$name.$i.txt"
-      if [ "$first" = current ]; then
-        BENCH_WRAP="$out/baseline/wrap" "$out/baseline/$bench" --bench "$@" | tee "$out/base.$name.$i.txt"
+      if [ $((i % 2)) -eq 1 ]; then
+        echo "bench-guard: $name, run $i of $runs, the baseline's first: $bench $*" >&2
+        side baseline "$bench" "$out/base.$name.$i.txt" "$@"
+        side current "$bench" "$out/$name.$i.txt" "$@"
+      else
+        echo "bench-guard: $name, run $i of $runs, this tree's first: $bench $*" >&2
+        side current "$bench" "$out/$name.$i.txt" "$@"
+        side baseline "$bench" "$out/base.$name.$i.txt" "$@"
       fi
     else
       echo "bench-guard: $name, run $i of $runs: cargo bench --bench $bench -- $*" >&2

@@ -76,10 +76,9 @@ impl Prepared {
     /// Pods whose refused eviction an operator takes over (KubeVirt,
     /// Strimzi's Drain Cleaner: crate::policy::classify::handled_by).
     pub(crate) fn handed_over(&self) -> BTreeMap<PodKey, HandledBy> {
-        self.nodes
+        self.pods()
             .iter()
-            .flat_map(|n| n.pods.pods())
-            .filter_map(|p| Some((PodKey::of(&p), handled_by(&p)?)))
+            .filter_map(|p| Some((PodKey::of(p), handled_by(p)?)))
             .collect()
     }
 

@@ -52,12 +52,8 @@ pub(crate) fn namespace_lifecycle(
 }
 
 /// virt-api's eviction admitter: an eviction of a launcher pod whose VMI may
-/// be moved marks the VMI for evacuation from the pod's node; a completed
-/// launcher's is let through (kubevirt PR #12451).
+/// be moved marks the VMI for evacuation from the pod's node.
 pub(crate) fn on_eviction(store: &mut Store, pod: &Value) {
-    if pods::is_terminal(pod) {
-        return;
-    }
     let Some(vmi) = vmi_of(pod) else { return };
     let key = (
         pod["metadata"]["namespace"]

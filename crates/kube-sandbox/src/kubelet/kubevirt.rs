@@ -90,10 +90,11 @@ pub(crate) fn evacuate(store: &mut Store, key: &Key, uid: &str) {
         }
         // The VM's process has left the old launcher (moved, or shut
         // down): its containers exit 0 and the pod is Completed, not
-        // deleted; a drain then evicts it, which the budget and virt-api
-        // let through for a finished pod (pod-eviction-admitter.go, kubevirt
-        // PR #12451; upstream issues #5657 and #10695 show the Completed
-        // source pod after a migration).
+        // deleted (kubevirt issues #5657 and #10695 show the Completed
+        // source pod after a migration). A drain then evicts it: the
+        // eviction of a finished pod is a delete before any budget or
+        // webhook is asked (apiserver/eviction.rs), and virt-api admits it
+        // too (kubevirt PR #12451).
         let uid = old["metadata"]["uid"]
             .as_str()
             .unwrap_or_default()
